@@ -1,0 +1,85 @@
+#pragma once
+// Text input and output shared by every command: line readers that name file and line on error,
+// TSV / CSV / JSONL rows with a column selector, and outputs that appear only when complete.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace invar {
+
+// Reads a file ("-" = standard input) line by line. Strips "\n" and a "\r" before it (universal
+// newlines, as Python's open() reads them); every line must be valid UTF-8.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path);
+  bool next(std::string& line);
+  std::size_t line_number() const { return line_number_; }
+  const std::string& path() const { return path_; }
+  // "FILE:LINE" of the line last returned, for error messages.
+  std::string where() const;
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::ifstream> file_;
+  std::istream* in_ = nullptr;
+  std::size_t line_number_ = 0;
+};
+
+std::vector<std::string> read_lines(const std::string& path);
+
+enum class TableFormat { Text, Tsv, Csv, Jsonl };
+
+// Guesses the format from the extension (.tsv, .csv, .jsonl/.json, anything else = text).
+TableFormat table_format_from_path(const std::string& path);
+std::optional<TableFormat> parse_table_format(const std::string& name);
+
+// One row per input line (CSV: per record; quoted fields may hold newlines and doubled quotes).
+// Text rows have one field. For JSONL, `fields` names the keys to read, in order; numbers and
+// booleans are rendered as JSON text. With `header`, the first row of TSV/CSV names the columns.
+struct Table {
+  std::vector<std::string> columns;           // from the header, or empty
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::size_t> line_numbers;      // the input line where each row starts
+  std::string path;
+
+  // Index of a column given by header name or 1-based number; fails naming the file.
+  std::size_t column(const std::string& selector) const;
+  std::string where(std::size_t row) const;
+};
+
+struct TableOptions {
+  TableFormat format = TableFormat::Tsv;
+  bool header = false;
+  std::vector<std::string> fields;  // JSONL keys
+  std::size_t expected_columns = 0; // 0 = any, but every row must have the same count
+};
+
+Table read_table(const std::string& path, const TableOptions& options);
+
+// Output written to "PATH.tmp-XXXXXX" beside PATH and renamed over PATH by commit(), so an
+// interrupted run never leaves a half-written file that looks whole. "-" writes to stdout.
+class AtomicOutput {
+ public:
+  explicit AtomicOutput(const std::string& path);
+  ~AtomicOutput();
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+  std::ostream& stream() { return *out_; }
+  void write_line(const std::string& line);
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temp_path_;
+  std::unique_ptr<std::ofstream> file_;
+  std::ostream* out_ = nullptr;
+  bool committed_ = false;
+};
+
+}  // namespace invar

@@ -1,0 +1,26 @@
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace invar::test {
+
+// Path of a file under tests/fixtures (a copy of ../shared/fixtures, so a fresh clone passes alone).
+std::string fixture(const std::string& relative);
+nlohmann::json load_json(const std::string& path);
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& content);
+// A fresh directory under the build tree's temp area, removed at process exit.
+std::string temp_dir();
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the built invar binary with args (no shell), feeding `input` on stdin.
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input = "");
+
+}  // namespace invar::test

@@ -1,0 +1,34 @@
+#pragma once
+// Each tools/cmd_*.cpp registers its subcommands with INVAR_COMMAND; main.cpp builds the CLI11 app
+// from the registry, so adding a command touches no shared file.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace invar::cli {
+
+struct CommandRegistration {
+  std::string name;
+  std::function<void(CLI::App& root)> setup;  // adds the subcommand and its callback to root
+};
+
+std::vector<CommandRegistration>& command_registry();
+
+struct CommandRegistrar {
+  CommandRegistrar(std::string name, std::function<void(CLI::App&)> setup) {
+    command_registry().push_back({std::move(name), std::move(setup)});
+  }
+};
+
+// A progress bar on stderr, shown only when stderr is a terminal and --quiet is not given.
+bool progress_enabled();
+void set_quiet(bool quiet);
+
+}  // namespace invar::cli
+
+#define INVAR_CONCAT_INNER(a, b) a##b
+#define INVAR_CONCAT(a, b) INVAR_CONCAT_INNER(a, b)
+#define INVAR_COMMAND(name, setup) \
+  static const ::invar::cli::CommandRegistrar INVAR_CONCAT(invar_command_, __LINE__)(name, setup)

@@ -1,0 +1,55 @@
+// The invar command line: subcommands register themselves (tools/command.hpp); errors end as one
+// line on stderr and exit status 1.
+#include <algorithm>
+#include <iostream>
+#include <unistd.h>
+
+#include "engine/error.hpp"
+#include "invar_version.hpp"
+#include "tools/command.hpp"
+
+namespace invar::cli {
+
+std::vector<CommandRegistration>& command_registry() {
+  static std::vector<CommandRegistration> registry;
+  return registry;
+}
+
+namespace {
+bool quiet = false;
+}
+
+void set_quiet(bool value) { quiet = value; }
+bool progress_enabled() { return !quiet && isatty(STDERR_FILENO); }
+
+}  // namespace invar::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"invar: offline evaluation of text transformations (MT, paraphrase, style transfer) and of the "
+               "transformer models behind them"};
+  app.set_version_flag("--version", std::string("invar ") + invar::kVersion);
+  app.require_subcommand(1);
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "Silence progress output on stderr");
+  app.parse_complete_callback([&] { invar::cli::set_quiet(quiet); });
+
+  auto& registry = invar::cli::command_registry();
+  std::sort(registry.begin(), registry.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& command : registry) command.setup(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const invar::Error& e) {
+    std::cerr << "invar: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "invar: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "invar: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

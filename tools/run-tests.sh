@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds invar and runs the whole test suite under CTest.
+#   tools/run-tests.sh             Release build in build/
+#   tools/run-tests.sh --sanitize  ASan + UBSan build in build-asan/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+build=build
+flags=(-DCMAKE_BUILD_TYPE=Release)
+if [ "${1:-}" = "--sanitize" ]; then
+  build=build-asan
+  flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_SANITIZE=ON -DINVAR_BENCH=OFF)
+fi
+jobs=$(nproc)
+cmake -S . -B "$build" "${flags[@]}" >/dev/null
+cmake --build "$build" -j "$jobs"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
