@@ -1,0 +1,231 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "engine/error.hpp"
+#include "eval/stats.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+using namespace invar::stats;
+using nlohmann::json;
+
+namespace {
+
+const json& goldens() {
+  static const json data = test::load_json(test::fixture("metrics/stats.json"));
+  return data;
+}
+
+// The metrics README: 1e-9 relative, 1e-12 absolute near 0, NaN/inf spelled as strings.
+double expected_value(const json& v) {
+  if (v.is_string()) {
+    auto s = v.get<std::string>();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+  }
+  return v.get<double>();
+}
+
+::testing::AssertionResult close(double actual, const json& golden, double rel = 1e-9, double abs = 1e-12) {
+  const double expected = expected_value(golden);
+  if (std::isnan(expected) && std::isnan(actual)) return ::testing::AssertionSuccess();
+  if (actual == expected) return ::testing::AssertionSuccess();
+  if (std::fabs(actual - expected) <= std::max(abs, rel * std::fabs(expected))) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "actual " << fmt::format("{:.17g}", actual) << " expected "
+                                       << fmt::format("{:.17g}", expected);
+}
+
+}  // namespace
+
+TEST(Correlation, MatchesScipyGoldens) {
+  int index = 0;
+  for (const auto& c : goldens()["correlation"]) {
+    SCOPED_TRACE(::testing::Message() << "correlation case " << index++);
+    auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
+    auto p = pearson(x, y);
+    EXPECT_TRUE(close(p.statistic, c["pearson_r"]));
+    EXPECT_TRUE(close(p.pvalue, c["pearson_p_two_sided"]));
+    auto t = correlation_t_test(p.statistic, x.size());
+    EXPECT_TRUE(close(t.t, c["pearson_t"]));
+    EXPECT_TRUE(close(t.pvalue, c["pearson_p_one_sided_greater"]));
+    auto s = spearman(x, y);
+    EXPECT_TRUE(close(s.statistic, c["spearman_rho"]));
+    EXPECT_TRUE(close(s.pvalue, c["spearman_p"]));
+    auto k = kendall_tau_b(x, y);
+    EXPECT_TRUE(close(k.tau, c["kendall_tau_b"]));
+    EXPECT_TRUE(close(k.pvalue, c["kendall_p"]));
+    EXPECT_EQ(k.concordant + k.discordant + k.ties_x + k.ties_y - k.ties_joint, k.total);
+  }
+}
+
+TEST(Correlation, KendallPairCountsAgainstBruteForce) {
+  std::vector<double> x{1, 2, 2, 3, 3, 3, 4, 5, 1, 2}, y{3, 1, 2, 2, 5, 5, 4, 1, 3, 0};
+  long long con = 0, dis = 0, tx = 0, ty = 0, both = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t j = i + 1; j < x.size(); ++j) {
+      const double dx = x[i] - x[j], dy = y[i] - y[j];
+      if (dx == 0 && dy == 0) ++both;
+      if (dx == 0) ++tx;
+      if (dy == 0) ++ty;
+      if (dx * dy > 0) ++con;
+      if (dx * dy < 0) ++dis;
+    }
+  auto k = kendall_tau_b(x, y);
+  EXPECT_EQ(k.concordant, con);
+  EXPECT_EQ(k.discordant, dis);
+  EXPECT_EQ(k.ties_x, tx);
+  EXPECT_EQ(k.ties_y, ty);
+  EXPECT_EQ(k.ties_joint, both);
+  EXPECT_EQ(k.method, KendallMethod::Asymptotic);
+  EXPECT_DOUBLE_EQ(k.tau, (con - dis) / std::sqrt(double(45 - tx) * double(45 - ty)));
+}
+
+TEST(Correlation, EdgeCasesFollowScipy) {
+  // n = 2: r = ±1 with p = 1; Spearman's p is NaN (0 degrees of freedom).
+  auto p2 = pearson({1, 2}, {5, 3});
+  EXPECT_EQ(p2.statistic, -1.0);
+  EXPECT_EQ(p2.pvalue, 1.0);
+  EXPECT_TRUE(std::isnan(spearman({1, 2}, {5, 3}).pvalue));
+  EXPECT_TRUE(std::isnan(correlation_t_test(1.0, 2).t));
+  // A constant input: NaN everywhere.
+  EXPECT_TRUE(std::isnan(pearson({1, 1, 1}, {1, 2, 3}).statistic));
+  EXPECT_TRUE(std::isnan(spearman({1, 2, 3}, {4, 4, 4}).pvalue));
+  EXPECT_TRUE(std::isnan(kendall_tau_b({1, 1, 1}, {1, 2, 3}).tau));
+  // |r| = 1 exactly: t = ±inf, one-tailed p = 0 or 1.
+  auto t = correlation_t_test(1.0, 5);
+  EXPECT_EQ(t.t, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(t.pvalue, 0.0);
+  EXPECT_EQ(correlation_t_test(-1.0, 5).pvalue, 1.0);
+  // Perfect monotone data: exact Kendall p = 2/n!.
+  auto k = kendall_tau_b({1, 2, 3, 4, 5}, {2, 4, 6, 8, 10});
+  EXPECT_DOUBLE_EQ(k.tau, 1.0);
+  EXPECT_DOUBLE_EQ(k.pvalue, 2.0 / 120);
+  EXPECT_DOUBLE_EQ(kendall_tau_b({1, 2, 3, 4, 5}, {2, 4, 6, 8, 10}, Alternative::Greater).pvalue, 1.0 / 120);
+  EXPECT_DOUBLE_EQ(kendall_tau_b({1, 2, 3, 4, 5}, {2, 4, 6, 8, 10}, Alternative::Less).pvalue, 1.0);
+  EXPECT_THROW(pearson({1, 2, 3}, {1, 2}), Error);
+  EXPECT_THROW(pearson({1}, {1}), Error);
+}
+
+TEST(Correlation, OneSidedAlternativesSplitTheTwoSidedP) {
+  const auto& c = goldens()["correlation"][3];
+  auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
+  auto two = pearson(x, y), greater = pearson(x, y, Alternative::Greater), less = pearson(x, y, Alternative::Less);
+  EXPECT_NEAR(greater.pvalue, two.pvalue / 2, 1e-15);
+  EXPECT_NEAR(less.pvalue, 1 - two.pvalue / 2, 1e-15);
+  // For Pearson's r the beta and t formulations agree: P(r > r_obs) = t.sf(t_obs).
+  EXPECT_NEAR(greater.pvalue, correlation_t_test(two.statistic, x.size()).pvalue, 1e-13);
+  auto s2 = spearman(x, y), sg = spearman(x, y, Alternative::Greater);
+  EXPECT_NEAR(sg.pvalue, s2.pvalue / 2, 1e-15);
+}
+
+TEST(Correlation, AverageRanksAndSchober) {
+  EXPECT_EQ(average_ranks({10, 20, 10, 30, 20, 20}), (std::vector<double>{1.5, 4, 1.5, 6, 4, 4}));
+  EXPECT_EQ(schober_strength(0.0999), "negligible");
+  EXPECT_EQ(schober_strength(-0.1), "weak");
+  EXPECT_EQ(schober_strength(0.4), "moderate");
+  EXPECT_EQ(schober_strength(-0.7), "strong");
+  EXPECT_EQ(schober_strength(0.9), "very strong");
+  EXPECT_EQ(schober_strength(std::nan("")), std::nullopt);
+}
+
+TEST(Divergence, KlMatchesScipyEntropy) {
+  for (const auto& c : goldens()["kl_divergence"]) {
+    auto p = c["p"].get<std::vector<double>>(), q = c["q"].get<std::vector<double>>();
+    EXPECT_TRUE(close(kl_divergence(p, q), c["kl_natural"]));
+    EXPECT_TRUE(close(kl_divergence(p, q, {.base = 2}), c["kl_base2"]));
+  }
+}
+
+TEST(Divergence, ZeroBinsAndSmoothing) {
+  EXPECT_EQ(kl_divergence({0.5, 0.5}, {1, 0}), std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(kl_divergence({1, 0}, {0.5, 0.5}), std::log(2.0));
+  // Smoothing adds to every bin of both inputs before normalising.
+  const double eps = 0.01;
+  const double p0 = 0.5 + eps, p1 = 0.5 + eps, q0 = 1 + eps, q1 = eps, s = 1 + 2 * eps;
+  EXPECT_NEAR(kl_divergence({0.5, 0.5}, {1, 0}, {.smoothing = eps}),
+              p0 / s * std::log(p0 / q0) + p1 / s * std::log(p1 / q1), 1e-14);
+  EXPECT_DOUBLE_EQ(entropy({1, 1, 1, 1}, 2), 2.0);
+  EXPECT_DOUBLE_EQ(entropy({3, 0}), 0.0);
+  EXPECT_THROW(kl_divergence({1, -1}, {1, 1}), Error);
+  EXPECT_THROW(kl_divergence({0, 0}, {1, 1}), Error);
+  EXPECT_THROW(kl_divergence({1, 1}, {1, 1, 1}), Error);
+}
+
+TEST(ChiSquared, GoodnessOfFitMatchesScipy) {
+  for (const auto& c : goldens()["chisquare"]) {
+    auto r = chisquare(c["observed"].get<std::vector<double>>(), c["expected"].get<std::vector<double>>());
+    EXPECT_TRUE(close(r.statistic, c["chi2"]));
+    EXPECT_TRUE(close(r.pvalue, c["p"]));
+  }
+  auto uniform = chisquare({10, 20, 30});
+  EXPECT_DOUBLE_EQ(uniform.statistic, 10.0);
+  EXPECT_EQ(uniform.dof, 2);
+  EXPECT_THROW(chisquare({10, 20}, {10, 21}), Error);
+}
+
+TEST(ChiSquared, ContingencyMatchesScipy) {
+  for (const auto& c : goldens()["chi2_contingency"]) {
+    auto table = c["table"].get<std::vector<std::vector<double>>>();
+    auto r = chi2_contingency(table, c["yates"].get<bool>());
+    EXPECT_TRUE(close(r.statistic, c["chi2"]));
+    EXPECT_TRUE(close(r.pvalue, c["p"]));
+    EXPECT_EQ(r.dof, c["dof"].get<double>());
+    auto expected = c["expected"].get<std::vector<std::vector<double>>>();
+    ASSERT_EQ(r.expected.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      for (std::size_t j = 0; j < expected[i].size(); ++j) EXPECT_TRUE(close(r.expected[i][j], expected[i][j]));
+  }
+}
+
+TEST(ChiSquared, ContingencyEdgeCases) {
+  // A zero column makes an expected count zero: scipy raises.
+  EXPECT_THROW(chi2_contingency({{1, 0, 3}, {2, 0, 4}}), Error);
+  EXPECT_THROW(chi2_contingency({{1, 2}, {3}}), Error);
+  // One row: dof = 0, statistic 0, p 1.
+  auto single = chi2_contingency({{4, 5, 6}});
+  EXPECT_EQ(single.dof, 0);
+  EXPECT_EQ(single.statistic, 0);
+  EXPECT_EQ(single.pvalue, 1);
+  // Yates: |O − E| shrinks by min(0.5, |O − E|), so a difference of 0.25 vanishes entirely.
+  auto near = chi2_contingency({{10.25, 9.75}, {9.75, 10.25}});
+  EXPECT_EQ(near.statistic, 0);
+  EXPECT_GT(chi2_contingency({{10.25, 9.75}, {9.75, 10.25}}, false).statistic, 0);
+}
+
+TEST(Votes, MajorityOfThreeBinaryDetectors) {
+  for (const auto& c : goldens()["majority_binary"]) {
+    auto votes = c["votes"].get<std::vector<int>>();
+    EXPECT_EQ(strict_majority(votes), std::optional<int>(c["majority"].get<int>()));
+  }
+}
+
+TEST(Votes, ModeOfPairsOverThreeDetectors) {
+  for (const auto& c : goldens()["mode_of_pairs_over_3_detectors"]) {
+    std::vector<std::pair<int, int>> detectors;
+    for (const auto& d : c["detectors"]) detectors.emplace_back(d[0].get<int>(), d[1].get<int>());
+    auto m = mode_of_pairs(detectors);
+    if (c["mode"].is_null()) {
+      EXPECT_FALSE(m.mode.has_value());
+      EXPECT_EQ(m.agreement, Agreement::None);
+    } else {
+      ASSERT_TRUE(m.mode.has_value());
+      EXPECT_EQ(*m.mode, std::make_pair(c["mode"][0].get<int>(), c["mode"][1].get<int>()));
+      EXPECT_EQ(m.agreement, detectors[0] == detectors[1] && detectors[1] == detectors[2] ? Agreement::All
+                                                                                           : Agreement::Two);
+    }
+  }
+}
+
+TEST(Votes, ModesWithoutMajority) {
+  EXPECT_EQ(strict_majority(std::vector<int>{1, 2, 1, 2}), std::nullopt);
+  EXPECT_EQ(strict_majority(std::vector<int>{2, 1, 2}), 2);
+  auto m = scipy_mode({3, 1, 3, 1, 2});
+  EXPECT_EQ(m.value, 1);
+  EXPECT_EQ(m.count, 2u);
+  EXPECT_EQ(multimode({3, 1, 3, 1, 2}), (std::vector<double>{3, 1}));
+  EXPECT_EQ(multimode({5}), (std::vector<double>{5}));
+  EXPECT_STREQ(agreement_name(mode_of_pairs({{0, 1}, {1, 1}, {1, 0}}).agreement), "none");
+}
