@@ -1,0 +1,79 @@
+#pragma once
+// Autoregressive search over any decoder that can take one step: greedy, beam search and sampling,
+// reproducing Hugging Face transformers 4.19 (generation_utils.py, generation_beam_search.py,
+// generation_logits_process.py) decision for decision, so generated ids are identical and beam
+// scores agree to float32 rounding.
+//
+// The search never sees a model: it drives a StepModel, which keeps one decoder state per live row
+// (a source sentence, or one beam of it) and is told when rows are reordered or dropped.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace invar {
+
+// One decoding step over the live rows. Rows start as `batch_size * expand` copies (source s owns
+// rows s*expand ... s*expand+expand-1) with an empty prefix.
+class StepModel {
+ public:
+  virtual ~StepModel() = default;
+  virtual std::int64_t vocab_size() const = 0;
+  // Appends tokens[r] to row r's prefix and writes the logits for the next token of every live row
+  // to `logits` (rows × vocab_size, row-major), resizing it.
+  virtual void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) = 0;
+  // New row i continues old row rows[i]: reorders beams (rows may repeat) and drops finished rows
+  // (rows may be fewer than before). Never called with the identity.
+  virtual void select_rows(std::span<const std::int32_t> rows) = 0;
+};
+
+// Hugging Face's generate() arguments with their 4.19 defaults (PretrainedConfig). Lengths count
+// the decoder start token, as Hugging Face's max_length does.
+struct SearchSettings {
+  int num_beams = 1;
+  int num_return_sequences = 1;
+  int max_length = 20;
+  int min_length = 0;
+  double length_penalty = 1.0;
+  bool early_stopping = false;
+  int no_repeat_ngram_size = 0;
+  // Token sequences never to generate; a single-token entry bans that token everywhere, a longer
+  // one bans its last token after its prefix. An entry equal to [eos] is ignored, as in HF.
+  std::vector<std::vector<std::int32_t>> bad_words_ids;
+  std::optional<std::int32_t> forced_bos_token_id;  // forced as the first token after the start
+  std::optional<std::int32_t> forced_eos_token_id;  // forced when max_length - 1 tokens exist
+  std::int32_t decoder_start_token_id = 0;
+  std::optional<std::int32_t> eos_token_id;
+  std::int32_t pad_token_id = 0;
+  // A token whose logit is set to -inf before log-softmax in beam search only: Hugging Face's
+  // adjust_logits_during_generation (MarianMTModel never predicts its pad token there).
+  std::optional<std::int32_t> beam_masked_token_id;
+
+  // Sampling (num_beams must be 1): processors, then temperature, top-k, top-p (HF's order).
+  bool do_sample = false;
+  double temperature = 1.0;
+  int top_k = 50;
+  double top_p = 1.0;
+  std::uint64_t seed = 0;
+
+  // Fails with a message naming the setting when the combination is invalid (HF's checks).
+  void validate(std::int64_t vocab_size) const;
+};
+
+struct Hypothesis {
+  // Starts with the decoder start token; ends with EOS unless max_length cut it.
+  std::vector<std::int32_t> ids;
+  // Beam search: Hugging Face's sequence score, sum of processed log-probs / len**length_penalty
+  // with len = tokens before EOS, start token included. Greedy and sampling: the same formula over
+  // the tokens chosen (processed log-softmax, before sampling warpers), so scores compare.
+  float score = 0.0f;
+};
+
+// Runs the search for `batch_size` sources. Returns, per source, num_return_sequences hypotheses,
+// best first (beam search) or in sampling order.
+std::vector<std::vector<Hypothesis>> generate(StepModel& model, int batch_size, const SearchSettings& settings);
+
+// How many rows per source the model must start with for these settings.
+int rows_per_source(const SearchSettings& settings);
+
+}  // namespace invar

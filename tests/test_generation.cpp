@@ -1,0 +1,352 @@
+// The search against synthetic models: Hugging Face 4.19's beam scorer decisions worked by hand,
+// the logits processors and warpers on small rows, and batched search equal to one source at a time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+
+#include "engine/beam_search.hpp"
+#include "engine/error.hpp"
+#include "engine/generation.hpp"
+#include "engine/logits_processors.hpp"
+
+namespace invar {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// A decoder whose next-token logits are a function of (source, prefix); it tracks its rows the way a
+// real model tracks its caches, so wrong reordering shows up as wrong outputs.
+class TableModel : public StepModel {
+ public:
+  using Table = std::function<std::vector<float>(int source, const std::vector<std::int32_t>& prefix)>;
+  TableModel(std::int64_t vocab, int batch, int per_source, Table table) : vocab_(vocab), table_(std::move(table)) {
+    for (int s = 0; s < batch; ++s)
+      for (int r = 0; r < per_source; ++r) rows_.push_back({s, {}});
+  }
+  std::int64_t vocab_size() const override { return vocab_; }
+  void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) override {
+    ++steps;
+    EXPECT_EQ(tokens.size(), rows_.size());
+    logits.clear();
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      rows_[r].prefix.push_back(tokens[r]);
+      auto row = table_(rows_[r].source, rows_[r].prefix);
+      logits.insert(logits.end(), row.begin(), row.end());
+    }
+  }
+  void select_rows(std::span<const std::int32_t> rows) override {
+    std::vector<Row> next;
+    for (std::int32_t r : rows) next.push_back(rows_.at(static_cast<std::size_t>(r)));
+    rows_ = std::move(next);
+  }
+  int steps = 0;
+
+ private:
+  struct Row {
+    int source;
+    std::vector<std::int32_t> prefix;
+  };
+  std::int64_t vocab_;
+  Table table_;
+  std::vector<Row> rows_;
+};
+
+std::vector<float> log_probs(std::vector<double> probabilities) {
+  std::vector<float> out;
+  for (double p : probabilities) out.push_back(static_cast<float>(std::log(p)));
+  return out;
+}
+
+// Next-token distribution depending on the last token only; token 0 is EOS, 3 the start token.
+std::vector<float> last_token_table(int, const std::vector<std::int32_t>& prefix) {
+  switch (prefix.back()) {
+    case 3: return log_probs({0.1, 0.6, 0.3, 1e-9});
+    case 1: return log_probs({0.7, 0.1, 0.1, 0.1});
+    default: return log_probs({0.25, 0.375, 0.375, 1e-9});
+  }
+}
+
+SearchSettings beam_settings() {
+  SearchSettings settings;
+  settings.num_beams = 2;
+  settings.num_return_sequences = 2;
+  settings.max_length = 6;
+  settings.decoder_start_token_id = 3;
+  settings.eos_token_id = 0;
+  settings.pad_token_id = 3;
+  return settings;
+}
+
+TEST(BeamSearch, FollowsHuggingFaceScorerDecisions) {
+  // Step 1: candidates 1 (.6), 2 (.3), EOS (.1) at rank 2 >= num_beams: ignored, not a hypothesis.
+  // Step 2: EOS after [3 1] (rank 0) -> hypothesis [3 1 0], ln(.42)/2; beams [3 2 1], [3 2 2] tie
+  //         at ln(.1125) (equal scores: lower token first); EOS after [3 2] at rank 3: ignored.
+  // Step 3: EOS after [3 2 1] (rank 0) -> hypothesis ln(.07875)/3; two hypotheses and the best live
+  //         candidate is that EOS itself, so worst >= best/cur_len: done after 3 steps.
+  TableModel model(4, 1, 2, last_token_table);
+  const auto result = generate(model, 1, beam_settings());
+  EXPECT_EQ(model.steps, 3);
+  ASSERT_EQ(result.size(), 1u);
+  ASSERT_EQ(result[0].size(), 2u);
+  EXPECT_EQ(result[0][0].ids, (std::vector<std::int32_t>{3, 1, 0}));
+  EXPECT_NEAR(result[0][0].score, std::log(0.6 * 0.7) / 2, 1e-6);
+  EXPECT_EQ(result[0][1].ids, (std::vector<std::int32_t>{3, 2, 1, 0}));
+  EXPECT_NEAR(result[0][1].score, std::log(0.3 * 0.375 * 0.7) / 3, 1e-6);
+}
+
+TEST(BeamSearch, LengthPenaltyUsesLengthBeforeEos) {
+  // length_penalty 2: [3 1 0] scores ln(.42)/2^2; [3 2 1 0] ln(.07875)/3^2.
+  auto settings = beam_settings();
+  settings.length_penalty = 2.0;
+  TableModel model(4, 1, 2, last_token_table);
+  const auto result = generate(model, 1, settings);
+  ASSERT_EQ(result[0].size(), 2u);
+  EXPECT_NEAR(result[0][0].score, std::log(0.42) / 4, 1e-6);
+  EXPECT_EQ(result[0][0].ids, (std::vector<std::int32_t>{3, 1, 0}));
+}
+
+TEST(BeamSearch, OpenBeamsAtMaxLengthKeepNoEos) {
+  // max_length 3: after step 2 the open beams [3 2 1], [3 2 2] (ln(.1125)/3 each) join the single
+  // hypothesis [3 1 0]; [3 2 2] only equals the worst kept, so it does not get in.
+  auto settings = beam_settings();
+  settings.max_length = 3;
+  settings.num_return_sequences = 2;
+  TableModel model(4, 1, 2, last_token_table);
+  const auto result = generate(model, 1, settings);
+  EXPECT_EQ(model.steps, 2);
+  EXPECT_EQ(result[0][0].ids, (std::vector<std::int32_t>{3, 1, 0}));
+  EXPECT_EQ(result[0][1].ids, (std::vector<std::int32_t>{3, 2, 1}));
+  EXPECT_NEAR(result[0][1].score, std::log(0.3 * 0.375) / 3, 1e-6);
+}
+
+TEST(BeamSearch, ForcedEosAndMinLength) {
+  // min_length 3 bans EOS at cur_len 1 and 2; forced EOS at cur_len max_length-1 = 3 ends every beam.
+  auto settings = beam_settings();
+  settings.min_length = 3;
+  settings.max_length = 4;
+  settings.forced_eos_token_id = 0;
+  TableModel model(4, 1, 2, last_token_table);
+  const auto result = generate(model, 1, settings);
+  for (const auto& hypothesis : result[0]) {
+    EXPECT_EQ(hypothesis.ids.size(), 4u);
+    EXPECT_EQ(hypothesis.ids.back(), 0);
+  }
+  // Beams [3 2 1], [3 2 2] (.3*.375 each) beat [3 1 x] (.06); forced EOS scores 0. Of the equal
+  // hypotheses the later added comes first (HF's stable sort + pop).
+  EXPECT_EQ(result[0][0].ids, (std::vector<std::int32_t>{3, 2, 2, 0}));
+  EXPECT_EQ(result[0][1].ids, (std::vector<std::int32_t>{3, 2, 1, 0}));
+  EXPECT_NEAR(result[0][0].score, std::log(0.3 * 0.375) / 3, 1e-6);
+}
+
+TEST(BeamHypotheses, KeepsBestAndTracksWorst) {
+  BeamHypotheses hypotheses(2, 1.0, false);
+  const std::vector<std::int32_t> two{5, 6}, three{5, 6, 7};
+  const std::int32_t eos = 0;
+  hypotheses.add(two, -1.0, &eos);    // -0.5
+  hypotheses.add(three, -3.0, &eos);  // -1.0
+  // Worst is -1.0: a live beam at -2.9/3 could still beat it.
+  EXPECT_FALSE(hypotheses.is_done(-2.9, 3));
+  EXPECT_TRUE(hypotheses.is_done(-3.0, 3));
+  hypotheses.add(three, -3.3, &eos);  // -1.1 < worst: rejected
+  EXPECT_EQ(hypotheses.size(), 2u);
+  hypotheses.add(three, -0.3, nullptr);  // -0.1 replaces -1.0
+  const auto best = hypotheses.best(2);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_DOUBLE_EQ(best[0].score, -0.1);
+  EXPECT_EQ(best[0].ids, three);           // no EOS: added without one
+  EXPECT_EQ(best[1].ids, (std::vector<std::int32_t>{5, 6, 0}));
+  EXPECT_TRUE(hypotheses.is_done(-0.5 * 3, 3));  // worst now -0.5
+}
+
+TEST(BeamHypotheses, EarlyStoppingIsDoneWhenFull) {
+  BeamHypotheses hypotheses(2, 1.0, true);
+  const std::vector<std::int32_t> prefix{1, 2};
+  hypotheses.add(prefix, -5.0, nullptr);
+  EXPECT_FALSE(hypotheses.is_done(0.0, 2));
+  hypotheses.add(prefix, -6.0, nullptr);
+  EXPECT_TRUE(hypotheses.is_done(0.0, 2));
+}
+
+TEST(BeamHypotheses, EqualScoresDropTheFirstAdded) {
+  BeamHypotheses hypotheses(1, 1.0, false);
+  hypotheses.add(std::vector<std::int32_t>{1}, -1.0, nullptr);
+  hypotheses.add(std::vector<std::int32_t>{2}, -0.5, nullptr);
+  hypotheses.add(std::vector<std::int32_t>{3}, -0.5, nullptr);  // not better than worst -0.5: rejected
+  EXPECT_EQ(hypotheses.best(1)[0].ids, (std::vector<std::int32_t>{2}));
+}
+
+// A table where every (source, prefix) gives different, irregular logits.
+std::vector<float> hashed_table(int source, const std::vector<std::int32_t>& prefix) {
+  std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(source);
+  for (std::int32_t t : prefix) h = (h ^ static_cast<std::uint64_t>(t)) * 1099511628211ull;
+  std::vector<float> row(12);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    row[i] = static_cast<float>((h >> 40) % 1000) / 150.0f;
+  }
+  row[0] += 1.5f;  // EOS fairly likely, so hypotheses end at different lengths
+  return row;
+}
+
+void expect_batched_equals_single(const SearchSettings& settings, int batch) {
+  const int per_source = rows_per_source(settings);
+  TableModel batched(12, batch, per_source, hashed_table);
+  const auto together = generate(batched, batch, settings);
+  for (int s = 0; s < batch; ++s) {
+    TableModel single(12, 1, per_source,
+                      [s](int, const std::vector<std::int32_t>& prefix) { return hashed_table(s, prefix); });
+    const auto alone = generate(single, 1, settings);
+    ASSERT_EQ(alone[0].size(), together[static_cast<std::size_t>(s)].size());
+    for (std::size_t k = 0; k < alone[0].size(); ++k) {
+      EXPECT_EQ(alone[0][k].ids, together[static_cast<std::size_t>(s)][k].ids) << "source " << s << " hyp " << k;
+      EXPECT_FLOAT_EQ(alone[0][k].score, together[static_cast<std::size_t>(s)][k].score);
+    }
+  }
+}
+
+TEST(Generate, BatchedEqualsOneSourceAtATime) {
+  SearchSettings settings;
+  settings.max_length = 15;
+  settings.decoder_start_token_id = 11;
+  settings.eos_token_id = 0;
+  expect_batched_equals_single(settings, 5);  // greedy
+  settings.num_beams = 3;
+  settings.num_return_sequences = 3;
+  settings.no_repeat_ngram_size = 2;
+  expect_batched_equals_single(settings, 5);
+  settings.early_stopping = true;
+  settings.length_penalty = 0.6;
+  expect_batched_equals_single(settings, 5);
+}
+
+TEST(Generate, GreedyStopsRowsAtEosAndScoresThem) {
+  SearchSettings settings = beam_settings();
+  settings.num_beams = 1;
+  settings.num_return_sequences = 1;
+  TableModel model(4, 1, 1, last_token_table);
+  const auto result = generate(model, 1, settings);
+  EXPECT_EQ(result[0][0].ids, (std::vector<std::int32_t>{3, 1, 0}));
+  EXPECT_NEAR(result[0][0].score, std::log(0.42) / 2, 1e-6);
+}
+
+TEST(Generate, SamplingIsReproducibleForASeed) {
+  SearchSettings settings;
+  settings.max_length = 12;
+  settings.decoder_start_token_id = 11;
+  settings.eos_token_id = 0;
+  settings.do_sample = true;
+  settings.num_return_sequences = 4;
+  settings.top_k = 0;
+  settings.seed = 7;
+  auto run = [&](const SearchSettings& s) {
+    TableModel model(12, 2, rows_per_source(s), hashed_table);
+    return generate(model, 2, s);
+  };
+  const auto first = run(settings), second = run(settings);
+  std::set<std::vector<std::int32_t>> distinct;
+  for (std::size_t s = 0; s < 2; ++s)
+    for (std::size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(first[s][k].ids, second[s][k].ids);
+      distinct.insert(first[s][k].ids);
+    }
+  EXPECT_GT(distinct.size(), 2u);  // sampling, not argmax
+  settings.seed = 8;
+  const auto other = run(settings);
+  bool differs = false;
+  for (std::size_t s = 0; s < 2; ++s)
+    for (std::size_t k = 0; k < 4; ++k) differs |= other[s][k].ids != first[s][k].ids;
+  EXPECT_TRUE(differs);
+  // top_k 1 leaves only the argmax: sampling becomes greedy.
+  settings.top_k = 1;
+  settings.num_return_sequences = 1;
+  SearchSettings greedy = settings;
+  greedy.do_sample = false;
+  EXPECT_EQ(run(settings)[1][0].ids, run(greedy)[1][0].ids);
+}
+
+TEST(LogitsProcessors, NoRepeatNgramBansCompletions) {
+  SearchSettings settings;
+  settings.no_repeat_ngram_size = 2;
+  std::vector<float> scores(6, 0.0f);
+  const std::vector<std::int32_t> prefix{5, 1, 2, 1, 3, 1};
+  apply_logits_processors(scores, prefix, settings);  // bigrams starting with 1: (1 2), (1 3)
+  EXPECT_EQ(scores, (std::vector<float>{0, 0, -kInf, -kInf, 0, 0}));
+  settings.no_repeat_ngram_size = 3;
+  std::vector<float> row(6, 0.0f);
+  apply_logits_processors(row, std::vector<std::int32_t>{1, 2, 4, 1, 2}, settings);  // (1 2 4)
+  EXPECT_EQ(row, (std::vector<float>{0, 0, 0, 0, -kInf, 0}));
+}
+
+TEST(LogitsProcessors, BadWordsMinLengthForcedTokens) {
+  SearchSettings settings;
+  settings.eos_token_id = 0;
+  settings.bad_words_ids = {{4}, {1, 2, 3}, {0}};  // [eos] alone is ignored, as HF does
+  std::vector<float> scores(5, 1.0f);
+  apply_logits_processors(scores, std::vector<std::int32_t>{9, 1, 2}, settings);
+  EXPECT_EQ(scores, (std::vector<float>{1, 1, 1, -kInf, -kInf}));
+  settings.min_length = 3;
+  std::vector<float> short_row(5, 1.0f);
+  apply_logits_processors(short_row, std::vector<std::int32_t>{9, 7}, settings);
+  EXPECT_EQ(short_row[0], -kInf);
+  settings.forced_bos_token_id = 2;
+  std::vector<float> first(5, 1.0f);
+  apply_logits_processors(first, std::vector<std::int32_t>{9}, settings);
+  EXPECT_EQ(first, (std::vector<float>{-kInf, -kInf, 0, -kInf, -kInf}));
+  settings.forced_eos_token_id = 0;
+  settings.max_length = 5;
+  std::vector<float> last(5, 1.0f);
+  apply_logits_processors(last, std::vector<std::int32_t>{9, 1, 1, 1}, settings);
+  EXPECT_EQ(last, (std::vector<float>{0, -kInf, -kInf, -kInf, -kInf}));
+}
+
+TEST(SamplingWarpers, TopKKeepsTiesAndTopPKeepsTheTokenThatCrosses) {
+  SearchSettings settings;
+  settings.top_k = 2;
+  std::vector<float> scores{1.0f, 3.0f, 2.0f, 2.0f, 0.0f};
+  apply_sampling_warpers(scores, settings);
+  EXPECT_EQ(scores, (std::vector<float>{-kInf, 3, 2, 2, -kInf}));
+  // probabilities .5 .3 .15 .05: cumulative .5 .8 .95 1; top_p .7 keeps .5 and .3 (the one crossing).
+  settings.top_k = 0;
+  settings.top_p = 0.7;
+  std::vector<float> row = log_probs({0.15, 0.5, 0.05, 0.3});
+  apply_sampling_warpers(row, settings);
+  EXPECT_EQ(row[0], -kInf);
+  EXPECT_EQ(row[2], -kInf);
+  EXPECT_TRUE(std::isfinite(row[1]) && std::isfinite(row[3]));
+  settings.top_p = 0.45;  // the most likely token alone exceeds .45 but is always kept
+  std::vector<float> single = log_probs({0.15, 0.5, 0.05, 0.3});
+  apply_sampling_warpers(single, settings);
+  EXPECT_TRUE(std::isfinite(single[1]));
+  EXPECT_EQ(single[3], -kInf);
+  settings.top_p = 1.0;
+  settings.temperature = 2.0;
+  std::vector<float> hot{2.0f, -4.0f};
+  apply_sampling_warpers(hot, settings);
+  EXPECT_EQ(hot, (std::vector<float>{1.0f, -2.0f}));
+}
+
+TEST(SearchSettings, RejectsInvalidCombinations) {
+  SearchSettings settings;
+  settings.num_return_sequences = 2;
+  EXPECT_THROW(settings.validate(10), Error);  // greedy returns one
+  settings.num_beams = 2;
+  settings.num_return_sequences = 3;
+  EXPECT_THROW(settings.validate(10), Error);
+  settings.num_return_sequences = 1;
+  settings.forced_bos_token_id = 10;
+  EXPECT_THROW(settings.validate(10), Error);
+  settings.forced_bos_token_id.reset();
+  settings.do_sample = true;
+  EXPECT_THROW(settings.validate(10), Error);  // beam sampling
+  settings.num_beams = 1;
+  settings.top_p = 0.0;
+  EXPECT_THROW(settings.validate(10), Error);
+  settings.top_p = 0.9;
+  EXPECT_NO_THROW(settings.validate(10));
+}
+
+}  // namespace
+}  // namespace invar
