@@ -1,0 +1,45 @@
+#pragma once
+// CPU kernels on dense row-major float arrays: the element-wise and row work of the CPU backend
+// (engine/cpu_backend.cpp), vectorized through Eigen. Each function handles the rows it is given,
+// so the backend can split rows across threads; every row is computed the same way whatever the
+// split. Semantics are those of the matching op in engine/backend.hpp.
+#include <cstdint>
+
+namespace invar::cpu {
+
+// x[r, c] += bias[c] for r < rows.
+void add_bias(float* x, std::int64_t rows, std::int64_t cols, const float* bias);
+
+// In-place activations over n contiguous values.
+void gelu_erf(float* x, std::int64_t n);
+void gelu_tanh(float* x, std::int64_t n);
+void relu(float* x, std::int64_t n);
+void silu(float* x, std::int64_t n);
+void tanh(float* x, std::int64_t n);
+
+// out[i] = a[i] + b[i]; out may alias a or b.
+void add(const float* a, const float* b, float* out, std::int64_t n);
+
+// out = LayerNorm(x + residual) per row; residual may be null; out may alias x or residual.
+void layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps, float* out,
+                std::int64_t rows, std::int64_t cols);
+// out = x / sqrt(mean(x²) + eps) · weight per row; out may alias x.
+void rms_norm(const float* x, const float* weight, float eps, float* out, std::int64_t rows, std::int64_t cols);
+
+// One attention row of n scores in place: s = scale·s + bias (bias may be null); keys with
+// keep[j] == 0 (keep may be null) or j ≥ limit are dropped (probability 0); softmax over the rest;
+// all zeros when none is left.
+void attention_softmax_row(float* s, std::int64_t n, float scale, const float* bias, const float* keep,
+                           std::int64_t limit);
+
+// out = log_softmax(x) per row; out may alias x.
+void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t cols);
+
+// Each row divided by max(‖row‖₂, 1e-12).
+void l2_normalize(float* x, std::int64_t rows, std::int64_t cols);
+
+// Pooling of one sequence: x [length, cols], mask [length] (1 = token) into out [cols].
+void mean_pool(const float* x, const float* mask, std::int64_t length, std::int64_t cols, bool sqrt_len, float* out);
+void max_pool(const float* x, const float* mask, std::int64_t length, std::int64_t cols, float* out);
+
+}  // namespace invar::cpu

@@ -1,0 +1,45 @@
+#pragma once
+// A fixed set of worker threads for the CPU kernels' row loops. parallel_for splits a range into
+// one contiguous part per thread, the same split for the same (n, threads), so every row is
+// computed by the same code whatever the thread count: results do not depend on it.
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace invar::cpu {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);  // the calling thread counts as one
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  void set_threads(int threads);
+
+  // Calls body(begin, end) on disjoint ranges covering [0, n) and returns when all are done. Runs
+  // inline when n * cost_per_item is below the point where waking threads pays off.
+  void parallel_for(std::int64_t n, std::int64_t cost_per_item,
+                    const std::function<void(std::int64_t, std::int64_t)>& body);
+
+ private:
+  void start(int threads);
+  void stop();
+  void work(int index);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(std::int64_t, std::int64_t)>* body_ = nullptr;
+  std::int64_t n_ = 0;
+  std::uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace invar::cpu
