@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "engine/error.hpp"
+#include "eval/chart.hpp"
+#include "eval/report.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(TextTable, PadsByDisplayWidthAndAlignsNumbers) {
+  TextTable table;
+  table.header = {"name", "score"};
+  table.align = {TextTable::Align::Left, TextTable::Align::Right};
+  table.rows = {{"日本", "1.5"}, {"p̂(A)", "10.25"}};
+  // 日本 is 4 cells wide, p̂ is one cell (a combining mark).
+  EXPECT_EQ(table.render(),
+            "name  score\n"
+            "-----------\n"
+            "日本    1.5\n"
+            "p̂(A)  10.25\n");
+  EXPECT_EQ(display_width("p̂(A)"), 4u);
+}
+
+TEST(Chart, BarChartDrawsOneBarPerSeriesAndCategory) {
+  chart::BarChart bars;
+  bars.title = "A <b> & \"c\"";
+  bars.categories = {"neg", "pos"};
+  bars.series = {{"truth", {0.4, 0.6}, {}}, {"predicted", {0.5, 0.5}, {0.05, 0.0}}};
+  auto svg = chart::svg(bars);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_EQ(count(svg, "</svg>"), 1u);
+  EXPECT_EQ(count(svg, "<title>neg — "), 2u);
+  EXPECT_EQ(count(svg, "<title>pos — "), 2u);
+  EXPECT_EQ(count(svg, "<path d="), 1u);  // one error bar: the other error is 0
+  EXPECT_NE(svg.find("A &lt;b&gt; &amp; &quot;c&quot;"), std::string::npos);
+  EXPECT_EQ(svg.find("<b>"), std::string::npos);
+  bars.series[0].values.pop_back();
+  EXPECT_THROW(chart::svg(bars), Error);
+}
+
+TEST(Chart, BarHeightsAreProportionalToValues) {
+  chart::BarChart bars;
+  bars.categories = {"x", "y"};
+  bars.series = {{"s", {0.25, 0.5}, {}}};
+  bars.y_max = 1.0;
+  auto svg = chart::svg(bars);
+  std::regex height("<rect x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"[0-9.]+\" height=\"([0-9.]+)\" fill");
+  std::vector<double> heights;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), height), end; it != end; ++it) heights.push_back(std::stod((*it)[1]));
+  ASSERT_EQ(heights.size(), 2u + 1u);  // the legend swatch comes first
+  EXPECT_NEAR(heights[2] / heights[1], 2.0, 0.02);
+}
+
+TEST(Chart, ScatterPlotSkipsPointsOutsideTheRangeAndClipsLines) {
+  chart::ScatterPlot plot;
+  plot.title = "scatter";
+  plot.series = {{"pairs", {0.1, 0.5, 2.0}, {0.2, 0.4, 0.9}, {"first", "second", "outside"}}};
+  plot.x_range = {{0.0, 1.0}};
+  plot.y_range = {{0.0, 1.0}};
+  plot.lines = {{1.0, 0.0, "y = x"}};
+  auto svg = chart::svg(plot);
+  EXPECT_EQ(count(svg, "<circle"), 2u);
+  EXPECT_NE(svg.find("<title>second</title>"), std::string::npos);
+  EXPECT_EQ(svg.find("outside"), std::string::npos);
+  EXPECT_EQ(count(svg, "stroke-dasharray"), 1u);
+  plot.series[0].y.pop_back();
+  EXPECT_THROW(chart::svg(plot), Error);
+}
+
+TEST(HtmlReport, SelfContainedPageWrittenAtomically) {
+  HtmlReport report("LIP <test>");
+  TextTable table;
+  table.header = {"a", "b"};
+  table.rows = {{"x & y", "1"}};
+  report.heading("Scores").paragraph("p < 0.05").table(table, "caption").figure("<svg></svg>", "figure");
+  auto html = report.html();
+  EXPECT_NE(html.find("<title>LIP &lt;test&gt;</title>"), std::string::npos);
+  EXPECT_NE(html.find("<p>p &lt; 0.05</p>"), std::string::npos);
+  EXPECT_NE(html.find("<td>x &amp; y</td>"), std::string::npos);
+  EXPECT_NE(html.find("<figure>\n<svg></svg><figcaption>figure</figcaption>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  auto path = test::temp_dir() + "/report.html";
+  report.write(path);
+  EXPECT_EQ(test::read_file(path), html);
+}
