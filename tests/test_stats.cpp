@@ -5,6 +5,7 @@
 
 #include "engine/error.hpp"
 #include "eval/stats.hpp"
+#include "support/golden.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -18,25 +19,7 @@ const json& goldens() {
   return data;
 }
 
-// The metrics README: 1e-9 relative, 1e-12 absolute near 0, NaN/inf spelled as strings.
-double expected_value(const json& v) {
-  if (v.is_string()) {
-    auto s = v.get<std::string>();
-    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    if (s == "Infinity") return std::numeric_limits<double>::infinity();
-    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-  }
-  return v.get<double>();
-}
-
-::testing::AssertionResult close(double actual, const json& golden, double rel = 1e-9, double abs = 1e-12) {
-  const double expected = expected_value(golden);
-  if (std::isnan(expected) && std::isnan(actual)) return ::testing::AssertionSuccess();
-  if (actual == expected) return ::testing::AssertionSuccess();
-  if (std::fabs(actual - expected) <= std::max(abs, rel * std::fabs(expected))) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "actual " << fmt::format("{:.17g}", actual) << " expected "
-                                       << fmt::format("{:.17g}", expected);
-}
+using test::near_golden;
 
 }  // namespace
 
@@ -46,17 +29,17 @@ TEST(Correlation, MatchesScipyGoldens) {
     SCOPED_TRACE(::testing::Message() << "correlation case " << index++);
     auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
     auto p = pearson(x, y);
-    EXPECT_TRUE(close(p.statistic, c["pearson_r"]));
-    EXPECT_TRUE(close(p.pvalue, c["pearson_p_two_sided"]));
+    EXPECT_TRUE(near_golden(p.statistic, c["pearson_r"]));
+    EXPECT_TRUE(near_golden(p.pvalue, c["pearson_p_two_sided"]));
     auto t = correlation_t_test(p.statistic, x.size());
-    EXPECT_TRUE(close(t.t, c["pearson_t"]));
-    EXPECT_TRUE(close(t.pvalue, c["pearson_p_one_sided_greater"]));
+    EXPECT_TRUE(near_golden(t.t, c["pearson_t"]));
+    EXPECT_TRUE(near_golden(t.pvalue, c["pearson_p_one_sided_greater"]));
     auto s = spearman(x, y);
-    EXPECT_TRUE(close(s.statistic, c["spearman_rho"]));
-    EXPECT_TRUE(close(s.pvalue, c["spearman_p"]));
+    EXPECT_TRUE(near_golden(s.statistic, c["spearman_rho"]));
+    EXPECT_TRUE(near_golden(s.pvalue, c["spearman_p"]));
     auto k = kendall_tau_b(x, y);
-    EXPECT_TRUE(close(k.tau, c["kendall_tau_b"]));
-    EXPECT_TRUE(close(k.pvalue, c["kendall_p"]));
+    EXPECT_TRUE(near_golden(k.tau, c["kendall_tau_b"]));
+    EXPECT_TRUE(near_golden(k.pvalue, c["kendall_p"]));
     EXPECT_EQ(k.concordant + k.discordant + k.ties_x + k.ties_y - k.ties_joint, k.total);
   }
 }
@@ -134,8 +117,8 @@ TEST(Correlation, AverageRanksAndSchober) {
 TEST(Divergence, KlMatchesScipyEntropy) {
   for (const auto& c : goldens()["kl_divergence"]) {
     auto p = c["p"].get<std::vector<double>>(), q = c["q"].get<std::vector<double>>();
-    EXPECT_TRUE(close(kl_divergence(p, q), c["kl_natural"]));
-    EXPECT_TRUE(close(kl_divergence(p, q, {.base = 2}), c["kl_base2"]));
+    EXPECT_TRUE(near_golden(kl_divergence(p, q), c["kl_natural"]));
+    EXPECT_TRUE(near_golden(kl_divergence(p, q, {.base = 2}), c["kl_base2"]));
   }
 }
 
@@ -157,8 +140,8 @@ TEST(Divergence, ZeroBinsAndSmoothing) {
 TEST(ChiSquared, GoodnessOfFitMatchesScipy) {
   for (const auto& c : goldens()["chisquare"]) {
     auto r = chisquare(c["observed"].get<std::vector<double>>(), c["expected"].get<std::vector<double>>());
-    EXPECT_TRUE(close(r.statistic, c["chi2"]));
-    EXPECT_TRUE(close(r.pvalue, c["p"]));
+    EXPECT_TRUE(near_golden(r.statistic, c["chi2"]));
+    EXPECT_TRUE(near_golden(r.pvalue, c["p"]));
   }
   auto uniform = chisquare({10, 20, 30});
   EXPECT_DOUBLE_EQ(uniform.statistic, 10.0);
@@ -170,13 +153,13 @@ TEST(ChiSquared, ContingencyMatchesScipy) {
   for (const auto& c : goldens()["chi2_contingency"]) {
     auto table = c["table"].get<std::vector<std::vector<double>>>();
     auto r = chi2_contingency(table, c["yates"].get<bool>());
-    EXPECT_TRUE(close(r.statistic, c["chi2"]));
-    EXPECT_TRUE(close(r.pvalue, c["p"]));
+    EXPECT_TRUE(near_golden(r.statistic, c["chi2"]));
+    EXPECT_TRUE(near_golden(r.pvalue, c["p"]));
     EXPECT_EQ(r.dof, c["dof"].get<double>());
     auto expected = c["expected"].get<std::vector<std::vector<double>>>();
     ASSERT_EQ(r.expected.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i)
-      for (std::size_t j = 0; j < expected[i].size(); ++j) EXPECT_TRUE(close(r.expected[i][j], expected[i][j]));
+      for (std::size_t j = 0; j < expected[i].size(); ++j) EXPECT_TRUE(near_golden(r.expected[i][j], expected[i][j]));
   }
 }
 
