@@ -1,0 +1,732 @@
+#include "engine/seq2seq.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "engine/error.hpp"
+#include "engine/logits_processors.hpp"
+
+namespace invar {
+
+namespace {
+
+struct Linear {
+  Tensor weight, bias;  // bias empty for T5
+};
+
+struct Norm {
+  Tensor weight, bias;
+};
+
+struct Layer {
+  Linear qkv;            // self-attention q, k, v fused: [3d, d]
+  Linear self_out;
+  Norm self_norm;
+  Linear cross_q, cross_kv;  // cross-attention: q [d, d], k and v fused [2d, d]
+  Linear cross_out;
+  Norm cross_norm;
+  Linear ffn_in, ffn_gate, ffn_out;
+  Norm ffn_norm;
+};
+
+struct Stack {
+  Tensor embed_tokens;
+  Tensor positions;                  // table indexed by position id; empty for T5
+  std::vector<float> relative_bias;  // T5: [buckets, heads] on the host, turned into per-batch biases
+  Norm embed_norm, final_norm;
+  std::vector<Layer> layers;
+};
+
+// HF's T5Attention._relative_position_bucket, in float32 as torch computes it.
+std::int64_t relative_bucket(std::int64_t relative, bool bidirectional, std::int64_t buckets, std::int64_t max_distance) {
+  std::int64_t bucket = 0;
+  if (bidirectional) {
+    buckets /= 2;
+    if (relative > 0) bucket += buckets;
+    relative = std::abs(relative);
+  } else {
+    relative = -std::min<std::int64_t>(relative, 0);
+  }
+  const std::int64_t max_exact = buckets / 2;
+  if (relative < max_exact) return bucket + relative;
+  const float scaled = std::log(static_cast<float>(relative) / static_cast<float>(max_exact)) /
+                       static_cast<float>(std::log(static_cast<double>(max_distance) / static_cast<double>(max_exact))) *
+                       static_cast<float>(buckets - max_exact);
+  return bucket + std::min<std::int64_t>(max_exact + static_cast<std::int64_t>(scaled), buckets - 1);
+}
+
+// Sinusoidal tables as Hugging Face builds them (MarianSinusoidalPositionalEmbedding,
+// M2M100SinusoidalPositionalEmbedding), used when the checkpoint does not store one.
+std::vector<float> sinusoidal_table(PositionKind kind, std::int64_t rows, std::int64_t dim, std::int64_t pad_row) {
+  std::vector<float> table(static_cast<std::size_t>(rows * dim), 0.0f);
+  for (std::int64_t p = 0; p < rows; ++p) {
+    float* row = table.data() + p * dim;
+    if (kind == PositionKind::SinusoidalHalves) {
+      const std::int64_t sentinel = (dim + 1) / 2;
+      for (std::int64_t j = 0; j < dim; ++j) {
+        const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(dim));
+        if (j % 2 == 0) row[j / 2] = static_cast<float>(std::sin(angle));
+        else row[sentinel + j / 2] = static_cast<float>(std::cos(angle));
+      }
+    } else {
+      if (p == pad_row) continue;  // the padding position embeds to zero
+      const std::int64_t half = dim / 2;
+      const double step = std::log(10000.0) / static_cast<double>(half - 1);
+      for (std::int64_t i = 0; i < half; ++i) {
+        const double angle = static_cast<double>(p) * std::exp(-step * static_cast<double>(i));
+        row[i] = static_cast<float>(std::sin(angle));
+        row[half + i] = static_cast<float>(std::cos(angle));
+      }
+    }
+  }
+  return table;
+}
+
+std::int64_t ceil_pow2(std::int64_t n) {
+  std::int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+class Seq2SeqModel::Impl {
+ public:
+  Impl(const ModelSource& source, Backend& backend);
+
+  const Seq2SeqSpec spec;
+  SearchSettings defaults;
+  Backend& backend;
+
+  void check_sources(const std::vector<TokenIds>& sources) const;
+  // Runs the encoder over `sources` and fills the cross-attention keys/values (one group per source).
+  void encode(const std::vector<TokenIds>& sources, std::vector<float>* hidden_out);
+  // The decoder state over rows grouped `group_size` per source group, empty caches.
+  void start_decoder(std::int64_t groups, std::int64_t group_size, std::int64_t capacity);
+  // Appends `n` tokens to every row (tokens [rows*n], row-major) and writes logits for every new
+  // position ([rows*n, V]) or, with last_only, for each row's last position ([rows, V]).
+  void decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits);
+  // New row i continues old row rows[i].
+  void select_rows(std::span<const std::int32_t> rows);
+  // Gives each of `expand` rows per source its own cross-attention group (sampling several per source).
+  void expand_groups(std::int64_t expand);
+
+ private:
+  Tensor weight(const std::string& canonical) const;
+  Linear linear(const std::string& canonical) const;
+  Linear fused(const std::string& canonical, std::initializer_list<const char*> parts);
+  Norm norm(const std::string& canonical) const;
+  Stack load_stack(const std::string& stack);
+
+  void normalize(const Norm& norm, const Tensor& x, const Tensor& residual, const Tensor& out);
+  void sublayer_input(const Norm& norm, const Tensor& x, const Tensor& scratch, Tensor& input);
+  void sublayer_output(const Norm& norm, const Tensor& x, const Tensor& delta);
+  void feed_forward(const Layer& layer, const Tensor& x, std::int64_t rows, std::int64_t width, Arena& arena);
+  void embed(const Stack& stack, const TokenIds& ids, const std::vector<std::int32_t>& position_ids, const Tensor& x,
+             Arena& arena);
+  std::vector<std::int32_t> position_ids(const TokenIds& ids, std::int64_t rows, std::int64_t n, std::int64_t start) const;
+  Tensor relative_bias(const Stack& stack, bool bidirectional, std::int64_t tq, std::int64_t tk, std::int64_t q_start,
+                       Arena& arena);
+  void alloc_cache(Arena& arena, std::int64_t capacity, std::int64_t rows);
+  void copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity);
+
+  const ModelSource& source_;
+  std::map<std::string, const WeightName*> names_;
+  std::vector<WeightName> weight_names_;
+  std::unique_ptr<WeightStore> store_;
+  Stack encoder_, decoder_;
+  Tensor lm_head_, logits_bias_;
+  std::int64_t d_ = 0;
+  std::int64_t inner_ = 0;  // heads × head_dim: the attention width (T5 may differ from d_model)
+
+  // Per-batch state.
+  std::unique_ptr<Arena> encoder_arena_, step_arena_;
+  std::unique_ptr<Arena> cross_arena_[2], cache_arena_[2];
+  int cross_current_ = 0, cache_current_ = 0;
+  std::vector<Tensor> cross_kv_;  // per decoder layer [groups*S, 2d]
+  Tensor key_mask_;               // [groups, S]
+  std::int64_t groups_ = 0, group_size_ = 0, source_len_ = 0;
+  std::vector<Tensor> cache_k_, cache_v_;  // per decoder layer [capacity, rows, d]
+  std::int64_t capacity_ = 0, rows_ = 0, length_ = 0;
+};
+
+Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
+    : spec(seq2seq_spec(source.config(), source.path() + "/config.json")),
+      backend(backend_ref),
+      source_(source),
+      store_(backend_ref.make_weight_store()),
+      encoder_arena_(backend_ref.make_arena()),
+      step_arena_(backend_ref.make_arena()) {
+  defaults = search_defaults(source.config(), spec);
+  if (spec.gated_ffn) {
+    // Gated feed-forward needs an element-wise product the Backend does not offer yet.
+    fail("{}: T5 with feed_forward_proj 'gated-gelu' (T5 v1.1, flan-t5) is not supported yet", source.path());
+  }
+  weight_names_ = seq2seq_weight_names(spec, source.config());
+  for (const auto& name : weight_names_) names_[name.canonical] = &name;
+  for (auto& arena : cross_arena_) arena = backend.make_arena();
+  for (auto& arena : cache_arena_) arena = backend.make_arena();
+  d_ = spec.d_model;
+  inner_ = spec.encoder_heads * spec.head_dim;
+  encoder_ = load_stack("enc");
+  decoder_ = load_stack("dec");
+  lm_head_ = weight("lm_head");
+  if (lm_head_.shape != Shape{spec.target_vocab, d_})
+    fail("{}: the LM head is {}, expected [{}, {}]", source.path(), lm_head_.shape.str(), spec.target_vocab, d_);
+  if (spec.final_logits_bias) {
+    Tensor bias = weight("final_logits_bias");
+    if (!bias.empty()) logits_bias_ = bias.reshaped(Shape{spec.target_vocab});
+  }
+}
+
+Tensor Seq2SeqModel::Impl::weight(const std::string& canonical) const {
+  const auto it = names_.find(canonical);
+  if (it == names_.end()) fail("internal: no weight named {}", canonical);
+  for (const auto& stored : it->second->stored)
+    if (source_.has_tensor(stored)) return store_->add(source_.tensor(stored));
+  if (it->second->required) fail("{}: weight '{}' is missing", source_.path(), it->second->stored.front());
+  return {};
+}
+
+Linear Seq2SeqModel::Impl::linear(const std::string& canonical) const {
+  const bool has_bias = names_.count(canonical + ".bias") > 0;
+  return {weight(canonical + ".weight"), has_bias ? weight(canonical + ".bias") : Tensor{}};
+}
+
+// Concatenates projections along the output dimension (q, k, v → one GEMM).
+Linear Seq2SeqModel::Impl::fused(const std::string& canonical, std::initializer_list<const char*> parts) {
+  std::vector<float> weights, biases;
+  const bool has_bias = names_.count(canonical + "." + *parts.begin() + ".bias") > 0;
+  for (const char* part : parts) {
+    const auto& name = *names_.at(canonical + "." + part + ".weight");
+    const std::string stored = name.stored.front();
+    if (!source_.has_tensor(stored)) fail("{}: weight '{}' is missing", source_.path(), stored);
+    const TensorData data = source_.tensor(stored);
+    if (data.shape != std::vector<std::int64_t>{inner_, d_})
+      fail("{}: weight '{}' has an unexpected shape", source_.path(), stored);
+    const auto values = to_f32(data);
+    weights.insert(weights.end(), values.begin(), values.end());
+    if (has_bias) {
+      const std::string stored_bias = names_.at(canonical + "." + part + ".bias")->stored.front();
+      if (!source_.has_tensor(stored_bias)) fail("{}: weight '{}' is missing", source_.path(), stored_bias);
+      const auto bias = to_f32(source_.tensor(stored_bias));
+      biases.insert(biases.end(), bias.begin(), bias.end());
+    }
+  }
+  const std::int64_t rows = static_cast<std::int64_t>(weights.size()) / d_;
+  Linear result;
+  result.weight = store_->add(weights, Shape{rows, d_});
+  if (has_bias) result.bias = store_->add(biases, Shape{rows});
+  return result;
+}
+
+Norm Seq2SeqModel::Impl::norm(const std::string& canonical) const {
+  const bool has_bias = names_.count(canonical + ".bias") > 0;
+  return {weight(canonical + ".weight"), has_bias ? weight(canonical + ".bias") : Tensor{}};
+}
+
+Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
+  const bool decoder = name == "dec";
+  Stack stack;
+  stack.embed_tokens = weight(name + ".embed_tokens");
+  const std::int64_t vocab = decoder ? spec.target_vocab : spec.source_vocab;
+  if (stack.embed_tokens.shape != Shape{vocab, d_})
+    fail("{}: {} embeddings are {}, expected [{}, {}]", source_.path(), decoder ? "decoder" : "encoder",
+         stack.embed_tokens.shape.str(), vocab, d_);
+  if (spec.positions == PositionKind::Relative) {
+    const auto& stored = names_.at(name + ".relative_attention_bias")->stored.front();
+    if (!source_.has_tensor(stored)) fail("{}: weight '{}' is missing", source_.path(), stored);
+    const TensorData data = source_.tensor(stored);
+    if (data.shape != std::vector<std::int64_t>{spec.relative_buckets, spec.encoder_heads})
+      fail("{}: '{}' must be [{}, {}]", source_.path(), stored, spec.relative_buckets, spec.encoder_heads);
+    stack.relative_bias = to_f32(data);
+  } else {
+    const std::int64_t rows = spec.max_positions + spec.position_offset;
+    stack.positions = weight(name + ".embed_positions");
+    if (stack.positions.empty()) {
+      stack.positions = store_->add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id), Shape{rows, d_});
+    } else if (stack.positions.dim(1) != d_ || stack.positions.dim(0) < rows) {
+      fail("{}: {} position table is {}, expected [{}, {}]", source_.path(), name, stack.positions.shape.str(), rows, d_);
+    }
+  }
+  if (spec.layernorm_embedding) stack.embed_norm = norm(name + ".embed_norm");
+  if (spec.final_norm) stack.final_norm = norm(name + ".final_norm");
+  if (decoder && spec.lm_input_scale != 1.0f) {
+    // T5 rescales the decoder output by d_model^-0.5 before the tied LM head; folded into the
+    // final norm's weight (an RMS norm is linear in its weight).
+    auto scaled = to_f32(source_.tensor(names_.at("dec.final_norm.weight")->stored.front()));
+    for (float& w : scaled) w *= spec.lm_input_scale;
+    stack.final_norm.weight = store_->add(scaled, Shape{d_});
+  }
+  const std::int64_t layers = decoder ? spec.decoder_layers : spec.encoder_layers;
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const std::string prefix = name + ".layers." + std::to_string(i);
+    Layer layer;
+    layer.qkv = fused(prefix + ".self_attn", {"q", "k", "v"});
+    layer.self_out = linear(prefix + ".self_attn.o");
+    layer.self_norm = norm(prefix + ".self_attn_norm");
+    if (decoder) {
+      layer.cross_q = linear(prefix + ".cross_attn.q");
+      layer.cross_kv = fused(prefix + ".cross_attn", {"k", "v"});
+      layer.cross_out = linear(prefix + ".cross_attn.o");
+      layer.cross_norm = norm(prefix + ".cross_attn_norm");
+    }
+    layer.ffn_in = linear(prefix + ".ffn.in");
+    layer.ffn_out = linear(prefix + ".ffn.out");
+    layer.ffn_norm = norm(prefix + ".ffn_norm");
+    stack.layers.push_back(std::move(layer));
+  }
+  return stack;
+}
+
+void Seq2SeqModel::Impl::check_sources(const std::vector<TokenIds>& sources) const {
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& ids = sources[i];
+    if (ids.empty()) fail("source {} has no tokens", i + 1);
+    if (spec.max_positions > 0 && static_cast<std::int64_t>(ids.size()) > spec.max_positions)
+      fail("source {} has {} tokens, more than the model's {} positions (max_position_embeddings)", i + 1, ids.size(),
+           spec.max_positions);
+    for (std::int32_t id : ids)
+      if (id < 0 || id >= spec.source_vocab)
+        fail("source {} has token id {} outside the vocabulary (size {})", i + 1, id, spec.source_vocab);
+  }
+}
+
+void Seq2SeqModel::Impl::normalize(const Norm& norm, const Tensor& x, const Tensor& residual, const Tensor& out) {
+  if (spec.rms_norm) {
+    if (!residual.empty()) backend.add(x, residual, out);
+    backend.rms_norm(residual.empty() ? x : out, norm.weight, spec.norm_eps, out);
+  } else {
+    backend.layer_norm(x, residual, norm.weight, norm.bias, spec.norm_eps, out);
+  }
+}
+
+// Pre-norm: the sublayer reads norm(x) (in scratch); post-norm: x itself.
+void Seq2SeqModel::Impl::sublayer_input(const Norm& norm, const Tensor& x, const Tensor& scratch, Tensor& input) {
+  if (spec.pre_norm) {
+    normalize(norm, x, {}, scratch);
+    input = scratch;
+  } else {
+    input = x;
+  }
+}
+
+// x ← x + delta (pre-norm) or norm(x + delta) (post-norm).
+void Seq2SeqModel::Impl::sublayer_output(const Norm& norm, const Tensor& x, const Tensor& delta) {
+  if (spec.pre_norm) backend.add(x, delta, x);
+  else normalize(norm, delta, x, x);
+}
+
+void Seq2SeqModel::Impl::feed_forward(const Layer& layer, const Tensor& x, std::int64_t rows, std::int64_t width,
+                                      Arena& arena) {
+  Tensor scratch = arena.alloc(DType::F32, Shape{rows, d_});
+  Tensor hidden = arena.alloc(DType::F32, Shape{rows, width});
+  Tensor out = arena.alloc(DType::F32, Shape{rows, d_});
+  Tensor input;
+  sublayer_input(layer.ffn_norm, x, scratch, input);
+  backend.linear(input, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);
+  backend.linear(hidden, layer.ffn_out.weight, layer.ffn_out.bias, Activation::None, out);
+  sublayer_output(layer.ffn_norm, x, out);
+}
+
+std::vector<std::int32_t> Seq2SeqModel::Impl::position_ids(const TokenIds& ids, std::int64_t rows, std::int64_t n,
+                                                          std::int64_t start) const {
+  std::vector<std::int32_t> positions(ids.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t counted = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::size_t at = static_cast<std::size_t>(r * n + i);
+      if (spec.positions == PositionKind::SinusoidalFairseq) {
+        // fairseq make_positions: padding sits at the padding row; real tokens count from past + 1.
+        positions[at] = ids[at] == spec.pad_token_id
+                            ? spec.pad_token_id
+                            : static_cast<std::int32_t>(spec.pad_token_id + start + ++counted);
+      } else {
+        positions[at] = static_cast<std::int32_t>(spec.position_offset + start + i);
+      }
+    }
+  }
+  return positions;
+}
+
+void Seq2SeqModel::Impl::embed(const Stack& stack, const TokenIds& ids, const std::vector<std::int32_t>& positions,
+                               const Tensor& x, Arena& arena) {
+  const std::int64_t count = static_cast<std::int64_t>(ids.size());
+  Tensor token_ids = arena.alloc(DType::I32, Shape{count});
+  backend.upload(ids.data(), token_ids);
+  backend.gather_rows(stack.embed_tokens, token_ids, spec.embed_scale, false, x);
+  if (!stack.positions.empty()) {
+    for (std::int32_t p : positions)
+      if (p < 0 || p >= stack.positions.dim(0))
+        fail("position {} is beyond the model's position table ({} rows)", p, stack.positions.dim(0));
+    Tensor position_ids = arena.alloc(DType::I32, Shape{count});
+    backend.upload(positions.data(), position_ids);
+    backend.gather_rows(stack.positions, position_ids, 1.0f, true, x);
+  }
+  if (spec.layernorm_embedding) normalize(stack.embed_norm, x, {}, x);
+}
+
+// T5's position bias [H, tq, tk] for queries at q_start + i and keys at j.
+Tensor Seq2SeqModel::Impl::relative_bias(const Stack& stack, bool bidirectional, std::int64_t tq, std::int64_t tk,
+                                         std::int64_t q_start, Arena& arena) {
+  const std::int64_t heads = spec.encoder_heads;
+  std::vector<float> bias(static_cast<std::size_t>(heads * tq * tk));
+  for (std::int64_t i = 0; i < tq; ++i)
+    for (std::int64_t j = 0; j < tk; ++j) {
+      const std::int64_t bucket =
+          relative_bucket(j - (q_start + i), bidirectional, spec.relative_buckets, spec.relative_max_distance);
+      for (std::int64_t h = 0; h < heads; ++h)
+        bias[static_cast<std::size_t>((h * tq + i) * tk + j)] = stack.relative_bias[static_cast<std::size_t>(bucket * heads + h)];
+    }
+  Tensor tensor = arena.alloc(DType::F32, Shape{heads, tq, tk});
+  backend.upload(bias.data(), tensor);
+  return tensor;
+}
+
+void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vector<float>* hidden_out) {
+  check_sources(sources);
+  const std::int64_t batch = static_cast<std::int64_t>(sources.size());
+  std::int64_t len = 0;
+  for (const auto& ids : sources) len = std::max<std::int64_t>(len, static_cast<std::int64_t>(ids.size()));
+  const std::int64_t rows = batch * len, heads = spec.encoder_heads, dh = spec.head_dim;
+  TokenIds ids(static_cast<std::size_t>(rows), spec.pad_token_id);
+  std::vector<float> mask(static_cast<std::size_t>(rows), 0.0f);
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::size_t t = 0; t < sources[static_cast<std::size_t>(b)].size(); ++t) {
+      ids[static_cast<std::size_t>(b * len) + t] = sources[static_cast<std::size_t>(b)][t];
+      mask[static_cast<std::size_t>(b * len) + t] = 1.0f;
+    }
+
+  Arena& arena = *encoder_arena_;
+  arena.reset();
+  Tensor x = arena.alloc(DType::F32, Shape{rows, d_});
+  Tensor scratch = arena.alloc(DType::F32, Shape{rows, d_});
+  Tensor qkv = arena.alloc(DType::F32, Shape{rows, 3 * inner_});
+  Tensor scores = arena.alloc(DType::F32, Shape{batch, heads, len, len});
+  Tensor context = arena.alloc(DType::F32, Shape{rows, inner_});
+  Tensor attended = arena.alloc(DType::F32, Shape{rows, d_});
+  Tensor key_mask = arena.alloc(DType::F32, Shape{batch, len});
+  backend.upload(mask.data(), key_mask);
+  Tensor bias = spec.positions == PositionKind::Relative ? relative_bias(encoder_, true, len, len, 0, arena) : Tensor{};
+  embed(encoder_, ids, position_ids(ids, batch, len, 0), x, arena);
+
+  const float scale = spec.attention_scaling ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
+  const std::int64_t width = 3 * inner_;
+  for (const Layer& layer : encoder_.layers) {
+    Tensor input;
+    sublayer_input(layer.self_norm, x, scratch, input);
+    backend.linear(input, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
+    backend.gemm_batched(false, true, len, len, dh, 1.0f, qkv, {0, width, len * width, dh}, qkv,
+                         {inner_, width, len * width, dh}, 0.0f, scores, {0, len, heads * len * len, len * len}, batch, heads);
+    backend.attention_softmax(scores, scale, key_mask, bias, false, 0);
+    backend.gemm_batched(false, false, len, dh, len, 1.0f, scores, {0, len, heads * len * len, len * len}, qkv,
+                         {2 * inner_, width, len * width, dh}, 0.0f, context, {0, inner_, len * inner_, dh}, batch, heads);
+    backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
+    sublayer_output(layer.self_norm, x, attended);
+    feed_forward(layer, x, rows, spec.encoder_ffn, arena);
+  }
+  if (spec.final_norm) normalize(encoder_.final_norm, x, {}, x);
+  if (hidden_out) *hidden_out = backend.download_f32(x);
+
+  // Cross-attention keys and values, once per source for every decoder layer.
+  cross_current_ = 0;
+  Arena& cross = *cross_arena_[0];
+  cross.reset();
+  cross_kv_.clear();
+  for (const Layer& layer : decoder_.layers) {
+    Tensor kv = cross.alloc(DType::F32, Shape{rows, 2 * inner_});
+    backend.linear(x, layer.cross_kv.weight, layer.cross_kv.bias, Activation::None, kv);
+    cross_kv_.push_back(kv);
+  }
+  key_mask_ = cross.alloc(DType::F32, Shape{batch, len});
+  backend.upload(mask.data(), key_mask_);
+  groups_ = batch;
+  source_len_ = len;
+}
+
+void Seq2SeqModel::Impl::alloc_cache(Arena& arena, std::int64_t capacity, std::int64_t rows) {
+  arena.reset();
+  cache_k_.clear();
+  cache_v_.clear();
+  for (std::size_t i = 0; i < decoder_.layers.size(); ++i) {
+    cache_k_.push_back(arena.alloc(DType::F32, Shape{capacity, rows, inner_}));
+    cache_v_.push_back(arena.alloc(DType::F32, Shape{capacity, rows, inner_}));
+  }
+  capacity_ = capacity;
+  rows_ = rows;
+}
+
+void Seq2SeqModel::Impl::start_decoder(std::int64_t groups, std::int64_t group_size, std::int64_t capacity) {
+  if (groups != groups_) fail("internal: decoder groups {} differ from the encoded batch {}", groups, groups_);
+  group_size_ = group_size;
+  cache_current_ = 0;
+  alloc_cache(*cache_arena_[0], std::max<std::int64_t>(capacity, 1), groups * group_size);
+  length_ = 0;
+}
+
+// Moves the filled cache positions into the other arena: rows[i] of the old rows becomes row i,
+// with room for new_capacity positions. Copies length × rows × d per layer, no more.
+void Seq2SeqModel::Impl::copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity) {
+  const std::int64_t old_rows = rows_, new_rows = static_cast<std::int64_t>(rows.size());
+  const auto old_k = cache_k_, old_v = cache_v_;
+  const std::int64_t old_capacity = capacity_;
+  cache_current_ = 1 - cache_current_;
+  Arena& arena = *cache_arena_[cache_current_];
+  alloc_cache(arena, new_capacity, new_rows);
+  if (length_ == 0) return;
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(length_ * new_rows));
+  for (std::int64_t p = 0; p < length_; ++p)
+    for (std::int64_t i = 0; i < new_rows; ++i)
+      ids[static_cast<std::size_t>(p * new_rows + i)] = static_cast<std::int32_t>(p * old_rows + rows[static_cast<std::size_t>(i)]);
+  Tensor id_tensor = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(ids.size())});
+  backend.upload(ids.data(), id_tensor);
+  for (std::size_t l = 0; l < cache_k_.size(); ++l) {
+    const Shape table{old_capacity * old_rows, inner_};
+    const std::int64_t filled = length_ * new_rows;
+    backend.gather_rows(old_k[l].reshaped(table), id_tensor, 1.0f, false,
+                        cache_k_[l].reshaped(Shape{new_capacity * new_rows, inner_}).rows(0, filled));
+    backend.gather_rows(old_v[l].reshaped(table), id_tensor, 1.0f, false,
+                        cache_v_[l].reshaped(Shape{new_capacity * new_rows, inner_}).rows(0, filled));
+  }
+}
+
+void Seq2SeqModel::Impl::select_rows(std::span<const std::int32_t> rows) {
+  for (std::int32_t r : rows)
+    if (r < 0 || r >= rows_) fail("internal: select_rows row {} outside [0, {})", r, rows_);
+  const std::int64_t new_rows = static_cast<std::int64_t>(rows.size());
+  // Cross-attention groups: every group of the new rows must come from one old group.
+  if (new_rows % group_size_ != 0) fail("internal: {} rows do not form groups of {}", new_rows, group_size_);
+  const std::int64_t new_groups = new_rows / group_size_;
+  std::vector<std::int32_t> group_of(static_cast<std::size_t>(new_groups));
+  bool same_groups = new_groups == groups_;
+  for (std::int64_t g = 0; g < new_groups; ++g) {
+    const std::int32_t old = static_cast<std::int32_t>(rows[static_cast<std::size_t>(g * group_size_)] / group_size_);
+    for (std::int64_t i = 0; i < group_size_; ++i)
+      if (rows[static_cast<std::size_t>(g * group_size_ + i)] / group_size_ != old)
+        fail("internal: a new row group mixes sources");
+    group_of[static_cast<std::size_t>(g)] = old;
+    same_groups = same_groups && old == g;
+  }
+  if (!same_groups) {
+    std::vector<std::int32_t> source_rows(static_cast<std::size_t>(new_groups * source_len_));
+    for (std::int64_t g = 0; g < new_groups; ++g)
+      for (std::int64_t s = 0; s < source_len_; ++s)
+        source_rows[static_cast<std::size_t>(g * source_len_ + s)] =
+            static_cast<std::int32_t>(group_of[static_cast<std::size_t>(g)] * source_len_ + s);
+    cross_current_ = 1 - cross_current_;
+    Arena& arena = *cross_arena_[cross_current_];
+    arena.reset();
+    Tensor ids = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(source_rows.size())});
+    backend.upload(source_rows.data(), ids);
+    for (Tensor& kv : cross_kv_) {
+      Tensor moved = arena.alloc(DType::F32, Shape{new_groups * source_len_, 2 * inner_});
+      backend.gather_rows(kv, ids, 1.0f, false, moved);
+      kv = moved;
+    }
+    Tensor group_ids = arena.alloc(DType::I32, Shape{new_groups});
+    backend.upload(group_of.data(), group_ids);
+    Tensor mask = arena.alloc(DType::F32, Shape{new_groups, source_len_});
+    backend.gather_rows(key_mask_, group_ids, 1.0f, false, mask);
+    key_mask_ = mask;
+    groups_ = new_groups;
+  }
+  copy_cache(rows, capacity_);
+}
+
+void Seq2SeqModel::Impl::expand_groups(std::int64_t expand) {
+  if (expand == 1) return;
+  std::vector<std::int32_t> rows(static_cast<std::size_t>(groups_ * expand));
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int32_t>(i / static_cast<std::size_t>(expand));
+  group_size_ = 1;
+  rows_ = groups_;
+  select_rows(rows);  // with group size 1, each new row becomes a group of its own
+}
+
+void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits) {
+  const std::int64_t rows = rows_, count = rows * n, heads = spec.decoder_heads, dh = spec.head_dim;
+  if (static_cast<std::int64_t>(tokens.size()) != count) fail("internal: {} tokens for {} rows × {}", tokens.size(), rows, n);
+  for (std::int32_t id : tokens)
+    if (id < 0 || id >= spec.target_vocab) fail("decoder token id {} is outside the vocabulary ({})", id, spec.target_vocab);
+  const std::int64_t start = length_, total = length_ + n;
+  if (spec.max_positions > 0 && total > spec.max_positions)
+    fail("the target would have {} tokens, more than the model's {} positions (max_position_embeddings)", total,
+         spec.max_positions);
+  if (total > capacity_) {
+    std::vector<std::int32_t> identity(static_cast<std::size_t>(rows));
+    std::iota(identity.begin(), identity.end(), 0);
+    copy_cache(identity, ceil_pow2(total));
+  }
+
+  Arena& arena = *step_arena_;
+  arena.reset();
+  const std::int64_t group_rows = group_size_ * n, len = source_len_, width = 3 * inner_, a = inner_;
+  Tensor x = arena.alloc(DType::F32, Shape{count, d_});
+  Tensor scratch = arena.alloc(DType::F32, Shape{count, d_});
+  Tensor qkv = arena.alloc(DType::F32, Shape{count, width});
+  Tensor self_scores = arena.alloc(DType::F32, Shape{rows, heads, n, total});
+  Tensor query = arena.alloc(DType::F32, Shape{count, a});
+  Tensor cross_scores = arena.alloc(DType::F32, Shape{groups_, heads, group_rows, len});
+  Tensor context = arena.alloc(DType::F32, Shape{count, a});
+  Tensor attended = arena.alloc(DType::F32, Shape{count, d_});
+  Tensor bias = spec.positions == PositionKind::Relative ? relative_bias(decoder_, false, n, total, start, arena) : Tensor{};
+  embed(decoder_, tokens, position_ids(tokens, rows, n, start), x, arena);
+
+  const float scale = spec.attention_scaling ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
+  const std::int64_t cache_ld = rows * a;
+  for (std::size_t l = 0; l < decoder_.layers.size(); ++l) {
+    const Layer& layer = decoder_.layers[l];
+    // Self-attention over the cache: write this step's keys and values, attend to all so far.
+    Tensor input;
+    sublayer_input(layer.self_norm, x, scratch, input);
+    backend.linear(input, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
+    const std::array<std::int64_t, 4> extent{rows, n, a, 1};
+    backend.copy_strided(qkv, {a, {n * width, width, 1, 0}}, cache_k_[l], {start * cache_ld, {a, cache_ld, 1, 0}}, extent);
+    backend.copy_strided(qkv, {2 * a, {n * width, width, 1, 0}}, cache_v_[l], {start * cache_ld, {a, cache_ld, 1, 0}},
+                         extent);
+    backend.gemm_batched(false, true, n, total, dh, 1.0f, qkv, {0, width, n * width, dh}, cache_k_[l],
+                         {0, cache_ld, a, dh}, 0.0f, self_scores, {0, total, heads * n * total, n * total}, rows, heads);
+    backend.attention_softmax(self_scores, scale, {}, bias, true, start);
+    backend.gemm_batched(false, false, n, dh, total, 1.0f, self_scores, {0, total, heads * n * total, n * total},
+                         cache_v_[l], {0, cache_ld, a, dh}, 0.0f, context, {0, a, n * a, dh}, rows, heads);
+    backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
+    sublayer_output(layer.self_norm, x, attended);
+
+    // Cross-attention: the rows of one group share their source's keys and values.
+    sublayer_input(layer.cross_norm, x, scratch, input);
+    backend.linear(input, layer.cross_q.weight, layer.cross_q.bias, Activation::None, query);
+    const Tensor& kv = cross_kv_[l];
+    backend.gemm_batched(false, true, group_rows, len, dh, 1.0f, query, {0, a, group_rows * a, dh}, kv,
+                         {0, 2 * a, len * 2 * a, dh}, 0.0f, cross_scores,
+                         {0, len, heads * group_rows * len, group_rows * len}, groups_, heads);
+    backend.attention_softmax(cross_scores, scale, key_mask_, {}, false, 0);
+    backend.gemm_batched(false, false, group_rows, dh, len, 1.0f, cross_scores,
+                         {0, len, heads * group_rows * len, group_rows * len}, kv, {a, 2 * a, len * 2 * a, dh}, 0.0f,
+                         context, {0, a, group_rows * a, dh}, groups_, heads);
+    backend.linear(context, layer.cross_out.weight, layer.cross_out.bias, Activation::None, attended);
+    sublayer_output(layer.cross_norm, x, attended);
+
+    feed_forward(layer, x, count, spec.decoder_ffn, arena);
+  }
+  length_ = total;
+
+  Tensor last = x;
+  if (last_only && n > 1) {
+    last = arena.alloc(DType::F32, Shape{rows, d_});
+    backend.copy_strided(x, {(n - 1) * d_, {n * d_, 1, 0, 0}}, last, {0, {d_, 1, 0, 0}}, {rows, d_, 1, 1});
+  }
+  if (spec.final_norm) normalize(decoder_.final_norm, last, {}, last);
+  Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), spec.target_vocab});
+  backend.linear(last, lm_head_, logits_bias_, Activation::None, out);
+  logits.resize(static_cast<std::size_t>(out.numel()));
+  backend.download(out, logits.data());
+}
+
+namespace {
+
+// The search's view of the model: rows of one generate() call.
+class ModelSteps final : public StepModel {
+ public:
+  explicit ModelSteps(Seq2SeqModel::Impl& model) : model_(model) {}
+  std::int64_t vocab_size() const override { return model_.spec.target_vocab; }
+  void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) override {
+    model_.decode(TokenIds(tokens.begin(), tokens.end()), 1, true, logits);
+  }
+  void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
+
+ private:
+  Seq2SeqModel::Impl& model_;
+};
+
+std::vector<TokenIds> padded(const std::vector<TokenIds>& sequences, std::int32_t pad, std::int64_t& length) {
+  length = 0;
+  for (const auto& s : sequences) length = std::max<std::int64_t>(length, static_cast<std::int64_t>(s.size()));
+  std::vector<TokenIds> out = sequences;
+  for (auto& s : out) s.resize(static_cast<std::size_t>(length), pad);
+  return out;
+}
+
+}  // namespace
+
+Seq2SeqModel::Seq2SeqModel(const ModelSource& source, Backend& backend)
+    : impl_(std::make_unique<Impl>(source, backend)) {}
+Seq2SeqModel::~Seq2SeqModel() = default;
+
+const Seq2SeqSpec& Seq2SeqModel::spec() const { return impl_->spec; }
+const SearchSettings& Seq2SeqModel::default_settings() const { return impl_->defaults; }
+void Seq2SeqModel::check_sources(const std::vector<TokenIds>& sources) const { impl_->check_sources(sources); }
+
+std::vector<float> Seq2SeqModel::encode(const std::vector<TokenIds>& sources) {
+  std::vector<float> hidden;
+  impl_->encode(sources, &hidden);
+  return hidden;
+}
+
+std::vector<float> Seq2SeqModel::decoder_logits(const std::vector<TokenIds>& sources,
+                                                const std::vector<TokenIds>& decoder_inputs) {
+  if (sources.size() != decoder_inputs.size()) fail("{} sources but {} decoder inputs", sources.size(), decoder_inputs.size());
+  if (sources.empty()) return {};
+  impl_->encode(sources, nullptr);
+  std::int64_t length = 0;
+  const auto inputs = padded(decoder_inputs, impl_->spec.pad_token_id, length);
+  if (length == 0) fail("decoder inputs are empty");
+  impl_->start_decoder(static_cast<std::int64_t>(sources.size()), 1, length);
+  TokenIds flat;
+  for (const auto& s : inputs) flat.insert(flat.end(), s.begin(), s.end());
+  std::vector<float> logits;
+  impl_->decode(flat, length, false, logits);
+  return logits;
+}
+
+std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<TokenIds>& sources,
+                                                            const SearchSettings& settings) {
+  settings.validate(impl_->spec.target_vocab);
+  if (impl_->spec.max_positions > 0 && settings.max_length > impl_->spec.max_positions)
+    fail("max_length {} exceeds the model's {} positions (max_position_embeddings)", settings.max_length,
+         impl_->spec.max_positions);
+  if (sources.empty()) return {};
+  impl_->encode(sources, nullptr);
+  const std::int64_t batch = static_cast<std::int64_t>(sources.size());
+  const std::int64_t per_source = rows_per_source(settings);
+  const bool beams = settings.num_beams > 1;
+  // Beams of a source share its cross-attention group; sampled rows finish one by one, so each
+  // gets a group of its own.
+  impl_->start_decoder(batch, beams ? per_source : 1, std::min<std::int64_t>(settings.max_length, 64));
+  if (!beams) impl_->expand_groups(per_source);
+  ModelSteps steps(*impl_);
+  return invar::generate(steps, static_cast<int>(batch), settings);
+}
+
+std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets) {
+  if (sources.size() != targets.size()) fail("{} sources but {} targets", sources.size(), targets.size());
+  std::vector<TokenIds> inputs;
+  for (const auto& target : targets) {
+    if (target.empty()) fail("a target to score has no tokens");
+    for (std::int32_t id : target)
+      if (id < 0 || id >= impl_->spec.target_vocab)
+        fail("target token id {} is outside the vocabulary ({})", id, impl_->spec.target_vocab);
+    TokenIds input{impl_->spec.decoder_start_token_id};
+    input.insert(input.end(), target.begin(), target.end() - 1);
+    inputs.push_back(std::move(input));
+  }
+  const auto logits = decoder_logits(sources, inputs);
+  std::int64_t length = 0;
+  for (const auto& s : inputs) length = std::max<std::int64_t>(length, static_cast<std::int64_t>(s.size()));
+  const std::size_t vocab = static_cast<std::size_t>(impl_->spec.target_vocab);
+  std::vector<double> scores;
+  std::vector<float> row(vocab);
+  for (std::size_t b = 0; b < targets.size(); ++b) {
+    double total = 0.0;
+    for (std::size_t t = 0; t < targets[b].size(); ++t) {
+      const float* at = logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab;
+      std::copy(at, at + vocab, row.begin());
+      log_softmax(row);
+      total += row[static_cast<std::size_t>(targets[b][t])];
+    }
+    scores.push_back(total);
+  }
+  return scores;
+}
+
+}  // namespace invar

@@ -1,0 +1,62 @@
+#pragma once
+// Encoder-decoder transformers (Marian, BART, mBART, Pegasus, M2M100/NLLB, FSMT, T5) on a Backend:
+// one implementation driven by models/seq2seq_spec.hpp. Works on token ids; engine/translator.hpp
+// adds the tokenizer.
+//
+// Generation keeps, per decoder layer, a self-attention cache laid out [capacity, rows, d_model]
+// (time-major, so reordering beams copies exactly the filled positions of the rows that move) and
+// cross-attention keys/values computed once per source and shared by that source's beams. Sources
+// and rows that finish leave the batch, so the per-step cost depends only on the live rows and,
+// inside attention, on the length so far.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/generation.hpp"
+#include "loaders/model_source.hpp"
+#include "models/seq2seq_spec.hpp"
+
+namespace invar {
+
+using TokenIds = std::vector<std::int32_t>;
+
+class Seq2SeqModel {
+ public:
+  // Reads config.json and the weights of `source` onto `backend`; both must outlive the model.
+  // Fails naming the file for a model that is not a supported encoder-decoder.
+  Seq2SeqModel(const ModelSource& source, Backend& backend);
+  ~Seq2SeqModel();
+  Seq2SeqModel(const Seq2SeqModel&) = delete;
+  Seq2SeqModel& operator=(const Seq2SeqModel&) = delete;
+
+  const Seq2SeqSpec& spec() const;
+  // generate()'s settings from config.json (num_beams, max_length, forced tokens, ...).
+  const SearchSettings& default_settings() const;
+
+  // Encoder last hidden states, [B, S, d_model] for the sources right-padded to the longest S
+  // (values at padded positions are unspecified). Sources must be non-empty and within the positions.
+  std::vector<float> encode(const std::vector<TokenIds>& sources);
+
+  // Teacher-forced logits [B, T, target_vocab]: decoder_inputs (start token first) right-padded to
+  // the longest T with the pad token; the causal mask keeps real positions exact.
+  std::vector<float> decoder_logits(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& decoder_inputs);
+
+  // Search (engine/generation.hpp) for every source at once; per source the hypotheses, best first.
+  std::vector<std::vector<Hypothesis>> generate(const std::vector<TokenIds>& sources, const SearchSettings& settings);
+
+  // Forced decoding: for each (source, target) pair, Σ_t log p(target_t | start, target_<t, source)
+  // over the target tokens (include EOS in `target` to score it), as log_softmax of the model's logits.
+  std::vector<double> score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets);
+
+  // Fails with a message naming the source (index) when ids are outside the vocabulary or the
+  // source exceeds the model's positions. Called by every entry point above.
+  void check_sources(const std::vector<TokenIds>& sources) const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace invar

@@ -1,0 +1,78 @@
+#pragma once
+// The encoder-decoder families as specs: what differs between Marian, BART, mBART, Pegasus,
+// M2M100/NLLB, FSMT and T5 is data (norm placement, positions, scaling, tying), read from
+// config.json, plus a table from Hugging Face weight names to the engine's canonical names. One
+// implementation (engine/seq2seq.cpp) runs them all.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"  // Activation
+#include "engine/generation.hpp"
+
+namespace invar {
+
+enum class PositionKind : std::uint8_t {
+  Relative,           // T5: no position embedding, a learned bias on attention scores by bucketed offset
+  Learned,            // BART, mBART: a table whose row position + offset (2) is added
+  SinusoidalHalves,   // Marian, Pegasus: sin(p·ω_i) in the first half, cos in the second, ω_i = 10000^(-2i/d)
+  SinusoidalFairseq,  // M2M100/NLLB, FSMT: ω_i = exp(-i·ln(10000)/(d/2-1)); non-pad tokens at pad + 1 + i
+};
+
+struct Seq2SeqSpec {
+  std::string model_type;  // as config.json says: "marian", "bart", "mbart", "pegasus", "m2m_100", "fsmt", "t5"
+  std::int64_t d_model = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t encoder_heads = 0, decoder_heads = 0;
+  std::int64_t encoder_layers = 0, decoder_layers = 0;
+  std::int64_t encoder_ffn = 0, decoder_ffn = 0;
+  std::int64_t source_vocab = 0, target_vocab = 0;  // differ only for FSMT
+  std::int64_t max_positions = 0;                    // longest sequence; 0 = no limit (T5)
+
+  PositionKind positions = PositionKind::Learned;
+  std::int64_t position_offset = 0;  // table row of position 0
+  bool pre_norm = false;             // normalise before each sublayer (else after the residual add)
+  bool rms_norm = false;             // T5LayerNorm instead of LayerNorm
+  float norm_eps = 1e-5f;
+  bool layernorm_embedding = false;  // LayerNorm right after the embeddings (BART, mBART)
+  bool final_norm = false;           // a norm after the last layer of each stack
+  float embed_scale = 1.0f;          // sqrt(d_model) with scale_embedding
+  bool attention_scaling = true;     // q·k scaled by head_dim^-0.5 (T5: not scaled)
+  bool gated_ffn = false;            // T5 v1.1 "gated-gelu": act(x·wi_0) * (x·wi_1)
+  Activation activation = Activation::GeluErf;
+  bool final_logits_bias = false;
+  float lm_input_scale = 1.0f;       // T5 with tied embeddings: d_model^-0.5 before the LM head
+  std::int64_t relative_buckets = 0, relative_max_distance = 0;
+
+  std::int32_t pad_token_id = 0;
+  std::int32_t eos_token_id = 0;
+  std::int32_t decoder_start_token_id = 0;
+};
+
+// Reads the spec from config.json; `where` names the file in errors. Fails clearly for a model that
+// is not an encoder-decoder of a supported family (e.g. "bert is an encoder-only model").
+Seq2SeqSpec seq2seq_spec(const nlohmann::json& config, const std::string& where);
+
+// Hugging Face generate()'s settings as config.json sets them (PretrainedConfig 4.19 defaults for
+// keys it lacks), for this model's special tokens.
+SearchSettings search_defaults(const nlohmann::json& config, const Seq2SeqSpec& spec);
+
+// One weight: its canonical name, and the Hugging Face names it may be stored under (first found
+// wins: tied weights are stored once, under any of the names).
+struct WeightName {
+  std::string canonical;
+  std::vector<std::string> stored;
+  bool required = true;  // optional: sinusoidal tables (computed when absent), biases T5 lacks
+};
+
+// Canonical names: "{enc,dec}.embed_tokens", "{enc,dec}.embed_positions", "{enc,dec}.embed_norm.{weight,bias}",
+// "{enc,dec}.final_norm.{weight,bias}", "{enc,dec}.relative_attention_bias",
+// "{enc,dec}.layers.N.{self_attn,cross_attn}.{q,k,v,o}.{weight,bias}",
+// "{enc,dec}.layers.N.{self_attn_norm,cross_attn_norm,ffn_norm}.{weight,bias}",
+// "{enc,dec}.layers.N.ffn.{in,gate,out}.{weight,bias}", "lm_head", "final_logits_bias".
+std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const nlohmann::json& config);
+
+}  // namespace invar
