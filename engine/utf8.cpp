@@ -57,6 +57,38 @@ bool is_python_space(char32_t c) {
 
 namespace {
 
+// The code point that starts at text[pos] (U+FFFD when invalid) and its length in bytes.
+char32_t code_point_at(std::string_view text, std::size_t pos, std::size_t& length) {
+  utf8proc_int32_t cp = 0;
+  auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
+                            static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
+  length = n > 0 ? static_cast<std::size_t>(n) : 1;
+  return n > 0 ? static_cast<char32_t>(cp) : U'\uFFFD';
+}
+
+}  // namespace
+
+std::string_view python_lstrip(std::string_view text) {
+  std::size_t pos = 0, length = 0;
+  while (pos < text.size() && is_python_space(code_point_at(text, pos, length))) pos += length;
+  return text.substr(pos);
+}
+
+std::string_view python_rstrip(std::string_view text) {
+  std::size_t end = text.size(), length = 0;
+  while (end > 0) {
+    std::size_t start = end - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    if (!is_python_space(code_point_at(text, start, length)) || start + length != end) break;
+    end = start;
+  }
+  return text.substr(0, end);
+}
+
+std::string_view python_strip(std::string_view text) { return python_rstrip(python_lstrip(text)); }
+
+namespace {
+
 // Unicode's Cased and Case_Ignorable properties, which decide the Final_Sigma context. utf8proc
 // has no direct query: Cased = has a case mapping or is titlecase; Case_Ignorable = the
 // categories Mn, Me, Cf, Lm, Sk plus the Word_Break MidLetter / MidNumLet / Single_Quote marks.

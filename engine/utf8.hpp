@@ -20,6 +20,11 @@ void append_utf8(std::string& out, char32_t code_point);
 // U+3000) — but not the zero-width space U+200B nor U+FEFF.
 bool is_python_space(char32_t c);
 
+// Python's str.lstrip() / rstrip() / strip() without arguments, on UTF-8 text.
+std::string_view python_lstrip(std::string_view text);
+std::string_view python_rstrip(std::string_view text);
+std::string_view python_strip(std::string_view text);
+
 // Python's str.lower(): full Unicode lowercase mapping, i.e. utf8proc's simple mapping plus the
 // special cases Python applies: U+0130 (İ) becomes "i\u0307" and capital sigma becomes final sigma
 // ς at the end of a word (Final_Sigma context of Unicode SpecialCasing).

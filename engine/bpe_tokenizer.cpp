@@ -1,0 +1,292 @@
+// Byte-level BPE as transformers 4.19's GPT2Tokenizer / RobertaTokenizer / BartTokenizer: GPT-2's
+// pre-tokenization regex (PCRE2 with Unicode properties), every byte of a word mapped to a
+// printable character (bytes_to_unicode), merges applied by rank, results cached per word.
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <array>
+#include <mutex>
+#include <unordered_map>
+
+#include "engine/error.hpp"
+#include "engine/tokenizer_files.hpp"
+#include "engine/utf8.hpp"
+
+namespace invar {
+namespace {
+
+// GPT-2's pattern. Python's `regex` module takes \s as Unicode White_Space; PCRE2's UCP \s is
+// Z + \t\n\v\f\r, which lacks only NEL (U+0085), added here.
+constexpr const char* kPattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\x{85}\p{L}\p{N}]+|[\s\x{85}]+(?![^\s\x{85}])|[\s\x{85}]+)";
+
+class Regex {
+ public:
+  Regex() {
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &error,
+                          &offset, nullptr);
+    if (!code_) {
+      PCRE2_UCHAR message[256];
+      pcre2_get_error_message(error, message, sizeof message);
+      fail("cannot compile the GPT-2 pre-tokenization pattern: {}", reinterpret_cast<const char*>(message));
+    }
+    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // falls back to the interpreter when JIT is unavailable
+  }
+  ~Regex() { pcre2_code_free(code_); }
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
+
+  // re.findall: the successive non-overlapping matches.
+  std::vector<std::string_view> find_all(std::string_view text) const {
+    std::vector<std::string_view> matches;
+    pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_, nullptr);
+    PCRE2_SIZE pos = 0;
+    while (pos < text.size()) {
+      int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), pos, PCRE2_NO_UTF_CHECK, data,
+                           nullptr);
+      if (rc == PCRE2_ERROR_NOMATCH) break;
+      if (rc < 0) {
+        pcre2_match_data_free(data);
+        fail("GPT-2 pre-tokenization failed (PCRE2 error {})", rc);
+      }
+      PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
+      if (ovector[1] <= ovector[0]) break;  // the pattern never matches empty text
+      matches.push_back(text.substr(ovector[0], ovector[1] - ovector[0]));
+      pos = ovector[1];
+    }
+    pcre2_match_data_free(data);
+    return matches;
+  }
+
+ private:
+  pcre2_code* code_ = nullptr;
+};
+
+// bytes_to_unicode: printable Latin-1 bytes stand for themselves, the rest map to U+0100 upwards.
+std::array<char32_t, 256> byte_to_char_table() {
+  std::array<char32_t, 256> table{};
+  std::array<bool, 256> printable{};
+  for (int b = '!'; b <= '~'; ++b) printable[b] = true;
+  for (int b = 0xA1; b <= 0xAC; ++b) printable[b] = true;
+  for (int b = 0xAE; b <= 0xFF; ++b) printable[b] = true;
+  char32_t next = 256;
+  for (int b = 0; b < 256; ++b) table[b] = printable[b] ? static_cast<char32_t>(b) : next++;
+  return table;
+}
+
+// bytes.decode("utf-8", errors="replace"): each maximal ill-formed subsequence becomes one U+FFFD.
+std::string decode_utf8_replacing(const std::string& bytes) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    auto b = static_cast<unsigned char>(bytes[i]);
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;
+    if (b < 0x80) length = 1;
+    else if (b >= 0xC2 && b <= 0xDF) length = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+      length = 3;
+      if (b == 0xE0) low = 0xA0;
+      if (b == 0xED) high = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      length = 4;
+      if (b == 0xF0) low = 0x90;
+      if (b == 0xF4) high = 0x8F;
+    }
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    std::size_t good = 1;
+    for (; good < length && i + good < bytes.size(); ++good) {
+      auto c = static_cast<unsigned char>(bytes[i + good]);
+      if (c < (good == 1 ? low : 0x80) || c > (good == 1 ? high : 0xBF)) break;
+    }
+    if (good == length) {
+      out.append(bytes, i, length);
+    } else {
+      out += "\xEF\xBF\xBD";
+    }
+    i += good;
+  }
+  return out;
+}
+
+class BpeTokenizer final : public Tokenizer {
+ public:
+  BpeTokenizer(const TokenizerFiles& files, const std::string& family) {
+    auto encoder = files.read_json("vocab.json", "the byte-level BPE vocabulary");
+    if (!encoder.is_object()) fail("{}: vocab.json must map tokens to ids", files.path());
+    for (const auto& [token, id] : encoder.items()) {
+      if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
+        fail("{}: vocab.json: the id of '{}' is not a non-negative integer", files.path(), token);
+      vocab_.add(token, id.get<std::int32_t>());
+    }
+    base_vocab_size_ = encoder.size();
+    load_merges(files);
+    add_prefix_space_ = files.flag("add_prefix_space", false);
+    auto table = byte_to_char_table();
+    for (int b = 0; b < 256; ++b) {
+      std::string encoded;
+      append_utf8(encoded, table[b]);
+      byte_chars_[b] = encoded;
+      char_bytes_.emplace(table[b], static_cast<char>(b));
+    }
+
+    // RobertaTokenizer.__init__ wraps string special tokens in AddedToken (no stripping, the
+    // mask token strips on its left).
+    SpecialTokens defaults;
+    defaults.bos = defaults.cls = added_token("<s>", false, false);
+    defaults.eos = defaults.sep = added_token("</s>", false, false);
+    defaults.unk = added_token("<unk>", false, false);
+    defaults.pad = added_token("<pad>", false, false);
+    defaults.mask = added_token("<mask>", true, false);
+    init_base(family, files.special_tokens(defaults, TokenizerFiles::Wrap::All), files);
+    auto cls = require_special(specials().cls, "classification (cls)");
+    auto sep = require_special(specials().sep, "separator (sep)");
+    layout_.prefix = {cls};
+    layout_.middle = {sep, sep};
+    layout_.suffix = {sep};
+  }
+
+  std::string_view algorithm() const override { return "bpe"; }
+
+ protected:
+  std::string prepare_text(std::string_view text) const override {
+    // RobertaTokenizer.prepare_for_tokenization: a space before text not starting with one.
+    std::string prepared;
+    prepared.reserve(text.size() + 1);
+    if (add_prefix_space_ && !text.empty() && python_lstrip(text).size() == text.size()) prepared.push_back(' ');
+    prepared.append(text.data(), text.size());
+    return prepared;
+  }
+
+  std::vector<std::string> split_text(std::string_view text, Side) const override {
+    std::vector<std::string> pieces;
+    for (auto word : regex().find_all(text)) {
+      std::string mapped;
+      for (char byte : word) mapped += byte_chars_[static_cast<unsigned char>(byte)];
+      auto merged = bpe(mapped);
+      pieces.insert(pieces.end(), merged.begin(), merged.end());
+    }
+    return pieces;
+  }
+
+  std::string tokens_to_text(const std::vector<std::string>& tokens, Side) const override {
+    std::string bytes;
+    for (const auto& token : tokens) {
+      for (char32_t c : decode_utf8(token)) {
+        auto it = char_bytes_.find(c);
+        if (it != char_bytes_.end())
+          bytes.push_back(it->second);
+        else
+          append_utf8(bytes, c);  // not a byte character: keep it as text
+      }
+    }
+    return decode_utf8_replacing(bytes);
+  }
+
+  const Vocab& vocab(Side) const override { return vocab_; }
+  const SpecialLayout& layout(Side) const override { return layout_; }
+  std::size_t base_vocab_size() const override { return base_vocab_size_; }
+
+ private:
+  static const Regex& regex() {
+    static const Regex instance;
+    return instance;
+  }
+
+  // merges.txt: a "#version" line, then "first second" per line; Hugging Face drops the first and
+  // the last line (split("\n")[1:-1]), so a file without a final newline loses its last merge.
+  void load_merges(const TokenizerFiles& files) {
+    auto text = files.read("merges.txt", "the byte-level BPE merges");
+    std::vector<std::string_view> lines;
+    std::string_view rest = text;
+    for (auto end = rest.find('\n'); end != std::string_view::npos; end = rest.find('\n')) {
+      lines.push_back(rest.substr(0, end));
+      rest.remove_prefix(end + 1);
+    }
+    lines.push_back(rest);
+    for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+      std::vector<std::string> parts;
+      std::string part;
+      for (char32_t c : decode_utf8(lines[i])) {
+        if (is_python_space(c)) {
+          if (!part.empty()) parts.push_back(std::move(part));
+          part.clear();
+        } else {
+          append_utf8(part, c);
+        }
+      }
+      if (!part.empty()) parts.push_back(std::move(part));
+      // dict(zip(merges, range(...))): a line that is not a pair never matches; a repeated pair
+      // keeps its last rank.
+      if (parts.size() == 2) ranks_[parts[0] + ' ' + parts[1]] = static_cast<std::int32_t>(i - 1);
+    }
+  }
+
+  // GPT2Tokenizer.bpe: merge the lowest-ranked adjacent pair, everywhere, until none is known.
+  std::vector<std::string> bpe(const std::string& word) const {
+    {
+      std::lock_guard lock(cache_mutex_);
+      if (auto it = cache_.find(word); it != cache_.end()) return it->second;
+    }
+    std::vector<std::string> symbols;
+    for (char32_t c : decode_utf8(word)) {
+      std::string symbol;
+      append_utf8(symbol, c);
+      symbols.push_back(std::move(symbol));
+    }
+    while (symbols.size() > 1) {
+      std::int32_t best_rank = INT32_MAX;
+      std::size_t best = 0;
+      for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
+        auto it = ranks_.find(symbols[i] + ' ' + symbols[i + 1]);
+        if (it != ranks_.end() && it->second < best_rank) {
+          best_rank = it->second;
+          best = i;
+        }
+      }
+      if (best_rank == INT32_MAX) break;
+      std::string first = symbols[best], second = symbols[best + 1];
+      std::vector<std::string> merged;
+      merged.reserve(symbols.size());
+      for (std::size_t i = 0; i < symbols.size();) {
+        if (i + 1 < symbols.size() && symbols[i] == first && symbols[i + 1] == second) {
+          merged.push_back(first + second);
+          i += 2;
+        } else {
+          merged.push_back(symbols[i++]);
+        }
+      }
+      symbols = std::move(merged);
+    }
+    std::lock_guard lock(cache_mutex_);
+    if (cache_.size() >= kCacheLimit) cache_.clear();
+    cache_.emplace(word, symbols);
+    return symbols;
+  }
+
+  static constexpr std::size_t kCacheLimit = 1 << 16;
+
+  Vocab vocab_;
+  std::size_t base_vocab_size_ = 0;
+  std::unordered_map<std::string, std::int32_t> ranks_;
+  std::array<std::string, 256> byte_chars_;
+  std::unordered_map<char32_t, char> char_bytes_;
+  bool add_prefix_space_ = false;
+  SpecialLayout layout_;
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<std::string, std::vector<std::string>> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const std::string& family) {
+  return std::make_unique<BpeTokenizer>(files, family);
+}
+
+}  // namespace invar
