@@ -33,6 +33,9 @@ const std::vector<std::string> kWmt21Languages = {"en", "ha", "is", "ja", "cs", 
 
 const std::string kSpieceUnderline = "\u2581";
 
+// Bound on configured counts of reserved ids (Pegasus offset, T5 extra_ids, M2M100 made-up words).
+constexpr std::int64_t kMaxReservedIds = 100000;
+
 // How convert_tokens_to_string turns pieces back into text.
 enum class DecodeMode {
   Join,            // XLM-R, mBART: "".join(tokens).replace("▁", " ").strip()
@@ -71,22 +74,21 @@ std::string some_codes(const std::vector<std::string>& codes) {
 class SentencePieceTokenizer final : public Tokenizer {
  public:
   SentencePieceTokenizer(const TokenizerFiles& files, const std::string& family) : family_(family) {
+    SpecialTokens tokens;
     if (family == "xlm-roberta" || family == "mbart")
-      init_fairseq(files);
+      tokens = init_fairseq(files);
     else if (family == "marian")
-      init_marian(files);
+      tokens = init_marian(files);
     else if (family == "pegasus")
-      init_pegasus(files);
+      tokens = init_pegasus(files);
     else if (family == "m2m_100")
-      init_m2m100(files);
+      tokens = init_m2m100(files);
     else if (family == "t5")
-      init_t5(files);
+      tokens = init_t5(files);
     else
       fail("{}: no SentencePiece tokenizer for model family '{}'", files.path(), family);
-    for (const auto* token : {&specials().bos, &specials().eos, &specials().unk, &specials().sep, &specials().pad,
-                              &specials().cls, &specials().mask})
-      if (*token) special_contents_.push_back((*token)->content);
-    for (const auto& token : specials().additional) special_contents_.push_back(token.content);
+    init_base(family_, std::move(tokens), files);
+    build_layouts();
   }
 
   std::string_view algorithm() const override { return "sentencepiece"; }
@@ -147,7 +149,7 @@ class SentencePieceTokenizer final : public Tokenizer {
         std::string out;
         std::vector<std::string> run;
         for (const auto& token : tokens) {
-          if (std::find(special_contents_.begin(), special_contents_.end(), token) != special_contents_.end()) {
+          if (is_special_token(token)) {
             out += spm(side).DecodePieces(run) + token + " ";
             run.clear();
           } else {
@@ -180,7 +182,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   }
 
   // XLMRobertaTokenizer / MBartTokenizer.
-  void init_fairseq(const TokenizerFiles& files) {
+  // Loads the vocabularies, sets the decoding rule, returns the special tokens.
+  SpecialTokens init_fairseq(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "sentencepiece.bpe.model");
     auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
     const std::int32_t offset = 1;
@@ -205,24 +208,14 @@ class SentencePieceTokenizer final : public Tokenizer {
     defaults.pad = plain_token("<pad>");
     defaults.mask = added_token("<mask>", true, false);
     auto specials = files.special_tokens(defaults, TokenizerFiles::Wrap::MaskOnly);
-    if (family_ == "mbart") {
-      // MBartTokenizer: the language codes first, then any other additional special tokens.
-      std::vector<SpecialToken> additional;
-      for (const auto& code : languages_) additional.push_back(plain_token(code));
-      for (const auto& token : specials.additional)
-        if (std::find(languages_.begin(), languages_.end(), token.content) == languages_.end())
-          additional.push_back(token);
-      specials.additional = std::move(additional);
-      source_language_ = files.string("src_lang").value_or("en_XX");
-      target_language_ = files.string("tgt_lang");
-    }
-    init_base(family_, std::move(specials), files);
+    // MBartTokenizer: the language codes first, then any other additional special tokens.
+    if (family_ == "mbart") add_language_tokens(specials, files, true, "en_XX");
     decode_mode_ = DecodeMode::Join;
-    build_layouts();
+    return specials;
   }
 
   // MarianTokenizer.
-  void init_marian(const TokenizerFiles& files) {
+  SpecialTokens init_marian(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "source.spm");
     target_spm_ = load_spm(files, "target.spm");
     source_vocab_ = load_json_vocab(files, "vocab.json");
@@ -240,18 +233,14 @@ class SentencePieceTokenizer final : public Tokenizer {
       if (token && token->size() > 4 && token->starts_with(">>") && token->ends_with("<<"))
         languages_.push_back(token->substr(2, token->size() - 4));
     }
-    init_base(family_, std::move(specials), files);
     decode_mode_ = DecodeMode::Spm;
-    build_layouts();
+    return specials;
   }
 
   // PegasusTokenizer.
-  void init_pegasus(const TokenizerFiles& files) {
+  SpecialTokens init_pegasus(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "spiece.model");
-    std::int64_t offset = 103;
-    if (auto it = files.tokenizer_config().find("offset"); it != files.tokenizer_config().end() && it->is_number_integer())
-      offset = it->get<std::int64_t>();
-    if (offset < 0 || offset > 100000) fail("{}: tokenizer_config.json: offset {} is out of range", files.path(), offset);
+    auto offset = files.integer("offset", 103, kMaxReservedIds);
     std::optional<std::string> mask_sent = "<mask_1>";
     if (auto it = files.tokenizer_config().find("mask_token_sent"); it != files.tokenizer_config().end())
       mask_sent = it->is_string() ? std::optional<std::string>(it->get<std::string>()) : std::nullopt;
@@ -283,13 +272,12 @@ class SentencePieceTokenizer final : public Tokenizer {
     for (std::int32_t id = 0; id < pieces; ++id)
       source_vocab_.add(source_spm_->IdToPiece(id), id + static_cast<std::int32_t>(offset));
     base_vocab_size_ = static_cast<std::size_t>(pieces + offset);
-    init_base(family_, std::move(specials), files);
     decode_mode_ = DecodeMode::Spm;
-    build_layouts();
+    return specials;
   }
 
   // M2M100Tokenizer.
-  void init_m2m100(const TokenizerFiles& files) {
+  SpecialTokens init_m2m100(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "sentencepiece.bpe.model");
     auto encoder = load_json_vocab(files, "vocab.json");
     auto language_set = files.string("language_codes").value_or("m2m100");
@@ -299,10 +287,7 @@ class SentencePieceTokenizer final : public Tokenizer {
       languages_ = kWmt21Languages;
     else
       fail("{}: tokenizer_config.json: language_codes '{}' is neither m2m100 nor wmt21", files.path(), language_set);
-    std::int64_t madeup = 8;
-    if (auto it = files.tokenizer_config().find("num_madeup_words");
-        it != files.tokenizer_config().end() && it->is_number_integer())
-      madeup = std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 100000);
+    auto madeup = files.integer("num_madeup_words", 8, kMaxReservedIds);
     // Language tokens win over vocab.json entries of the same spelling (_convert_token_to_id).
     auto size = static_cast<std::int32_t>(encoder.size());
     for (std::size_t i = 0; i < languages_.size(); ++i)
@@ -317,25 +302,16 @@ class SentencePieceTokenizer final : public Tokenizer {
     defaults.pad = plain_token("<pad>");
     defaults.unk = plain_token("<unk>");
     auto specials = files.special_tokens(defaults, TokenizerFiles::Wrap::None);
-    for (const auto& code : languages_) {
-      auto token = "__" + code + "__";
-      bool present = std::any_of(specials.additional.begin(), specials.additional.end(),
-                                 [&](const SpecialToken& t) { return t.content == token; });
-      if (!present) specials.additional.push_back(plain_token(token));
-    }
-    source_language_ = files.string("src_lang").value_or("en");
-    target_language_ = files.string("tgt_lang");
-    init_base(family_, std::move(specials), files);
+    // M2M100Tokenizer: the configured additional special tokens, then the missing language tokens.
+    add_language_tokens(specials, files, false, "en");
     decode_mode_ = DecodeMode::Spm;
-    build_layouts();
+    return specials;
   }
 
   // T5Tokenizer.
-  void init_t5(const TokenizerFiles& files) {
+  SpecialTokens init_t5(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "spiece.model");
-    std::int64_t extra_ids = 100;
-    if (auto it = files.tokenizer_config().find("extra_ids"); it != files.tokenizer_config().end() && it->is_number_integer())
-      extra_ids = std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 100000);
+    auto extra_ids = files.integer("extra_ids", 100, kMaxReservedIds);
     auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
     for (std::int32_t id = 0; id < pieces; ++id) source_vocab_.add(source_spm_->IdToPiece(id), id);
     base_vocab_size_ = static_cast<std::size_t>(pieces + extra_ids);
@@ -347,9 +323,26 @@ class SentencePieceTokenizer final : public Tokenizer {
     defaults.unk = plain_token("<unk>");
     defaults.pad = plain_token("<pad>");
     for (std::int64_t i = 0; i < extra_ids; ++i) defaults.additional.push_back(plain_token(fmt::format("<extra_id_{}>", i)));
-    init_base(family_, files.special_tokens(defaults, TokenizerFiles::Wrap::None), files);
     decode_mode_ = DecodeMode::SpmKeepSpecial;
-    build_layouts();
+    return files.special_tokens(defaults, TokenizerFiles::Wrap::None);
+  }
+
+  // The language tokens become additional special tokens (before or after the configured ones);
+  // src_lang / tgt_lang come from tokenizer_config.json.
+  void add_language_tokens(SpecialTokens& tokens, const TokenizerFiles& files, bool first, const char* source) {
+    std::vector<SpecialToken> languages;
+    for (const auto& code : languages_) languages.push_back(plain_token(family_ == "m2m_100" ? "__" + code + "__" : code));
+    tokens.additional = first ? merged(languages, tokens.additional) : merged(tokens.additional, languages);
+    source_language_ = files.string("src_lang").value_or(source);
+    target_language_ = files.string("tgt_lang");
+  }
+
+  // front, then the tokens of back it lacks.
+  static std::vector<SpecialToken> merged(std::vector<SpecialToken> front, const std::vector<SpecialToken>& back) {
+    for (const auto& token : back)
+      if (std::none_of(front.begin(), front.end(), [&](const SpecialToken& t) { return t.content == token.content; }))
+        front.push_back(token);
+    return front;
   }
 
   std::string language_token(std::string_view code) const {
@@ -431,7 +424,6 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::vector<std::string> languages_;
   std::string source_language_;
   std::optional<std::string> target_language_;
-  std::vector<std::string> special_contents_;
 };
 
 }  // namespace

@@ -288,6 +288,11 @@ bool Tokenizer::is_special(std::int32_t id) const {
 
 std::vector<std::int32_t> Tokenizer::special_ids() const { return special_ids_; }
 
+bool Tokenizer::is_special_token(std::string_view token) const {
+  return std::any_of(all_specials_.begin(), all_specials_.end(),
+                     [&](const SpecialToken& special) { return special.content == token; });
+}
+
 std::optional<std::int32_t> Tokenizer::special_id(const std::optional<SpecialToken>& token) const {
   if (!token) return std::nullopt;
   if (auto id = find_token(token->content)) return id;
@@ -316,7 +321,6 @@ void Tokenizer::init_base(std::string family, SpecialTokens specials, const Toke
   family_ = std::move(family);
   specials_ = std::move(specials);
 
-  // all_special_tokens_extended: the attributes in HF's order, then the additional ones, unique.
   std::vector<SpecialToken> all;
   auto collect = [&](const std::optional<SpecialToken>& token) {
     if (!token) return;
@@ -334,9 +338,6 @@ void Tokenizer::init_base(std::string family, SpecialTokens specials, const Toke
     added_.emplace(content, id);
     added_by_id_.push_back(content);
   };
-  auto is_special_content = [&](const std::string& content) {
-    return std::any_of(all.begin(), all.end(), [&](const SpecialToken& t) { return t.content == content; });
-  };
   std::vector<SpecialToken> no_split = all;
   // added_tokens.json: user-added tokens, which must continue the vocabulary in order.
   auto added = files.added_tokens();
@@ -353,7 +354,8 @@ void Tokenizer::init_base(std::string family, SpecialTokens specials, const Toke
         fail("{}: added_tokens.json: '{}' has id {}, but the vocabulary continues at {}", files.path(), token, id,
              vocab_size());
       add_token(token);
-      if (!is_special_content(token)) no_split.push_back(plain_token(token));
+      bool special = std::any_of(all.begin(), all.end(), [&](const SpecialToken& t) { return t.content == token; });
+      if (!special) no_split.push_back(plain_token(token));
     }
   }
   // sanitize_special_tokens: special tokens the vocabulary lacks get the next free ids.
@@ -361,6 +363,7 @@ void Tokenizer::init_base(std::string family, SpecialTokens specials, const Toke
     if (!find_token(token.content) && !(specials_.unk && token.content == specials_.unk->content))
       add_token(token.content);
 
+  all_specials_ = all;
   std::stable_sort(no_split.begin(), no_split.end(),
                    [](const SpecialToken& x, const SpecialToken& y) { return x.content.size() > y.content.size(); });
   no_split_ = std::move(no_split);
@@ -437,6 +440,14 @@ std::optional<std::string> TokenizerFiles::string(const char* key) const {
   if (it == tokenizer_config_.end() || it->is_null()) return std::nullopt;
   if (!it->is_string()) fail("{}: tokenizer_config.json: '{}' must be a string", path(), key);
   return it->get<std::string>();
+}
+
+std::int64_t TokenizerFiles::integer(const char* key, std::int64_t fallback, std::int64_t limit) const {
+  auto it = tokenizer_config_.find(key);
+  if (it == tokenizer_config_.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > limit)
+    fail("{}: tokenizer_config.json: '{}' must be an integer from 0 to {}", path(), key, limit);
+  return it->get<std::int64_t>();
 }
 
 nlohmann::json TokenizerFiles::added_tokens() const {

@@ -168,6 +168,9 @@ class Tokenizer {
   void init_base(std::string family, SpecialTokens specials, const TokenizerFiles& files);
   std::optional<std::int32_t> special_id(const std::optional<SpecialToken>& token) const;
   const SpecialTokens& specials() const { return specials_; }
+  // HF's all_special_tokens_extended: the attributes in order, then the additional ones, unique.
+  const std::vector<SpecialToken>& all_special_tokens() const { return all_specials_; }
+  bool is_special_token(std::string_view token) const;
   std::int32_t require_special(const std::optional<SpecialToken>& token, std::string_view name) const;
 
  private:
@@ -177,6 +180,7 @@ class Tokenizer {
 
   std::string family_;
   SpecialTokens specials_;
+  std::vector<SpecialToken> all_specials_;
   std::vector<SpecialToken> no_split_;          // special tokens, longest first
   std::array<bool, 256> no_split_starts_{};     // first bytes of no_split_, to skip the rest fast
   std::unordered_map<std::string, std::int32_t> added_;  // special tokens missing from the vocabulary

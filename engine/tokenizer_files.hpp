@@ -27,6 +27,8 @@ class TokenizerFiles {
   // tokenizer_config.json's value for key, or fallback when absent or null.
   bool flag(const char* key, bool fallback) const;
   std::optional<std::string> string(const char* key) const;
+  // An integer in [0, limit]; fails naming the key when it is out of range.
+  std::int64_t integer(const char* key, std::int64_t fallback, std::int64_t limit) const;
 
   // How a family's __init__ treats special tokens given as plain strings: RoBERTa-style
   // tokenizers wrap them in AddedToken(lstrip=False, rstrip=False), XLM-R-style ones only the mask

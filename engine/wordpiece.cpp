@@ -118,10 +118,7 @@ class WordPieceTokenizer final : public Tokenizer {
       defaults.mask = plain_token("[MASK]");
     }
     init_base(family, files.special_tokens(defaults, wrap), files);
-    for (const auto* token : {&specials().bos, &specials().eos, &specials().unk, &specials().sep, &specials().pad,
-                              &specials().cls, &specials().mask})
-      if (*token) never_split_.insert((*token)->content);
-    for (const auto& token : specials().additional) never_split_.insert(token.content);
+    for (const auto& token : all_special_tokens()) never_split_.insert(token.content);
     never_split_.insert(config_never_split_.begin(), config_never_split_.end());
     unk_ = specials().unk ? specials().unk->content : "[UNK]";
 
