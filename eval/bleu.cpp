@@ -250,6 +250,26 @@ Signature Bleu::signature(int nrefs) const {
 
 ScoreReport Bleu::report(const BleuScore& score) const { return {"BLEU", score.score, score.verbose()}; }
 
+std::vector<double> Bleu::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
+  const auto s = segment_stats(hypothesis, references);
+  std::vector<double> row{static_cast<double>(s.sys_len), static_cast<double>(s.ref_len)};
+  for (auto c : s.correct) row.push_back(static_cast<double>(c));
+  for (auto t : s.total) row.push_back(static_cast<double>(t));
+  return row;
+}
+
+ScoreReport Bleu::report_row(const std::vector<double>& summed) const {
+  if (summed.size() != 2 + 2 * kBleuMaxOrder) fail("BLEU: expected {} statistics, got {}", 2 + 2 * kBleuMaxOrder, summed.size());
+  BleuStats s;
+  s.sys_len = std::llround(summed[0]);
+  s.ref_len = std::llround(summed[1]);
+  for (int n = 0; n < kBleuMaxOrder; ++n) {
+    s.correct[n] = std::llround(summed[2 + n]);
+    s.total[n] = std::llround(summed[2 + kBleuMaxOrder + n]);
+  }
+  return report(compute(s));
+}
+
 CommutativeScore commutative_bleu(std::string_view a, std::string_view b, const Bleu& bleu) {
   CommutativeScore out;
   out.forward = bleu.sentence_score(a, b).score;

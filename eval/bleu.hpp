@@ -61,7 +61,7 @@ struct BleuScore {
   std::string verbose() const;
 };
 
-class Bleu {
+class Bleu : public CorpusMetric {
  public:
   explicit Bleu(BleuOptions options = {});
   const BleuOptions& options() const { return options_; }
@@ -84,8 +84,13 @@ class Bleu {
                                          const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
   // nrefs as computed by reference_count() (-1 = var).
-  Signature signature(int nrefs) const;
+  Signature signature(int nrefs) const override;
   ScoreReport report(const BleuScore& score) const;
+
+  // Row: sys_len, ref_len, correct[4], total[4].
+  std::vector<double> segment_row(std::string_view hypothesis,
+                                  const std::vector<std::string>& references) const override;
+  ScoreReport report_row(const std::vector<double>& summed) const override;
 
  private:
   BleuOptions options_;

@@ -4,6 +4,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/error.hpp"
 #include "engine/utf8.hpp"
@@ -242,6 +243,18 @@ Signature ChrF::signature(int nrefs) const {
 }
 
 ScoreReport ChrF::report(double score) const { return {name(), score, ""}; }
+
+std::vector<double> ChrF::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
+  const auto stats = segment_stats(hypothesis, references);
+  return std::vector<double>(stats.begin(), stats.end());
+}
+
+ScoreReport ChrF::report_row(const std::vector<double>& summed) const {
+  if (summed.size() != stats_size()) fail("chrF: expected {} statistics, got {}", stats_size(), summed.size());
+  std::vector<std::int64_t> stats(summed.size());
+  for (std::size_t k = 0; k < summed.size(); ++k) stats[k] = std::llround(summed[k]);
+  return report(f_score(stats.data()));
+}
 
 CommutativeScore commutative_chrf(std::string_view a, std::string_view b, const ChrF& chrf) {
   CommutativeScore out;

@@ -24,7 +24,7 @@ struct ChrfOptions {
   bool eps_smoothing = false;  // chrF++.py / NLTK / Moses style instead of effective-order averaging
 };
 
-class ChrF {
+class ChrF : public CorpusMetric {
  public:
   explicit ChrF(ChrfOptions options = {});
   const ChrfOptions& options() const { return options_; }
@@ -51,8 +51,13 @@ class ChrF {
 
   // "chrF2", "chrF2++" (one "+" per word order), as sacrebleu names the score.
   std::string name() const;
-  Signature signature(int nrefs) const;
+  Signature signature(int nrefs) const override;
   ScoreReport report(double score) const;
+
+  // Row: the stats_size() statistics.
+  std::vector<double> segment_row(std::string_view hypothesis,
+                                  const std::vector<std::string>& references) const override;
+  ScoreReport report_row(const std::vector<double>& summed) const override;
 
   // sacrebleu's CHRF._remove_punctuation: whitespace-split words, one leading or trailing ASCII
   // punctuation character split off words longer than one character ("(hi)" → "(hi", ")").

@@ -33,11 +33,6 @@ double t_cdf(double t, double df) {
   return bm::cdf(bm::students_t_distribution<double, Policy>(df), t);
 }
 
-double t_ppf(double q, double df) {
-  if (any_nan(q, df) || !(df > 0) || q < 0 || q > 1) return kNaN;
-  return bm::quantile(bm::students_t_distribution<double, Policy>(df), q);
-}
-
 double normal_cdf(double z) {
   if (std::isnan(z)) return kNaN;
   if (std::isinf(z)) return z > 0 ? 1.0 : 0.0;
@@ -74,6 +69,11 @@ double beta_sf(double x, double a, double b) {
 double beta_ppf(double q, double a, double b) {
   if (any_nan(q, a, b) || q < 0 || q > 1) return kNaN;
   return bm::quantile(bm::beta_distribution<double, Policy>(a, b), q);
+}
+
+double beta_isf(double q, double a, double b) {
+  if (any_nan(q, a, b) || q < 0 || q > 1) return kNaN;
+  return bm::quantile(bm::complement(bm::beta_distribution<double, Policy>(a, b), q));
 }
 
 double binomial_pmf(double k, double n, double p) {

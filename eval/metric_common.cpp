@@ -64,4 +64,18 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   if (error) std::rethrow_exception(error);
 }
 
+std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, const std::vector<std::string>& hyps,
+                                              const std::vector<std::vector<std::string>>& refs, int threads) {
+  return score_segments<std::vector<double>>("metric", hyps, refs, threads,
+                                             [&](auto& h, auto& r) { return metric.segment_row(h, r); });
+}
+
+std::vector<double> sum_rows(const std::vector<std::vector<double>>& rows) {
+  if (rows.empty()) fail("no segments to score");
+  std::vector<double> sum(rows[0].size(), 0.0);
+  for (const auto& row : rows)
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += row[k];
+  return sum;
+}
+
 }  // namespace invar::metrics

@@ -4,9 +4,30 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "eval/metric_report.hpp"
+
 namespace invar::metrics {
+
+// What corpus-level tools (the CLI, bootstrap resampling, meta-evaluation) need from BLEU, chrF and
+// TER: per-segment sufficient statistics as a row of numbers whose column sums give the corpus
+// statistics, and the score / report / signature from such a sum.
+class CorpusMetric {
+ public:
+  virtual ~CorpusMetric() = default;
+  virtual std::vector<double> segment_row(std::string_view hypothesis,
+                                          const std::vector<std::string>& references) const = 0;
+  virtual ScoreReport report_row(const std::vector<double>& summed) const = 0;
+  double score_row(const std::vector<double>& summed) const { return report_row(summed).score; }
+  virtual Signature signature(int nrefs) const = 0;
+};
+
+// Rows of every segment (computed on `threads` threads) and their column sums, in order.
+std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, const std::vector<std::string>& hyps,
+                                              const std::vector<std::vector<std::string>>& refs, int threads = 1);
+std::vector<double> sum_rows(const std::vector<std::vector<double>>& rows);
 
 // A metric computed in both directions, metric(a, [b]) and metric(b, [a]), and their mean: the
 // commutative scores of isometry studies (e.g. chrF̄2).

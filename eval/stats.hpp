@@ -105,6 +105,31 @@ ChiSquare chisquare(const std::vector<double>& observed, const std::vector<doubl
 // statistic 0, p 1. A zero expected count is an error. The table must be rectangular, >= 0.
 ChiSquare chi2_contingency(const std::vector<std::vector<double>>& table, bool correction = true);
 
+// ---- t-tests and the binomial test -------------------------------------------------------------
+
+// scipy.stats.ttest_1samp(a, popmean, alternative): t = (mean − popmean) / sqrt(var₁ / n), df = n − 1.
+// A constant sample gives t = ±inf (p = 0) or NaN, as scipy does. Needs n >= 2.
+TTest ttest_1samp(const std::vector<double>& a, double popmean, Alternative alternative = Alternative::TwoSided);
+// scipy.stats.ttest_ind(a, b, equal_var, alternative): pooled variance (df = n₁ + n₂ − 2) or Welch's
+// test (Welch–Satterthwaite df).
+TTest ttest_ind(const std::vector<double>& a, const std::vector<double>& b, bool equal_var = true,
+                Alternative alternative = Alternative::TwoSided);
+// scipy.stats.ttest_rel(a, b, alternative): the one-sample test of the differences a − b.
+TTest ttest_rel(const std::vector<double>& a, const std::vector<double>& b,
+                Alternative alternative = Alternative::TwoSided);
+
+// scipy.stats.binomtest(k, n, p, alternative) with .proportion_ci(confidence, method="exact")
+// (Clopper–Pearson, from beta quantiles). Two-sided p sums the outcomes no more likely than k
+// (relative tolerance 1e-7, as scipy).
+struct BinomTest {
+  std::size_t k = 0, n = 0;
+  double statistic = 0;  // k / n
+  double pvalue = 0;
+  double ci_low = 0, ci_high = 1;
+};
+BinomTest binomtest(std::size_t k, std::size_t n, double p = 0.5, Alternative alternative = Alternative::TwoSided,
+                    double confidence = 0.95);
+
 // ---- Votes and modes ----------------------------------------------------------------------------
 
 // The value held by more than half of the voters; nullopt ("no majority") otherwise. With three

@@ -292,4 +292,14 @@ Signature Ter::signature(int nrefs) const {
 
 ScoreReport Ter::report(const TerScore& score) const { return {"TER", score.score, ""}; }
 
+std::vector<double> Ter::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
+  const auto s = segment_stats(hypothesis, references);
+  return {s.num_edits, s.ref_length};
+}
+
+ScoreReport Ter::report_row(const std::vector<double>& summed) const {
+  if (summed.size() != 2) fail("TER: expected 2 statistics, got {}", summed.size());
+  return report(compute({summed[0], summed[1]}));
+}
+
 }  // namespace invar::metrics

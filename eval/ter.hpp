@@ -31,7 +31,7 @@ struct TerScore {
 std::pair<int, int> translation_edit_rate(const std::vector<std::string_view>& hyp_words,
                                           const std::vector<std::string_view>& ref_words);
 
-class Ter {
+class Ter : public CorpusMetric {
  public:
   explicit Ter(TerOptions options = {});
   const TerOptions& options() const { return options_; }
@@ -47,8 +47,13 @@ class Ter {
   std::vector<TerScore> sentence_scores(const std::vector<std::string>& hyps,
                                         const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
-  Signature signature(int nrefs) const;
+  Signature signature(int nrefs) const override;
   ScoreReport report(const TerScore& score) const;
+
+  // Row: num_edits, ref_length.
+  std::vector<double> segment_row(std::string_view hypothesis,
+                                  const std::vector<std::string>& references) const override;
+  ScoreReport report_row(const std::vector<double>& summed) const override;
 
  private:
   TerOptions options_;

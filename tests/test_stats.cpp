@@ -212,3 +212,94 @@ TEST(Votes, ModesWithoutMajority) {
   EXPECT_EQ(multimode({5}), (std::vector<double>{5}));
   EXPECT_STREQ(agreement_name(mode_of_pairs({{0, 1}, {1, 1}, {1, 0}}).agreement), "none");
 }
+
+// ---- t-tests: closed forms of Student's t for 2 and 4 degrees of freedom -----------------------
+
+TEST(TTest, OneSampleMatchesClosedForm) {
+  // n = 3: mean 3, variance 7, t = 3 / sqrt(7/3); with 2 df, P(|T| > t) = 1 − t / sqrt(2 + t²).
+  auto r = ttest_1samp({1, 2, 6}, 0);
+  EXPECT_NEAR(r.t, 3 * std::sqrt(3.0 / 7), 1e-14);
+  EXPECT_EQ(r.df, 2);
+  EXPECT_NEAR(r.pvalue, 1 - std::sqrt(27.0 / 41), 1e-14);
+  EXPECT_NEAR(ttest_1samp({1, 2, 6}, 0, Alternative::Greater).pvalue, (1 - std::sqrt(27.0 / 41)) / 2, 1e-14);
+  EXPECT_NEAR(ttest_1samp({1, 2, 6}, 0, Alternative::Less).pvalue, 1 - (1 - std::sqrt(27.0 / 41)) / 2, 1e-14);
+  // Constant samples: t = ±inf with p = 0, or NaN when the mean equals popmean.
+  EXPECT_EQ(ttest_1samp({2, 2, 2}, 1).t, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(ttest_1samp({2, 2, 2}, 1).pvalue, 0.0);
+  EXPECT_TRUE(std::isnan(ttest_1samp({2, 2, 2}, 2).pvalue));
+  EXPECT_THROW(ttest_1samp({}, 0), Error);
+}
+
+TEST(TTest, IndependentPooledAndWelch) {
+  // Means 2 and 5, both variances 1: t = −3 / sqrt(2/3) with 4 df, where
+  // P(|T| > t) = 1 − 3/2 (u − u³/3), u = t / sqrt(t² + 4).
+  const double t = -3 / std::sqrt(2.0 / 3);
+  const double u = std::fabs(t) / std::sqrt(t * t + 4);
+  const double p = 1 - 1.5 * (u - u * u * u / 3);
+  auto pooled = ttest_ind({1, 2, 3}, {4, 5, 6});
+  EXPECT_NEAR(pooled.t, t, 1e-14);
+  EXPECT_EQ(pooled.df, 4);
+  EXPECT_NEAR(pooled.pvalue, p, 1e-14);
+  // Equal sizes and variances: Welch's df is also 4.
+  auto welch = ttest_ind({1, 2, 3}, {4, 5, 6}, false);
+  EXPECT_NEAR(welch.t, t, 1e-14);
+  EXPECT_NEAR(welch.df, 4, 1e-12);
+  EXPECT_NEAR(welch.pvalue, p, 1e-13);
+  // Unequal variances: Welch's df lies between min(n)−1 and n1+n2−2.
+  auto uneven = ttest_ind({1, 2, 3, 4, 5}, {10, 30}, false);
+  EXPECT_GT(uneven.df, 1);
+  EXPECT_LT(uneven.df, 5);
+  // Paired = one-sample test of the differences.
+  auto rel = ttest_rel({3, 5, 9, 4}, {1, 2, 6, 4});
+  auto diff = ttest_1samp({2, 3, 3, 0}, 0);
+  EXPECT_EQ(rel.t, diff.t);
+  EXPECT_EQ(rel.pvalue, diff.pvalue);
+  EXPECT_THROW(ttest_rel({1, 2}, {1}), Error);
+}
+
+// ---- Binomial test: exact sums over the binomial distribution -----------------------------------
+
+namespace {
+double binomial_pmf_exact(int x, int n, double p) {
+  double c = 1;
+  for (int i = 0; i < x; ++i) c = c * (n - i) / (i + 1);
+  return c * std::pow(p, x) * std::pow(1 - p, n - x);
+}
+
+double two_sided_binomial(int k, int n, double p) {
+  const double d = binomial_pmf_exact(k, n, p);
+  double sum = 0;
+  for (int x = 0; x <= n; ++x)
+    if (binomial_pmf_exact(x, n, p) <= d * (1 + 1e-7)) sum += binomial_pmf_exact(x, n, p);
+  return sum;
+}
+}  // namespace
+
+TEST(BinomialTest, PValuesAndClopperPearson) {
+  // n = 10, p = 1/2: two-sided p for k = 2 is P(X <= 2) + P(X >= 8) = 112/1024.
+  EXPECT_NEAR(binomtest(2, 10).pvalue, 112.0 / 1024, 1e-15);
+  EXPECT_NEAR(binomtest(8, 10).pvalue, 112.0 / 1024, 1e-15);
+  EXPECT_NEAR(binomtest(2, 10, 0.5, Alternative::Less).pvalue, 56.0 / 1024, 1e-15);
+  EXPECT_NEAR(binomtest(2, 10, 0.5, Alternative::Greater).pvalue, 1013.0 / 1024, 1e-15);
+  EXPECT_EQ(binomtest(5, 10).pvalue, 1.0);
+  EXPECT_EQ(binomtest(2, 10).statistic, 0.2);
+  // Asymmetric p: the outcomes no more likely than k, summed by brute force.
+  EXPECT_NEAR(binomtest(6, 10, 0.3).pvalue, two_sided_binomial(6, 10, 0.3), 1e-13);
+  EXPECT_NEAR(binomtest(1, 10, 0.3).pvalue, two_sided_binomial(1, 10, 0.3), 1e-13);
+  EXPECT_NEAR(binomtest(0, 7, 0.2).pvalue, two_sided_binomial(0, 7, 0.2), 1e-13);
+  // Clopper–Pearson: the bounds where the tail probabilities equal 2.5%.
+  auto ci = binomtest(3, 10);
+  double upper_tail = 0, lower_tail = 0;
+  for (int x = 3; x <= 10; ++x) upper_tail += binomial_pmf_exact(x, 10, ci.ci_low);
+  for (int x = 0; x <= 3; ++x) lower_tail += binomial_pmf_exact(x, 10, ci.ci_high);
+  EXPECT_NEAR(upper_tail, 0.025, 1e-12);
+  EXPECT_NEAR(lower_tail, 0.025, 1e-12);
+  auto none = binomtest(0, 10);
+  EXPECT_EQ(none.ci_low, 0.0);
+  EXPECT_NEAR(none.ci_high, 1 - std::pow(0.025, 0.1), 1e-14);
+  auto all = binomtest(10, 10);
+  EXPECT_NEAR(all.ci_low, std::pow(0.025, 0.1), 1e-14);
+  EXPECT_EQ(all.ci_high, 1.0);
+  EXPECT_THROW(binomtest(11, 10), Error);
+  EXPECT_THROW(binomtest(1, 10, 1.5), Error);
+}

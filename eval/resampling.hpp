@@ -1,0 +1,60 @@
+#pragma once
+// Bootstrap resampling over segments, as sacrebleu's --confidence and --paired-bs do it: each
+// resample draws n segment indices with replacement, sums the segments' sufficient statistics and
+// recomputes the corpus score from the sums (so corpus BLEU/chrF/TER resample correctly; for a mean
+// of sentence scores, use one statistic per segment and divide by n).
+//
+// Seeded and reproducible (default seed 12345, sacrebleu's SACREBLEU_SEED default), but the
+// generator is not numpy's PCG64: resamples, and so the last digits of a CI or p-value, differ
+// from sacrebleu's. Indices come from std::mt19937_64 reduced with Lemire's unbiased method,
+// which gives the same draws on every platform.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace invar::stats {
+
+struct BootstrapOptions {
+  int samples = 1000;           // sacrebleu: 1000 for --paired-bs (its --confidence default is 2000)
+  std::uint64_t seed = 12345;
+};
+
+// Mean of the resampled scores and sacrebleu's 95% half-width: (sorted[n − 1 − n/40] −
+// sorted[n/40]) / 2, with lower/upper those two order statistics.
+struct BootstrapInterval {
+  double mean = 0;
+  double half_width = 0;
+  double lower = 0;
+  double upper = 0;
+};
+
+// segment_stats[i] = the statistics of segment i (all rows the same width); score(summed row).
+using StatsScore = std::function<double(const std::vector<double>& summed)>;
+
+// The resampled scores, one per sample.
+std::vector<double> bootstrap_scores(const std::vector<std::vector<double>>& segment_stats, const StatsScore& score,
+                                     const BootstrapOptions& options = {});
+BootstrapInterval bootstrap_interval(std::vector<double> resampled_scores);
+BootstrapInterval bootstrap_ci(const std::vector<std::vector<double>>& segment_stats, const StatsScore& score,
+                               const BootstrapOptions& options = {});
+// Convenience: the mean of per-segment values.
+BootstrapInterval bootstrap_mean_ci(const std::vector<double>& values, const BootstrapOptions& options = {});
+
+// sacrebleu's paired bootstrap test (Koehn 2004 as in Moses'
+// bootstrap-hypothesis-difference-significance.pl): both systems resampled with the same indices;
+// p = (1 + #{ |Δ_s| − mean|Δ| > |Δ_observed| }) / (samples + 1).
+struct PairedBootstrap {
+  double baseline_score = 0;
+  double system_score = 0;
+  double pvalue = 0;
+  BootstrapInterval baseline;
+  BootstrapInterval system;
+};
+PairedBootstrap paired_bootstrap(const std::vector<std::vector<double>>& baseline_stats,
+                                 const std::vector<std::vector<double>>& system_stats, const StatsScore& score,
+                                 const BootstrapOptions& options = {});
+
+// Resample index matrix (samples × n), row-major: the draws every function above uses.
+std::vector<std::uint32_t> bootstrap_indices(std::size_t n, const BootstrapOptions& options);
+
+}  // namespace invar::stats
