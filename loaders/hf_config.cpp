@@ -1,0 +1,427 @@
+#include "loaders/hf_config.hpp"
+
+#include <array>
+#include <cmath>
+
+#include "engine/error.hpp"
+#include "loaders/model_files.hpp"
+#include "loaders/model_source.hpp"
+
+namespace invar {
+
+namespace {
+
+struct FamilyName {
+  ModelFamily family;
+  const char* model_type;
+};
+
+constexpr std::array<FamilyName, 11> kFamilies{{
+    {ModelFamily::Bert, "bert"},
+    {ModelFamily::Roberta, "roberta"},
+    {ModelFamily::XlmRoberta, "xlm-roberta"},
+    {ModelFamily::Mpnet, "mpnet"},
+    {ModelFamily::Marian, "marian"},
+    {ModelFamily::Bart, "bart"},
+    {ModelFamily::MBart, "mbart"},
+    {ModelFamily::Pegasus, "pegasus"},
+    {ModelFamily::M2M100, "m2m_100"},
+    {ModelFamily::Fsmt, "fsmt"},
+    {ModelFamily::T5, "t5"},
+}};
+
+std::string supported_types() {
+  std::string list;
+  for (const auto& entry : kFamilies) list += (list.empty() ? "" : ", ") + std::string(entry.model_type);
+  return list;
+}
+
+// Typed access to config.json fields: an absent (or null) field takes the family default, a
+// present one must have the right JSON type; errors name the file and the field.
+class Fields {
+ public:
+  Fields(const nlohmann::json& json, const std::string& where) : json_(json), where_(where) {}
+
+  std::int64_t integer(const char* key, std::int64_t fallback) const {
+    const auto* value = find(key);
+    if (!value) return fallback;
+    if (!value->is_number_integer()) fail("{}: field '{}' must be an integer, got {}", where_, key, value->dump());
+    return value->get<std::int64_t>();
+  }
+  // A size or count: at least `minimum`.
+  std::int64_t size(const char* key, std::int64_t fallback, std::int64_t minimum = 1) const {
+    const std::int64_t value = integer(key, fallback);
+    if (value < minimum) fail("{}: field '{}' must be at least {}, got {}", where_, key, minimum, value);
+    return value;
+  }
+  double number(const char* key, double fallback) const {
+    const auto* value = find(key);
+    if (!value) return fallback;
+    if (!value->is_number()) fail("{}: field '{}' must be a number, got {}", where_, key, value->dump());
+    return value->get<double>();
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const auto* value = find(key);
+    if (!value) return fallback;
+    if (!value->is_boolean()) fail("{}: field '{}' must be true or false, got {}", where_, key, value->dump());
+    return value->get<bool>();
+  }
+  std::string string(const char* key, const std::string& fallback) const {
+    const auto* value = find(key);
+    if (!value) return fallback;
+    if (!value->is_string()) fail("{}: field '{}' must be a string, got {}", where_, key, value->dump());
+    return value->get<std::string>();
+  }
+  // A token id: an explicit null means "none" (Python None), unlike an absent field.
+  std::optional<std::int64_t> token(const char* key, std::optional<std::int64_t> fallback) const {
+    auto it = json_.find(key);
+    if (it == json_.end()) return fallback;
+    if (it->is_null()) return std::nullopt;
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 0)
+      fail("{}: field '{}' must be a non-negative token id, got {}", where_, key, it->dump());
+    return it->get<std::int64_t>();
+  }
+  const nlohmann::json* find(const char* key) const {
+    auto it = json_.find(key);
+    return it == json_.end() || it->is_null() ? nullptr : &*it;
+  }
+  const std::string& where() const { return where_; }
+
+ private:
+  const nlohmann::json& json_;
+  const std::string& where_;
+};
+
+ModelFamily family_of(const nlohmann::json& config, const std::string& where) {
+  auto it = config.find("model_type");
+  if (it == config.end()) fail("{}: no 'model_type' (supported: {})", where, supported_types());
+  if (!it->is_string()) fail("{}: 'model_type' must be a string, got {}", where, it->dump());
+  for (const auto& entry : kFamilies)
+    if (*it == entry.model_type) return entry.family;
+  fail("{}: unknown model_type '{}' (supported: {})", where, it->get<std::string>(), supported_types());
+}
+
+// BertConfig; RobertaConfig and XLMRobertaConfig (subclasses of it in 4.19) change only the
+// special tokens; MPNetConfig has its own, close defaults.
+void read_encoder(const Fields& f, ModelConfig& c) {
+  const bool bert = c.family == ModelFamily::Bert;
+  const bool mpnet = c.family == ModelFamily::Mpnet;
+  c.vocab_size = f.size("vocab_size", mpnet ? 30527 : 30522);
+  c.target_vocab_size = c.vocab_size;
+  c.hidden_size = f.size("hidden_size", 768);
+  c.encoder_layers = f.size("num_hidden_layers", 12, 0);
+  c.encoder_attention_heads = f.size("num_attention_heads", 12);
+  c.encoder_ffn_dim = f.size("intermediate_size", 3072);
+  c.activation = f.string("hidden_act", "gelu");
+  c.max_position_embeddings = f.size("max_position_embeddings", 512);
+  c.layer_norm_eps = f.number("layer_norm_eps", 1e-12);
+  if (mpnet) {
+    c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
+  } else {
+    c.type_vocab_size = f.size("type_vocab_size", 2);
+    c.position_embedding_type = f.string("position_embedding_type", "absolute");
+  }
+  c.pad_token_id = f.token("pad_token_id", bert ? 0 : 1);
+  c.bos_token_id = f.token("bos_token_id", bert ? std::nullopt : std::optional<std::int64_t>(0));
+  c.eos_token_id = f.token("eos_token_id", bert ? std::nullopt : std::optional<std::int64_t>(2));
+}
+
+// BartConfig and its relatives: same field names, different defaults.
+void read_bart_family(const Fields& f, ModelConfig& c) {
+  const ModelFamily family = c.family;
+  const bool m2m = family == ModelFamily::M2M100, fsmt = family == ModelFamily::Fsmt;
+  const bool marian = family == ModelFamily::Marian, pegasus = family == ModelFamily::Pegasus;
+  if (fsmt) {
+    c.vocab_size = f.size("src_vocab_size", 42024);
+    c.target_vocab_size = f.size("tgt_vocab_size", 42024);
+  } else {
+    c.vocab_size = f.size("vocab_size", marian ? 58101 : m2m ? 128112 : 50265);
+    c.target_vocab_size = marian ? f.size("decoder_vocab_size", c.vocab_size) : c.vocab_size;
+  }
+  c.hidden_size = f.size("d_model", 1024);
+  c.encoder_layers = f.size("encoder_layers", 12, 0);
+  c.decoder_layers = f.size("decoder_layers", 12, 0);
+  c.encoder_attention_heads = f.size("encoder_attention_heads", 16);
+  c.decoder_attention_heads = f.size("decoder_attention_heads", 16);
+  c.encoder_ffn_dim = f.size("encoder_ffn_dim", 4096);
+  c.decoder_ffn_dim = f.size("decoder_ffn_dim", 4096);
+  c.max_position_embeddings = f.size("max_position_embeddings", 1024);
+  c.activation = f.string("activation_function", m2m || fsmt ? "relu" : "gelu");
+  c.layer_norm_eps = 1e-5;
+  c.scale_embedding = f.boolean("scale_embedding", m2m || fsmt);
+  if (marian) c.share_encoder_decoder_embeddings = f.boolean("share_encoder_decoder_embeddings", true);
+  if (fsmt) {
+    c.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
+    c.langs = {"en", "de"};
+    if (const auto* langs = f.find("langs")) {
+      if (!langs->is_array() || langs->size() != 2 || !(*langs)[0].is_string() || !(*langs)[1].is_string())
+        fail("{}: field 'langs' must be [source, target], got {}", f.where(), langs->dump());
+      c.langs = langs->get<std::vector<std::string>>();
+    }
+  }
+
+  std::optional<std::int64_t> pad = 1, bos = 0, eos = 2, start, forced_eos = 2;
+  if (family == ModelFamily::Bart || m2m || fsmt) start = 2;
+  if (m2m) forced_eos.reset();
+  if (marian) pad = start = 58100, bos.reset(), eos = forced_eos = 0;
+  if (pegasus) pad = start = 0, bos.reset(), eos = forced_eos = 1;
+  c.pad_token_id = f.token("pad_token_id", pad);
+  c.bos_token_id = f.token("bos_token_id", bos);
+  c.eos_token_id = f.token("eos_token_id", eos);
+  c.decoder_start_token_id = f.token("decoder_start_token_id", start);
+  c.generation.forced_eos_token_id = forced_eos;
+}
+
+void read_t5(const Fields& f, ModelConfig& c) {
+  c.vocab_size = c.target_vocab_size = f.size("vocab_size", 32128);
+  c.hidden_size = f.size("d_model", 512);
+  c.head_dim = f.size("d_kv", 64);
+  c.encoder_ffn_dim = c.decoder_ffn_dim = f.size("d_ff", 2048);
+  c.encoder_layers = f.size("num_layers", 6, 0);
+  c.decoder_layers = f.size("num_decoder_layers", c.encoder_layers, 0);
+  c.encoder_attention_heads = c.decoder_attention_heads = f.size("num_heads", 8);
+  c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
+  c.relative_attention_max_distance = f.size("relative_attention_max_distance", 128);
+  c.layer_norm_eps = f.number("layer_norm_epsilon", 1e-6);
+  c.feed_forward_proj = f.string("feed_forward_proj", "relu");
+  // "ACT" or "gated-ACT"; the legacy "gated-gelu" means gelu_new (tanh approximation).
+  const auto dash = c.feed_forward_proj.find('-');
+  c.is_gated_act = dash != std::string::npos && c.feed_forward_proj.compare(0, dash, "gated") == 0;
+  if ((dash != std::string::npos && !c.is_gated_act) ||
+      (c.is_gated_act && c.feed_forward_proj.find('-', dash + 1) != std::string::npos) ||
+      c.feed_forward_proj.empty() || c.feed_forward_proj.back() == '-')
+    fail("{}: feed_forward_proj '{}' is not 'ACT' or 'gated-ACT'", f.where(), c.feed_forward_proj);
+  c.activation = c.is_gated_act ? c.feed_forward_proj.substr(dash + 1) : c.feed_forward_proj;
+  if (c.feed_forward_proj == "gated-gelu") c.activation = "gelu_new";
+  c.pad_token_id = f.token("pad_token_id", 0);
+  c.eos_token_id = f.token("eos_token_id", 1);
+  c.bos_token_id = f.token("bos_token_id", std::nullopt);
+  c.decoder_start_token_id = f.token("decoder_start_token_id", std::nullopt);
+}
+
+// PretrainedConfig: labels, problem type, generate() defaults (after the family's own).
+void read_common(const Fields& f, const nlohmann::json& json, ModelConfig& c) {
+  if (const auto* architectures = f.find("architectures")) {
+    if (!architectures->is_array()) fail("{}: field 'architectures' must be a list", f.where());
+    for (const auto& name : *architectures) {
+      if (!name.is_string()) fail("{}: field 'architectures' must list names", f.where());
+      c.architectures.push_back(name.get<std::string>());
+    }
+  }
+  c.is_encoder_decoder = f.boolean("is_encoder_decoder", c.decoder_layers > 0 || c.family == ModelFamily::T5);
+  if (c.family != ModelFamily::Fsmt) c.tie_word_embeddings = f.boolean("tie_word_embeddings", true);
+  c.sep_token_id = f.token("sep_token_id", std::nullopt);
+
+  if (const auto* id2label = f.find("id2label")) {
+    if (!id2label->is_object()) fail("{}: field 'id2label' must be an object", f.where());
+    for (const auto& [key, label] : id2label->items()) {
+      std::size_t used = 0;
+      std::int64_t id = -1;
+      try {
+        id = std::stoll(key, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != key.size() || id < 0 || !label.is_string())
+        fail("{}: id2label entry \"{}\": {} is not a label id and name", f.where(), key, label.dump());
+      c.id2label[id] = label.get<std::string>();
+    }
+  } else {
+    // BartConfig passes num_labels=3 to PretrainedConfig; everyone else gets its default of 2.
+    const std::int64_t count = f.size("num_labels", c.family == ModelFamily::Bart ? 3 : 2);
+    for (std::int64_t i = 0; i < count; ++i) c.id2label[i] = "LABEL_" + std::to_string(i);
+  }
+  if (const auto* label2id = f.find("label2id")) {
+    if (!label2id->is_object()) fail("{}: field 'label2id' must be an object", f.where());
+    for (const auto& [label, id] : label2id->items()) {
+      if (!id.is_number_integer()) fail("{}: label2id entry '{}' is not an integer", f.where(), label);
+      c.label2id[label] = id.get<std::int64_t>();
+    }
+  } else {
+    for (const auto& [id, label] : c.id2label) c.label2id[label] = id;
+  }
+  const std::string problem = f.string("problem_type", "");
+  if (problem == "regression") {
+    c.problem_type = ProblemType::Regression;
+  } else if (problem == "single_label_classification") {
+    c.problem_type = ProblemType::SingleLabelClassification;
+  } else if (problem == "multi_label_classification") {
+    c.problem_type = ProblemType::MultiLabelClassification;
+  } else if (!problem.empty()) {
+    fail("{}: problem_type '{}' is not regression, single_label_classification or multi_label_classification",
+         f.where(), problem);
+  }
+
+  GenerationDefaults& g = c.generation;
+  const bool fsmt = c.family == ModelFamily::Fsmt;  // FSMTConfig sets num_beams=5, max_length=200
+  g.max_length = static_cast<int>(f.size("max_length", fsmt ? 200 : 20, 0));
+  g.min_length = static_cast<int>(f.size("min_length", 0, 0));
+  g.do_sample = f.boolean("do_sample", false);
+  g.early_stopping = f.boolean("early_stopping", false);
+  g.num_beams = static_cast<int>(f.size("num_beams", fsmt ? 5 : 1));
+  g.num_beam_groups = static_cast<int>(f.size("num_beam_groups", 1));
+  g.diversity_penalty = f.number("diversity_penalty", 0.0);
+  g.temperature = f.number("temperature", 1.0);
+  g.top_k = static_cast<int>(f.size("top_k", 50, 0));
+  g.top_p = f.number("top_p", 1.0);
+  g.repetition_penalty = f.number("repetition_penalty", 1.0);
+  g.length_penalty = f.number("length_penalty", 1.0);
+  g.no_repeat_ngram_size = static_cast<int>(f.size("no_repeat_ngram_size", 0, 0));
+  g.encoder_no_repeat_ngram_size = static_cast<int>(f.size("encoder_no_repeat_ngram_size", 0, 0));
+  g.num_return_sequences = static_cast<int>(f.size("num_return_sequences", 1));
+  if (const auto* bad = f.find("bad_words_ids")) {
+    const auto valid = [](const nlohmann::json& list) {
+      if (!list.is_array() || list.empty()) return false;
+      for (const auto& sequence : list) {
+        if (!sequence.is_array() || sequence.empty()) return false;
+        for (const auto& id : sequence)
+          if (!id.is_number_integer() || id.get<std::int64_t>() < 0) return false;
+      }
+      return true;
+    };
+    if (!valid(*bad)) fail("{}: field 'bad_words_ids' must be a list of lists of token ids", f.where());
+    g.bad_words_ids = bad->get<std::vector<std::vector<std::int64_t>>>();
+  }
+  g.forced_bos_token_id = f.token("forced_bos_token_id", g.forced_bos_token_id);
+  g.forced_eos_token_id = f.token("forced_eos_token_id", g.forced_eos_token_id);
+  c.raw = json;
+}
+
+void check_shapes(const ModelConfig& c) {
+  if (c.family == ModelFamily::T5) return;  // heads × d_kv need not equal d_model
+  for (std::int64_t heads : {c.encoder_attention_heads, c.decoder_attention_heads})
+    if (heads > 0 && c.hidden_size % heads != 0)
+      fail("{}: hidden size {} is not a multiple of the number of attention heads ({})", c.where, c.hidden_size,
+           heads);
+}
+
+}  // namespace
+
+const char* model_type_name(ModelFamily family) {
+  for (const auto& entry : kFamilies)
+    if (entry.family == family) return entry.model_type;
+  return "?";
+}
+
+ModelConfig parse_model_config(const nlohmann::json& json, const std::string& where) {
+  if (!json.is_object()) fail("{}: not a JSON object", where);
+  ModelConfig config;
+  config.where = where;
+  config.family = family_of(json, where);
+  config.model_type = model_type_name(config.family);
+  const Fields fields(json, where);
+  switch (config.family) {
+    case ModelFamily::Bert:
+    case ModelFamily::Roberta:
+    case ModelFamily::XlmRoberta:
+    case ModelFamily::Mpnet:
+      read_encoder(fields, config);
+      break;
+    case ModelFamily::T5:
+      read_t5(fields, config);
+      break;
+    default:
+      read_bart_family(fields, config);
+  }
+  check_shapes(config);
+  if (config.head_dim == 0) config.head_dim = config.hidden_size / config.encoder_attention_heads;
+  read_common(fields, json, config);
+  return config;
+}
+
+ModelConfig load_model_config(const ModelSource& source) {
+  return parse_model_config(source.config(), source.path() + "/config.json");
+}
+
+const char* pooling_mode_name(PoolingMode mode) {
+  switch (mode) {
+    case PoolingMode::Cls:
+      return "cls";
+    case PoolingMode::Max:
+      return "max";
+    case PoolingMode::Mean:
+      return "mean";
+    case PoolingMode::MeanSqrtLen:
+      return "mean_sqrt_len_tokens";
+  }
+  return "?";
+}
+
+namespace {
+
+nlohmann::json read_json(const ModelSource& source, const std::string& name) {
+  const std::string where = source.path() + "/" + name;
+  if (!source.has_file(name)) fail("{}: missing", where);
+  try {
+    return nlohmann::json::parse(source.read_file(name));
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: not valid JSON: {}", where, e.what());
+  }
+}
+
+std::string module_dir(const std::string& path) { return path.empty() ? "" : path + "/"; }
+
+void read_pooling(const ModelSource& source, const std::string& dir, SentenceTransformerConfig& config) {
+  const std::string name = dir + "config.json";
+  const std::string where = source.path() + "/" + name;
+  const nlohmann::json pooling = read_json(source, name);
+  if (!pooling.is_object()) fail("{}: not a JSON object", where);
+  const Fields f(pooling, where);
+  config.word_embedding_dimension = f.size("word_embedding_dimension", 0, 0);
+  // Only the modes sentence-transformers concatenates, in its order.
+  const std::array<std::pair<const char*, PoolingMode>, 4> modes{{
+      {"pooling_mode_cls_token", PoolingMode::Cls},
+      {"pooling_mode_max_tokens", PoolingMode::Max},
+      {"pooling_mode_mean_tokens", PoolingMode::Mean},
+      {"pooling_mode_mean_sqrt_len_tokens", PoolingMode::MeanSqrtLen},
+  }};
+  for (const auto& [key, mode] : modes)
+    if (f.boolean(key, false)) config.pooling.push_back(mode);
+  for (const char* unsupported : {"pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken"})
+    if (f.boolean(unsupported, false)) fail("{}: {} is not supported", where, unsupported);
+  if (config.pooling.empty()) fail("{}: no pooling mode is enabled", where);
+}
+
+}  // namespace
+
+std::optional<SentenceTransformerConfig> load_sentence_transformer_config(const ModelSource& source) {
+  if (!source.has_file("modules.json")) return std::nullopt;
+  const std::string where = source.path() + "/modules.json";
+  const nlohmann::json modules = read_json(source, "modules.json");
+  if (!modules.is_array() || modules.empty()) fail("{}: must be a non-empty list of modules", where);
+
+  SentenceTransformerConfig config;
+  bool transformer = false, pooling = false;
+  for (const auto& module : modules) {
+    if (!module.is_object() || !module.contains("type") || !module["type"].is_string())
+      fail("{}: every module needs a 'type'", where);
+    const std::string type = module["type"].get<std::string>();
+    const std::string path = module.value("path", std::string());
+    if (!path.empty()) check_relative_path(path, where);
+    if (type == "sentence_transformers.models.Transformer") {
+      if (transformer || pooling) fail("{}: the Transformer module must come first, once", where);
+      transformer = true;
+      const std::string settings = module_dir(path) + "sentence_bert_config.json";
+      if (source.has_file(settings)) {
+        const nlohmann::json json = read_json(source, settings);
+        const std::string settings_where = source.path() + "/" + settings;
+        if (!json.is_object()) fail("{}: not a JSON object", settings_where);
+        const Fields f(json, settings_where);
+        if (f.find("max_seq_length")) config.max_seq_length = f.size("max_seq_length", 0);
+        config.do_lower_case = f.boolean("do_lower_case", false);
+      }
+    } else if (type == "sentence_transformers.models.Pooling") {
+      if (!transformer || pooling || config.normalize) fail("{}: Pooling must follow the Transformer, once", where);
+      pooling = true;
+      read_pooling(source, module_dir(path), config);
+    } else if (type == "sentence_transformers.models.Normalize") {
+      if (!pooling || config.normalize) fail("{}: Normalize must follow Pooling, once", where);
+      config.normalize = true;
+    } else {
+      fail("{}: module '{}' is not supported (Transformer, Pooling, Normalize)", where, type);
+    }
+  }
+  if (!transformer || !pooling) fail("{}: needs a Transformer and a Pooling module", where);
+  return config;
+}
+
+}  // namespace invar

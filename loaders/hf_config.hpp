@@ -1,0 +1,119 @@
+#pragma once
+// config.json as Hugging Face transformers 4.19 reads it: every field the engine needs, with the
+// default the family's PretrainedConfig subclass applies when the file omits it. Field names
+// follow transformers' (with its attribute_map: hidden_size is BART's d_model, T5's d_model...).
+// Also the sentence-transformers modules of a folder (modules.json and the module configs).
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace invar {
+
+class ModelSource;
+
+enum class ModelFamily { Bert, Roberta, XlmRoberta, Mpnet, Marian, Bart, MBart, Pegasus, M2M100, Fsmt, T5 };
+
+// config.json's model_type for the family: "bert", "xlm-roberta", "m2m_100", ...
+const char* model_type_name(ModelFamily family);
+
+enum class ProblemType { Unspecified, Regression, SingleLabelClassification, MultiLabelClassification };
+
+// generate()'s defaults as config.json sets them (PretrainedConfig 4.19 defaults otherwise).
+struct GenerationDefaults {
+  int max_length = 20;
+  int min_length = 0;
+  bool do_sample = false;
+  bool early_stopping = false;
+  int num_beams = 1;
+  int num_beam_groups = 1;
+  double diversity_penalty = 0.0;
+  double temperature = 1.0;
+  int top_k = 50;
+  double top_p = 1.0;
+  double repetition_penalty = 1.0;
+  double length_penalty = 1.0;
+  int no_repeat_ngram_size = 0;
+  int encoder_no_repeat_ngram_size = 0;
+  int num_return_sequences = 1;
+  std::vector<std::vector<std::int64_t>> bad_words_ids;
+  std::optional<std::int64_t> forced_bos_token_id;
+  std::optional<std::int64_t> forced_eos_token_id;
+};
+
+struct ModelConfig {
+  std::string where;       // the file it came from, for error messages
+  std::string model_type;  // as written
+  ModelFamily family = ModelFamily::Bert;
+  std::vector<std::string> architectures;
+  bool is_encoder_decoder = false;
+
+  std::int64_t vocab_size = 0;         // FSMT: src_vocab_size
+  std::int64_t target_vocab_size = 0;  // decoder side: Marian decoder_vocab_size, FSMT tgt_vocab_size; else vocab_size
+  std::int64_t hidden_size = 0;        // d_model for the encoder-decoders
+  std::int64_t encoder_layers = 0;     // num_hidden_layers for the encoders, num_layers for T5
+  std::int64_t decoder_layers = 0;     // 0 for encoder-only models
+  std::int64_t encoder_attention_heads = 0;
+  std::int64_t decoder_attention_heads = 0;
+  std::int64_t head_dim = 0;           // T5's d_kv; hidden_size / heads elsewhere
+  std::int64_t encoder_ffn_dim = 0;    // intermediate_size, encoder_ffn_dim, T5's d_ff
+  std::int64_t decoder_ffn_dim = 0;
+  std::int64_t max_position_embeddings = 0;  // 0 for T5 (relative positions, no limit)
+  std::string activation;                    // hidden_act / activation_function / T5's dense_act_fn
+  // The norms' epsilon: layer_norm_eps (BERT family), layer_norm_epsilon (T5); the BART family
+  // has no such field and uses torch.nn.LayerNorm's default 1e-5.
+  double layer_norm_eps = 0.0;
+
+  // Encoder-only families.
+  std::int64_t type_vocab_size = 0;           // 0 for MPNet (no token types)
+  std::string position_embedding_type;        // BERT/RoBERTa/XLM-R: "absolute" unless stated
+  // MPNet and T5 relative attention buckets; T5's max distance.
+  std::int64_t relative_attention_num_buckets = 0;
+  std::int64_t relative_attention_max_distance = 0;
+
+  // Encoder-decoder families.
+  bool scale_embedding = false;  // embeddings times sqrt(d_model)
+  bool share_encoder_decoder_embeddings = true;  // Marian
+  std::string feed_forward_proj;                 // T5: "relu", "gated-gelu", ...
+  bool is_gated_act = false;                     // T5 "gated-*"
+  std::vector<std::string> langs;                // FSMT [source, target]
+  bool tie_word_embeddings = true;
+
+  std::optional<std::int64_t> pad_token_id, bos_token_id, eos_token_id, sep_token_id, decoder_start_token_id;
+
+  std::map<std::int64_t, std::string> id2label;  // LABEL_i for num_labels labels when absent
+  std::map<std::string, std::int64_t> label2id;
+  ProblemType problem_type = ProblemType::Unspecified;
+  std::int64_t num_labels() const { return static_cast<std::int64_t>(id2label.size()); }
+
+  GenerationDefaults generation;
+  nlohmann::json raw;  // config.json as stored
+};
+
+// Reads config.json's content; `where` names the file in errors (e.g. "FOLDER/config.json: unknown
+// model_type 'gpt2' (supported: ...)").
+ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where);
+ModelConfig load_model_config(const ModelSource& source);
+
+enum class PoolingMode { Cls, Max, Mean, MeanSqrtLen };
+const char* pooling_mode_name(PoolingMode mode);  // "cls", "max", "mean", "mean_sqrt_len_tokens"
+
+// A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize.
+struct SentenceTransformerConfig {
+  // Pooled vectors concatenated in this order (sentence-transformers' order: cls, max, mean,
+  // mean_sqrt_len_tokens), each word_embedding_dimension wide.
+  std::vector<PoolingMode> pooling;
+  std::int64_t word_embedding_dimension = 0;
+  bool normalize = false;                    // a Normalize module follows the pooling
+  std::optional<std::int64_t> max_seq_length;  // sentence_bert_config.json; absent = the model's limit
+  bool do_lower_case = false;
+};
+
+// Absent when the source has no modules.json. Fails naming the file on a module invar does not run
+// (Dense, CNN, LSTM, ...), a missing pooling config or a pooling mode it does not know.
+std::optional<SentenceTransformerConfig> load_sentence_transformer_config(const ModelSource& source);
+
+}  // namespace invar

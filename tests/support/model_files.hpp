@@ -1,0 +1,64 @@
+#pragma once
+// Builders for hand-made model files in tests: safetensors bytes from tensors, little-endian
+// helpers, and Hugging Face folders around them.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/test_support.hpp"
+
+namespace invar::test {
+
+struct RawTensor {
+  std::string name;
+  std::string dtype;  // "F32", "F16", ...
+  std::vector<std::int64_t> shape;
+  std::string bytes;
+};
+
+inline std::string le64(std::uint64_t value) {
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+  return bytes;
+}
+
+template <typename T>
+std::string bytes_of(const std::vector<T>& values) {
+  std::string bytes(values.size() * sizeof(T), '\0');
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// A safetensors file whose data follow in the given order; the header JSON is padded with spaces
+// to `header_alignment` bytes, as the safetensors library pads it to 8.
+inline std::string make_safetensors(const std::vector<RawTensor>& tensors, std::size_t header_alignment = 8) {
+  nlohmann::json header = nlohmann::json::object();
+  std::string data;
+  for (const auto& tensor : tensors) {
+    header[tensor.name] = {{"dtype", tensor.dtype}, {"shape", tensor.shape},
+                           {"data_offsets", {data.size(), data.size() + tensor.bytes.size()}}};
+    data += tensor.bytes;
+  }
+  std::string text = header.dump();
+  while (text.size() % header_alignment != 0) text += ' ';
+  return le64(text.size()) + text + data;
+}
+
+// A safetensors file with a hand-written header (for malformed ones) followed by `data`.
+inline std::string make_safetensors_raw(const std::string& header, const std::string& data) {
+  return le64(header.size()) + header + data;
+}
+
+// A folder holding config.json (a BERT config unless given) and the named files.
+inline std::string make_model_folder(const std::vector<std::pair<std::string, std::string>>& files,
+                                     const std::string& config = R"({"model_type": "bert"})") {
+  const std::string dir = temp_dir();
+  write_file(dir + "/config.json", config);
+  for (const auto& [name, content] : files) write_file(dir + "/" + name, content);
+  return dir;
+}
+
+}  // namespace invar::test

@@ -1,0 +1,309 @@
+#include <gtest/gtest.h>
+
+#include "engine/error.hpp"
+#include "loaders/hf_config.hpp"
+#include "loaders/model_source.hpp"
+#include "support/model_files.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+
+namespace {
+
+ModelConfig fixture_config(const std::string& folder) {
+  return parse_model_config(test::load_json(test::fixture(folder + "/config.json")), folder);
+}
+
+ModelConfig minimal(const std::string& json) { return parse_model_config(nlohmann::json::parse(json), "config.json"); }
+
+std::string config_error(const std::string& json) {
+  try {
+    minimal(json);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(HfConfig, BertFixture) {
+  const ModelConfig c = fixture_config("core/bert-wordpiece");
+  EXPECT_EQ(c.family, ModelFamily::Bert);
+  EXPECT_EQ(c.model_type, "bert");
+  EXPECT_EQ(c.architectures, std::vector<std::string>{"BertModel"});
+  EXPECT_FALSE(c.is_encoder_decoder);
+  EXPECT_EQ(c.vocab_size, 171);
+  EXPECT_EQ(c.hidden_size, 32);
+  EXPECT_EQ(c.encoder_layers, 2);
+  EXPECT_EQ(c.decoder_layers, 0);
+  EXPECT_EQ(c.encoder_attention_heads, 4);
+  EXPECT_EQ(c.head_dim, 8);
+  EXPECT_EQ(c.encoder_ffn_dim, 64);
+  EXPECT_EQ(c.activation, "gelu");
+  EXPECT_EQ(c.layer_norm_eps, 1e-12);
+  EXPECT_EQ(c.type_vocab_size, 2);
+  EXPECT_EQ(c.max_position_embeddings, 512);
+  EXPECT_EQ(c.position_embedding_type, "absolute");
+  EXPECT_EQ(c.pad_token_id, 0);
+  EXPECT_FALSE(c.bos_token_id.has_value());
+  EXPECT_EQ(c.num_labels(), 2);  // PretrainedConfig's default labels
+  EXPECT_EQ(c.id2label.at(1), "LABEL_1");
+  EXPECT_EQ(c.raw["transformers_version"], "4.19.0.dev0");
+}
+
+TEST(HfConfig, ClassificationLabelsAndProblemType) {
+  const ModelConfig pair = fixture_config("core/bert-pair-cls");
+  EXPECT_EQ(pair.num_labels(), 2);
+  EXPECT_EQ(pair.id2label.at(0), "not_paraphrase");
+  EXPECT_EQ(pair.label2id.at("paraphrase"), 1);
+  EXPECT_EQ(pair.problem_type, ProblemType::Unspecified);
+  const ModelConfig regression = fixture_config("core/xlmr-regression");
+  EXPECT_EQ(regression.family, ModelFamily::XlmRoberta);
+  EXPECT_EQ(regression.num_labels(), 1);
+  EXPECT_EQ(regression.problem_type, ProblemType::Regression);
+  EXPECT_EQ(regression.type_vocab_size, 1);
+  EXPECT_EQ(regression.max_position_embeddings, 66);
+  EXPECT_EQ(regression.pad_token_id, 1);
+  // num_labels alone makes LABEL_i names; label2id mirrors them.
+  const ModelConfig three = minimal(R"({"model_type": "roberta", "num_labels": 3})");
+  EXPECT_EQ(three.num_labels(), 3);
+  EXPECT_EQ(three.label2id.at("LABEL_2"), 2);
+  EXPECT_EQ(minimal(R"({"model_type": "bart"})").num_labels(), 3);  // BartConfig's num_labels=3
+}
+
+TEST(HfConfig, MarianFixture) {
+  const ModelConfig c = fixture_config("core/marian");
+  EXPECT_EQ(c.family, ModelFamily::Marian);
+  EXPECT_TRUE(c.is_encoder_decoder);
+  EXPECT_EQ(c.vocab_size, 191);
+  EXPECT_EQ(c.target_vocab_size, 191);
+  EXPECT_EQ(c.hidden_size, 32);
+  EXPECT_EQ(c.encoder_layers, 2);
+  EXPECT_EQ(c.decoder_layers, 2);
+  EXPECT_EQ(c.decoder_attention_heads, 4);
+  EXPECT_EQ(c.decoder_ffn_dim, 64);
+  EXPECT_EQ(c.activation, "swish");
+  EXPECT_EQ(c.layer_norm_eps, 1e-5);
+  EXPECT_FALSE(c.scale_embedding);
+  EXPECT_EQ(c.decoder_start_token_id, 190);
+  EXPECT_EQ(c.pad_token_id, 190);
+  EXPECT_EQ(c.eos_token_id, 0);
+  EXPECT_EQ(c.generation.num_beams, 4);
+  EXPECT_EQ(c.generation.max_length, 24);
+  EXPECT_EQ(c.generation.forced_eos_token_id, 0);
+  EXPECT_FALSE(c.generation.forced_bos_token_id.has_value());
+}
+
+TEST(HfConfig, T5FixtureAndDefaults) {
+  const ModelConfig c = fixture_config("seq2seq/t5");
+  EXPECT_EQ(c.head_dim, 8);
+  EXPECT_EQ(c.relative_attention_num_buckets, 8);
+  EXPECT_EQ(c.relative_attention_max_distance, 20);
+  EXPECT_EQ(c.max_position_embeddings, 0);
+  const ModelConfig d = minimal(R"({"model_type": "t5", "num_layers": 3})");
+  EXPECT_EQ(d.vocab_size, 32128);
+  EXPECT_EQ(d.hidden_size, 512);
+  EXPECT_EQ(d.head_dim, 64);
+  EXPECT_EQ(d.encoder_ffn_dim, 2048);
+  EXPECT_EQ(d.decoder_layers, 3);  // num_decoder_layers defaults to num_layers
+  EXPECT_EQ(d.encoder_attention_heads, 8);
+  EXPECT_EQ(d.relative_attention_num_buckets, 32);
+  EXPECT_EQ(d.relative_attention_max_distance, 128);
+  EXPECT_EQ(d.layer_norm_eps, 1e-6);
+  EXPECT_EQ(d.feed_forward_proj, "relu");
+  EXPECT_EQ(d.activation, "relu");
+  EXPECT_FALSE(d.is_gated_act);
+  EXPECT_TRUE(d.tie_word_embeddings);
+  EXPECT_TRUE(d.is_encoder_decoder);
+  EXPECT_EQ(d.pad_token_id, 0);
+  EXPECT_EQ(d.eos_token_id, 1);
+  const ModelConfig gated = minimal(R"({"model_type": "t5", "feed_forward_proj": "gated-gelu"})");
+  EXPECT_TRUE(gated.is_gated_act);
+  EXPECT_EQ(gated.activation, "gelu_new");
+  const ModelConfig silu = minimal(R"({"model_type": "t5", "feed_forward_proj": "gated-silu"})");
+  EXPECT_EQ(silu.activation, "silu");
+  EXPECT_NE(config_error(R"({"model_type": "t5", "feed_forward_proj": "fancy-gelu"})").find("'fancy-gelu'"),
+            std::string::npos);
+}
+
+TEST(HfConfig, BartFamilyDefaults) {
+  const ModelConfig bart = minimal(R"({"model_type": "bart"})");
+  EXPECT_EQ(bart.vocab_size, 50265);
+  EXPECT_EQ(bart.hidden_size, 1024);
+  EXPECT_EQ(bart.encoder_layers, 12);
+  EXPECT_EQ(bart.encoder_attention_heads, 16);
+  EXPECT_EQ(bart.encoder_ffn_dim, 4096);
+  EXPECT_EQ(bart.max_position_embeddings, 1024);
+  EXPECT_EQ(bart.activation, "gelu");
+  EXPECT_FALSE(bart.scale_embedding);
+  EXPECT_EQ(bart.decoder_start_token_id, 2);
+  EXPECT_EQ(bart.pad_token_id, 1);
+  EXPECT_EQ(bart.bos_token_id, 0);
+  EXPECT_EQ(bart.generation.forced_eos_token_id, 2);
+
+  const ModelConfig mbart = minimal(R"({"model_type": "mbart"})");
+  EXPECT_FALSE(mbart.decoder_start_token_id.has_value());
+  EXPECT_EQ(mbart.generation.forced_eos_token_id, 2);
+
+  const ModelConfig pegasus = minimal(R"({"model_type": "pegasus"})");
+  EXPECT_EQ(pegasus.pad_token_id, 0);
+  EXPECT_EQ(pegasus.eos_token_id, 1);
+  EXPECT_EQ(pegasus.decoder_start_token_id, 0);
+  EXPECT_FALSE(pegasus.bos_token_id.has_value());
+  EXPECT_EQ(pegasus.generation.forced_eos_token_id, 1);
+
+  const ModelConfig m2m = minimal(R"({"model_type": "m2m_100"})");
+  EXPECT_EQ(m2m.vocab_size, 128112);
+  EXPECT_EQ(m2m.activation, "relu");
+  EXPECT_TRUE(m2m.scale_embedding);
+  EXPECT_EQ(m2m.decoder_start_token_id, 2);
+  EXPECT_FALSE(m2m.generation.forced_eos_token_id.has_value());
+
+  const ModelConfig marian = minimal(R"({"model_type": "marian", "vocab_size": 100, "decoder_vocab_size": 80})");
+  EXPECT_EQ(marian.target_vocab_size, 80);
+  EXPECT_EQ(minimal(R"({"model_type": "marian"})").pad_token_id, 58100);
+  EXPECT_EQ(minimal(R"({"model_type": "marian"})").vocab_size, 58101);
+
+  const ModelConfig fsmt = minimal(R"({"model_type": "fsmt", "src_vocab_size": 10, "tgt_vocab_size": 12})");
+  EXPECT_EQ(fsmt.vocab_size, 10);
+  EXPECT_EQ(fsmt.target_vocab_size, 12);
+  EXPECT_TRUE(fsmt.scale_embedding);
+  EXPECT_FALSE(fsmt.tie_word_embeddings);
+  EXPECT_EQ(fsmt.generation.num_beams, 5);
+  EXPECT_EQ(fsmt.generation.max_length, 200);
+  EXPECT_EQ(fsmt.langs, (std::vector<std::string>{"en", "de"}));
+}
+
+TEST(HfConfig, EncoderFamilyDefaults) {
+  const ModelConfig bert = minimal(R"({"model_type": "bert"})");
+  EXPECT_EQ(bert.vocab_size, 30522);
+  EXPECT_EQ(bert.hidden_size, 768);
+  EXPECT_EQ(bert.encoder_ffn_dim, 3072);
+  EXPECT_EQ(bert.type_vocab_size, 2);
+  EXPECT_EQ(bert.layer_norm_eps, 1e-12);
+  EXPECT_EQ(bert.head_dim, 64);
+  const ModelConfig roberta = minimal(R"({"model_type": "roberta"})");
+  EXPECT_EQ(roberta.pad_token_id, 1);
+  EXPECT_EQ(roberta.eos_token_id, 2);
+  const ModelConfig mpnet = minimal(R"({"model_type": "mpnet"})");
+  EXPECT_EQ(mpnet.vocab_size, 30527);
+  EXPECT_EQ(mpnet.relative_attention_num_buckets, 32);
+  EXPECT_EQ(mpnet.type_vocab_size, 0);
+}
+
+TEST(HfConfig, GenerationFieldsAndExplicitNulls) {
+  const ModelConfig c = minimal(R"({"model_type": "bart", "bos_token_id": null, "num_beams": 6, "min_length": 3,
+      "length_penalty": 0.8, "early_stopping": true, "no_repeat_ngram_size": 3, "forced_bos_token_id": 250004,
+      "bad_words_ids": [[5], [6, 7]], "forced_eos_token_id": null})");
+  EXPECT_FALSE(c.bos_token_id.has_value());  // null is Python's None, not the default 0
+  EXPECT_EQ(c.generation.num_beams, 6);
+  EXPECT_EQ(c.generation.min_length, 3);
+  EXPECT_EQ(c.generation.length_penalty, 0.8);
+  EXPECT_TRUE(c.generation.early_stopping);
+  EXPECT_EQ(c.generation.no_repeat_ngram_size, 3);
+  EXPECT_EQ(c.generation.forced_bos_token_id, 250004);
+  EXPECT_FALSE(c.generation.forced_eos_token_id.has_value());
+  EXPECT_EQ(c.generation.bad_words_ids, (std::vector<std::vector<std::int64_t>>{{5}, {6, 7}}));
+  const ModelConfig d = minimal(R"({"model_type": "bart"})");
+  EXPECT_EQ(d.generation.num_beams, 1);
+  EXPECT_EQ(d.generation.max_length, 20);
+  EXPECT_EQ(d.generation.length_penalty, 1.0);
+  EXPECT_TRUE(d.generation.bad_words_ids.empty());
+}
+
+TEST(HfConfig, ErrorsNameFileAndField) {
+  EXPECT_NE(config_error(R"({"model_type": "gpt2"})").find("config.json: unknown model_type 'gpt2' (supported: bert"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"hidden_size": 4})").find("config.json: no 'model_type'"), std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "hidden_size": "big"})")
+                .find("config.json: field 'hidden_size' must be an integer, got \"big\""),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "hidden_size": 30, "num_attention_heads": 4})")
+                .find("not a multiple of the number of attention heads"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "problem_type": "ranking"})").find("problem_type 'ranking'"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "id2label": {"x": "a"}})").find("id2label entry \"x\""),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bart", "bad_words_ids": [5]})").find("'bad_words_ids'"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "num_attention_heads": 0})").find("at least 1"), std::string::npos);
+}
+
+TEST(HfConfig, EveryFixtureParses) {
+  for (const char* folder : {"core/bert-wordpiece", "core/bert-pair-cls", "core/xlmr", "core/xlmr-mlm",
+                             "core/xlmr-pair-cls", "core/xlmr-regression", "core/marian", "seq2seq/bart",
+                             "seq2seq/m2m100", "seq2seq/mbart", "seq2seq/pegasus", "seq2seq/t5"}) {
+    const auto source = ModelSource::open(test::fixture(folder));
+    const ModelConfig c = load_model_config(*source);
+    EXPECT_EQ(c.hidden_size, 32) << folder;
+    EXPECT_EQ(c.encoder_layers, 2) << folder;
+    EXPECT_EQ(c.encoder_attention_heads, 4) << folder;
+    EXPECT_EQ(c.is_encoder_decoder, c.decoder_layers == 2) << folder;
+    EXPECT_EQ(c.where, source->path() + "/config.json");
+  }
+  EXPECT_EQ(fixture_config("seq2seq/m2m100").generation.forced_bos_token_id, 210);
+  EXPECT_EQ(fixture_config("seq2seq/mbart").generation.forced_bos_token_id, 195);
+}
+
+TEST(SentenceTransformers, FixtureModules) {
+  const auto source = ModelSource::open(test::fixture("core/bert-wordpiece"));
+  const auto st = load_sentence_transformer_config(*source);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->pooling, std::vector<PoolingMode>{PoolingMode::Mean});
+  EXPECT_EQ(st->word_embedding_dimension, 32);
+  EXPECT_TRUE(st->normalize);
+  EXPECT_EQ(st->max_seq_length, 128);
+  EXPECT_FALSE(st->do_lower_case);
+  EXPECT_FALSE(load_sentence_transformer_config(*ModelSource::open(test::fixture("core/xlmr"))).has_value());
+}
+
+namespace {
+
+std::string st_folder(const std::string& modules, const std::string& pooling) {
+  const std::string weights = test::make_safetensors({{"w", "F32", {1}, test::bytes_of(std::vector<float>{1})}});
+  const std::string dir = test::make_model_folder({{"model.safetensors", weights}, {"modules.json", modules}});
+  std::filesystem::create_directories(dir + "/pool");
+  test::write_file(dir + "/pool/config.json", pooling);
+  return dir;
+}
+
+const std::string kTransformerAndPooling = R"([{"path": "", "type": "sentence_transformers.models.Transformer"},
+    {"path": "pool", "type": "sentence_transformers.models.Pooling"}])";
+
+}  // namespace
+
+TEST(SentenceTransformers, PoolingModesInSentenceTransformersOrder) {
+  const auto source = ModelSource::open(st_folder(kTransformerAndPooling, R"({"word_embedding_dimension": 8,
+      "pooling_mode_mean_sqrt_len_tokens": true, "pooling_mode_cls_token": true, "pooling_mode_max_tokens": true})"));
+  const auto st = load_sentence_transformer_config(*source);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->pooling, (std::vector<PoolingMode>{PoolingMode::Cls, PoolingMode::Max, PoolingMode::MeanSqrtLen}));
+  EXPECT_FALSE(st->normalize);
+  EXPECT_FALSE(st->max_seq_length.has_value());
+}
+
+TEST(SentenceTransformers, UnsupportedModulesAreErrors) {
+  const auto error = [](const std::string& modules, const std::string& pooling) {
+    try {
+      load_sentence_transformer_config(*ModelSource::open(st_folder(modules, pooling)));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string dense = R"([{"path": "", "type": "sentence_transformers.models.Transformer"},
+      {"path": "pool", "type": "sentence_transformers.models.Pooling"},
+      {"path": "2_Dense", "type": "sentence_transformers.models.Dense"}])";
+  EXPECT_NE(error(dense, R"({"pooling_mode_mean_tokens": true})")
+                .find("modules.json: module 'sentence_transformers.models.Dense' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode_mean_tokens": false})").find("no pooling mode"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode_lasttoken": true})").find("pooling_mode_lasttoken"),
+            std::string::npos);
+  const std::string escaping = R"([{"path": "", "type": "sentence_transformers.models.Transformer"},
+      {"path": "../pool", "type": "sentence_transformers.models.Pooling"}])";
+  EXPECT_NE(error(escaping, "{}").find("points outside the model"), std::string::npos);
+}
