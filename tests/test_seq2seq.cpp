@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "engine/backend.hpp"
 #include "engine/error.hpp"
 #include "engine/seq2seq.hpp"
 #include "engine/tokenizer.hpp"
+#include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 #include "support/test_support.hpp"
 
@@ -231,6 +233,117 @@ TEST(Seq2SeqErrors, SourcesOutsideTheModelFail) {
   EXPECT_THROW(model.encode({TokenIds{5, 100000, 0}}), Error);
   EXPECT_THROW(model.encode({TokenIds(static_cast<std::size_t>(model.spec().max_positions) + 1, 5)}), Error);
   EXPECT_NO_THROW(model.encode({TokenIds(static_cast<std::size_t>(model.spec().max_positions), 5)}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Translator: text in, text out.
+
+class TranslatorTest : public ::testing::Test {
+ protected:
+  void open(const std::string& folder) {
+    source_ = ModelSource::open(fixture(folder));
+    translator_ = std::make_unique<Translator>(*source_, *backend_);
+    golden_ = load_json(fixture(folder + "/golden.json"));
+  }
+  std::vector<std::string> golden_texts(const char* key) const {
+    std::vector<std::string> texts;
+    for (const auto& c : golden_["cases"]) texts.push_back(c[key].get<std::string>());
+    return texts;
+  }
+  SearchSettings greedy() const { return settings_from(translator_->default_settings(), golden_["generation"]["greedy"]); }
+
+  std::unique_ptr<Backend> backend_ = make_cpu_backend(1);
+  std::unique_ptr<ModelSource> source_;
+  std::unique_ptr<Translator> translator_;
+  json golden_;
+};
+
+TEST_F(TranslatorTest, BatchedTextsComeBackInInputOrderWithEmptyLinesKept) {
+  open("core/marian");
+  auto texts = golden_texts("text");
+  auto expected = golden_texts("greedy_text");
+  texts.insert(texts.begin() + 3, "");
+  expected.insert(expected.begin() + 3, "");
+  texts.emplace_back("   ");
+  expected.emplace_back("");
+  std::size_t calls = 0, last = 0;
+  TranslateOptions options;
+  options.batch_size = 5;
+  options.progress = [&](std::size_t done) { ++calls, last = done; };
+  EXPECT_EQ(translator_->translate(texts, greedy(), options), expected);
+  EXPECT_EQ(calls, 3u);  // 12 texts with tokens in batches of 5
+  EXPECT_EQ(last, texts.size());
+  const auto hyps = translator_->generate({"", golden_texts("text")[0]}, greedy());
+  ASSERT_EQ(hyps.size(), 2u);
+  EXPECT_TRUE(hyps[0].empty());
+  ASSERT_EQ(hyps[1].size(), 1u);
+  EXPECT_EQ(hyps[1][0].ids, ids_of(golden_["cases"][0]["greedy_ids"]));
+}
+
+TEST_F(TranslatorTest, BeamHypothesesCarryTextIdsAndScore) {
+  open("seq2seq/bart");
+  const auto beam = settings_from(translator_->default_settings(), golden_["generation"]["beam"]);
+  const auto& c = golden_["cases"][1];
+  const auto hyps = translator_->generate({c["text"].get<std::string>()}, beam);
+  ASSERT_EQ(hyps[0].size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(hyps[0][k].text, c["beam_texts"][k].get<std::string>());
+    EXPECT_TRUE(same_ids(hyps[0][k].ids, c["beam_ids"][k], 1));
+    EXPECT_NEAR(hyps[0][k].score, c["beam_scores"][k].get<double>(), kTolerance);
+  }
+}
+
+TEST_F(TranslatorTest, TargetLanguageIsTheForcedFirstToken) {
+  for (const auto& [folder, source_code, target_code, other] :
+       {std::tuple{"seq2seq/mbart", "de_DE", "en_XX", "fr_XX"}, std::tuple{"seq2seq/m2m100", "de", "en", "fr"}}) {
+    SCOPED_TRACE(folder);
+    open(folder);
+    const std::string text = golden_["cases"][0]["text"];
+    // The tokenizer's and config's own languages reproduce the golden; naming them changes nothing.
+    translator_->set_languages(source_code, target_code);
+    EXPECT_EQ(translator_->generate({text}, greedy())[0][0].ids, ids_of(golden_["cases"][0]["greedy_ids"]));
+    translator_->set_languages(std::nullopt, other);
+    const auto ids = translator_->generate({text}, greedy())[0][0].ids;
+    ASSERT_GE(ids.size(), 2u);
+    EXPECT_EQ(ids[1], translator_->tokenizer().lang_id(other));
+    EXPECT_THROW(translator_->set_languages(std::nullopt, "xx_YY"), Error);
+    EXPECT_THROW(translator_->set_languages("xx_YY", std::nullopt), Error);
+  }
+  open("core/marian");
+  EXPECT_THROW(translator_->set_languages("de", std::nullopt), Error);
+}
+
+TEST_F(TranslatorTest, ScoreIsForcedDecodingOfTheGeneratedForm) {
+  open("seq2seq/bart");
+  const auto& c = golden_["cases"][11];  // greedy output ends with EOS before max_length
+  const auto greedy_ids = ids_of(c["greedy_ids"]);
+  ASSERT_EQ(greedy_ids.back(), translator_->model().spec().eos_token_id);
+  const std::string text = c["text"];
+  const auto scores = translator_->score({{text, c["greedy_text"].get<std::string>()}});
+  ASSERT_EQ(scores.size(), 1u);
+  // The target framed as generated: forced <s>, the text, </s>; the forced token is not scored.
+  const TokenIds target(greedy_ids.begin() + 1, greedy_ids.end());
+  EXPECT_EQ(scores[0].tokens, target.size() - 1);
+  const auto direct = translator_->model().score({ids_of(c["input_ids"])}, {target}, 1);
+  EXPECT_NEAR(scores[0].logprob, direct[0], 1e-9);
+  EXPECT_LT(scores[0].logprob, 0.0);
+  EXPECT_THROW(translator_->score({{text, ""}}), Error);
+  EXPECT_THROW(translator_->score({{"", text}}), Error);
+}
+
+TEST_F(TranslatorTest, SourceLongerThanThePositionsFailsNamingIt) {
+  open("core/marian");
+  std::string long_text;
+  for (int i = 0; i < 80; ++i) long_text += "cat ";
+  TranslateOptions options;
+  options.input_name = "in.txt";
+  try {
+    translator_->translate({"Short.", long_text}, greedy(), options);
+    FAIL() << "a source beyond the positions was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("in.txt:2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("positions"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
