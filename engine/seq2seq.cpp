@@ -698,11 +698,12 @@ std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<To
   return invar::generate(steps, static_cast<int>(batch), settings);
 }
 
-std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets) {
+std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,
+                                        std::size_t given) {
   if (sources.size() != targets.size()) fail("{} sources but {} targets", sources.size(), targets.size());
   std::vector<TokenIds> inputs;
   for (const auto& target : targets) {
-    if (target.empty()) fail("a target to score has no tokens");
+    if (target.size() <= given) fail("a target to score has no tokens after the {} given", given);
     for (std::int32_t id : target)
       if (id < 0 || id >= impl_->spec.target_vocab)
         fail("target token id {} is outside the vocabulary ({})", id, impl_->spec.target_vocab);
@@ -718,7 +719,7 @@ std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, co
   std::vector<float> row(vocab);
   for (std::size_t b = 0; b < targets.size(); ++b) {
     double total = 0.0;
-    for (std::size_t t = 0; t < targets[b].size(); ++t) {
+    for (std::size_t t = given; t < targets[b].size(); ++t) {
       const float* at = logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab;
       std::copy(at, at + vocab, row.begin());
       log_softmax(row);
