@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <iostream>
+#include <functional>
 #include <optional>
 
 #include "engine/batching.hpp"
