@@ -254,6 +254,22 @@ const EncoderSpec& EncoderModel::spec() const { return impl_->spec; }
 bool EncoderModel::has_pooler() const { return !impl_->pooler.weight.empty(); }
 bool EncoderModel::has_classifier() const { return !impl_->classifier.weight.empty(); }
 bool EncoderModel::has_mlm() const { return !impl_->mlm_dense.weight.empty(); }
+void EncoderModel::require_classifier() const {
+  const Impl& m = *impl_;
+  if (!has_classifier())
+    fail("{}: the model has no sequence-classification head (config.json id2label and {} weights)", m.weights.path(),
+         m.spec.classifier == ClassifierKind::Pooler ? "classifier" : "classifier.dense/out_proj");
+  if (m.spec.classifier == ClassifierKind::Pooler && !has_pooler())
+    fail("{}: BERT classification needs the pooler (pooler.dense)", m.weights.path());
+}
+
+void EncoderModel::require_mlm() const {
+  if (!has_mlm())
+    fail("{}: the model has no masked-LM head (lm_head / cls.predictions weights); pseudo-log-likelihood needs a "
+         "*ForMaskedLM checkpoint",
+         impl_->weights.path());
+}
+
 void EncoderModel::check_inputs(std::span<const Encoding> inputs) const { impl_->check_inputs(inputs); }
 
 PerInput EncoderModel::hidden_states(std::span<const Encoding> inputs, std::int64_t layer) {
@@ -283,11 +299,7 @@ PerInput EncoderModel::pooler_output(std::span<const Encoding> inputs) {
 
 PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
   Impl& m = *impl_;
-  if (!has_classifier())
-    fail("{}: the model has no sequence-classification head (config.json id2label and {} weights)", m.weights.path(),
-         m.spec.classifier == ClassifierKind::Pooler ? "classifier" : "classifier.dense/out_proj");
-  if (m.spec.classifier == ClassifierKind::Pooler && !has_pooler())
-    fail("{}: BERT classification needs the pooler (pooler.dense)", m.weights.path());
+  require_classifier();
   if (inputs.empty()) return {};
   const Tensor x = m.run(inputs, m.spec.layers, nullptr);
   // BertForSequenceClassification: classifier(pooler); RobertaClassificationHead: out_proj(tanh(dense(<s>))).
@@ -299,7 +311,7 @@ PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
 
 std::vector<double> EncoderModel::pll(const Encoding& input, std::int32_t mask_id) {
   Impl& m = *impl_;
-  if (!has_mlm()) fail("{}: the model has no masked-LM head (lm_head / cls.predictions)", m.weights.path());
+  require_mlm();
   if (mask_id < 0 || mask_id >= m.spec.vocab) fail("mask token id {} is outside the vocabulary ({})", mask_id, m.spec.vocab);
   std::vector<Encoding> copies;
   std::vector<std::int32_t> positions, targets;

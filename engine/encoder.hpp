@@ -31,6 +31,9 @@ class EncoderModel {
   bool has_pooler() const;
   bool has_classifier() const;
   bool has_mlm() const;
+  // Fail naming the model folder when the head is missing (logits() and pll() call them too).
+  void require_classifier() const;
+  void require_mlm() const;
 
   // Hidden states [tokens, hidden] of each input after `layer` layers: 0 is the embeddings'
   // output, spec().layers the last hidden state (Hugging Face's hidden_states[layer]).
