@@ -10,11 +10,9 @@
 #include <functional>
 #include <optional>
 
-#include "engine/batching.hpp"
-#include "engine/encoder.hpp"
+#include "engine/text_encoder.hpp"
 #include "engine/error.hpp"
 #include "eval/io.hpp"
-#include "loaders/hf_config.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 
@@ -41,16 +39,11 @@ void add_layer_option(CLI::App& command, EncodeOptions& options) {
       ->capture_default_str();
 }
 
-// One input line: a text, or a pair of texts.
-struct Line {
-  std::string text, pair;
-};
-
 // Reads every line; with `pairs`, each must hold exactly two tab-separated columns. An empty line
 // stays an (empty) input, so outputs keep their lines.
-std::vector<Line> read_input(const std::string& path, bool pairs) {
+std::vector<TextInput> read_input(const std::string& path, bool pairs) {
   LineReader reader(path);
-  std::vector<Line> lines;
+  std::vector<TextInput> lines;
   std::string line;
   while (reader.next(line)) {
     if (!pairs) {
@@ -66,77 +59,48 @@ std::vector<Line> read_input(const std::string& path, bool pairs) {
   return lines;
 }
 
+// The model of --model on --device, with --max-length and --layer resolved.
 class EncoderRun {
  public:
   explicit EncoderRun(const EncodeOptions& options)
       : options_(options),
         source_(ModelSource::open(options.model.model)),
         backend_(open_backend(options.model)),
-        tokenizer_(make_tokenizer(*source_)),
-        model_(*source_, *backend_) {
-    limit_ = static_cast<std::size_t>(model_.spec().max_tokens);
-    if (options.max_length > 0) cap_length(options.max_length);
+        encoder_(*source_, *backend_) {
+    if (options.max_length > 0) encoder_.cap_length(options.max_length);
   }
 
-  // Inputs are truncated to at most `tokens` tokens.
-  void cap_length(std::size_t tokens) { limit_ = std::min(limit_, tokens); }
-
-  EncoderModel& model() { return model_; }
-  const Tokenizer& tokenizer() const { return *tokenizer_; }
-  const ModelSource& source() const { return *source_; }
+  TextEncoder& encoder() { return encoder_; }
+  EncoderModel& model() { return encoder_.model(); }
 
   // The layer --layer names, as a count of layers run.
-  std::int64_t layer() const {
-    const std::int64_t layers = model_.spec().layers, layer = options_.layer;
+  std::int64_t layer() {
+    const std::int64_t layers = model().spec().layers, layer = options_.layer;
     if (layer > layers || layer < -(layers + 1))
       fail("--layer {} does not exist: the model has layers 0 (embeddings) to {}", layer, layers);
     return layer < 0 ? layers + 1 + layer : layer;
   }
 
   // Tokenizes every line, truncating to the limit; one warning says how many lines were cut.
-  std::vector<Encoding> encode(const std::vector<Line>& lines, bool pairs) {
-    std::vector<Encoding> out;
+  std::vector<Encoding> encode(const std::vector<TextInput>& lines, bool pairs) {
     std::size_t cut = 0;
-    for (const auto& line : lines) {
-      Encoding e = pairs ? tokenizer_->encode_pair(line.text, line.pair) : tokenizer_->encode(line.text);
-      if (e.ids.size() > limit_) {
-        ++cut;
-        e = pairs ? tokenizer_->encode_pair(line.text, line.pair, limit_) : tokenizer_->encode(line.text, limit_);
-      }
-      out.push_back(std::move(e));
-    }
+    auto out = encoder_.encode(lines, pairs, cut);
     if (cut > 0)
       fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut,
-                 lines.size(), limit_);
+                 lines.size(), encoder_.max_length());
     return out;
   }
 
-  // Runs `batch_fn` over length-sorted batches; its results land at their inputs' positions.
-  template <typename Result>
-  std::vector<Result> batched(const std::string& label, const std::vector<Encoding>& inputs,
-                              const std::function<std::vector<Result>(std::span<const Encoding>)>& batch_fn) {
-    std::vector<std::size_t> lengths;
-    for (const auto& e : inputs) lengths.push_back(e.ids.size());
-    std::vector<Result> results(inputs.size());
-    Progress progress(label, inputs.size());
-    std::vector<Encoding> batch;
-    for (const auto& indices : length_sorted_batches(lengths, options_.model.batch_size)) {
-      batch.clear();
-      for (std::size_t i : indices) batch.push_back(inputs[i]);
-      auto out = batch_fn(batch);
-      for (std::size_t k = 0; k < indices.size(); ++k) results[indices[k]] = std::move(out[k]);
-      progress.advance(indices.size());
-    }
-    return results;
+  // --batch-size batches with a progress bar labelled `label`.
+  BatchOptions batches(Progress& progress) const {
+    return {options_.model.batch_size, [&progress](std::size_t done) { progress.advance(done); }};
   }
 
  private:
   EncodeOptions options_;
   std::unique_ptr<ModelSource> source_;
   std::unique_ptr<Backend> backend_;
-  std::unique_ptr<Tokenizer> tokenizer_;
-  EncoderModel model_;
-  std::size_t limit_ = 0;
+  TextEncoder encoder_;
 };
 
 std::string floats(const std::vector<float>& values) { return fmt::format("[{}]", fmt::join(values, ", ")); }
@@ -180,37 +144,18 @@ Pooling parse_pooling(const std::string& name) {
   fail("--pooling must be mean, cls, max or mean_sqrt_len_tokens, got '{}'", name);
 }
 
-Pooling to_pooling(PoolingMode mode) {
-  switch (mode) {
-    case PoolingMode::Cls:
-      return Pooling::Cls;
-    case PoolingMode::Max:
-      return Pooling::Max;
-    case PoolingMode::MeanSqrtLen:
-      return Pooling::MeanSqrtLen;
-    case PoolingMode::Mean:
-      break;
-  }
-  return Pooling::Mean;
-}
-
 // Sentence embeddings of `lines` as sentence-transformers computes them: modules.json's pooling
 // and Normalize unless --pooling / --normalize say otherwise.
-PerInput embed_lines(const EmbedOptions& options, const std::vector<Line>& lines, std::size_t& width) {
+PerInput embed_lines(const EmbedOptions& options, const std::vector<TextInput>& lines, std::size_t& width) {
   EncoderRun run(options.encode);
-  const auto st = load_sentence_transformer_config(run.source());
-  if (st && st->max_seq_length) run.cap_length(static_cast<std::size_t>(*st->max_seq_length));
-  std::vector<Pooling> modes;
-  if (!options.pooling.empty()) modes.push_back(parse_pooling(options.pooling));
-  else if (st) for (PoolingMode mode : st->pooling) modes.push_back(to_pooling(mode));
-  else modes.push_back(Pooling::Mean);
-  const bool normalize = options.normalize || (st && st->normalize);
-  const std::int64_t layer = run.layer();
-  width = static_cast<std::size_t>(run.model().spec().hidden) * modes.size();
+  EmbeddingSettings settings = run.encoder().default_embedding_settings();
+  if (!options.pooling.empty()) settings.modes = {parse_pooling(options.pooling)};
+  settings.normalize = settings.normalize || options.normalize;
+  settings.layer = run.layer();
+  width = run.encoder().embedding_width(settings);
   const auto inputs = run.encode(lines, false);
-  return run.batched<std::vector<float>>("embed", inputs, [&](std::span<const Encoding> batch) {
-    return run.model().embed(batch, modes, normalize, layer);
-  });
+  Progress progress("embed", inputs.size());
+  return run.encoder().embed(inputs, settings, run.batches(progress));
 }
 
 void add_embedding_options(CLI::App& command, EmbedOptions& options) {
@@ -246,10 +191,10 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
 
 void run_similarity(const EmbedOptions& options) {
   const auto pairs = read_input(options.encode.model.input, true);
-  std::vector<Line> texts;
+  std::vector<TextInput> texts;
   for (const auto& p : pairs) {
-    texts.push_back({p.text, {}});
-    texts.push_back({p.pair, {}});
+    texts.push_back({p.first, {}});
+    texts.push_back({p.second, {}});
   }
   std::size_t width = 0;
   const auto embeddings = embed_lines(options, texts, width);
@@ -266,8 +211,10 @@ void run_hidden(const EncodeOptions& options) {
   EncoderRun run(options);
   const std::int64_t layer = run.layer();
   const auto inputs = run.encode(lines, false);
-  const auto hidden = run.batched<std::vector<float>>(
-      "hidden", inputs, [&](std::span<const Encoding> batch) { return run.model().hidden_states(batch, layer); });
+  Progress progress("hidden", inputs.size());
+  const auto hidden = run.encoder().batched<std::vector<float>>(
+      inputs, run.batches(progress),
+      [&](std::span<const Encoding> batch) { return run.model().hidden_states(batch, layer); });
   const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -294,8 +241,8 @@ void run_classify(const ClassifyOptions& options) {
   const EncoderSpec& spec = run.model().spec();
   run.model().require_classifier();
   const auto inputs = run.encode(lines, options.pairs);
-  const auto logits = run.batched<std::vector<float>>(
-      "classify", inputs, [&](std::span<const Encoding> batch) { return run.model().logits(batch); });
+  Progress progress("classify", inputs.size());
+  const auto logits = run.encoder().logits(inputs, run.batches(progress));
   std::vector<std::string> out;
   for (const auto& l : logits) {
     if (spec.regression) {
@@ -321,8 +268,8 @@ void run_pll(const PllOptions& options) {
   const auto lines = read_input(options.encode.model.input, false);
   EncoderRun run(options.encode);
   run.model().require_mlm();
-  const auto mask = run.tokenizer().mask_id();
-  if (!mask) fail("{}: the tokenizer has no mask token", run.source().path());
+  const auto mask = run.encoder().tokenizer().mask_id();
+  if (!mask) fail("{}: the tokenizer has no mask token", run.encoder().source().path());
   const auto inputs = run.encode(lines, false);
   std::vector<std::string> out;
   Progress progress("pll", inputs.size());
