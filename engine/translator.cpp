@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/batching.hpp"
 #include "engine/error.hpp"
 
