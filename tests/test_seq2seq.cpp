@@ -245,11 +245,6 @@ class TranslatorTest : public ::testing::Test {
     translator_ = std::make_unique<Translator>(*source_, *backend_);
     golden_ = load_json(fixture(folder + "/golden.json"));
   }
-  std::vector<std::string> golden_texts(const char* key) const {
-    std::vector<std::string> texts;
-    for (const auto& c : golden_["cases"]) texts.push_back(c[key].get<std::string>());
-    return texts;
-  }
   SearchSettings greedy() const { return settings_from(translator_->default_settings(), golden_["generation"]["greedy"]); }
 
   std::unique_ptr<Backend> backend_ = make_cpu_backend(1);
@@ -260,8 +255,8 @@ class TranslatorTest : public ::testing::Test {
 
 TEST_F(TranslatorTest, BatchedTextsComeBackInInputOrderWithEmptyLinesKept) {
   open("core/marian");
-  auto texts = golden_texts("text");
-  auto expected = golden_texts("greedy_text");
+  auto texts = test::case_strings(golden_, "text");
+  auto expected = test::case_strings(golden_, "greedy_text");
   texts.insert(texts.begin() + 3, "");
   expected.insert(expected.begin() + 3, "");
   texts.emplace_back("   ");
@@ -273,7 +268,7 @@ TEST_F(TranslatorTest, BatchedTextsComeBackInInputOrderWithEmptyLinesKept) {
   EXPECT_EQ(translator_->translate(texts, greedy(), options), expected);
   EXPECT_EQ(calls, 3u);  // 12 texts with tokens in batches of 5
   EXPECT_EQ(last, texts.size());
-  const auto hyps = translator_->generate({"", golden_texts("text")[0]}, greedy());
+  const auto hyps = translator_->generate({"", test::case_strings(golden_, "text")[0]}, greedy());
   ASSERT_EQ(hyps.size(), 2u);
   EXPECT_TRUE(hyps[0].empty());
   ASSERT_EQ(hyps[1].size(), 1u);
@@ -336,7 +331,7 @@ TEST_F(TranslatorTest, SourceLongerThanThePositionsFailsNamingIt) {
   std::string long_text;
   for (int i = 0; i < 80; ++i) long_text += "cat ";
   TranslateOptions options;
-  options.input_name = "in.txt";
+  options.where = [](std::size_t i) { return "in.txt:" + std::to_string(i + 1); };
   try {
     translator_->translate({"Short.", long_text}, greedy(), options);
     FAIL() << "a source beyond the positions was accepted";
