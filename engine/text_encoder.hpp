@@ -32,6 +32,10 @@ struct EmbeddingSettings {
   std::int64_t layer = 0;      // hidden states after this many layers (the model's last by default)
 };
 
+// sentence-transformers' names: "mean", "cls", "max", "mean_sqrt_len_tokens"; parse fails for others.
+const char* pooling_name(Pooling mode);
+Pooling parse_pooling(const std::string& name);
+
 struct BatchOptions {
   std::size_t batch_size = 32;
   std::function<void(std::size_t)> progress;  // called after each batch with the inputs it held

@@ -136,14 +136,6 @@ struct EmbedOptions {
   std::string format = "jsonl";
 };
 
-Pooling parse_pooling(const std::string& name) {
-  if (name == "mean") return Pooling::Mean;
-  if (name == "cls") return Pooling::Cls;
-  if (name == "max") return Pooling::Max;
-  if (name == "mean_sqrt_len_tokens") return Pooling::MeanSqrtLen;
-  fail("--pooling must be mean, cls, max or mean_sqrt_len_tokens, got '{}'", name);
-}
-
 // Sentence embeddings of `lines` as sentence-transformers computes them: modules.json's pooling
 // and Normalize unless --pooling / --normalize say otherwise.
 PerInput embed_lines(const EmbedOptions& options, const std::vector<TextInput>& lines, std::size_t& width) {

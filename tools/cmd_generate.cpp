@@ -117,10 +117,7 @@ TranslateOptions translate_options(const ModelOptions& model, const Table& table
   TranslateOptions options;
   options.batch_size = model.batch_size;
   options.where = [&table](std::size_t row) { return table.where(row); };
-  options.progress = [&progress, done = std::size_t{0}](std::size_t now) mutable {
-    progress.advance(now - done);
-    done = now;
-  };
+  options.progress = [&progress](std::size_t done) { progress.set(done); };
   return options;
 }
 
