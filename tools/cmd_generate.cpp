@@ -3,6 +3,7 @@
 // default to the model's config.json, as Hugging Face's generate() reads them.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -121,6 +122,13 @@ TranslateOptions translate_options(const ModelOptions& model, const Table& table
   return options;
 }
 
+// A generated text can hold line breaks (byte-level BPE has tokens for them); plain-text output
+// turns them into spaces to stay one line per input.
+std::string one_line(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
 void run_generate(const Arguments& args, bool best_text_only) {
   Session session = open_session(args);
   const SearchSettings settings = search_settings(*session.translator, args.search);
@@ -131,7 +139,7 @@ void run_generate(const Arguments& args, bool best_text_only) {
   AtomicOutput out(args.model.output);
   for (const auto& hyps : results) {
     if (best_text_only) {
-      out.write_line(hyps.empty() ? std::string() : hyps.front().text);
+      out.write_line(hyps.empty() ? std::string() : one_line(hyps.front().text));
       continue;
     }
     nlohmann::json line = {{"hyps", nlohmann::json::array()}};
@@ -223,8 +231,8 @@ void setup_translate(CLI::App& root) {
   add_generation_command(
       root, "translate",
       "Translate (or summarise, paraphrase) with an encoder-decoder model: the best hypothesis's text per input "
-      "line, an empty line for an empty one; a source longer than the model's positions is an error naming the line. "
-      "Same options as generate.",
+      "line (line breaks in it become spaces), an empty line for an empty one; a source longer than the model's "
+      "positions is an error naming the line. Same options as generate.",
       true);
 }
 
