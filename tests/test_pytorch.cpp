@@ -275,4 +275,7 @@ TEST(PyTorch, TruncatedOrMalformedPickleFails) {
   expect_error(make_zip({{"archive/data.pkl", "\x80\x02]."}}), "pickle opcode 0x5d");
   expect_error(make_zip({{"archive/data.pkl", "\x80\x02h\x05."}}), "memo entry 5 was never stored");
   expect_error(make_zip({{"archive/data.pkl", "\x80\x02K\x01."}}), "not a state dict");
+  const std::vector<std::int64_t> ones(65, 1);
+  expect_error(make_checkpoint([&](Pickle& p) { p.tensor("FloatStorage", "0", 6, 0, ones, ones); }, {{"0", kSixFloats}}),
+               "tensor size has 65 dimensions, more than 64");
 }
