@@ -17,3 +17,7 @@ cmake --build "$build" -j "$jobs"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
+# The libFuzzer targets (clang, their own build dir) run briefly once per suite, not again under --sanitize.
+if [ "$build" = build ]; then
+  tests/fuzz/run.sh 20
+fi
