@@ -237,6 +237,7 @@ void run_sentences(const CorpusMetric& metric, const MetricArguments& args, cons
 
 void run(const MetricArguments& args, const CorpusMetric& metric) {
   if (args.width < 0 || args.width > 17) fail("--width must be between 0 and 17, got {}", args.width);
+  if (args.threads < 0) fail("--threads must be >= 0 (0 = all cores), got {}", args.threads);
   if (args.paired_bs && args.hyps.size() < 2)
     fail("--paired-bs compares systems: give a baseline and at least one more --hyp FILE");
   if (args.paired_bs && args.confidence) fail("--paired-bs already reports confidence intervals; leave out --confidence");
