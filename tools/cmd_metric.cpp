@@ -35,7 +35,7 @@ struct MetricArguments {
   int width = 1;
   int threads = 0;
   bool confidence = false;
-  int confidence_n = 2000;
+  int confidence_n = 1000;
   bool paired_bs = false;
   int paired_bs_n = 1000;
   std::uint64_t seed = 12345;
