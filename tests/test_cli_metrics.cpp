@@ -139,7 +139,10 @@ TEST(MetricCli, BleuEveryGoldenVariantWithSignature) {
       EXPECT_EQ(text.rfind(fmt::format("BLEU|{} = {:.1f} ", signature, g["score"].get<double>()), 0), 0u) << text;
     }
 
-    // --sentence: sacrebleu -sl turns effective order on; JSON Lines carry unrounded scores.
+    // --sentence: sacrebleu -sl turns effective order on; JSON Lines carry unrounded scores. Every
+    // smoothing with 13a, exp smoothing with the other tokenizers (the library test checks all variants).
+    ++checked;
+    if (c["tokenize"] != "13a" && c["smooth_method"] != "exp") continue;
     auto sentence_args = args;
     sentence_args.insert(sentence_args.end(), {"--sentence", "--json", "--threads", "3"});
     const auto lines = json_lines(run_ok(sentence_args).out);
@@ -149,7 +152,6 @@ TEST(MetricCli, BleuEveryGoldenVariantWithSignature) {
       EXPECT_EQ(lines[i]["line"], i + 1);
       EXPECT_TRUE(near_golden(lines[i]["score"].get<double>(), expected[i])) << "segment " << i;
     }
-    ++checked;
   }
   EXPECT_EQ(checked, 40);
 }
