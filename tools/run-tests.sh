@@ -14,6 +14,8 @@ fi
 jobs=$(nproc)
 cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
+# CI installs PoCL: the OpenCL tests must run there, not skip (tests/support/opencl_support.hpp).
+export INVAR_REQUIRE_OPENCL=${INVAR_REQUIRE_OPENCL:-1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
