@@ -5,7 +5,9 @@
 // Every buffer argument comes with an element offset (Tensor.offset / 4), as views made by
 // Tensor::rows() start anywhere. Row kernels run one work-group per row; each work-item owns the
 // elements at its stride, reads them before the group's last barrier and writes only them, which
-// is what makes the in-place and aliased forms (out = x, out = residual) safe.
+// is what makes the in-place and aliased forms (out = x, out = residual) safe. The other kernels
+// run one work-item per element in work-groups of a fixed size (drivers such as PoCL compile one
+// variant per work-group size), so dimension 0 of their range is rounded up and checked.
 
 // No fused multiply-add: the CPU kernels round every product, so must we.
 #pragma OPENCL FP_CONTRACT OFF
@@ -59,28 +61,31 @@ float group_max(float v, __local float* scratch) {
 }
 
 // C = beta · C (0 when beta is 0, so garbage is not read) for every matrix of a MatrixView family:
-// a GEMM with k = 0. Global size (n, m, outer · inner).
+// a GEMM with k = 0. Range (n, m, outer · inner).
 __kernel void scale(__global float* c, ulong c_off, ulong offset, ulong ld, ulong outer_stride, ulong inner_stride,
-                    ulong inner, float beta) {
+                    ulong inner, float beta, ulong n) {
   const ulong col = get_global_id(0), row = get_global_id(1), o = get_global_id(2) / inner,
                i = get_global_id(2) % inner;
+  if (col >= n) return;
   __global float* x = c + c_off + offset + o * outer_stride + i * inner_stride + row * ld + col;
   *x = beta == 0.0f ? 0.0f : beta * *x;
 }
 
 __kernel void bias_act(__global float* x, ulong x_off, __global const float* bias, ulong bias_off, int has_bias,
-                       ulong cols, int act) {
+                       ulong cols, int act, ulong n) {
   x += x_off;
   bias += bias_off;
   const ulong i = get_global_id(0);
+  if (i >= n) return;
   float v = x[i];
   if (has_bias) v += bias[i % cols];
   x[i] = activate(v, act);
 }
 
 __kernel void add(__global const float* a, ulong a_off, __global const float* b, ulong b_off, __global float* out,
-                  ulong out_off) {
+                  ulong out_off, ulong n) {
   const ulong i = get_global_id(0);
+  if (i >= n) return;
   out[out_off + i] = a[a_off + i] + b[b_off + i];
 }
 
@@ -180,11 +185,13 @@ __kernel void l2_normalize(__global float* x, ulong x_off, ulong cols, __local f
   for (ulong c = lid; c < cols; c += step) x[c] /= norm;
 }
 
-// Global size (cols, count). Ids outside [0, rows) leave their output row untouched: the table
+// Range (cols, count). Ids outside [0, rows) leave their output row untouched: the table
 // is never read out of bounds (the host validates ids; see Backend::gather_rows).
 __kernel void gather_rows(__global const float* table, ulong table_off, ulong rows, __global const int* ids,
-                          ulong ids_off, float scale, int accumulate, __global float* out, ulong out_off) {
-  const ulong c = get_global_id(0), i = get_global_id(1), cols = get_global_size(0);
+                          ulong ids_off, float scale, int accumulate, __global float* out, ulong out_off,
+                          ulong cols) {
+  const ulong c = get_global_id(0), i = get_global_id(1);
+  if (c >= cols) return;
   const int id = ids[ids_off + i];
   if (id < 0 || (ulong)id >= rows) return;
   const float v = scale * table[table_off + (ulong)id * cols + c];
@@ -192,20 +199,22 @@ __kernel void gather_rows(__global const float* table, ulong table_off, ulong ro
   *to = accumulate ? *to + v : v;
 }
 
-// Global size (extent3, extent2, extent0 · extent1); 4-byte elements of any type.
+// Range (extent3, extent2, extent0 · extent1); 4-byte elements of any type.
 __kernel void copy_strided(__global const uint* src, ulong src_off, ulong4 src_strides, __global uint* dst,
-                           ulong dst_off, ulong4 dst_strides, ulong extent1) {
+                           ulong dst_off, ulong4 dst_strides, ulong extent1, ulong extent3) {
   const ulong i3 = get_global_id(0), i2 = get_global_id(1), i1 = get_global_id(2) % extent1,
                i0 = get_global_id(2) / extent1;
+  if (i3 >= extent3) return;
   const ulong4 index = (ulong4)(i0, i1, i2, i3);
   const ulong4 s = index * src_strides, d = index * dst_strides;
   dst[dst_off + d.s0 + d.s1 + d.s2 + d.s3] = src[src_off + s.s0 + s.s1 + s.s2 + s.s3];
 }
 
-// Global size (cols, batch); sentence-transformers Pooling as the CPU kernels compute it.
+// Range (cols, batch); sentence-transformers Pooling as the CPU kernels compute it.
 __kernel void pool(__global const float* x, ulong x_off, __global const float* mask, ulong mask_off,
-                   __global float* out, ulong out_off, ulong length, int mode) {
-  const ulong c = get_global_id(0), b = get_global_id(1), cols = get_global_size(0);
+                   __global float* out, ulong out_off, ulong length, int mode, ulong cols) {
+  const ulong c = get_global_id(0), b = get_global_id(1);
+  if (c >= cols) return;
   x += x_off + b * length * cols + c;
   mask += mask_off + b * length;
   float result;
