@@ -124,27 +124,15 @@ void check_blas(clblast::StatusCode status, const char* routine) {
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(std::shared_ptr<const Device> device) : device_(std::move(device)) {
-    cl_int status = CL_SUCCESS;
-    queue_ = clCreateCommandQueue(device_->context, device_->id, 0, &status);
-    check(status, "clCreateCommandQueue");
-    for (std::size_t i = 0; i < kernels_.size(); ++i) {
-      kernels_[i] = clCreateKernel(device_->program, kKernelNames[i], &status);
-      check(status, "clCreateKernel");
+    try {
+      create_queue_and_kernels();
+    } catch (...) {
+      release();
+      throw;
     }
-    // Powers of two: the reductions halve the group.
-    row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
-                             Kernel::L2Normalize},
-                            kRowGroup);
-    element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Add, Kernel::GatherRows,
-                                 Kernel::CopyStrided, Kernel::Pool},
-                                kElementGroup);
   }
 
-  ~OpenClBackend() override {
-    clFinish(queue_);
-    for (cl_kernel kernel : kernels_) clReleaseKernel(kernel);
-    clReleaseCommandQueue(queue_);
-  }
+  ~OpenClBackend() override { release(); }
 
   std::string name() const override {
     return fmt::format("opencl:{}:{}", device_->info.platform, device_->info.device);
@@ -272,6 +260,30 @@ class OpenClBackend final : public Backend {
   }
 
  private:
+  void create_queue_and_kernels() {
+    cl_int status = CL_SUCCESS;
+    queue_ = clCreateCommandQueue(device_->context, device_->id, 0, &status);
+    check(status, "clCreateCommandQueue");
+    for (std::size_t i = 0; i < kernels_.size(); ++i) {
+      kernels_[i] = clCreateKernel(device_->program, kKernelNames[i], &status);
+      check(status, "clCreateKernel");
+    }
+    // Powers of two: the reductions halve the group.
+    row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
+                             Kernel::L2Normalize},
+                            kRowGroup);
+    element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Add, Kernel::GatherRows,
+                                 Kernel::CopyStrided, Kernel::Pool},
+                                kElementGroup);
+  }
+  void release() {
+    if (queue_) clFinish(queue_);
+    for (cl_kernel kernel : kernels_) {
+      if (kernel) clReleaseKernel(kernel);
+    }
+    if (queue_) clReleaseCommandQueue(queue_);
+  }
+
   cl_kernel get(Kernel kernel) const { return kernels_[static_cast<std::size_t>(kernel)]; }
 
   void set_arg(cl_kernel kernel, cl_uint& index, const Buffer& b) {
