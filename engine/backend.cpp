@@ -7,6 +7,9 @@
 #include <algorithm>
 
 #include "engine/error.hpp"
+#ifdef INVAR_WITH_OPENCL
+#include "kernels/opencl/backend.hpp"
+#endif
 
 namespace invar {
 
@@ -20,11 +23,33 @@ Activation parse_activation(const std::string& name, const std::string& where) {
        where, name);
 }
 
-std::vector<std::string> backend_names() { return {"cpu"}; }
+std::vector<std::string> backend_names() {
+#ifdef INVAR_WITH_OPENCL
+  return {"cpu", "opencl"};
+#else
+  return {"cpu"};
+#endif
+}
 
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
   if (name == "cpu") return make_cpu_backend(threads);
-  fail("unknown device \"{}\" (available: {})", name, fmt::join(backend_names(), ", "));
+#ifdef INVAR_WITH_OPENCL
+  if (name == "opencl" || name.starts_with("opencl:")) return make_opencl_backend(name);
+#endif
+  fail("unknown device \"{}\" (available: {}{})", name, fmt::join(backend_names(), ", "),
+       backend_names().size() > 1 ? "; opencl:PLATFORM:DEVICE picks an OpenCL device" : "");
+}
+
+Shape weight_shape(const TensorData& src) {
+  if (src.dtype != DType::F32 && src.dtype != DType::F16 && src.dtype != DType::BF16) {
+    fail("weight of dtype {} is not a floating tensor", dtype_name(src.dtype));
+  }
+  if (src.shape.empty() || src.shape.size() > static_cast<std::size_t>(kMaxRank)) {
+    fail("weight of rank {} (supported: 1 to {})", src.shape.size(), kMaxRank);
+  }
+  Shape shape;
+  for (std::int64_t size : src.shape) shape.dims[static_cast<std::size_t>(shape.rank++)] = size;
+  return shape;
 }
 
 // ---- Arena ----

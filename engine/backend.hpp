@@ -53,6 +53,10 @@ class WeightStore {
   virtual Tensor add(const std::vector<float>& values, Shape shape) = 0;
 };
 
+// The shape of a weight for WeightStore::add; fails unless it is a floating tensor (F32, F16,
+// BF16) of rank 1 to kMaxRank.
+Shape weight_shape(const TensorData& src);
+
 // Per-batch scratch memory: a bump allocator over backend storage. reset() at the start of a
 // batch, then alloc() every activation the batch needs before the layer loop, so the loop itself
 // never allocates. Storage grows in chunks and is never moved, so tensors allocated since the
@@ -218,7 +222,7 @@ class Backend {
 // The CPU backend: OpenBLAS sgemm for matrix products, kernels/cpu for the rest.
 std::unique_ptr<Backend> make_cpu_backend(int threads);
 
-// A backend by name ("cpu"; "opencl" where built), for --device options and tests that run on
+// A backend by name ("cpu"; "opencl" or "opencl:PLATFORM:DEVICE" where built), for --device options and tests that run on
 // every backend; fails listing the names available.
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads);
 std::vector<std::string> backend_names();

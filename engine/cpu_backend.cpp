@@ -27,11 +27,8 @@ std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() /
 class CpuWeightStore final : public WeightStore {
  public:
   Tensor add(const TensorData& src) override {
-    if (src.dtype != DType::F32 && src.dtype != DType::F16 && src.dtype != DType::BF16) {
-      fail("weight of dtype {} is not a floating tensor", dtype_name(src.dtype));
-    }
     Tensor t;
-    t.shape = shape_of(src);
+    t.shape = weight_shape(src);
     if (src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0) {
       t.handle = const_cast<std::byte*>(src.data);  // zero-copy: the backend never writes weights
       return t;
@@ -53,15 +50,6 @@ class CpuWeightStore final : public WeightStore {
   }
 
  private:
-  static Shape shape_of(const TensorData& src) {
-    if (src.shape.empty() || src.shape.size() > static_cast<std::size_t>(kMaxRank)) {
-      fail("weight of rank {} (supported: 1 to {})", src.shape.size(), kMaxRank);
-    }
-    Shape shape;
-    for (std::int64_t size : src.shape) shape.dims[static_cast<std::size_t>(shape.rank++)] = size;
-    return shape;
-  }
-
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
 };
 

@@ -5,20 +5,14 @@
 #include <map>
 #include <numeric>
 
+#include "engine/attention.hpp"
 #include "engine/error.hpp"
 #include "engine/logits_processors.hpp"
+#include "engine/model_weights.hpp"
 
 namespace invar {
 
 namespace {
-
-struct Linear {
-  Tensor weight, bias;  // bias empty for T5
-};
-
-struct Norm {
-  Tensor weight, bias;
-};
 
 struct Layer {
   Linear qkv;            // self-attention q, k, v fused: [3d, d]
@@ -38,24 +32,6 @@ struct Stack {
   Norm embed_norm, final_norm;
   std::vector<Layer> layers;
 };
-
-// HF's T5Attention._relative_position_bucket, in float32 as torch computes it.
-std::int64_t relative_bucket(std::int64_t relative, bool bidirectional, std::int64_t buckets, std::int64_t max_distance) {
-  std::int64_t bucket = 0;
-  if (bidirectional) {
-    buckets /= 2;
-    if (relative > 0) bucket += buckets;
-    relative = std::abs(relative);
-  } else {
-    relative = -std::min<std::int64_t>(relative, 0);
-  }
-  const std::int64_t max_exact = buckets / 2;
-  if (relative < max_exact) return bucket + relative;
-  const float scaled = std::log(static_cast<float>(relative) / static_cast<float>(max_exact)) /
-                       static_cast<float>(std::log(static_cast<double>(max_distance) / static_cast<double>(max_exact))) *
-                       static_cast<float>(buckets - max_exact);
-  return bucket + std::min<std::int64_t>(max_exact + static_cast<std::int64_t>(scaled), buckets - 1);
-}
 
 // Sinusoidal tables as Hugging Face builds them (MarianSinusoidalPositionalEmbedding,
 // M2M100SinusoidalPositionalEmbedding), used when the checkpoint does not store one.
@@ -114,10 +90,6 @@ class Seq2SeqModel::Impl {
   void expand_groups(std::int64_t expand);
 
  private:
-  Tensor weight(const std::string& canonical) const;
-  Linear linear(const std::string& canonical) const;
-  Linear fused(const std::string& canonical, std::initializer_list<const char*> parts);
-  Norm norm(const std::string& canonical) const;
   Stack load_stack(const std::string& stack);
 
   void normalize(const Norm& norm, const Tensor& x, const Tensor& residual, const Tensor& out);
@@ -133,9 +105,7 @@ class Seq2SeqModel::Impl {
   void copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity);
 
   const ModelSource& source_;
-  std::map<std::string, const WeightName*> names_;
-  std::vector<WeightName> weight_names_;
-  std::unique_ptr<WeightStore> store_;
+  ModelWeights weights_;
   Stack encoder_, decoder_;
   Tensor lm_head_, logits_bias_;
   std::int64_t d_ = 0;
@@ -156,7 +126,7 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
     : spec(seq2seq_spec(source.config(), source.path() + "/config.json")),
       backend(backend_ref),
       source_(source),
-      store_(backend_ref.make_weight_store()),
+      weights_(source, backend_ref, seq2seq_weight_names(spec, source.config())),
       encoder_arena_(backend_ref.make_arena()),
       step_arena_(backend_ref.make_arena()) {
   defaults = search_defaults(source.config(), spec);
@@ -164,118 +134,66 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
     // Gated feed-forward needs an element-wise product the Backend does not offer yet.
     fail("{}: T5 with feed_forward_proj 'gated-gelu' (T5 v1.1, flan-t5) is not supported yet", source.path());
   }
-  weight_names_ = seq2seq_weight_names(spec, source.config());
-  for (const auto& name : weight_names_) names_[name.canonical] = &name;
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
   d_ = spec.d_model;
   inner_ = spec.encoder_heads * spec.head_dim;
   encoder_ = load_stack("enc");
   decoder_ = load_stack("dec");
-  lm_head_ = weight("lm_head");
+  lm_head_ = weights_.get("lm_head");
   if (lm_head_.shape != Shape{spec.target_vocab, d_})
     fail("{}: the LM head is {}, expected [{}, {}]", source.path(), lm_head_.shape.str(), spec.target_vocab, d_);
   if (spec.final_logits_bias) {
-    Tensor bias = weight("final_logits_bias");
+    Tensor bias = weights_.get("final_logits_bias");
     if (!bias.empty()) logits_bias_ = bias.reshaped(Shape{spec.target_vocab});
   }
-}
-
-Tensor Seq2SeqModel::Impl::weight(const std::string& canonical) const {
-  const auto it = names_.find(canonical);
-  if (it == names_.end()) fail("internal: no weight named {}", canonical);
-  for (const auto& stored : it->second->stored)
-    if (source_.has_tensor(stored)) return store_->add(source_.tensor(stored));
-  if (it->second->required) fail("{}: weight '{}' is missing", source_.path(), it->second->stored.front());
-  return {};
-}
-
-Linear Seq2SeqModel::Impl::linear(const std::string& canonical) const {
-  const bool has_bias = names_.count(canonical + ".bias") > 0;
-  return {weight(canonical + ".weight"), has_bias ? weight(canonical + ".bias") : Tensor{}};
-}
-
-// Concatenates projections along the output dimension (q, k, v → one GEMM).
-Linear Seq2SeqModel::Impl::fused(const std::string& canonical, std::initializer_list<const char*> parts) {
-  std::vector<float> weights, biases;
-  const bool has_bias = names_.count(canonical + "." + *parts.begin() + ".bias") > 0;
-  for (const char* part : parts) {
-    const auto& name = *names_.at(canonical + "." + part + ".weight");
-    const std::string stored = name.stored.front();
-    if (!source_.has_tensor(stored)) fail("{}: weight '{}' is missing", source_.path(), stored);
-    const TensorData data = source_.tensor(stored);
-    if (data.shape != std::vector<std::int64_t>{inner_, d_})
-      fail("{}: weight '{}' has an unexpected shape", source_.path(), stored);
-    const auto values = to_f32(data);
-    weights.insert(weights.end(), values.begin(), values.end());
-    if (has_bias) {
-      const std::string stored_bias = names_.at(canonical + "." + part + ".bias")->stored.front();
-      if (!source_.has_tensor(stored_bias)) fail("{}: weight '{}' is missing", source_.path(), stored_bias);
-      const auto bias = to_f32(source_.tensor(stored_bias));
-      biases.insert(biases.end(), bias.begin(), bias.end());
-    }
-  }
-  const std::int64_t rows = static_cast<std::int64_t>(weights.size()) / d_;
-  Linear result;
-  result.weight = store_->add(weights, Shape{rows, d_});
-  if (has_bias) result.bias = store_->add(biases, Shape{rows});
-  return result;
-}
-
-Norm Seq2SeqModel::Impl::norm(const std::string& canonical) const {
-  const bool has_bias = names_.count(canonical + ".bias") > 0;
-  return {weight(canonical + ".weight"), has_bias ? weight(canonical + ".bias") : Tensor{}};
 }
 
 Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
   const bool decoder = name == "dec";
   Stack stack;
-  stack.embed_tokens = weight(name + ".embed_tokens");
+  stack.embed_tokens = weights_.get(name + ".embed_tokens");
   const std::int64_t vocab = decoder ? spec.target_vocab : spec.source_vocab;
   if (stack.embed_tokens.shape != Shape{vocab, d_})
     fail("{}: {} embeddings are {}, expected [{}, {}]", source_.path(), decoder ? "decoder" : "encoder",
          stack.embed_tokens.shape.str(), vocab, d_);
   if (spec.positions == PositionKind::Relative) {
-    const auto& stored = names_.at(name + ".relative_attention_bias")->stored.front();
-    if (!source_.has_tensor(stored)) fail("{}: weight '{}' is missing", source_.path(), stored);
-    const TensorData data = source_.tensor(stored);
-    if (data.shape != std::vector<std::int64_t>{spec.relative_buckets, spec.encoder_heads})
-      fail("{}: '{}' must be [{}, {}]", source_.path(), stored, spec.relative_buckets, spec.encoder_heads);
-    stack.relative_bias = to_f32(data);
+    stack.relative_bias = weights_.host(name + ".relative_attention_bias", {spec.relative_buckets, spec.encoder_heads});
   } else {
     const std::int64_t rows = spec.max_positions + spec.position_offset;
-    stack.positions = weight(name + ".embed_positions");
+    stack.positions = weights_.get(name + ".embed_positions");
     if (stack.positions.empty()) {
-      stack.positions = store_->add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id), Shape{rows, d_});
+      stack.positions = weights_.store().add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id), Shape{rows, d_});
     } else if (stack.positions.dim(1) != d_ || stack.positions.dim(0) < rows) {
       fail("{}: {} position table is {}, expected [{}, {}]", source_.path(), name, stack.positions.shape.str(), rows, d_);
     }
   }
-  if (spec.layernorm_embedding) stack.embed_norm = norm(name + ".embed_norm");
-  if (spec.final_norm) stack.final_norm = norm(name + ".final_norm");
+  if (spec.layernorm_embedding) stack.embed_norm = weights_.norm(name + ".embed_norm", d_);
+  if (spec.final_norm) stack.final_norm = weights_.norm(name + ".final_norm", d_);
   if (decoder && spec.lm_input_scale != 1.0f) {
     // T5 rescales the decoder output by d_model^-0.5 before the tied LM head; folded into the
     // final norm's weight (an RMS norm is linear in its weight).
-    auto scaled = to_f32(source_.tensor(names_.at("dec.final_norm.weight")->stored.front()));
+    auto scaled = weights_.host("dec.final_norm.weight", {d_});
     for (float& w : scaled) w *= spec.lm_input_scale;
-    stack.final_norm.weight = store_->add(scaled, Shape{d_});
+    stack.final_norm.weight = weights_.store().add(scaled, Shape{d_});
   }
   const std::int64_t layers = decoder ? spec.decoder_layers : spec.encoder_layers;
   for (std::int64_t i = 0; i < layers; ++i) {
     const std::string prefix = name + ".layers." + std::to_string(i);
     Layer layer;
-    layer.qkv = fused(prefix + ".self_attn", {"q", "k", "v"});
-    layer.self_out = linear(prefix + ".self_attn.o");
-    layer.self_norm = norm(prefix + ".self_attn_norm");
+    layer.qkv = weights_.fused(prefix + ".self_attn", {"q", "k", "v"}, inner_, d_);
+    layer.self_out = weights_.linear(prefix + ".self_attn.o", d_, inner_);
+    layer.self_norm = weights_.norm(prefix + ".self_attn_norm", d_);
     if (decoder) {
-      layer.cross_q = linear(prefix + ".cross_attn.q");
-      layer.cross_kv = fused(prefix + ".cross_attn", {"k", "v"});
-      layer.cross_out = linear(prefix + ".cross_attn.o");
-      layer.cross_norm = norm(prefix + ".cross_attn_norm");
+      layer.cross_q = weights_.linear(prefix + ".cross_attn.q", inner_, d_);
+      layer.cross_kv = weights_.fused(prefix + ".cross_attn", {"k", "v"}, inner_, d_);
+      layer.cross_out = weights_.linear(prefix + ".cross_attn.o", d_, inner_);
+      layer.cross_norm = weights_.norm(prefix + ".cross_attn_norm", d_);
     }
-    layer.ffn_in = linear(prefix + ".ffn.in");
-    layer.ffn_out = linear(prefix + ".ffn.out");
-    layer.ffn_norm = norm(prefix + ".ffn_norm");
+    const std::int64_t ffn = decoder ? spec.decoder_ffn : spec.encoder_ffn;
+    layer.ffn_in = weights_.linear(prefix + ".ffn.in", ffn, d_);
+    layer.ffn_out = weights_.linear(prefix + ".ffn.out", d_, ffn);
+    layer.ffn_norm = weights_.norm(prefix + ".ffn_norm", d_);
     stack.layers.push_back(std::move(layer));
   }
   return stack;
@@ -372,14 +290,8 @@ void Seq2SeqModel::Impl::embed(const Stack& stack, const TokenIds& ids, const st
 Tensor Seq2SeqModel::Impl::relative_bias(const Stack& stack, bool bidirectional, std::int64_t tq, std::int64_t tk,
                                          std::int64_t q_start, Arena& arena) {
   const std::int64_t heads = spec.encoder_heads;
-  std::vector<float> bias(static_cast<std::size_t>(heads * tq * tk));
-  for (std::int64_t i = 0; i < tq; ++i)
-    for (std::int64_t j = 0; j < tk; ++j) {
-      const std::int64_t bucket =
-          relative_bucket(j - (q_start + i), bidirectional, spec.relative_buckets, spec.relative_max_distance);
-      for (std::int64_t h = 0; h < heads; ++h)
-        bias[static_cast<std::size_t>((h * tq + i) * tk + j)] = stack.relative_bias[static_cast<std::size_t>(bucket * heads + h)];
-    }
+  const auto bias = relative_position_bias(stack.relative_bias, heads, tq, tk, q_start, bidirectional,
+                                           spec.relative_buckets, spec.relative_max_distance);
   Tensor tensor = arena.alloc(DType::F32, Shape{heads, tq, tk});
   backend.upload(bias.data(), tensor);
   return tensor;
@@ -413,16 +325,11 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
   embed(encoder_, ids, position_ids(ids, batch, len, 0), x, arena);
 
   const float scale = spec.attention_scaling ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
-  const std::int64_t width = 3 * inner_;
   for (const Layer& layer : encoder_.layers) {
     Tensor input;
     sublayer_input(layer.self_norm, x, scratch, input);
     backend.linear(input, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
-    backend.gemm_batched(false, true, len, len, dh, 1.0f, qkv, {0, width, len * width, dh}, qkv,
-                         {inner_, width, len * width, dh}, 0.0f, scores, {0, len, heads * len * len, len * len}, batch, heads);
-    backend.attention_softmax(scores, scale, key_mask, bias, false, 0);
-    backend.gemm_batched(false, false, len, dh, len, 1.0f, scores, {0, len, heads * len * len, len * len}, qkv,
-                         {2 * inner_, width, len * width, dh}, 0.0f, context, {0, inner_, len * inner_, dh}, batch, heads);
+    self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask, bias, scores, context);
     backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
     sublayer_output(layer.self_norm, x, attended);
     feed_forward(layer, x, rows, spec.encoder_ffn, arena);
@@ -698,11 +605,12 @@ std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<To
   return invar::generate(steps, static_cast<int>(batch), settings);
 }
 
-std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets) {
+std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,
+                                        std::size_t given) {
   if (sources.size() != targets.size()) fail("{} sources but {} targets", sources.size(), targets.size());
   std::vector<TokenIds> inputs;
   for (const auto& target : targets) {
-    if (target.empty()) fail("a target to score has no tokens");
+    if (target.size() <= given) fail("a target to score has no tokens after the {} given", given);
     for (std::int32_t id : target)
       if (id < 0 || id >= impl_->spec.target_vocab)
         fail("target token id {} is outside the vocabulary ({})", id, impl_->spec.target_vocab);
@@ -718,7 +626,7 @@ std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, co
   std::vector<float> row(vocab);
   for (std::size_t b = 0; b < targets.size(); ++b) {
     double total = 0.0;
-    for (std::size_t t = 0; t < targets[b].size(); ++t) {
+    for (std::size_t t = given; t < targets[b].size(); ++t) {
       const float* at = logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab;
       std::copy(at, at + vocab, row.begin());
       log_softmax(row);

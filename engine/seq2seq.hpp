@@ -8,6 +8,7 @@
 // cross-attention keys/values computed once per source and shared by that source's beams. Sources
 // and rows that finish leave the batch, so the per-step cost depends only on the live rows and,
 // inside attention, on the length so far.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -46,8 +47,10 @@ class Seq2SeqModel {
   std::vector<std::vector<Hypothesis>> generate(const std::vector<TokenIds>& sources, const SearchSettings& settings);
 
   // Forced decoding: for each (source, target) pair, Σ_t log p(target_t | start, target_<t, source)
-  // over the target tokens (include EOS in `target` to score it), as log_softmax of the model's logits.
-  std::vector<double> score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets);
+  // over the target tokens (include EOS in `target` to score it), as log_softmax of the model's
+  // logits. The first `given` target tokens (a forced language token) are read but not scored.
+  std::vector<double> score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,
+                            std::size_t given = 0);
 
   // Fails with a message naming the source (index) when ids are outside the vocabulary or the
   // source exceeds the model's positions. Called by every entry point above.

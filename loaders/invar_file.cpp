@@ -1,10 +1,362 @@
+// .invar model files: the layout is described in docs/model-format.md.
+#include "loaders/invar_file.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <span>
+
 #include "engine/error.hpp"
+#include "loaders/mapped_file.hpp"
+#include "loaders/model_files.hpp"
 #include "loaders/sources.hpp"
+#include "loaders/tensor_set.hpp"
 
 namespace invar {
 
-std::unique_ptr<ModelSource> open_invar_file(const std::string& path) {
-  fail("{}: not a model folder (.invar files are not implemented yet)", path);
+namespace {
+
+constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+
+// The fixed 64-byte preamble, little-endian.
+struct Preamble {
+  std::uint32_t version = kInvarVersion;
+  std::uint32_t flags = 0;
+  std::uint64_t header_offset = kInvarPreambleBytes;
+  std::uint64_t header_size = 0;
+  std::uint64_t data_offset = 0;
+  std::uint64_t data_size = 0;
+  std::uint32_t header_crc = 0;
+  std::uint32_t data_crc = 0;
+  std::uint32_t preamble_crc = 0;  // of bytes [0, 56)
+};
+
+constexpr std::size_t kPreambleCrcOffset = 56;
+
+// zlib's CRC-32 (ISO-HDLC, the one of zip and PNG) over any number of bytes.
+std::uint32_t crc32_of(std::uint32_t crc, const std::byte* data, std::uint64_t size) {
+  while (size > 0) {
+    const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(size, 1u << 30));
+    crc = static_cast<std::uint32_t>(::crc32(crc, reinterpret_cast<const Bytef*>(data), chunk));
+    data += chunk;
+    size -= chunk;
+  }
+  return crc;
 }
+std::uint32_t crc32_of(const std::byte* data, std::uint64_t size) { return crc32_of(0, data, size); }
+
+std::uint64_t align_up(std::uint64_t offset) { return (offset + kInvarAlignment - 1) / kInvarAlignment * kInvarAlignment; }
+
+void put_le(std::byte* out, std::uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xFF);
+}
+std::uint64_t get_le(const std::byte* in, int bytes) {
+  std::uint64_t value = 0;
+  for (int i = bytes - 1; i >= 0; --i) value = (value << 8) | static_cast<std::uint8_t>(in[i]);
+  return value;
+}
+
+std::array<std::byte, kInvarPreambleBytes> encode_preamble(Preamble p) {
+  std::array<std::byte, kInvarPreambleBytes> bytes{};
+  std::memcpy(bytes.data(), kInvarMagic, 8);
+  put_le(&bytes[8], p.version, 4);
+  put_le(&bytes[12], p.flags, 4);
+  put_le(&bytes[16], p.header_offset, 8);
+  put_le(&bytes[24], p.header_size, 8);
+  put_le(&bytes[32], p.data_offset, 8);
+  put_le(&bytes[40], p.data_size, 8);
+  put_le(&bytes[48], p.header_crc, 4);
+  put_le(&bytes[52], p.data_crc, 4);
+  put_le(&bytes[kPreambleCrcOffset], crc32_of(bytes.data(), kPreambleCrcOffset), 4);
+  return bytes;
+}
+
+Preamble decode_preamble(const std::byte* bytes, std::size_t size, const std::string& path) {
+  if (size < kInvarPreambleBytes)
+    fail("{}: truncated .invar file: {} bytes, the preamble alone needs {}", path, size, kInvarPreambleBytes);
+  if (std::memcmp(bytes, kInvarMagic, 8) != 0) fail("{}: neither a model folder nor an .invar model file (bad magic)", path);
+  Preamble p;
+  p.version = static_cast<std::uint32_t>(get_le(bytes + 8, 4));
+  if (p.version != kInvarVersion)
+    fail("{}: .invar format version {}; this invar reads version {}", path, p.version, kInvarVersion);
+  p.preamble_crc = static_cast<std::uint32_t>(get_le(bytes + kPreambleCrcOffset, 4));
+  if (p.preamble_crc != crc32_of(bytes, kPreambleCrcOffset)) fail("{}: preamble checksum mismatch", path);
+  p.flags = static_cast<std::uint32_t>(get_le(bytes + 12, 4));
+  p.header_offset = get_le(bytes + 16, 8);
+  p.header_size = get_le(bytes + 24, 8);
+  p.data_offset = get_le(bytes + 32, 8);
+  p.data_size = get_le(bytes + 40, 8);
+  p.header_crc = static_cast<std::uint32_t>(get_le(bytes + 48, 4));
+  p.data_crc = static_cast<std::uint32_t>(get_le(bytes + 52, 4));
+  if (p.flags != 0) fail("{}: unknown flags 0x{:x} in the preamble", path, p.flags);
+  if (p.header_offset != kInvarPreambleBytes) fail("{}: header offset {} is not {}", path, p.header_offset, kInvarPreambleBytes);
+  if (p.header_size > size - kInvarPreambleBytes)
+    fail("{}: truncated .invar header: it declares {} bytes but the file has {} after the preamble", path,
+         p.header_size, size - kInvarPreambleBytes);
+  if (p.header_size > kMaxHeaderBytes) fail("{}: .invar header of {} bytes is too large", path, p.header_size);
+  if (p.data_offset % kInvarAlignment != 0 || p.data_offset < kInvarPreambleBytes + p.header_size)
+    fail("{}: data offset {} is not 64-byte aligned after the header", path, p.data_offset);
+  if (p.data_offset > size || p.data_size != size - p.data_offset)
+    fail("{}: truncated or padded .invar file: data [{}, +{}) but the file has {} bytes", path, p.data_offset,
+         p.data_size, size);
+  return p;
+}
+
+// --- Writing ---------------------------------------------------------------------------------------
+
+// One piece of the data section: an auxiliary file or a tensor (after any dtype conversion).
+struct Piece {
+  std::string name;
+  std::string file;     // a file's content
+  TensorData tensor;    // a tensor as stored in the source
+  DType dtype{};        // the tensor's dtype in the .invar file
+  std::uint64_t offset = 0, size = 0;
+  bool is_file = false;
+};
+
+// The bytes of a tensor in `dtype`: the stored bytes, or converted ones in `scratch`.
+std::span<const std::byte> tensor_bytes(const TensorData& tensor, DType dtype, std::vector<std::byte>& scratch) {
+  if (tensor.dtype == dtype) return {tensor.data, tensor.nbytes};
+  const std::vector<float> values = to_f32(tensor);
+  scratch.resize(values.size() * dtype_size(dtype));
+  if (dtype == DType::F32) {
+    std::memcpy(scratch.data(), values.data(), scratch.size());
+  } else {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::uint16_t bits = dtype == DType::F16 ? f32_to_f16_bits(values[i]) : f32_to_bf16_bits(values[i]);
+      std::memcpy(scratch.data() + 2 * i, &bits, 2);
+    }
+  }
+  return scratch;
+}
+
+// Feeds the data section, padding included, to `sink` in order.
+void emit_data(const std::vector<Piece>& pieces, const std::function<void(std::span<const std::byte>)>& sink) {
+  static constexpr std::array<std::byte, kInvarAlignment> kZeros{};
+  std::vector<std::byte> scratch;
+  std::uint64_t position = 0;
+  for (const auto& piece : pieces) {
+    sink({kZeros.data(), piece.offset - position});
+    if (piece.is_file) {
+      sink(std::as_bytes(std::span(piece.file.data(), piece.file.size())));
+    } else {
+      sink(tensor_bytes(piece.tensor, piece.dtype, scratch));
+    }
+    position = piece.offset + piece.size;
+  }
+}
+
+}  // namespace
+
+void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype) {
+  std::vector<Piece> pieces;
+  for (const auto& name : source.file_names()) {
+    Piece piece;
+    piece.name = name;
+    piece.is_file = true;
+    piece.file = source.read_file(name);
+    piece.size = piece.file.size();
+    pieces.push_back(std::move(piece));
+  }
+  if (!source.has_file("config.json")) fail("{}: no config.json", source.path());
+  auto tensor_names = source.tensor_names();
+  std::sort(tensor_names.begin(), tensor_names.end());
+  for (const auto& name : tensor_names) {
+    Piece piece;
+    piece.name = name;
+    piece.tensor = source.tensor(name);
+    piece.dtype = float_dtype && is_floating(piece.tensor.dtype) ? *float_dtype : piece.tensor.dtype;
+    piece.size = piece.tensor.nbytes / dtype_size(piece.tensor.dtype) * dtype_size(piece.dtype);
+    pieces.push_back(std::move(piece));
+  }
+
+  nlohmann::json files = nlohmann::json::array(), tensors = nlohmann::json::array();
+  std::uint64_t end = 0;
+  for (auto& piece : pieces) {
+    piece.offset = align_up(end);
+    end = piece.offset + piece.size;
+    if (piece.is_file) {
+      files.push_back({{"name", piece.name}, {"offset", piece.offset}, {"size", piece.size}});
+    } else {
+      tensors.push_back({{"name", piece.name}, {"dtype", dtype_name(piece.dtype)}, {"shape", piece.tensor.shape},
+                         {"offset", piece.offset}, {"size", piece.size}});
+    }
+  }
+  const std::string header = nlohmann::json{{"files", files}, {"tensors", tensors}}.dump();
+
+  Preamble preamble;
+  preamble.header_size = header.size();
+  preamble.data_offset = align_up(kInvarPreambleBytes + header.size());
+  preamble.data_size = end;
+  preamble.header_crc = crc32_of(reinterpret_cast<const std::byte*>(header.data()), header.size());
+  emit_data(pieces, [&](std::span<const std::byte> bytes) {
+    preamble.data_crc = crc32_of(preamble.data_crc, bytes.data(), bytes.size());
+  });
+
+  const auto preamble_bytes = encode_preamble(preamble);
+  out.write(reinterpret_cast<const char*>(preamble_bytes.data()), preamble_bytes.size());
+  out << header << std::string(preamble.data_offset - kInvarPreambleBytes - header.size(), '\0');
+  emit_data(pieces, [&](std::span<const std::byte> bytes) {
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  });
+  if (!out) fail("cannot write the .invar file for {}", source.path());
+}
+
+// --- Reading ---------------------------------------------------------------------------------------
+
+namespace {
+
+struct Range {
+  std::string what;
+  std::uint64_t begin = 0, end = 0;
+};
+
+class InvarHeader {
+ public:
+  InvarHeader(const nlohmann::json& json, std::uint64_t data_size, const std::string& path)
+      : data_size_(data_size), path_(path) {
+    if (!json.is_object()) fail("{}: .invar header is not a JSON object", path);
+    for (const char* key : {"files", "tensors"})
+      if (!json.contains(key) || !json[key].is_array()) fail("{}: .invar header has no '{}' list", path, key);
+  }
+
+  const nlohmann::json& field(const nlohmann::json& entry, const char* key, const std::string& what) const {
+    if (!entry.is_object() || !entry.contains(key)) fail("{}: {} has no '{}'", path_, what, key);
+    return entry[key];
+  }
+  std::uint64_t unsigned_field(const nlohmann::json& entry, const char* key, const std::string& what) const {
+    const auto& value = field(entry, key, what);
+    if (!value.is_number_unsigned()) fail("{}: {}: '{}' must be a non-negative integer", path_, what, key);
+    return value.get<std::uint64_t>();
+  }
+  std::string name(const nlohmann::json& entry, const char* kind) const {
+    const auto& value = field(entry, "name", kind);
+    if (!value.is_string()) fail("{}: a {} name is not a string", path_, kind);
+    return value.get<std::string>();
+  }
+  // The entry's data range, checked against the data section and the alignment.
+  Range range(const nlohmann::json& entry, const std::string& what) {
+    const std::uint64_t offset = unsigned_field(entry, "offset", what), size = unsigned_field(entry, "size", what);
+    if (offset % kInvarAlignment != 0) fail("{}: {}: offset {} is not 64-byte aligned", path_, what, offset);
+    if (offset > data_size_ || size > data_size_ - offset)
+      fail("{}: {}: [{}, +{}) runs past the end of the data ({} bytes)", path_, what, offset, size, data_size_);
+    ranges_.push_back({what, offset, offset + size});
+    return ranges_.back();
+  }
+  void check_overlaps() {
+    std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    for (std::size_t i = 1; i < ranges_.size(); ++i)
+      if (ranges_[i].begin < ranges_[i - 1].end && ranges_[i].begin != ranges_[i].end)
+        fail("{}: {} and {} overlap", path_, ranges_[i - 1].what, ranges_[i].what);
+  }
+
+ private:
+  std::uint64_t data_size_;
+  const std::string& path_;
+  std::vector<Range> ranges_;
+};
+
+class InvarFileSource : public ModelSource {
+ public:
+  explicit InvarFileSource(std::string path) : path_(std::move(path)) {
+    auto file = MappedFile::open(path_);
+    const std::byte* bytes = file->data();
+    const Preamble preamble = decode_preamble(bytes, file->size(), path_);
+    const std::byte* header_bytes = bytes + preamble.header_offset;
+    if (crc32_of(header_bytes, preamble.header_size) != preamble.header_crc)
+      fail("{}: header checksum mismatch (the file is corrupted)", path_);
+    const std::byte* data = bytes + preamble.data_offset;
+    // Checked on every open: CRC-32 runs at gigabytes per second and the weights are read anyway.
+    if (crc32_of(data, preamble.data_size) != preamble.data_crc)
+      fail("{}: data checksum mismatch (the file is corrupted)", path_);
+
+    const char* text = reinterpret_cast<const char*>(header_bytes);
+    const nlohmann::json::parser_callback_t depth_limit = [&](int depth, nlohmann::json::parse_event_t,
+                                                               nlohmann::json&) {
+      if (depth > 4) fail("{}: .invar header nests deeper than an .invar header can", path_);
+      return true;
+    };
+    nlohmann::json json;
+    try {
+      json = nlohmann::json::parse(text, text + preamble.header_size, depth_limit);
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}: .invar header is not valid JSON: {}", path_, e.what());
+    }
+    InvarHeader header(json, preamble.data_size, path_);
+    for (const auto& entry : json["files"]) {
+      const std::string name = header.name(entry, "file");
+      check_relative_path(name, path_);
+      if (!is_auxiliary_file(name)) fail("{}: file '{}' is not an auxiliary model file", path_, name);
+      const Range range = header.range(entry, "file '" + name + "'");
+      if (!files_.emplace(name, std::string_view(reinterpret_cast<const char*>(data + range.begin), range.end - range.begin)).second)
+        fail("{}: file '{}' is stored twice", path_, name);
+    }
+    for (const auto& entry : json["tensors"]) {
+      const std::string name = header.name(entry, "tensor");
+      const std::string what = "tensor '" + name + "'";
+      TensorData tensor;
+      const auto& dtype = header.field(entry, "dtype", what);
+      const auto parsed = dtype.is_string() ? parse_dtype_name(dtype.get<std::string>()) : std::nullopt;
+      if (!parsed) fail("{}: {}: dtype {} is not F32, F16, BF16, I32 or I64", path_, what, dtype.dump());
+      tensor.dtype = *parsed;
+      const auto& shape = header.field(entry, "shape", what);
+      if (!shape.is_array()) fail("{}: {}: 'shape' must be a list", path_, what);
+      for (const auto& size : shape) {
+        if (!size.is_number_unsigned()) fail("{}: {}: 'shape' must hold non-negative integers", path_, what);
+        tensor.shape.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(size.get<std::uint64_t>(), std::uint64_t{1} << 62)));
+      }
+      const Range range = header.range(entry, what);
+      tensor.nbytes = range.end - range.begin;
+      const std::size_t expected = checked_nbytes(tensor.shape, tensor.dtype, path_, what);
+      if (expected != tensor.nbytes)
+        fail("{}: {}: {} {} needs {} bytes but {} are stored", path_, what, dtype_name(tensor.dtype), shape.dump(),
+             expected, tensor.nbytes);
+      tensor.data = data + range.begin;
+      tensors_.add(name, std::move(tensor), path_);
+    }
+    header.check_overlaps();
+    if (!files_.count("config.json")) fail("{}: no config.json inside", path_);
+    try {
+      config_ = nlohmann::json::parse(files_.at("config.json"));
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}: config.json inside is not valid JSON: {}", path_, e.what());
+    }
+    if (!config_.is_object()) fail("{}: config.json inside is not a JSON object", path_);
+    tensors_.keep(std::move(file));
+  }
+
+  const std::string& path() const override { return path_; }
+  const nlohmann::json& config() const override { return config_; }
+  bool has_file(const std::string& name) const override { return files_.count(name) != 0; }
+  std::string read_file(const std::string& name) const override {
+    auto it = files_.find(name);
+    if (it == files_.end()) fail("{}: no file '{}'", path_, name);
+    return std::string(it->second);
+  }
+  std::vector<std::string> file_names() const override {
+    std::vector<std::string> names;
+    for (const auto& [name, content] : files_) names.push_back(name);
+    return names;
+  }
+  std::vector<std::string> tensor_names() const override { return tensors_.names(); }
+  bool has_tensor(const std::string& name) const override { return tensors_.has(name); }
+  TensorData tensor(const std::string& name) const override { return tensors_.get(name, path_); }
+
+ private:
+  std::string path_;
+  nlohmann::json config_;
+  std::map<std::string, std::string_view> files_;  // views into the mapping, kept by tensors_
+  TensorSet tensors_;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelSource> open_invar_file(const std::string& path) { return std::make_unique<InvarFileSource>(path); }
 
 }  // namespace invar

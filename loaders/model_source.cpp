@@ -1,6 +1,7 @@
 #include "loaders/model_source.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -40,6 +41,14 @@ const char* dtype_name(DType dtype) {
   return "?";
 }
 
+std::optional<DType> parse_dtype_name(std::string_view name) {
+  for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64})
+    if (name == dtype_name(dtype)) return dtype;
+  return std::nullopt;
+}
+
+bool is_floating(DType dtype) { return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16; }
+
 std::int64_t TensorData::numel() const {
   std::int64_t count = 1;
   for (std::int64_t size : shape) count *= size;
@@ -73,6 +82,28 @@ float half_to_float(std::uint16_t half) {
 }
 
 }  // namespace
+
+std::uint16_t f32_to_f16_bits(float value) {
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  bits &= 0x7FFFFFFFu;
+  if (bits > 0x7F800000u) return sign | 0x7E00u;   // NaN
+  if (bits >= 0x477FF000u) return sign | 0x7C00u;  // 65520 and up round to infinity
+  if (bits < 0x38800000u) {
+    // Below 2^-14 the result is subnormal, a multiple of 2^-24: scaling by 2^24 is exact and
+    // nearbyint rounds ties to even (the default rounding mode). 1024 is the smallest normal.
+    return sign | static_cast<std::uint16_t>(std::nearbyint(std::bit_cast<float>(bits) * 16777216.0f));
+  }
+  // Rebias the exponent (127 -> 15) and round the 13 dropped bits to nearest, ties to even.
+  bits += 0xC8000FFFu + ((bits >> 13) & 1u);
+  return sign | static_cast<std::uint16_t>(bits >> 13);
+}
+
+std::uint16_t f32_to_bf16_bits(float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
 
 std::vector<float> to_f32(const TensorData& tensor) {
   const std::size_t count = tensor.nbytes / dtype_size(tensor.dtype);

@@ -13,11 +13,7 @@ namespace {
 constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 
 DType parse_dtype(const std::string& name, const std::string& where, const std::string& tensor) {
-  if (name == "F32") return DType::F32;
-  if (name == "F16") return DType::F16;
-  if (name == "BF16") return DType::BF16;
-  if (name == "I32") return DType::I32;
-  if (name == "I64") return DType::I64;
+  if (const auto dtype = parse_dtype_name(name)) return *dtype;
   fail("{}: tensor '{}' has dtype '{}'; invar reads F32, F16, BF16, I32 and I64", where, tensor, name);
 }
 

@@ -12,6 +12,7 @@
 
 #include "engine/backend.hpp"  // Activation
 #include "engine/generation.hpp"
+#include "models/weight_name.hpp"
 
 namespace invar {
 
@@ -59,14 +60,6 @@ Seq2SeqSpec seq2seq_spec(const nlohmann::json& config, const std::string& where)
 // Hugging Face generate()'s settings as config.json sets them (PretrainedConfig 4.19 defaults for
 // keys it lacks), for this model's special tokens.
 SearchSettings search_defaults(const nlohmann::json& config, const Seq2SeqSpec& spec);
-
-// One weight: its canonical name, and the Hugging Face names it may be stored under (first found
-// wins: tied weights are stored once, under any of the names).
-struct WeightName {
-  std::string canonical;
-  std::vector<std::string> stored;
-  bool required = true;  // optional: sinusoidal tables (computed when absent), biases T5 lacks
-};
 
 // Canonical names: "{enc,dec}.embed_tokens", "{enc,dec}.embed_positions", "{enc,dec}.embed_norm.{weight,bias}",
 // "{enc,dec}.final_norm.{weight,bias}", "{enc,dec}.relative_attention_bias",

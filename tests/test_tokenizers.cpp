@@ -43,26 +43,9 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& folder) { return op
 
 std::vector<std::int32_t> ids_of(const json& value) { return value.get<std::vector<std::int32_t>>(); }
 
-// Every model folder with a golden.json (or only those with generated outputs), so a new fixture
-// is covered without touching this file.
-std::vector<std::string> model_folders(bool generated_only = false) {
-  std::vector<std::string> folders;
-  for (const char* group : {"core", "seq2seq"})
-    for (const auto& entry : std::filesystem::directory_iterator(fixture(group))) {
-      auto golden = entry.path() / "golden.json";
-      if (!std::filesystem::exists(golden)) continue;
-      if (generated_only && !load_json(golden.string()).contains("generation")) continue;
-      folders.push_back(std::string(group) + "/" + entry.path().filename().string());
-    }
-  std::sort(folders.begin(), folders.end());
-  return folders;
-}
+using test::model_folders;
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  auto name = info.param;
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-  return name;
-}
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); }
 
 class Golden : public ::testing::TestWithParam<std::string> {
  protected:

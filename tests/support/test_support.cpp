@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +34,25 @@ void write_file(const std::string& path, const std::string& content) {
 }
 
 nlohmann::json load_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+std::vector<std::string> model_folders(bool generated_only) {
+  std::vector<std::string> folders;
+  for (const char* group : {"core", "seq2seq"})
+    for (const auto& entry : std::filesystem::directory_iterator(fixture(group))) {
+      const auto golden = entry.path() / "golden.json";
+      if (!std::filesystem::exists(golden)) continue;
+      if (generated_only && !load_json(golden.string()).contains("generation")) continue;
+      folders.push_back(std::string(group) + "/" + entry.path().filename().string());
+    }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+std::string param_name(const std::string& folder) {
+  std::string name = folder;
+  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  return name;
+}
 
 namespace {
 struct TempRoot {

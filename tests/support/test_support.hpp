@@ -9,6 +9,12 @@ namespace invar::test {
 // Path of a file under tests/fixtures (a copy of ../shared/fixtures, so a fresh clone passes alone).
 std::string fixture(const std::string& relative);
 nlohmann::json load_json(const std::string& path);
+// Every model folder under fixtures/{core,seq2seq} with a golden.json ("core/marian", ...), sorted;
+// with generated_only, those whose golden records generation settings. A new fixture is covered
+// without touching the tests.
+std::vector<std::string> model_folders(bool generated_only = false);
+// A gtest parameter name from a folder ("core/marian" -> "core_marian").
+std::string param_name(const std::string& folder);
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& content);
 // A fresh directory under the build tree's temp area, removed at process exit.

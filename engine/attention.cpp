@@ -1,0 +1,52 @@
+#include "engine/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace invar {
+
+std::int64_t relative_bucket(std::int64_t relative, bool bidirectional, std::int64_t buckets, std::int64_t max_distance) {
+  std::int64_t bucket = 0;
+  if (bidirectional) {
+    buckets /= 2;
+    if (relative > 0) bucket += buckets;
+    relative = std::abs(relative);
+  } else {
+    relative = -std::min<std::int64_t>(relative, 0);
+  }
+  const std::int64_t max_exact = buckets / 2;
+  if (relative < max_exact) return bucket + relative;
+  const float scaled = std::log(static_cast<float>(relative) / static_cast<float>(max_exact)) /
+                       static_cast<float>(std::log(static_cast<double>(max_distance) / static_cast<double>(max_exact))) *
+                       static_cast<float>(buckets - max_exact);
+  return bucket + std::min<std::int64_t>(max_exact + static_cast<std::int64_t>(scaled), buckets - 1);
+}
+
+std::vector<float> relative_position_bias(const std::vector<float>& table, std::int64_t heads, std::int64_t tq,
+                                          std::int64_t tk, std::int64_t q_start, bool bidirectional,
+                                          std::int64_t buckets, std::int64_t max_distance) {
+  std::vector<float> bias(static_cast<std::size_t>(heads * tq * tk));
+  for (std::int64_t i = 0; i < tq; ++i)
+    for (std::int64_t j = 0; j < tk; ++j) {
+      const std::int64_t bucket = relative_bucket(j - (q_start + i), bidirectional, buckets, max_distance);
+      for (std::int64_t h = 0; h < heads; ++h)
+        bias[static_cast<std::size_t>((h * tq + i) * tk + j)] = table[static_cast<std::size_t>(bucket * heads + h)];
+    }
+  return bias;
+}
+
+void self_attention(Backend& backend, const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                    std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                    const Tensor& scores, const Tensor& context) {
+  const std::int64_t inner = heads * head_dim, width = 3 * inner;
+  const MatrixView score_view{0, len, heads * len * len, len * len};
+  backend.gemm_batched(false, true, len, len, head_dim, 1.0f, qkv, {0, width, len * width, head_dim}, qkv,
+                       {inner, width, len * width, head_dim}, 0.0f, scores, score_view, batch, heads);
+  backend.attention_softmax(scores, scale, key_mask, bias, false, 0);
+  backend.gemm_batched(false, false, len, head_dim, len, 1.0f, scores, score_view, qkv,
+                       {2 * inner, width, len * width, head_dim}, 0.0f, context, {0, inner, len * inner, head_dim},
+                       batch, heads);
+}
+
+}  // namespace invar

@@ -1,0 +1,30 @@
+#pragma once
+// Attention pieces shared by the encoder (engine/encoder.cpp) and the encoder-decoders
+// (engine/seq2seq.cpp).
+#include <cstdint>
+#include <vector>
+
+#include "engine/backend.hpp"
+
+namespace invar {
+
+// Hugging Face's T5Attention._relative_position_bucket for relative = key position − query
+// position, in float32 as torch computes it. MPNet's relative_position_bucket is the bidirectional
+// case (its n = −relative lands in the upper half for keys after the query, as T5's does).
+std::int64_t relative_bucket(std::int64_t relative, bool bidirectional, std::int64_t buckets, std::int64_t max_distance);
+
+// The position bias [heads, tq, tk] for queries at q_start + i and keys at j, from a learned table
+// [buckets, heads] (row-major, as nn.Embedding stores it).
+std::vector<float> relative_position_bias(const std::vector<float>& table, std::int64_t heads, std::int64_t tq,
+                                          std::int64_t tk, std::int64_t q_start, bool bidirectional,
+                                          std::int64_t buckets, std::int64_t max_distance);
+
+// Multi-head self-attention of `batch` sequences of `len` positions without copies: qkv
+// [batch*len, 3*heads*head_dim] holds each position's query, key and value side by side; context
+// [batch*len, heads*head_dim] receives softmax(scale·QKᵀ + bias, keys masked by key_mask [batch,
+// len]) V per head. scores [batch, heads, len, len] is scratch; bias as attention_softmax takes it.
+void self_attention(Backend& backend, const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                    std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                    const Tensor& scores, const Tensor& context);
+
+}  // namespace invar

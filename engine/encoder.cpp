@@ -1,0 +1,351 @@
+#include "engine/encoder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/attention.hpp"
+#include "engine/error.hpp"
+#include "engine/model_weights.hpp"
+
+namespace invar {
+
+namespace {
+
+struct Layer {
+  Linear qkv;  // q, k, v fused: [3·hidden, hidden]
+  Linear attn_out;
+  Norm attn_norm;
+  Linear ffn_in, ffn_out;
+  Norm ffn_norm;
+};
+
+}  // namespace
+
+class EncoderModel::Impl {
+ public:
+  Impl(const ModelSource& source, Backend& backend);
+
+  // Runs the embeddings and the first `stop` layers over `inputs` padded to the longest; returns the
+  // hidden states [B·T, hidden] in the arena. With `every_layer`, each layer's output (the
+  // embeddings' first) is downloaded, split per input.
+  Tensor run(std::span<const Encoding> inputs, std::int64_t stop, std::vector<PerInput>* every_layer);
+  // Pools run()'s output (mask from the same batch) into [B, width · modes].
+  Tensor pool(const Tensor& x, std::span<const Pooling> modes, bool normalize);
+  // The [CLS] / <s> row of each sequence through dense + tanh: [B, hidden].
+  Tensor cls_dense(const Tensor& x, const Linear& dense);
+  PerInput split_rows(const Tensor& matrix);
+  // run()'s padded [B, T, hidden] values as one [tokens, hidden] matrix per input.
+  PerInput split(const std::vector<float>& padded, std::span<const Encoding> inputs) const;
+  void check_inputs(std::span<const Encoding> inputs) const;
+
+  const EncoderSpec spec;
+  Backend& backend;
+  ModelWeights weights;
+  std::unique_ptr<Arena> arena;
+  Linear pooler, classifier, classifier_dense, mlm_dense, mlm_decoder;
+  Norm mlm_norm;
+
+ private:
+  std::vector<std::int32_t> position_ids(const std::vector<std::int32_t>& ids, std::int64_t batch,
+                                         std::int64_t len) const;
+
+  Tensor embed_tokens_, embed_positions_, embed_types_;
+  Norm embed_norm_;
+  std::vector<float> relative_table_;  // MPNet [buckets, heads]
+  std::vector<Layer> layers_;
+  // The batch run() saw last.
+  std::int64_t batch_ = 0, len_ = 0;
+  Tensor key_mask_;
+};
+
+EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
+    : spec(encoder_spec(load_model_config(source))),
+      backend(backend_ref),
+      weights(source, backend_ref, encoder_weight_names(spec)),
+      arena(backend_ref.make_arena()) {
+  const std::int64_t h = spec.hidden, inner = spec.heads * spec.head_dim;
+  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, h});
+  embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h});
+  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h});
+  embed_norm_ = weights.norm("embed.norm", h);
+  if (spec.family == ModelFamily::Mpnet)
+    relative_table_ = weights.host("relative_attention_bias", {spec.relative_buckets, spec.heads});
+  for (std::int64_t i = 0; i < spec.layers; ++i) {
+    const std::string prefix = "layers." + std::to_string(i) + ".";
+    Layer layer;
+    layer.qkv = weights.fused(prefix + "attn", {"q", "k", "v"}, inner, h);
+    layer.attn_out = weights.linear(prefix + "attn.o", h, inner);
+    layer.attn_norm = weights.norm(prefix + "attn_norm", h);
+    layer.ffn_in = weights.linear(prefix + "ffn.in", spec.ffn, h);
+    layer.ffn_out = weights.linear(prefix + "ffn.out", h, spec.ffn);
+    layer.ffn_norm = weights.norm(prefix + "ffn_norm", h);
+    layers_.push_back(std::move(layer));
+  }
+  // Heads: loaded when the checkpoint has them.
+  if (weights.stored("pooler.weight")) pooler = weights.linear("pooler", h, h);
+  if (spec.num_labels > 0) {
+    if (spec.classifier == ClassifierKind::Pooler && weights.stored("classifier.weight")) {
+      classifier = weights.linear("classifier", spec.num_labels, h);
+    } else if (spec.classifier == ClassifierKind::Dense && weights.stored("classifier.dense.weight")) {
+      classifier_dense = weights.linear("classifier.dense", h, h);
+      classifier = weights.linear("classifier.out", spec.num_labels, h);
+    }
+  }
+  if (weights.stored("mlm.dense.weight")) {
+    mlm_dense = weights.linear("mlm.dense", h, h);
+    mlm_norm = weights.norm("mlm.norm", h);
+    mlm_decoder = {weights.get("mlm.decoder", Shape{spec.vocab, h}), weights.get("mlm.bias", Shape{spec.vocab})};
+    if (mlm_decoder.bias.empty()) fail("{}: the masked-LM head has no output bias", weights.path());
+  }
+}
+
+void EncoderModel::Impl::check_inputs(std::span<const Encoding> inputs) const {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Encoding& input = inputs[i];
+    if (input.ids.empty()) fail("input {} has no tokens", i + 1);
+    if (static_cast<std::int64_t>(input.ids.size()) > spec.max_tokens)
+      fail("input {} has {} tokens, more than the model's {} positions", i + 1, input.ids.size(), spec.max_tokens);
+    for (std::int32_t id : input.ids)
+      if (id < 0 || id >= spec.vocab) fail("input {} has token id {} outside the vocabulary ({})", i + 1, id, spec.vocab);
+    if (!input.type_ids.empty() && input.type_ids.size() != input.ids.size())
+      fail("input {} has {} token type ids for {} tokens", i + 1, input.type_ids.size(), input.ids.size());
+    for (std::int32_t type : input.type_ids)
+      if (type < 0 || type >= std::max<std::int64_t>(spec.type_vocab, 1))
+        fail("input {} has token type {} outside the model's {} types", i + 1, type, spec.type_vocab);
+  }
+}
+
+// BERT: 0, 1, 2, ... RoBERTa/XLM-R/MPNet (create_position_ids_from_input_ids): the running count of
+// non-pad tokens after padding_idx, and padding_idx itself on pad tokens.
+std::vector<std::int32_t> EncoderModel::Impl::position_ids(const std::vector<std::int32_t>& ids, std::int64_t batch,
+                                                           std::int64_t len) const {
+  std::vector<std::int32_t> positions(ids.size());
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::int32_t counted = 0;
+    for (std::int64_t t = 0; t < len; ++t) {
+      const std::size_t at = static_cast<std::size_t>(b * len + t);
+      if (!spec.fairseq_positions) positions[at] = static_cast<std::int32_t>(t);
+      else positions[at] = ids[at] == spec.pad_token_id ? spec.pad_token_id : spec.pad_token_id + ++counted;
+    }
+  }
+  return positions;
+}
+
+Tensor EncoderModel::Impl::run(std::span<const Encoding> inputs, std::int64_t stop, std::vector<PerInput>* every_layer) {
+  check_inputs(inputs);
+  if (stop < 0 || stop > spec.layers) fail("layer {} does not exist (the model has layers 0 to {})", stop, spec.layers);
+  const std::int64_t batch = static_cast<std::int64_t>(inputs.size());
+  std::int64_t len = 0;
+  for (const auto& input : inputs) len = std::max<std::int64_t>(len, static_cast<std::int64_t>(input.ids.size()));
+  const std::int64_t rows = batch * len, h = spec.hidden, heads = spec.heads, dh = spec.head_dim;
+  const std::int64_t inner = heads * dh;
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(rows), spec.pad_token_id), types(ids.size(), 0);
+  std::vector<float> mask(ids.size(), 0.0f);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const Encoding& input = inputs[static_cast<std::size_t>(b)];
+    for (std::size_t t = 0; t < input.ids.size(); ++t) {
+      const std::size_t at = static_cast<std::size_t>(b * len) + t;
+      ids[at] = input.ids[t];
+      if (!input.type_ids.empty()) types[at] = input.type_ids[t];
+      mask[at] = 1.0f;
+    }
+  }
+  const auto positions = position_ids(ids, batch, len);
+
+  arena->reset();
+  Tensor x = arena->alloc(DType::F32, Shape{rows, h});
+  Tensor qkv = arena->alloc(DType::F32, Shape{rows, 3 * inner});
+  Tensor scores = arena->alloc(DType::F32, Shape{batch, heads, len, len});
+  Tensor context = arena->alloc(DType::F32, Shape{rows, inner});
+  Tensor delta = arena->alloc(DType::F32, Shape{rows, h});
+  Tensor hidden = arena->alloc(DType::F32, Shape{rows, spec.ffn});
+  key_mask_ = arena->alloc(DType::F32, Shape{batch, len});
+  backend.upload(mask.data(), key_mask_);
+  Tensor bias;
+  if (!relative_table_.empty()) {
+    const auto values = relative_position_bias(relative_table_, heads, len, len, 0, true, spec.relative_buckets,
+                                               spec.relative_max_distance);
+    bias = arena->alloc(DType::F32, Shape{heads, len, len});
+    backend.upload(values.data(), bias);
+  }
+  Tensor id_tensor = arena->alloc(DType::I32, Shape{rows});
+  Tensor position_tensor = arena->alloc(DType::I32, Shape{rows});
+  backend.upload(ids.data(), id_tensor);
+  backend.upload(positions.data(), position_tensor);
+  backend.gather_rows(embed_tokens_, id_tensor, 1.0f, false, x);
+  backend.gather_rows(embed_positions_, position_tensor, 1.0f, true, x);
+  if (!embed_types_.empty()) {
+    Tensor type_tensor = arena->alloc(DType::I32, Shape{rows});
+    backend.upload(types.data(), type_tensor);
+    backend.gather_rows(embed_types_, type_tensor, 1.0f, true, x);
+  }
+  backend.layer_norm(x, {}, embed_norm_.weight, embed_norm_.bias, spec.norm_eps, x);
+  batch_ = batch;
+  len_ = len;
+  if (every_layer) every_layer->push_back(split(backend.download_f32(x), inputs));
+
+  // Post-norm layers (BertLayer, MPNetLayer): x ← LN(x + attention(x)); x ← LN(x + FFN(x)).
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  for (std::int64_t l = 0; l < stop; ++l) {
+    const Layer& layer = layers_[static_cast<std::size_t>(l)];
+    backend.linear(x, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
+    self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask_, bias, scores, context);
+    backend.linear(context, layer.attn_out.weight, layer.attn_out.bias, Activation::None, delta);
+    backend.layer_norm(delta, x, layer.attn_norm.weight, layer.attn_norm.bias, spec.norm_eps, x);
+    backend.linear(x, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);
+    backend.linear(hidden, layer.ffn_out.weight, layer.ffn_out.bias, Activation::None, delta);
+    backend.layer_norm(delta, x, layer.ffn_norm.weight, layer.ffn_norm.bias, spec.norm_eps, x);
+    if (every_layer) every_layer->push_back(split(backend.download_f32(x), inputs));
+  }
+  return x;
+}
+
+PerInput EncoderModel::Impl::split(const std::vector<float>& padded, std::span<const Encoding> inputs) const {
+  PerInput out;
+  const std::size_t h = static_cast<std::size_t>(spec.hidden), len = static_cast<std::size_t>(len_);
+  for (std::size_t b = 0; b < inputs.size(); ++b) {
+    const float* start = padded.data() + b * len * h;
+    out.emplace_back(start, start + inputs[b].ids.size() * h);
+  }
+  return out;
+}
+
+PerInput EncoderModel::Impl::split_rows(const Tensor& matrix) {
+  const auto values = backend.download_f32(matrix);
+  const std::size_t cols = static_cast<std::size_t>(matrix.dim(matrix.shape.rank - 1));
+  PerInput out;
+  for (std::size_t at = 0; at < values.size(); at += cols) out.emplace_back(values.begin() + at, values.begin() + at + cols);
+  return out;
+}
+
+Tensor EncoderModel::Impl::pool(const Tensor& x, std::span<const Pooling> modes, bool normalize) {
+  if (modes.empty()) fail("internal: no pooling mode");
+  const std::int64_t h = spec.hidden, width = h * static_cast<std::int64_t>(modes.size());
+  const Tensor sequences = x.reshaped(Shape{batch_, len_, h});
+  Tensor out = arena->alloc(DType::F32, Shape{batch_, width});
+  if (modes.size() == 1) {
+    backend.pool(sequences, key_mask_, modes[0], out);
+  } else {
+    Tensor one = arena->alloc(DType::F32, Shape{batch_, h});
+    for (std::size_t i = 0; i < modes.size(); ++i) {
+      backend.pool(sequences, key_mask_, modes[i], one);
+      backend.copy_strided(one, {0, {h, 1, 0, 0}}, out, {static_cast<std::int64_t>(i) * h, {width, 1, 0, 0}},
+                           {batch_, h, 1, 1});
+    }
+  }
+  if (normalize) backend.l2_normalize(out);
+  return out;
+}
+
+Tensor EncoderModel::Impl::cls_dense(const Tensor& x, const Linear& dense) {
+  const std::int64_t h = spec.hidden;
+  Tensor cls = arena->alloc(DType::F32, Shape{batch_, h});
+  backend.pool(x.reshaped(Shape{batch_, len_, h}), key_mask_, Pooling::Cls, cls);
+  Tensor out = arena->alloc(DType::F32, Shape{batch_, h});
+  backend.linear(cls, dense.weight, dense.bias, Activation::Tanh, out);
+  return out;
+}
+
+EncoderModel::EncoderModel(const ModelSource& source, Backend& backend)
+    : impl_(std::make_unique<Impl>(source, backend)) {}
+EncoderModel::~EncoderModel() = default;
+
+const EncoderSpec& EncoderModel::spec() const { return impl_->spec; }
+bool EncoderModel::has_pooler() const { return !impl_->pooler.weight.empty(); }
+bool EncoderModel::has_classifier() const { return !impl_->classifier.weight.empty(); }
+bool EncoderModel::has_mlm() const { return !impl_->mlm_dense.weight.empty(); }
+void EncoderModel::check_inputs(std::span<const Encoding> inputs) const { impl_->check_inputs(inputs); }
+
+PerInput EncoderModel::hidden_states(std::span<const Encoding> inputs, std::int64_t layer) {
+  if (inputs.empty()) return {};
+  return impl_->split(impl_->backend.download_f32(impl_->run(inputs, layer, nullptr)), inputs);
+}
+
+std::vector<PerInput> EncoderModel::all_hidden_states(std::span<const Encoding> inputs) {
+  std::vector<PerInput> layers;
+  if (!inputs.empty()) impl_->run(inputs, impl_->spec.layers, &layers);
+  return layers;
+}
+
+PerInput EncoderModel::embed(std::span<const Encoding> inputs, std::span<const Pooling> modes, bool normalize,
+                             std::int64_t layer) {
+  if (inputs.empty()) return {};
+  const Tensor x = impl_->run(inputs, layer, nullptr);
+  return impl_->split_rows(impl_->pool(x, modes, normalize));
+}
+
+PerInput EncoderModel::pooler_output(std::span<const Encoding> inputs) {
+  if (!has_pooler()) fail("{}: the model has no pooler (pooler.dense)", impl_->weights.path());
+  if (inputs.empty()) return {};
+  const Tensor x = impl_->run(inputs, impl_->spec.layers, nullptr);
+  return impl_->split_rows(impl_->cls_dense(x, impl_->pooler));
+}
+
+PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
+  Impl& m = *impl_;
+  if (!has_classifier())
+    fail("{}: the model has no sequence-classification head (config.json id2label and {} weights)", m.weights.path(),
+         m.spec.classifier == ClassifierKind::Pooler ? "classifier" : "classifier.dense/out_proj");
+  if (m.spec.classifier == ClassifierKind::Pooler && !has_pooler())
+    fail("{}: BERT classification needs the pooler (pooler.dense)", m.weights.path());
+  if (inputs.empty()) return {};
+  const Tensor x = m.run(inputs, m.spec.layers, nullptr);
+  // BertForSequenceClassification: classifier(pooler); RobertaClassificationHead: out_proj(tanh(dense(<s>))).
+  const Tensor features = m.cls_dense(x, m.spec.classifier == ClassifierKind::Pooler ? m.pooler : m.classifier_dense);
+  Tensor out = m.arena->alloc(DType::F32, Shape{features.dim(0), m.spec.num_labels});
+  m.backend.linear(features, m.classifier.weight, m.classifier.bias, Activation::None, out);
+  return m.split_rows(out);
+}
+
+std::vector<double> EncoderModel::pll(const Encoding& input, std::int32_t mask_id) {
+  Impl& m = *impl_;
+  if (!has_mlm()) fail("{}: the model has no masked-LM head (lm_head / cls.predictions)", m.weights.path());
+  if (mask_id < 0 || mask_id >= m.spec.vocab) fail("mask token id {} is outside the vocabulary ({})", mask_id, m.spec.vocab);
+  std::vector<Encoding> copies;
+  std::vector<std::int32_t> positions, targets;
+  for (std::size_t t = 0; t < input.ids.size(); ++t) {
+    if (t < input.special_mask.size() && input.special_mask[t]) continue;
+    Encoding copy = input;
+    copy.ids[t] = mask_id;
+    positions.push_back(static_cast<std::int32_t>(t));
+    targets.push_back(input.ids[t]);
+    copies.push_back(std::move(copy));
+  }
+  if (copies.empty()) return {};
+  const Tensor x = m.run(copies, m.spec.layers, nullptr);
+  // Only the masked position of each copy goes through the head: rows b·T + position_b.
+  const std::int64_t k = static_cast<std::int64_t>(copies.size()), h = m.spec.hidden, len = x.dim(0) / k;
+  std::vector<std::int32_t> rows(positions.size());
+  for (std::size_t b = 0; b < rows.size(); ++b) rows[b] = static_cast<std::int32_t>(static_cast<std::int64_t>(b) * len + positions[b]);
+  Tensor row_ids = m.arena->alloc(DType::I32, Shape{k});
+  m.backend.upload(rows.data(), row_ids);
+  Tensor masked = m.arena->alloc(DType::F32, Shape{k, h});
+  m.backend.gather_rows(x, row_ids, 1.0f, false, masked);
+  // RobertaLMHead / BertLMPredictionHead: decoder(LN(act(dense(h)))) + bias.
+  Tensor transformed = m.arena->alloc(DType::F32, Shape{k, h});
+  m.backend.linear(masked, m.mlm_dense.weight, m.mlm_dense.bias, m.spec.mlm_activation, transformed);
+  m.backend.layer_norm(transformed, {}, m.mlm_norm.weight, m.mlm_norm.bias, m.spec.norm_eps, transformed);
+  Tensor logits = m.arena->alloc(DType::F32, Shape{k, m.spec.vocab});
+  m.backend.linear(transformed, m.mlm_decoder.weight, m.mlm_decoder.bias, Activation::None, logits);
+  m.backend.log_softmax(logits, logits);
+  const auto values = m.backend.download_f32(logits);
+  std::vector<double> scores;
+  for (std::int64_t b = 0; b < k; ++b)
+    scores.push_back(values[static_cast<std::size_t>(b * m.spec.vocab + targets[static_cast<std::size_t>(b)])]);
+  return scores;
+}
+
+std::vector<float> label_probabilities(const std::vector<float>& logits, bool multi_label) {
+  std::vector<float> probs(logits.size());
+  if (multi_label) {
+    for (std::size_t i = 0; i < logits.size(); ++i) probs[i] = 1.0f / (1.0f + std::exp(-logits[i]));
+    return probs;
+  }
+  const float top = *std::max_element(logits.begin(), logits.end());
+  double total = 0.0;
+  for (std::size_t i = 0; i < logits.size(); ++i) total += probs[i] = std::exp(logits[i] - top);
+  for (float& p : probs) p = static_cast<float>(p / total);
+  return probs;
+}
+
+}  // namespace invar

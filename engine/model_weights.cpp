@@ -1,0 +1,87 @@
+#include "engine/model_weights.hpp"
+
+#include <fmt/ranges.h>
+
+#include "engine/error.hpp"
+
+namespace invar {
+
+namespace {
+
+std::vector<std::int64_t> dims_of(const Shape& shape) {
+  return std::vector<std::int64_t>(shape.dims.begin(), shape.dims.begin() + shape.rank);
+}
+
+}  // namespace
+
+ModelWeights::ModelWeights(const ModelSource& source, Backend& backend, std::vector<WeightName> names)
+    : source_(source), names_(std::move(names)), store_(backend.make_weight_store()) {
+  for (std::size_t i = 0; i < names_.size(); ++i) index_[names_[i].canonical] = i;
+}
+
+bool ModelWeights::listed(const std::string& canonical) const { return index_.count(canonical) != 0; }
+
+bool ModelWeights::stored(const std::string& canonical) const { return listed(canonical) && find(canonical) != nullptr; }
+
+const WeightName& ModelWeights::name(const std::string& canonical) const {
+  const auto it = index_.find(canonical);
+  if (it == index_.end()) fail("internal: no weight named {}", canonical);
+  return names_[it->second];
+}
+
+const std::string* ModelWeights::find(const std::string& canonical) const {
+  for (const auto& stored : name(canonical).stored)
+    if (source_.has_tensor(stored)) return &stored;
+  return nullptr;
+}
+
+const TensorData ModelWeights::require(const std::string& canonical, const std::vector<std::int64_t>& expected) const {
+  const std::string* stored = find(canonical);
+  if (!stored) fail("{}: weight '{}' is missing", source_.path(), name(canonical).stored.front());
+  TensorData data = source_.tensor(*stored);
+  if (!expected.empty() && data.shape != expected)
+    fail("{}: weight '{}' is [{}], expected [{}]", source_.path(), *stored, fmt::join(data.shape, ", "),
+         fmt::join(expected, ", "));
+  return data;
+}
+
+Tensor ModelWeights::get(const std::string& canonical, const Shape& expected) const {
+  if (!name(canonical).required && !find(canonical)) return {};
+  return store_->add(require(canonical, dims_of(expected)));
+}
+
+Linear ModelWeights::linear(const std::string& canonical, std::int64_t out, std::int64_t in) const {
+  const bool has_bias = listed(canonical + ".bias");
+  return {get(canonical + ".weight", Shape{out, in}), has_bias ? get(canonical + ".bias", Shape{out}) : Tensor{}};
+}
+
+Norm ModelWeights::norm(const std::string& canonical, std::int64_t width) const {
+  const bool has_bias = listed(canonical + ".bias");
+  return {get(canonical + ".weight", Shape{width}), has_bias ? get(canonical + ".bias", Shape{width}) : Tensor{}};
+}
+
+Linear ModelWeights::fused(const std::string& canonical, std::initializer_list<const char*> parts, std::int64_t rows,
+                           std::int64_t cols) const {
+  std::vector<float> weights, biases;
+  const bool has_bias = listed(canonical + "." + *parts.begin() + ".bias");
+  for (const char* part : parts) {
+    const std::string prefix = canonical + "." + part;
+    const auto values = to_f32(require(prefix + ".weight", {rows, cols}));
+    weights.insert(weights.end(), values.begin(), values.end());
+    if (has_bias) {
+      const auto bias = to_f32(require(prefix + ".bias", {rows}));
+      biases.insert(biases.end(), bias.begin(), bias.end());
+    }
+  }
+  const std::int64_t total = rows * static_cast<std::int64_t>(parts.size());
+  Linear result;
+  result.weight = store_->add(weights, Shape{total, cols});
+  if (has_bias) result.bias = store_->add(biases, Shape{total});
+  return result;
+}
+
+std::vector<float> ModelWeights::host(const std::string& canonical, const std::vector<std::int64_t>& expected) const {
+  return to_f32(require(canonical, expected));
+}
+
+}  // namespace invar

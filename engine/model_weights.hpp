@@ -1,0 +1,63 @@
+#pragma once
+// A model's weights by canonical name: each is looked up under the Hugging Face names its family's
+// table (models/*_spec) lists, validated, and uploaded once to the backend's WeightStore. Shared by
+// every model implementation, so they all treat missing, optional and misshapen weights alike.
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "loaders/model_source.hpp"
+#include "models/weight_name.hpp"
+
+namespace invar {
+
+struct Linear {
+  Tensor weight, bias;  // bias empty where the family has none
+};
+
+struct Norm {
+  Tensor weight, bias;
+};
+
+class ModelWeights {
+ public:
+  // `source` and `backend` must outlive this object (CPU weights are views of the mapped file).
+  ModelWeights(const ModelSource& source, Backend& backend, std::vector<WeightName> names);
+
+  // Whether the table lists `canonical`, and whether the checkpoint stores it.
+  bool listed(const std::string& canonical) const;
+  bool stored(const std::string& canonical) const;
+
+  // The weight; empty when it is optional and absent. Fails naming the file when a required one is
+  // missing or when `expected` (if given) differs from its shape.
+  Tensor get(const std::string& canonical, const Shape& expected = {}) const;
+  // "<canonical>.weight" [out, in] and, when listed, "<canonical>.bias" [out].
+  Linear linear(const std::string& canonical, std::int64_t out, std::int64_t in) const;
+  // "<canonical>.weight" and, when listed, "<canonical>.bias", both [width].
+  Norm norm(const std::string& canonical, std::int64_t width) const;
+  // Projections "<canonical>.<part>" of [rows, cols] each, concatenated along the output dimension
+  // (q, k, v → one GEMM).
+  Linear fused(const std::string& canonical, std::initializer_list<const char*> parts, std::int64_t rows,
+               std::int64_t cols) const;
+  // A required weight's values on the host, checked against `expected`.
+  std::vector<float> host(const std::string& canonical, const std::vector<std::int64_t>& expected) const;
+
+  WeightStore& store() { return *store_; }
+  const std::string& path() const { return source_.path(); }
+
+ private:
+  const WeightName& name(const std::string& canonical) const;
+  // The stored name found for `canonical`, or nullptr.
+  const std::string* find(const std::string& canonical) const;
+  const TensorData require(const std::string& canonical, const std::vector<std::int64_t>& expected) const;
+
+  const ModelSource& source_;
+  std::vector<WeightName> names_;
+  std::map<std::string, std::size_t> index_;
+  std::unique_ptr<WeightStore> store_;
+};
+
+}  // namespace invar

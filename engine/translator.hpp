@@ -1,0 +1,87 @@
+#pragma once
+// Text in, text out for encoder-decoder models: the model's tokenizer around Seq2SeqModel, with
+// the language handling of the multilingual families (mBART, M2M100/NLLB, multilingual Marian),
+// length-sorted batching and results in input order. What Hugging Face's
+// tokenizer → generate() → batch_decode does, line by line.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/generation.hpp"
+#include "engine/seq2seq.hpp"
+#include "engine/tokenizer.hpp"
+#include "loaders/model_source.hpp"
+
+namespace invar {
+
+// One output: decoded text (special tokens skipped, Hugging Face's cleanup), the generated ids
+// (decoder start first) and the search's score (see Hypothesis::score).
+struct Translation {
+  std::string text;
+  TokenIds ids;
+  float score = 0.0f;
+};
+
+// Forced decoding of one target: Σ log p over its tokens, and how many were scored.
+struct TargetScore {
+  double logprob = 0.0;
+  std::size_t tokens = 0;
+};
+
+struct TranslateOptions {
+  std::size_t batch_size = 32;
+  // Names the inputs in errors: "NAME:N" for the N-th text (1-based), e.g. the input file.
+  std::string input_name = "input";
+  // Called after each batch with the number of texts done so far.
+  std::function<void(std::size_t)> progress;
+};
+
+class Translator {
+ public:
+  // Opens the tokenizer and the model of `source` on `backend`; both must outlive the translator.
+  Translator(const ModelSource& source, Backend& backend);
+
+  // Languages, for the models that have them. mBART / M2M100: the source code frames the source
+  // ids and the target code is the forced first token (forced_bos_token_id) and frames scored
+  // targets; multilingual Marian: the target code becomes the ">>xx<<" token before the text.
+  // Fails for an unknown code (listing valid ones) or a model without languages.
+  void set_languages(const std::optional<std::string>& source_language,
+                     const std::optional<std::string>& target_language);
+
+  // config.json's generate() settings, with the target language's forced first token.
+  SearchSettings default_settings() const;
+
+  // Hypotheses per text, best first, in input order. A text without any token (empty or only
+  // spaces) gets no hypotheses. A text longer than the model's positions fails naming it.
+  std::vector<std::vector<Translation>> generate(const std::vector<std::string>& texts, const SearchSettings& settings,
+                                                 const TranslateOptions& options = {});
+  // The best hypothesis's text per input ("" for a text without tokens).
+  std::vector<std::string> translate(const std::vector<std::string>& texts, const SearchSettings& settings,
+                                     const TranslateOptions& options = {});
+  // Forced decoding of (source, target) pairs: the target as generate() would produce it (forced
+  // first token, text, EOS), scored with the model's log-softmax; a forced first token is given,
+  // not scored. A pair with an empty source or target fails naming it.
+  std::vector<TargetScore> score(const std::vector<std::pair<std::string, std::string>>& pairs,
+                                 const TranslateOptions& options = {});
+
+  Tokenizer& tokenizer() { return *tokenizer_; }
+  Seq2SeqModel& model() { return model_; }
+
+ private:
+  TokenIds source_ids(const std::string& text, const std::string& where) const;
+  TokenIds target_ids(const std::string& text, const std::string& where) const;
+  void check_length(const TokenIds& ids, const std::string& where) const;
+
+  std::unique_ptr<Tokenizer> tokenizer_;
+  Seq2SeqModel model_;
+  std::optional<std::int32_t> forced_bos_;   // from the target language
+  std::string marian_target_token_;          // ">>xx<<" before each source, multilingual Marian
+};
+
+}  // namespace invar

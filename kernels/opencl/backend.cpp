@@ -1,0 +1,336 @@
+// The OpenCL backend. Matrix products go to CLBlast (sgemm, strided-batched sgemm), everything
+// else to the kernels of kernels/opencl/kernels.cl, all enqueued in order on one queue: nothing
+// returns to the host between upload() and download(). Weights are uploaded once into read-only
+// buffers, activations live in Arena chunks (one cl_mem each).
+#include "kernels/opencl/backend.hpp"
+
+#include <clblast.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+
+#include "engine/error.hpp"
+#include "kernels/opencl/runtime.hpp"
+
+namespace invar {
+
+namespace {
+
+using opencl::check;
+using opencl::Device;
+
+cl_mem mem(const Tensor& t) { return static_cast<cl_mem>(t.handle); }
+std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
+std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
+
+// A buffer argument as the kernels take it: the buffer, then the element offset of the view.
+struct Buffer {
+  cl_mem mem;
+  cl_ulong offset;
+};
+Buffer buffer(const Tensor& t) { return {mem(t), static_cast<cl_ulong>(t.offset / 4)}; }
+// An optional operand: absent ones pass `fallback`'s buffer (never read, flagged by an int).
+Buffer buffer_or(const Tensor& t, const Tensor& fallback) { return buffer(t.empty() ? fallback : t); }
+
+// __local scratch of one float per work-item, appended to the row kernels' arguments.
+struct LocalFloats {
+  std::size_t count;
+};
+
+cl_ulong u64(std::int64_t v) { return static_cast<cl_ulong>(v); }
+
+cl_mem allocate(const Device& device, std::size_t bytes, cl_mem_flags flags, const void* host) {
+  cl_int status = CL_SUCCESS;
+  // A zero-size buffer is invalid in OpenCL; empty tensors still get a handle.
+  cl_mem buffer = clCreateBuffer(device.context, flags, std::max<std::size_t>(bytes, 4), const_cast<void*>(host),
+                                 &status);
+  if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES ||
+      status == CL_OUT_OF_HOST_MEMORY || status == CL_INVALID_BUFFER_SIZE) {
+    fail("OpenCL device {} is out of memory: cannot allocate {} bytes ({} MiB; {}, the device allows {} MiB per "
+         "buffer and has {} MiB)",
+         device.info.name, bytes, bytes >> 20, opencl::error_name(status), device.info.max_allocation >> 20,
+         device.info.global_memory >> 20);
+  }
+  check(status, "clCreateBuffer");
+  return buffer;
+}
+
+class OpenClWeightStore final : public WeightStore {
+ public:
+  explicit OpenClWeightStore(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+  ~OpenClWeightStore() override {
+    for (cl_mem buffer : buffers_) clReleaseMemObject(buffer);
+  }
+
+  Tensor add(const TensorData& src) override {
+    const Shape shape = weight_shape(src);
+    if (src.dtype == DType::F32) return add_bytes(src.data, src.nbytes, shape);
+    const std::vector<float> values = to_f32(src);
+    return add_bytes(values.data(), values.size() * sizeof(float), shape);
+  }
+
+  Tensor add(const std::vector<float>& values, Shape shape) override {
+    if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
+      fail("{} values for a weight of shape {}", values.size(), shape.str());
+    }
+    return add_bytes(values.data(), values.size() * sizeof(float), shape);
+  }
+
+ private:
+  Tensor add_bytes(const void* data, std::size_t bytes, Shape shape) {
+    const cl_mem_flags flags = CL_MEM_READ_ONLY | (bytes > 0 ? CL_MEM_COPY_HOST_PTR : 0);
+    buffers_.push_back(allocate(*device_, bytes, flags, bytes > 0 ? data : nullptr));
+    Tensor t;
+    t.shape = shape;
+    t.handle = buffers_.back();
+    return t;
+  }
+
+  std::shared_ptr<const Device> device_;
+  std::vector<cl_mem> buffers_;
+};
+
+class OpenClArena final : public Arena {
+ public:
+  explicit OpenClArena(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+  ~OpenClArena() override { release_all(); }
+
+ protected:
+  void* allocate_storage(std::size_t bytes) override { return allocate(*device_, bytes, CL_MEM_READ_WRITE, nullptr); }
+  void release_storage(void* handle) override { clReleaseMemObject(static_cast<cl_mem>(handle)); }
+
+ private:
+  std::shared_ptr<const Device> device_;
+};
+
+// The kernels of kernels.cl, in the order of kKernelNames.
+enum class Kernel { Scale, BiasAct, Add, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
+                    GatherRows, CopyStrided, Pool, Count };
+constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
+    "scale", "bias_act", "add", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
+    "gather_rows", "copy_strided", "pool"};
+constexpr std::array<Kernel, 5> kRowKernels = {Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax,
+                                               Kernel::LogSoftmax, Kernel::L2Normalize};
+// Work-items per row in the row kernels (fewer where the device or kernel allows fewer).
+constexpr std::size_t kRowGroup = 128;
+
+clblast::Transpose blas_trans(bool trans) { return trans ? clblast::Transpose::kYes : clblast::Transpose::kNo; }
+
+void check_blas(clblast::StatusCode status, const char* routine) {
+  if (status != clblast::StatusCode::kSuccess) fail("CLBlast {} failed with status {}", routine, int(status));
+}
+
+class OpenClBackend final : public Backend {
+ public:
+  explicit OpenClBackend(std::shared_ptr<const Device> device) : device_(std::move(device)) {
+    cl_int status = CL_SUCCESS;
+    queue_ = clCreateCommandQueue(device_->context, device_->id, 0, &status);
+    check(status, "clCreateCommandQueue");
+    for (std::size_t i = 0; i < kernels_.size(); ++i) {
+      kernels_[i] = clCreateKernel(device_->program, kKernelNames[i], &status);
+      check(status, "clCreateKernel");
+    }
+    std::size_t group = kRowGroup;
+    for (Kernel kernel : kRowKernels) {
+      std::size_t limit = 0;
+      check(clGetKernelWorkGroupInfo(get(kernel), device_->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
+                                     nullptr),
+            "clGetKernelWorkGroupInfo");
+      group = std::min(group, limit);
+    }
+    row_group_ = std::bit_floor(std::max<std::size_t>(group, 1));  // the reductions halve the group
+  }
+
+  ~OpenClBackend() override {
+    clFinish(queue_);
+    for (cl_kernel kernel : kernels_) clReleaseKernel(kernel);
+    clReleaseCommandQueue(queue_);
+  }
+
+  std::string name() const override {
+    return fmt::format("opencl:{}:{}", device_->info.platform, device_->info.device);
+  }
+
+  // The OpenCL driver schedules its own compute units; there is nothing to set.
+  void set_threads(int) override {}
+
+  std::unique_ptr<WeightStore> make_weight_store() override { return std::make_unique<OpenClWeightStore>(device_); }
+  std::unique_ptr<Arena> make_arena() override { return std::make_unique<OpenClArena>(device_); }
+
+  void upload(const void* host, const Tensor& dst) override {
+    if (dst.nbytes() == 0) return;
+    check(clEnqueueWriteBuffer(queue_, mem(dst), CL_TRUE, dst.offset, dst.nbytes(), host, 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+  }
+
+  void download(const Tensor& src, void* host) override {
+    if (src.nbytes() == 0) return;
+    check(clEnqueueReadBuffer(queue_, mem(src), CL_TRUE, src.offset, src.nbytes(), host, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+  }
+
+ protected:
+  void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
+               const Tensor& c) override {
+    const std::int64_t m = rows_of(c), n = cols_of(c), k = trans_a ? rows_of(a) : cols_of(a);
+    if (m == 0 || n == 0) return;
+    if (k == 0) return scale_matrices(c, {0, n, 0, 0}, m, n, beta, 1, 1);
+    check_blas(clblast::Gemm<float>(clblast::Layout::kRowMajor, blas_trans(trans_a), blas_trans(trans_b), m, n, k,
+                                    alpha, mem(a), buffer(a).offset, cols_of(a), mem(b), buffer(b).offset,
+                                    cols_of(b), beta, mem(c), buffer(c).offset, n, &queue_),
+               "sgemm");
+  }
+
+  // CLBlast's strided-batched sgemm walks one stride; the two levels of a MatrixView become one
+  // call when the outer stride continues the inner one (heads of a contiguous batch) or either
+  // level is a single matrix, and one call per outer index otherwise.
+  void do_gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                       const Tensor& a, const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta,
+                       const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
+    if (m == 0 || n == 0 || outer == 0 || inner == 0) return;
+    if (k == 0) return scale_matrices(c, cv, m, n, beta, outer, inner);
+    const auto continues = [inner](const MatrixView& v) { return v.outer_stride == inner * v.inner_stride; };
+    const auto call = [&](std::int64_t o, std::int64_t count, bool by_outer) {
+      const auto at = [&](const Tensor& t, const MatrixView& v) {
+        return buffer(t).offset + u64(v.offset + o * v.outer_stride);
+      };
+      const auto stride = [by_outer](const MatrixView& v) { return u64(by_outer ? v.outer_stride : v.inner_stride); };
+      check_blas(clblast::GemmStridedBatched<float>(
+                     clblast::Layout::kRowMajor, blas_trans(trans_a), blas_trans(trans_b), m, n, k, alpha, mem(a),
+                     at(a, av), av.ld, stride(av), mem(b), at(b, bv), bv.ld, stride(bv), beta, mem(c), at(c, cv), cv.ld,
+                     stride(cv), count, &queue_),
+                 "sgemm (strided batched)");
+    };
+    if (inner == 1) {
+      call(0, outer, true);
+    } else if (outer == 1 || (continues(av) && continues(bv) && continues(cv))) {
+      call(0, outer * inner, false);
+    } else {
+      for (std::int64_t o = 0; o < outer; ++o) call(o, inner, false);
+    }
+  }
+
+  void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override {
+    if (x.numel() == 0) return;
+    run(Kernel::BiasAct, {u64(x.numel())}, buffer(x), buffer_or(bias, x), cl_int(!bias.empty()), u64(cols_of(x)),
+        cl_int(act));
+  }
+
+  void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override {
+    if (a.numel() == 0) return;
+    run(Kernel::Add, {u64(a.numel())}, buffer(a), buffer(b), buffer(out));
+  }
+
+  void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
+                     const Tensor& out) override {
+    run_rows(Kernel::LayerNorm, rows_of(x), buffer(x), buffer_or(residual, x), cl_int(!residual.empty()),
+             buffer(gamma), buffer(beta), eps, buffer(out), u64(cols_of(x)));
+  }
+
+  void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
+    run_rows(Kernel::RmsNorm, rows_of(x), buffer(x), buffer(weight), eps, buffer(out), u64(cols_of(x)));
+  }
+
+  void do_attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
+                            bool causal, std::int64_t causal_offset) override {
+    if (scores.dim(3) == 0) return;
+    run_rows(Kernel::AttentionSoftmax, rows_of(scores), buffer(scores), scale, buffer_or(key_mask, scores),
+             cl_int(!key_mask.empty()), buffer_or(position_bias, scores), cl_int(!position_bias.empty()),
+             cl_int(position_bias.shape.rank == 4), u64(scores.dim(1)), u64(scores.dim(2)), u64(scores.dim(3)),
+             cl_int(causal), u64(causal_offset));
+  }
+
+  void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
+                      const Tensor& out) override {
+    if (cols_of(table) == 0 || ids.numel() == 0) return;
+    run(Kernel::GatherRows, {u64(cols_of(table)), u64(ids.numel())}, buffer(table), u64(rows_of(table)),
+        buffer(ids), scale, cl_int(accumulate), buffer(out));
+  }
+
+  void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
+                       const std::array<std::int64_t, 4>& extent) override {
+    if (std::ranges::find(extent, 0) != extent.end()) return;
+    const auto strides = [](const StridedView& v) {
+      cl_ulong4 s;
+      for (std::size_t k = 0; k < 4; ++k) s.s[k] = u64(v.strides[k]);
+      return s;
+    };
+    run(Kernel::CopyStrided, {u64(extent[3]), u64(extent[2]), u64(extent[0] * extent[1])},
+        Buffer{mem(src), buffer(src).offset + u64(sv.offset)}, strides(sv),
+        Buffer{mem(dst), buffer(dst).offset + u64(dv.offset)}, strides(dv), u64(extent[1]));
+  }
+
+  void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
+    if (x.dim(0) == 0 || x.dim(2) == 0) return;
+    run(Kernel::Pool, {u64(x.dim(2)), u64(x.dim(0))}, buffer(x), buffer(mask), buffer(out), u64(x.dim(1)),
+        cl_int(mode));
+  }
+
+  void do_l2_normalize(const Tensor& x) override { run_rows(Kernel::L2Normalize, rows_of(x), buffer(x), u64(cols_of(x))); }
+
+  void do_log_softmax(const Tensor& x, const Tensor& out) override {
+    run_rows(Kernel::LogSoftmax, rows_of(x), buffer(x), buffer(out), u64(cols_of(x)));
+  }
+
+ private:
+  cl_kernel get(Kernel kernel) const { return kernels_[static_cast<std::size_t>(kernel)]; }
+
+  void set_arg(cl_kernel kernel, cl_uint& index, const Buffer& b) {
+    set_arg(kernel, index, b.mem);
+    set_arg(kernel, index, b.offset);
+  }
+  void set_arg(cl_kernel kernel, cl_uint& index, const LocalFloats& local) {
+    check(clSetKernelArg(kernel, index++, local.count * sizeof(float), nullptr), "clSetKernelArg");
+  }
+  template <typename T>
+  void set_arg(cl_kernel kernel, cl_uint& index, const T& value) {
+    check(clSetKernelArg(kernel, index++, sizeof(T), &value), "clSetKernelArg");
+  }
+
+  // Enqueues `kernel` over `global` work-items (any work-group size, or `local` when given).
+  template <std::size_t D, typename... Args>
+  void launch(Kernel which, const std::array<std::size_t, D>& global, const std::size_t* local, const Args&... args) {
+    const cl_kernel kernel = get(which);
+    cl_uint index = 0;
+    (set_arg(kernel, index, args), ...);
+    check(clEnqueueNDRangeKernel(queue_, kernel, D, nullptr, global.data(), local, 0, nullptr, nullptr),
+          kKernelNames[static_cast<std::size_t>(which)]);
+  }
+  template <typename... Args>
+  void run(Kernel which, std::initializer_list<cl_ulong> global, const Args&... args) {
+    std::array<std::size_t, 3> sizes{};
+    std::ranges::copy(global, sizes.begin());
+    if (global.size() == 1) return launch(which, std::array{sizes[0]}, nullptr, args...);
+    if (global.size() == 2) return launch(which, std::array{sizes[0], sizes[1]}, nullptr, args...);
+    launch(which, sizes, nullptr, args...);
+  }
+  // One work-group of row_group_ work-items per row.
+  template <typename... Args>
+  void run_rows(Kernel which, std::int64_t rows, const Args&... args) {
+    if (rows == 0) return;
+    launch(which, std::array{static_cast<std::size_t>(rows) * row_group_}, &row_group_, args...,
+           LocalFloats{row_group_});
+  }
+
+  // C_oi = beta · C_oi over a family of [m, n] matrices: GEMM with k = 0 (CLBlast rejects it).
+  void scale_matrices(const Tensor& c, const MatrixView& cv, std::int64_t m, std::int64_t n, float beta,
+                      std::int64_t outer, std::int64_t inner) {
+    run(Kernel::Scale, {u64(n), u64(m), u64(outer * inner)}, buffer(c), u64(cv.offset), u64(cv.ld),
+        u64(cv.outer_stride), u64(cv.inner_stride), u64(inner), beta);
+  }
+
+  std::shared_ptr<const Device> device_;
+  cl_command_queue queue_ = nullptr;
+  std::array<cl_kernel, static_cast<std::size_t>(Kernel::Count)> kernels_{};
+  std::size_t row_group_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_opencl_backend(const std::string& name) {
+  const auto [platform, device] = opencl::parse_device_name(name);
+  return std::make_unique<OpenClBackend>(opencl::open_device(platform, device));
+}
+
+}  // namespace invar

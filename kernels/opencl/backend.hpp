@@ -1,0 +1,15 @@
+#pragma once
+// The OpenCL backend: CLBlast for matrix products, kernels/opencl/kernels.cl for the rest.
+// Tensor handles are cl_mem buffers (Tensor.offset bytes into them).
+#include <memory>
+#include <string>
+
+#include "engine/backend.hpp"
+
+namespace invar {
+
+// name: "opencl" (platform 0, device 0) or "opencl:PLATFORM:DEVICE". Fails when no platform is
+// installed, the device does not exist (naming those that do) or the kernels fail to build.
+std::unique_ptr<Backend> make_opencl_backend(const std::string& name);
+
+}  // namespace invar

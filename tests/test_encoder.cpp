@@ -1,0 +1,264 @@
+// The encoder engine against the Hugging Face goldens of tests/fixtures/core (README there):
+// hidden states of every layer, pooling, pooler, classification, regression and MLM
+// pseudo-log-likelihood, ≤ 1e-4 absolute.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/encoder.hpp"
+#include "engine/error.hpp"
+#include "engine/tokenizer.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+// A fixture model on the CPU backend, with its tokenizer.
+struct Fixture {
+  std::unique_ptr<ModelSource> source;
+  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<EncoderModel> model;
+  json golden;
+
+  explicit Fixture(const std::string& name, int threads = 1) {
+    source = ModelSource::open(test::fixture("core/" + name));
+    tokenizer = make_tokenizer(*source);
+    backend = make_cpu_backend(threads);
+    model = std::make_unique<EncoderModel>(*source, *backend);
+    golden = test::load_json(test::fixture("core/" + name + "/golden.json"));
+  }
+
+  Encoding encode(const json& c) const {
+    return c.contains("text_pair") ? tokenizer->encode_pair(c["text"].get<std::string>(), c["text_pair"].get<std::string>())
+                                   : tokenizer->encode(c["text"].get<std::string>());
+  }
+};
+
+std::vector<float> flatten(const json& value) {
+  std::vector<float> out;
+  if (value.is_array()) {
+    for (const auto& v : value) {
+      const auto inner = flatten(v);
+      out.insert(out.end(), inner.begin(), inner.end());
+    }
+  } else {
+    out.push_back(value.get<float>());
+  }
+  return out;
+}
+
+::testing::AssertionResult all_near(const std::vector<float>& actual, const std::vector<float>& expected,
+                                    double tolerance = kTolerance) {
+  if (actual.size() != expected.size())
+    return ::testing::AssertionFailure() << actual.size() << " values, expected " << expected.size();
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    if (!(std::fabs(actual[i] - expected[i]) <= tolerance))
+      return ::testing::AssertionFailure() << "value " << i << ": " << actual[i] << ", expected " << expected[i];
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult all_near(const std::vector<float>& actual, const json& expected, double tolerance = kTolerance) {
+  return all_near(actual, flatten(expected), tolerance);
+}
+
+std::vector<Encoding> encode_all(const Fixture& f, const json& cases) {
+  std::vector<Encoding> out;
+  for (const auto& c : cases) out.push_back(f.encode(c));
+  return out;
+}
+
+// A padded golden sequence's rows at the input's real positions, flattened.
+std::vector<float> unpadded(const json& rows, const Encoding& input) {
+  std::vector<float> out;
+  for (std::size_t t = 0; t < input.ids.size(); ++t) {
+    const auto row = flatten(rows[t]);
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
+// A padded batch of the golden's texts.
+std::vector<Encoding> padded_batch_inputs(const Fixture& f) {
+  std::vector<Encoding> inputs;
+  for (const auto& text : f.golden["padded_batch"]["texts"]) inputs.push_back(f.tokenizer->encode(text.get<std::string>()));
+  return inputs;
+}
+
+const std::vector<Pooling> kMean{Pooling::Mean};
+
+// What every base-model golden case holds: ids, every layer (embeddings first), the last layer
+// alone, mean pooling.
+void expect_layers_match(const Fixture& f, const json& c) {
+  const std::vector<Encoding> one{f.encode(c)};
+  ASSERT_EQ(one[0].ids, c["input_ids"].get<std::vector<std::int32_t>>());
+  const auto layers = f.model->all_hidden_states(one);
+  ASSERT_EQ(layers.size(), c["hidden_states"].size());
+  for (std::size_t l = 0; l < layers.size(); ++l) EXPECT_TRUE(all_near(layers[l][0], c["hidden_states"][l])) << "layer " << l;
+  EXPECT_TRUE(all_near(f.model->hidden_states(one, 2)[0], c["last_hidden_state"]));
+  EXPECT_TRUE(all_near(f.model->hidden_states(one, 1)[0], c["hidden_states"][1]));
+  EXPECT_TRUE(all_near(f.model->embed(one, kMean, false, 2)[0], c["mean_pooled"]));
+}
+
+}  // namespace
+
+TEST(EncoderBert, EveryLayerPoolerAndSentenceEmbeddingsMatchGolden) {
+  Fixture f("bert-wordpiece");
+  EXPECT_TRUE(f.model->has_pooler());
+  for (const auto& c : f.golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    expect_layers_match(f, c);
+    const std::vector<Encoding> one{f.encode(c)};
+    EXPECT_TRUE(all_near(f.model->pooler_output(one)[0], c["pooler_output"]));
+    EXPECT_TRUE(all_near(f.model->embed(one, kMean, true, 2)[0], c["mean_pooled_normalized"]));
+  }
+}
+
+TEST(EncoderBert, PaddedBatchEqualsGoldenAndSingleRuns) {
+  Fixture f("bert-wordpiece");
+  const json& batch = f.golden["padded_batch"];
+  const auto inputs = padded_batch_inputs(f);
+  const auto hidden = f.model->hidden_states(inputs, 2);
+  const auto pooled = f.model->embed(inputs, kMean, false, 2);
+  const auto normalized = f.model->embed(inputs, kMean, true, 2);
+  const auto pooler = f.model->pooler_output(inputs);
+  for (std::size_t b = 0; b < inputs.size(); ++b) {
+    EXPECT_TRUE(all_near(hidden[b], unpadded(batch["last_hidden_state"][b], inputs[b]))) << "text " << b;
+    EXPECT_TRUE(all_near(pooled[b], batch["mean_pooled"][b]));
+    EXPECT_TRUE(all_near(normalized[b], batch["mean_pooled_normalized"][b]));
+    EXPECT_TRUE(all_near(pooler[b], batch["pooler_output"][b]));
+    const std::vector<Encoding> one{inputs[b]};
+    EXPECT_TRUE(all_near(f.model->hidden_states(one, 2)[0], hidden[b], 1e-5));
+  }
+}
+
+TEST(EncoderBert, PairClassificationLogitsAndProbs) {
+  Fixture f("bert-pair-cls");
+  ASSERT_TRUE(f.model->has_classifier());
+  EXPECT_EQ(f.model->spec().labels, (std::vector<std::string>{"not_paraphrase", "paraphrase"}));
+  const auto inputs = encode_all(f, f.golden["cases"]);
+  const auto logits = f.model->logits(inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const json& c = f.golden["cases"][i];
+    EXPECT_EQ(inputs[i].type_ids, c["token_type_ids"].get<std::vector<std::int32_t>>());
+    EXPECT_TRUE(all_near(logits[i], c["logits"]));
+    EXPECT_TRUE(all_near(label_probabilities(logits[i], false), c["probs"]));
+  }
+}
+
+TEST(EncoderXlmr, EveryLayerAndMeanPoolingMatchGolden) {
+  Fixture f("xlmr");
+  EXPECT_FALSE(f.model->has_pooler());
+  for (const auto& c : f.golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    expect_layers_match(f, c);
+  }
+}
+
+// RoBERTa positions count non-pad tokens, so padding must not shift them.
+TEST(EncoderXlmr, PaddedBatchEqualsGolden) {
+  Fixture f("xlmr");
+  const json& batch = f.golden["padded_batch"];
+  const auto inputs = padded_batch_inputs(f);
+  const auto hidden = f.model->hidden_states(inputs, 2);
+  const auto pooled = f.model->embed(inputs, kMean, false, 2);
+  for (std::size_t b = 0; b < inputs.size(); ++b) {
+    EXPECT_TRUE(all_near(hidden[b], unpadded(batch["last_hidden_state"][b], inputs[b]))) << "text " << b;
+    EXPECT_TRUE(all_near(pooled[b], batch["mean_pooled"][b]));
+  }
+}
+
+TEST(EncoderXlmr, PairClassificationAndRegression) {
+  Fixture pairs("xlmr-pair-cls");
+  const auto inputs = encode_all(pairs, pairs.golden["cases"]);
+  const auto logits = pairs.model->logits(inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const json& c = pairs.golden["cases"][i];
+    EXPECT_EQ(inputs[i].ids, c["input_ids"].get<std::vector<std::int32_t>>());
+    EXPECT_TRUE(all_near(logits[i], c["logits"]));
+    EXPECT_TRUE(all_near(label_probabilities(logits[i], false), c["probs"]));
+  }
+
+  Fixture regression("xlmr-regression");
+  EXPECT_TRUE(regression.model->spec().regression);
+  const auto texts = encode_all(regression, regression.golden["cases"]);
+  const auto scores = regression.model->logits(texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    ASSERT_EQ(scores[i].size(), 1u);
+    EXPECT_NEAR(scores[i][0], regression.golden["cases"][i]["score"].get<double>(), kTolerance);
+  }
+}
+
+TEST(EncoderXlmr, PseudoLogLikelihoodPerToken) {
+  Fixture f("xlmr-mlm");
+  ASSERT_TRUE(f.model->has_mlm());
+  const auto mask = f.tokenizer->mask_id();
+  ASSERT_TRUE(mask.has_value());
+  for (const auto& c : f.golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    const auto per_token = f.model->pll(f.encode(c), *mask);
+    const auto expected = c["pll_per_token"].get<std::vector<double>>();
+    ASSERT_EQ(per_token.size(), expected.size());
+    double total = 0.0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_NEAR(per_token[i], expected[i], kTolerance) << "token " << i;
+      total += per_token[i];
+    }
+    EXPECT_NEAR(total, c["pll"].get<double>(), kTolerance * static_cast<double>(expected.size()));
+  }
+}
+
+TEST(EncoderThreads, OneAndTwoThreadsAgreeWithin1e6) {
+  Fixture one("xlmr-mlm", 1), two("xlmr-mlm", 2);
+  const auto inputs = encode_all(one, one.golden["cases"]);
+  const auto a = one.model->hidden_states(inputs, 2), b = two.model->hidden_states(inputs, 2);
+  for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(all_near(a[i], b[i], 1e-6));
+  const auto pa = one.model->pll(inputs[0], *one.tokenizer->mask_id());
+  const auto pb = two.model->pll(inputs[0], *two.tokenizer->mask_id());
+  EXPECT_TRUE(all_near(std::vector<float>(pa.begin(), pa.end()), std::vector<float>(pb.begin(), pb.end()), 1e-6));
+}
+
+TEST(EncoderErrors, MissingHeadsAndBadInputsFailClearly) {
+  Fixture bert("bert-wordpiece");
+  const std::vector<Encoding> one{bert.tokenizer->encode("hello")};
+  EXPECT_FALSE(bert.model->has_classifier());
+  try {
+    bert.model->logits(one);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no sequence-classification head"), std::string::npos) << e.what();
+  }
+  try {
+    bert.model->pll(one[0], 4);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no masked-LM head"), std::string::npos) << e.what();
+  }
+  Encoding too_long = one[0];
+  too_long.ids.assign(513, 5);
+  too_long.type_ids.assign(513, 0);
+  EXPECT_THROW(bert.model->hidden_states(std::vector<Encoding>{too_long}, 2), Error);
+  Encoding bad_id = one[0];
+  bad_id.ids[1] = 171;
+  EXPECT_THROW(bert.model->hidden_states(std::vector<Encoding>{bad_id}, 2), Error);
+  Encoding bad_type = one[0];
+  bad_type.type_ids[1] = 2;
+  EXPECT_THROW(bert.model->hidden_states(std::vector<Encoding>{bad_type}, 2), Error);
+  EXPECT_THROW(bert.model->hidden_states(one, 3), Error);
+  EXPECT_THROW(bert.model->hidden_states(std::vector<Encoding>{Encoding{}}, 2), Error);
+}
+
+TEST(EncoderErrors, EncoderDecoderConfigIsRejected) {
+  try {
+    Fixture marian("marian");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not an encoder-only model"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,289 @@
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+
+#include "engine/error.hpp"
+#include "engine/tokenizer.hpp"
+#include "loaders/invar_file.hpp"
+#include "loaders/model_source.hpp"
+#include "support/model_files.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+
+namespace {
+
+const std::vector<std::string> kFixtures{"core/bert-pair-cls", "core/bert-wordpiece", "core/marian",
+                                         "core/xlmr",          "core/xlmr-mlm",       "core/xlmr-pair-cls",
+                                         "core/xlmr-regression", "seq2seq/bart",    "seq2seq/m2m100",
+                                         "seq2seq/mbart",      "seq2seq/pegasus",     "seq2seq/t5"};
+
+std::string convert(const std::string& folder, std::optional<DType> dtype = std::nullopt) {
+  const std::string path = test::temp_dir() + "/model.invar";
+  std::ofstream out(path, std::ios::binary);
+  write_invar_file(*ModelSource::open(folder), out, dtype);
+  out.close();
+  return path;
+}
+
+std::string open_error(const std::string& path) {
+  try {
+    ModelSource::open(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void expect_error(const std::string& path, const std::string& expected) {
+  const std::string message = open_error(path);
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find(expected), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+// An independent oracle for rounding to binary16 / bfloat16: the nearest of all finite values of
+// the format (found by bisection over their bit patterns, which order positive values), ties to the
+// even pattern; beyond the largest finite value, infinity from half an ulp above it.
+std::uint16_t nearest_bits(float value, DType dtype) {
+  const std::uint16_t max_finite = dtype == DType::F16 ? 0x7BFF : 0x7F7F;
+  const std::uint16_t infinity = dtype == DType::F16 ? 0x7C00 : 0x7F80;
+  const auto decode = [&](std::uint16_t bits) {
+    TensorData t{dtype, {1}, reinterpret_cast<const std::byte*>(&bits), 2};
+    return static_cast<double>(to_f32(t)[0]);
+  };
+  const std::uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  const double magnitude = std::fabs(static_cast<double>(value));
+  const double top = decode(max_finite), ulp = top - decode(max_finite - 1);
+  if (magnitude >= top + ulp / 2) return sign | infinity;
+  std::uint16_t lo = 0, hi = max_finite;  // decode(lo) <= magnitude < decode(hi) once narrowed
+  if (magnitude >= top) return sign | max_finite;
+  while (hi - lo > 1) {
+    const auto mid = static_cast<std::uint16_t>((lo + hi) / 2);
+    (decode(mid) <= magnitude ? lo : hi) = mid;
+  }
+  const double below = magnitude - decode(lo), above = decode(hi) - magnitude;
+  const std::uint16_t pick = below < above ? lo : above < below ? hi : (lo % 2 == 0 ? lo : hi);
+  return sign | pick;
+}
+
+}  // namespace
+
+TEST(InvarFile, EveryFixtureRoundTripsBitForBit) {
+  for (const auto& name : kFixtures) {
+    SCOPED_TRACE(name);
+    const auto folder = ModelSource::open(test::fixture(name));
+    const auto packed = ModelSource::open(convert(test::fixture(name)));
+    EXPECT_EQ(packed->config(), folder->config());
+    ASSERT_EQ(packed->file_names(), folder->file_names());
+    EXPECT_TRUE(packed->has_file("config.json"));
+    for (const auto& file : folder->file_names()) EXPECT_EQ(packed->read_file(file), folder->read_file(file)) << file;
+    ASSERT_EQ(packed->tensor_names(), folder->tensor_names());
+    for (const auto& tensor : folder->tensor_names()) {
+      const TensorData a = folder->tensor(tensor), b = packed->tensor(tensor);
+      EXPECT_EQ(b.dtype, a.dtype) << tensor;
+      EXPECT_EQ(b.shape, a.shape) << tensor;
+      ASSERT_EQ(b.nbytes, a.nbytes) << tensor;
+      EXPECT_EQ(std::memcmp(a.data, b.data, a.nbytes), 0) << tensor;
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data) % 64, 0u) << tensor;
+    }
+  }
+}
+
+TEST(InvarFile, SentenceTransformerModulesAndTokenizerWorkFromTheFile) {
+  const std::string folder = test::fixture("core/bert-wordpiece");
+  const auto packed = ModelSource::open(convert(folder));
+  EXPECT_TRUE(packed->has_file("modules.json"));
+  EXPECT_TRUE(packed->has_file("1_Pooling/config.json"));
+  EXPECT_FALSE(packed->has_file("model.safetensors"));
+  const auto golden = test::load_json(folder + "/golden.json");
+  const auto from_file = make_tokenizer(*packed);
+  const auto from_folder = make_tokenizer(*ModelSource::open(folder));
+  const std::string text = "The quick brown fox jumps over the lazy dog.";
+  EXPECT_EQ(from_file->encode(text).ids, from_folder->encode(text).ids);
+}
+
+TEST(InvarFile, ConvertCommandWritesAFileEveryCommandCanOpen) {
+  const std::string out = test::temp_dir() + "/m.invar";
+  const auto result = test::run_cli({"convert", test::fixture("seq2seq/t5"), "-o", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto packed = ModelSource::open(out);
+  EXPECT_EQ(packed->tensor_names(), ModelSource::open(test::fixture("seq2seq/t5"))->tensor_names());
+
+  const auto bad = test::run_cli({"convert", test::fixture("seq2seq/t5"), "-o", out, "--dtype", "f8"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--dtype must be f32, f16 or bf16"), std::string::npos) << bad.err;
+  const auto missing = test::run_cli({"convert", "/no/such/model", "-o", out});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("/no/such/model: no such model folder or file"), std::string::npos) << missing.err;
+}
+
+TEST(InvarFile, HalfAndBfloat16AreRoundedToNearestEven) {
+  // Edge cases (exact ties, subnormals, overflow, signed zero, infinities) and random values over
+  // many magnitudes.
+  std::vector<float> values{0.0f, -0.0f, 1.0f, 1.0f + std::ldexp(1.0f, -11), 1.0f + 3 * std::ldexp(1.0f, -11),
+                            1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -8), 65504.0f, 65519.99f,
+                            65520.0f, -70000.0f, std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
+                            std::ldexp(3.0f, -26), std::ldexp(1.0f, -14) - std::ldexp(1.0f, -26), 3.0e38f,
+                            3.4e38f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> mantissa(-2.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-30, 20);
+  for (int i = 0; i < 2000; ++i) values.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+  values.push_back(std::numeric_limits<float>::quiet_NaN());
+  const std::vector<std::int64_t> ids{3, 1, 4};
+  const std::string folder = test::make_model_folder(
+      {{"model.safetensors",
+        test::make_safetensors({{"w", "F32", {static_cast<std::int64_t>(values.size())}, test::bytes_of(values)},
+                                {"ids", "I64", {3}, test::bytes_of(ids)}})}});
+
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const auto packed = ModelSource::open(convert(folder, dtype));
+    const TensorData w = packed->tensor("w");
+    ASSERT_EQ(w.dtype, dtype);
+    ASSERT_EQ(w.nbytes, values.size() * 2);
+    std::vector<std::uint16_t> bits(values.size());
+    std::memcpy(bits.data(), w.data, w.nbytes);
+    for (std::size_t i = 0; i + 1 < values.size(); ++i)
+      EXPECT_EQ(bits[i], nearest_bits(values[i], dtype)) << values[i];
+    EXPECT_TRUE(std::isnan(to_f32(w).back()));
+    const TensorData kept = packed->tensor("ids");
+    EXPECT_EQ(kept.dtype, DType::I64);
+    EXPECT_EQ(std::memcmp(kept.data, ids.data(), 24), 0);
+  }
+}
+
+TEST(InvarFile, FixtureInHalfPrecisionThroughTheCli) {
+  const std::string folder = test::fixture("core/bert-wordpiece");
+  const auto source = ModelSource::open(folder);
+  for (const auto& [flag, dtype] : {std::pair{"f16", DType::F16}, std::pair{"bf16", DType::BF16}}) {
+    const std::string out = test::temp_dir() + "/m.invar";
+    const auto result = test::run_cli({"convert", folder, "-o", out, "--dtype", flag});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto packed = ModelSource::open(out);
+    for (const auto& name : source->tensor_names()) {
+      const TensorData original = source->tensor(name), rounded = packed->tensor(name);
+      if (original.dtype != DType::F32) {
+        EXPECT_EQ(rounded.dtype, original.dtype) << name;
+        continue;
+      }
+      ASSERT_EQ(rounded.dtype, dtype) << name;
+      const auto values = to_f32(original);
+      std::vector<std::uint16_t> bits(values.size());
+      ASSERT_EQ(rounded.nbytes, bits.size() * 2);
+      std::memcpy(bits.data(), rounded.data, rounded.nbytes);
+      for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(bits[i], nearest_bits(values[i], dtype)) << name << i;
+    }
+  }
+}
+
+namespace {
+
+void put(std::string& bytes, std::size_t at, std::uint64_t value, int width) {
+  for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+}
+std::uint32_t crc(const std::string& bytes) {
+  return static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
+}
+
+// An .invar file written from docs/model-format.md, independently of the writer: preamble, header,
+// padding to 64, data, with correct checksums unless the caller breaks them afterwards.
+std::string make_invar(const std::string& header, const std::string& data, std::uint32_t version = 1) {
+  const std::uint64_t data_offset = (64 + header.size() + 63) / 64 * 64;
+  std::string file(64, '\0');
+  file.replace(0, 8, "INVARMDL");
+  put(file, 8, version, 4);
+  put(file, 16, 64, 8);
+  put(file, 24, header.size(), 8);
+  put(file, 32, data_offset, 8);
+  put(file, 40, data.size(), 8);
+  put(file, 48, crc(header), 4);
+  put(file, 52, crc(data), 4);
+  put(file, 56, crc(file.substr(0, 56)), 4);
+  file += header;
+  file.resize(data_offset, '\0');
+  file += data;
+  const std::string path = test::temp_dir() + "/model.invar";
+  test::write_file(path, file);
+  return path;
+}
+
+const std::string kConfig = R"({"model_type": "bert"})";
+
+// Data: config.json at 0, six floats at 64.
+std::string data_with_config() {
+  std::string data = kConfig;
+  data.resize(64, '\0');
+  return data + test::bytes_of(std::vector<float>{1, 2, 3, 4, 5, 6});
+}
+std::string header_with(const std::string& tensor) {
+  return R"({"files": [{"name": "config.json", "offset": 0, "size": )" + std::to_string(kConfig.size()) +
+         R"(}], "tensors": [)" + tensor + "]}";
+}
+
+}  // namespace
+
+TEST(InvarFile, HandWrittenFileFollowsTheDocumentedLayout) {
+  const auto source = ModelSource::open(
+      make_invar(header_with(R"({"name": "w", "dtype": "F32", "shape": [2, 3], "offset": 64, "size": 24})"),
+                 data_with_config()));
+  EXPECT_EQ(source->config()["model_type"], "bert");
+  EXPECT_EQ(to_f32(source->tensor("w")), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(InvarFile, CorruptedFilesGiveClearErrors) {
+  const std::string good = test::read_file(convert(test::fixture("core/xlmr")));
+  const auto variant = [](std::string bytes) {
+    const std::string path = test::temp_dir() + "/model.invar";
+    test::write_file(path, bytes);
+    return path;
+  };
+  std::string bad_magic = good;
+  bad_magic[0] = 'X';
+  expect_error(variant(bad_magic), "bad magic");
+  expect_error(variant(good.substr(0, 40)), "truncated .invar file");
+  expect_error(variant(good.substr(0, 100)), "truncated .invar header");
+  expect_error(variant(good.substr(0, good.size() - 1)), "truncated or padded");
+  expect_error(variant(good + "x"), "truncated or padded");
+  std::string flipped_data = good;
+  flipped_data[good.size() - 5] ^= 1;
+  expect_error(variant(flipped_data), "data checksum mismatch");
+  std::string flipped_header = good;
+  flipped_header[70] ^= 1;
+  expect_error(variant(flipped_header), "header checksum mismatch");
+  std::string flipped_preamble = good;
+  flipped_preamble[24] ^= 1;
+  expect_error(variant(flipped_preamble), "preamble checksum mismatch");
+}
+
+TEST(InvarFile, InconsistentHeadersAreRejected) {
+  const std::string data = data_with_config();
+  const auto header = [](const std::string& tensor) { return header_with(tensor); };
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F32", "shape": [6], "offset": 128, "size": 24})"), data),
+               "tensor 'w': [128, +24) runs past the end of the data (88 bytes)");
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F32", "shape": [6], "offset": 68, "size": 20})"), data),
+               "offset 68 is not 64-byte aligned");
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F32", "shape": [2, 3], "offset": 64, "size": 16})"), data),
+               "F32 [2,3] needs 24 bytes but 16 are stored");
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F8", "shape": [6], "offset": 64, "size": 24})"), data),
+               "dtype \"F8\" is not");
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F32", "shape": [4], "offset": 0, "size": 16})"), data),
+               "overlap");
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F32", "shape": [-6], "offset": 64, "size": 24})"), data),
+               "'shape' must hold non-negative integers");
+  expect_error(make_invar(header(R"({"name": "w", "dtype": "F32", "shape": [6], "size": 24})"), data),
+               "tensor 'w' has no 'offset'");
+  expect_error(make_invar(R"({"files": [{"name": "../config.json", "offset": 0, "size": 4}], "tensors": []})", data),
+               "points outside the model");
+  expect_error(make_invar(R"({"files": [], "tensors": []})", data), "no config.json inside");
+  expect_error(make_invar(R"({"files": []})", data), "no 'tensors' list");
+  expect_error(make_invar("[1, 2", data), "not valid JSON");
+  expect_error(make_invar(header_with(""), data, 2), "format version 2; this invar reads version 1");
+}

@@ -1,0 +1,48 @@
+// `invar convert`: a Hugging Face model folder (or an .invar file) into one self-contained .invar file
+// (docs/model-format.md).
+#include <memory>
+
+#include "engine/error.hpp"
+#include "eval/io.hpp"
+#include "loaders/invar_file.hpp"
+#include "tools/command.hpp"
+
+namespace invar::cli {
+namespace {
+
+struct ConvertArguments {
+  std::string model, output, dtype;
+};
+
+void run(const ConvertArguments& args) {
+  std::optional<DType> dtype;
+  if (args.dtype == "f32") dtype = DType::F32;
+  else if (args.dtype == "f16") dtype = DType::F16;
+  else if (args.dtype == "bf16") dtype = DType::BF16;
+  else if (!args.dtype.empty()) fail("--dtype must be f32, f16 or bf16, got '{}'", args.dtype);
+  if (args.output == "-") fail("--output must name a file; an .invar file is binary");
+  const auto source = ModelSource::open(args.model);
+  AtomicOutput output(args.output);
+  write_invar_file(*source, output.stream(), dtype);
+  output.commit();
+}
+
+void setup(CLI::App& root) {
+  auto args = std::make_shared<ConvertArguments>();
+  auto* app = root.add_subcommand(
+      "convert",
+      "Pack a Hugging Face model folder (config.json, tokenizer and sentence-transformers files, weights from "
+      "model.safetensors or pytorch_model.bin, sharded or not) into one memory-mappable .invar file with "
+      "CRC-32 checksums. Every invar command accepts the .invar file wherever it takes a model folder.");
+  app->add_option("model", args->model, "Hugging Face model folder (or an .invar file to re-encode)")->required();
+  app->add_option("-o,--output", args->output, "The .invar file to write (written whole or not at all)")->required();
+  app->add_option("--dtype", args->dtype,
+                  "Store floating tensors as f32, f16 or bf16 (rounded to nearest, ties to even); integer "
+                  "tensors are kept. Default: as stored");
+  app->callback([args] { run(*args); });
+}
+
+INVAR_COMMAND("convert", setup);
+
+}  // namespace
+}  // namespace invar::cli

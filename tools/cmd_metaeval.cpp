@@ -1,0 +1,171 @@
+// `invar metaeval`: how well a metric agrees with human judgements (eval/metaeval.hpp) — segment
+// correlations pooled and per group, system-level correlations and pairwise system accuracy.
+#include <memory>
+
+#include "engine/error.hpp"
+#include "eval/io.hpp"
+#include "eval/metaeval.hpp"
+#include "tools/command.hpp"
+#include "tools/stats_io.hpp"
+
+namespace invar::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct MetaEvalArguments {
+  std::string scores, human, system_scores;
+  std::string system_column = "system", group_column, score_column = "score", human_column = "human";
+  bool header = false;
+  bool lower_is_better = false;
+  ResultOutput output;
+};
+
+bool is_number(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The table of `path` with the given columns selected; a header name implies a header line.
+struct Columns {
+  Table table;
+  std::vector<std::size_t> index;
+};
+
+Columns read_columns(const std::string& path, const std::vector<std::string>& selectors, bool header) {
+  TableOptions options{.format = table_format_from_path(path)};
+  if (options.format == TableFormat::Text) options.format = TableFormat::Tsv;
+  if (options.format == TableFormat::Jsonl) {
+    options.fields = selectors;
+  } else {
+    options.header = header;
+    for (const auto& s : selectors) options.header = options.header || !is_number(s);
+  }
+  Columns out{read_table(path, options), {}};
+  if (out.table.rows.empty()) fail("{}: no rows", out.table.path);
+  for (const auto& s : selectors)
+    out.index.push_back(options.format == TableFormat::Jsonl ? out.index.size() : out.table.column(s));
+  return out;
+}
+
+std::vector<metaeval::Segment> read_segments(const MetaEvalArguments& args) {
+  const bool same_file = args.human.empty();
+  std::vector<std::string> selectors{args.system_column, args.score_column};
+  if (same_file) selectors.push_back(args.human_column);
+  if (!args.group_column.empty()) selectors.push_back(args.group_column);
+  const auto scores = read_columns(args.scores, selectors, args.header);
+  std::optional<Columns> human;
+  if (!same_file) {
+    human = read_columns(args.human, {args.human_column}, args.header);
+    if (human->table.rows.size() != scores.table.rows.size())
+      fail("{} has {} rows but {} has {}; scores and human judgements must be line-aligned", scores.table.path,
+           scores.table.rows.size(), human->table.path, human->table.rows.size());
+  }
+  std::vector<metaeval::Segment> segments;
+  for (std::size_t r = 0; r < scores.table.rows.size(); ++r) {
+    const auto& row = scores.table.rows[r];
+    metaeval::Segment s;
+    s.system = row[scores.index[0]];
+    if (s.system.empty()) fail("{}: empty system name in column '{}'", scores.table.where(r), args.system_column);
+    s.metric = parse_number(row[scores.index[1]], scores.table.where(r));
+    s.human = same_file ? parse_number(row[scores.index[2]], scores.table.where(r))
+                        : parse_number(human->table.rows[r][human->index[0]], human->table.where(r));
+    if (!args.group_column.empty()) s.group = row[scores.index.back()];
+    segments.push_back(std::move(s));
+  }
+  return segments;
+}
+
+std::map<std::string, double> read_system_scores(const std::string& path, const MetaEvalArguments& args) {
+  const auto columns = read_columns(path, {args.system_column, args.score_column}, args.header);
+  std::map<std::string, double> out;
+  for (std::size_t r = 0; r < columns.table.rows.size(); ++r) {
+    const auto& row = columns.table.rows[r];
+    if (!out.emplace(row[columns.index[0]], parse_number(row[columns.index[1]], columns.table.where(r))).second)
+      fail("{}: system '{}' listed twice", columns.table.where(r), row[columns.index[0]]);
+  }
+  return out;
+}
+
+ordered_json correlation_json(const metaeval::CorrelationSummary& c) {
+  return {{"n", c.n},
+          {"pearson", {{"r", json_number(c.pearson.statistic)}, {"p", json_number(c.pearson.pvalue)}}},
+          {"spearman", {{"rho", json_number(c.spearman.statistic)}, {"p", json_number(c.spearman.pvalue)}}},
+          {"kendall", {{"tau_b", json_number(c.kendall.tau)}, {"p", json_number(c.kendall.pvalue)}}}};
+}
+
+std::string correlation_text(const std::string& name, const metaeval::CorrelationSummary& c) {
+  return fmt::format("{:<24} n = {:<6} pearson {:>8.4f} (p {:.3g})  spearman {:>8.4f} (p {:.3g})  kendall {:>8.4f} "
+                     "(p {:.3g})\n",
+                     name, c.n, c.pearson.statistic, c.pearson.pvalue, c.spearman.statistic, c.spearman.pvalue,
+                     c.kendall.tau, c.kendall.pvalue);
+}
+
+void run(const MetaEvalArguments& args) {
+  metaeval::MetaEvalOptions options{.higher_is_better = !args.lower_is_better};
+  if (!args.system_scores.empty()) options.system_metric = read_system_scores(args.system_scores, args);
+  const auto result = metaeval::meta_evaluate(read_segments(args), options);
+
+  ordered_json json;
+  std::string text = "System          metric      human\n";
+  auto& systems = json["systems"] = ordered_json::array();
+  for (std::size_t i = 0; i < result.systems.size(); ++i) {
+    systems.push_back({{"system", result.systems[i]},
+                       {"metric", json_number(result.system_metric[i])},
+                       {"human", json_number(result.system_human[i])}});
+    text += fmt::format("{:<15} {:>10.4f} {:>10.4f}\n", result.systems[i], result.system_metric[i],
+                        result.system_human[i]);
+  }
+  json["system_metric_source"] = args.system_scores.empty() ? "mean of segment scores" : args.system_scores;
+  json["higher_is_better"] = options.higher_is_better;
+  json["system_level"] = correlation_json(result.system_level);
+  const auto& p = result.pairwise;
+  json["pairwise"] = {{"pairs", p.pairs},
+                      {"correct", p.correct},
+                      {"human_ties", p.human_ties},
+                      {"metric_ties_only", p.metric_ties_only},
+                      {"accuracy", json_number(p.accuracy)}};
+  json["segment_level"] = correlation_json(result.segment_pooled);
+  auto& groups = json["groups"] = ordered_json::array();
+  text += "\n" + correlation_text("system level", result.system_level);
+  text += fmt::format("pairwise accuracy        {}/{} correct = {:.4f} (human ties excluded: {}; metric-only ties: {})\n",
+                      p.correct, p.pairs - p.human_ties, p.accuracy, p.human_ties, p.metric_ties_only);
+  text += correlation_text("segment level (pooled)", result.segment_pooled);
+  for (std::size_t g = 0; g < result.groups.size(); ++g) {
+    auto entry = correlation_json(result.per_group[g]);
+    entry["group"] = result.groups[g];
+    groups.push_back(std::move(entry));
+    text += correlation_text("  " + result.groups[g], result.per_group[g]);
+  }
+  write_result(args.output, json, text);
+}
+
+void setup(CLI::App& root) {
+  auto args = std::make_shared<MetaEvalArguments>();
+  auto* app = root.add_subcommand(
+      "metaeval",
+      "Meta-evaluation of a metric against human judgements: segment-level Pearson / Spearman / Kendall tau-b "
+      "(pooled and per --group-column), system-level scores (mean of a system's segment scores, or "
+      "--system-scores such as corpus BLEU) with their correlations, and the number of system pairs the metric "
+      "orders as the humans do (a human tie is never correct and is left out of the accuracy)");
+  app->add_option("--scores", args->scores,
+                  "Segment table (TSV/CSV with header, or JSONL): system, metric score and optional group columns")
+      ->required();
+  app->add_option("--human", args->human,
+                  "Human judgements, row-aligned with --scores (default: the --human-column of --scores)");
+  app->add_option("--system-column", args->system_column, "System column: header name, 1-based number or JSONL key")
+      ->capture_default_str();
+  app->add_option("--group-column", args->group_column, "Group column (language, data set) for per-group correlations");
+  app->add_option("--score-column", args->score_column, "Metric score column")->capture_default_str();
+  app->add_option("--human-column", args->human_column, "Human judgement column")->capture_default_str();
+  app->add_option("--system-scores", args->system_scores,
+                  "System-level metric scores (system and score columns, e.g. corpus BLEU) instead of segment means");
+  app->add_flag("--header", args->header, "TSV/CSV files start with a header line (implied by column names)");
+  app->add_flag("--lower-is-better", args->lower_is_better, "The metric is an error rate (e.g. TER)");
+  add_output_options(app, args->output);
+  app->callback([args] { run(*args); });
+}
+
+INVAR_COMMAND("metaeval", setup);
+
+}  // namespace
+}  // namespace invar::cli

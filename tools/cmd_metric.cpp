@@ -1,0 +1,382 @@
+// `invar metric bleu|chrf|ter`: sacrebleu 2.4.3's scores, signatures and output formats, plus the
+// style-transfer wording (self-BLEU against the source, ref-BLEU against references), the
+// commutative variant of isometry studies, bootstrap confidence intervals and paired bootstrap
+// tests. Every score comes from the metric's per-segment statistics (eval/metric_common.hpp), so
+// sentence, corpus, commutative and resampled scores share one code path.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "engine/error.hpp"
+#include "eval/bleu.hpp"
+#include "eval/chrf.hpp"
+#include "eval/io.hpp"
+#include "eval/resampling.hpp"
+#include "eval/ter.hpp"
+#include "invar_version.hpp"
+#include "tools/command.hpp"
+
+namespace invar::cli {
+namespace {
+
+using metrics::CorpusMetric;
+using metrics::ScoreReport;
+
+struct MetricArguments {
+  std::vector<std::string> hyps;
+  std::vector<std::string> refs;
+  std::string source;
+  std::string output = "-";
+  bool sentence = false;
+  bool commutative = false;
+  bool json = false;
+  bool score_only = false;
+  bool short_signature = false;
+  int width = 1;
+  int threads = 0;
+  bool confidence = false;
+  int confidence_n = 2000;
+  bool paired_bs = false;
+  int paired_bs_n = 1000;
+  std::uint64_t seed = 12345;
+};
+
+// One comparison: the hypotheses against the source (self-) or the references (ref-).
+struct Comparison {
+  std::string kind;  // "source" or "references"
+  std::vector<std::vector<std::string>> refs;
+};
+
+// Lines as sacrebleu's CLI reads them: each rstrip()ped (Python whitespace).
+std::vector<std::string> read_segments(const std::string& path) {
+  auto lines = read_lines(path);
+  if (lines.empty()) fail("{}: no lines to score", path);
+  for (auto& line : lines) line.resize(metrics::rstrip_whitespace(line).size());
+  return lines;
+}
+
+void check_aligned(const std::string& path, std::size_t lines, const std::string& first, std::size_t expected) {
+  if (lines != expected)
+    fail("{} has {} lines but {} has {}; hypotheses, references and sources must be line-aligned", path, lines,
+         first, expected);
+}
+
+std::vector<Comparison> read_comparisons(const MetricArguments& args, std::size_t segments) {
+  std::vector<Comparison> out;
+  auto add = [&](const std::string& kind, const std::vector<std::string>& files) {
+    Comparison c{kind, std::vector<std::vector<std::string>>(segments)};
+    for (const auto& file : files) {
+      auto lines = read_segments(file);
+      check_aligned(file, lines.size(), args.hyps.front(), segments);
+      for (std::size_t i = 0; i < segments; ++i) c.refs[i].push_back(std::move(lines[i]));
+    }
+    out.push_back(std::move(c));
+  };
+  if (!args.source.empty()) add("source", {args.source});
+  if (!args.refs.empty()) add("references", args.refs);
+  if (out.empty()) fail("give --ref FILE (one or more) or --source FILE to compare the hypotheses with");
+  return out;
+}
+
+// The hypotheses as the references of the other direction (commutative scores).
+std::vector<std::vector<std::string>> as_references(const std::vector<std::string>& hyps) {
+  std::vector<std::vector<std::string>> out;
+  out.reserve(hyps.size());
+  for (const auto& h : hyps) out.push_back({h});
+  return out;
+}
+
+std::vector<std::string> first_references(const std::vector<std::vector<std::string>>& refs) {
+  std::vector<std::string> out;
+  out.reserve(refs.size());
+  for (const auto& r : refs) out.push_back(r.front());
+  return out;
+}
+
+// "self-BLEU" against the source, "ref-BLEU" against references when both are scored.
+std::string comparison_label(const Comparison& c, const ScoreReport& report, std::size_t comparisons) {
+  if (c.kind == "source") return "self-" + report.name;
+  return comparisons > 1 ? "ref-" + report.name : "";
+}
+
+struct Result {
+  std::string system;  // hypothesis file when several are scored
+  std::string label;   // self-/ref- wording, or empty
+  std::string compared_with;
+  ScoreReport report;
+  std::string signature;
+  std::optional<metrics::CommutativeScore> commutative;
+  std::optional<double> pvalue;  // paired bootstrap against the first system
+};
+
+std::string signature_text(const CorpusMetric& metric, const std::vector<std::vector<std::string>>& refs,
+                           const MetricArguments& args, int bootstrap_samples) {
+  auto signature = metric.signature(metrics::reference_count(refs));
+  if (bootstrap_samples > 0) signature.set_bootstrap(bootstrap_samples, args.seed);
+  return signature.format(args.short_signature && !args.json);
+}
+
+std::string text_line(const Result& r, const MetricArguments& args, bool name_systems) {
+  std::string prefix;
+  if (name_systems) prefix += r.system + ": ";
+  if (!r.label.empty()) prefix += r.label + ": ";
+  std::string line = args.score_only ? metrics::format_score_only(r.report, args.width)
+                                     : metrics::format_score_line(r.report, r.signature, args.width);
+  if (r.commutative)
+    line += fmt::format(" (commutative: hyp→ref {:.{}f}, ref→hyp {:.{}f})", r.commutative->forward, args.width,
+                        r.commutative->backward, args.width);
+  if (r.pvalue) line += fmt::format(" (p = {:.4f}){}", *r.pvalue, *r.pvalue < 0.05 ? "*" : "");
+  return prefix + line;
+}
+
+nlohmann::ordered_json result_json(const Result& r, const MetricArguments& args) {
+  auto out = nlohmann::ordered_json::parse(metrics::format_score_json(r.report, r.signature, args.width));
+  if (!r.system.empty()) out["system"] = r.system;
+  if (!r.label.empty()) out["label"] = r.label;
+  out["compared_with"] = r.compared_with;
+  if (r.commutative) {
+    out["commutative"] = true;
+    out["forward"] = r.commutative->forward;
+    out["backward"] = r.commutative->backward;
+  }
+  if (r.pvalue) out["p_value"] = *r.pvalue;
+  return out;
+}
+
+using Rows = std::vector<std::vector<double>>;
+
+// Corpus scores: one Result per system and comparison.
+void run_corpus(const CorpusMetric& metric, const MetricArguments& args,
+                const std::vector<std::vector<std::string>>& systems, const std::vector<Comparison>& comparisons,
+                AtomicOutput& out) {
+  const auto score = [&](const std::vector<double>& summed) { return metric.score_row(summed); };
+  const int samples = args.paired_bs ? args.paired_bs_n : args.confidence ? args.confidence_n : 0;
+  const stats::BootstrapOptions bootstrap{.samples = samples, .seed = args.seed};
+  std::vector<Result> results;
+  for (const auto& c : comparisons) {
+    const auto signature = signature_text(metric, c.refs, args, samples);
+    Rows baseline;
+    for (std::size_t s = 0; s < systems.size(); ++s) {
+      Result r;
+      if (systems.size() > 1) r.system = args.hyps[s];
+      r.compared_with = c.kind;
+      r.signature = signature;
+      const auto rows = metrics::segment_rows(metric, systems[s], c.refs, args.threads);
+      r.report = metric.report_row(metrics::sum_rows(rows));
+      r.label = comparison_label(c, r.report, comparisons.size());
+      if (args.commutative) {
+        const auto backward = metrics::segment_rows(metric, first_references(c.refs), as_references(systems[s]),
+                                                    args.threads);
+        const double forward_score = r.report.score, backward_score = score(metrics::sum_rows(backward));
+        r.commutative = metrics::CommutativeScore{forward_score, backward_score, (forward_score + backward_score) / 2};
+        r.report.score = r.commutative->mean;
+        r.report.verbose.clear();
+      }
+      if (args.confidence) {
+        const auto ci = stats::bootstrap_ci(rows, score, bootstrap);
+        r.report.ci_mean = ci.mean;
+        r.report.ci_half_width = ci.half_width;
+      }
+      if (args.paired_bs) {
+        if (s == 0) {
+          baseline = rows;
+          const auto ci = stats::bootstrap_ci(rows, score, bootstrap);
+          r.report.ci_mean = ci.mean;
+          r.report.ci_half_width = ci.half_width;
+        } else {
+          const auto test = stats::paired_bootstrap(baseline, rows, score, bootstrap);
+          r.report.ci_mean = test.system.mean;
+          r.report.ci_half_width = test.system.half_width;
+          r.pvalue = test.pvalue;
+        }
+      }
+      results.push_back(std::move(r));
+    }
+  }
+  if (args.json) {
+    if (results.size() == 1) {
+      out.write_line(result_json(results.front(), args).dump(1));
+    } else {
+      auto list = nlohmann::ordered_json::array();
+      for (const auto& r : results) list.push_back(result_json(r, args));
+      out.write_line(list.dump(1));
+    }
+    return;
+  }
+  for (const auto& r : results) out.write_line(text_line(r, args, systems.size() > 1));
+}
+
+// One score per line, aligned with the hypotheses.
+void run_sentences(const CorpusMetric& metric, const MetricArguments& args, const std::vector<std::string>& hyps,
+                   const Comparison& c, AtomicOutput& out) {
+  const auto rows = metrics::segment_rows(metric, hyps, c.refs, args.threads);
+  Rows backward;
+  if (args.commutative)
+    backward = metrics::segment_rows(metric, first_references(c.refs), as_references(hyps), args.threads);
+  const auto signature = signature_text(metric, c.refs, args, 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Result r{.compared_with = c.kind, .report = metric.report_row(rows[i]), .signature = signature};
+    if (args.commutative) {
+      const double forward = r.report.score, reverse = metric.score_row(backward[i]);
+      r.commutative = metrics::CommutativeScore{forward, reverse, (forward + reverse) / 2};
+      r.report.score = r.commutative->mean;
+      r.report.verbose.clear();
+    }
+    if (args.json) {
+      nlohmann::ordered_json line{{"line", i + 1}, {"score", r.report.score}};
+      if (r.commutative) {
+        line["forward"] = r.commutative->forward;
+        line["backward"] = r.commutative->backward;
+      }
+      out.write_line(line.dump());
+    } else {
+      out.write_line(text_line(r, args, false));
+    }
+  }
+}
+
+void run(const MetricArguments& args, const CorpusMetric& metric) {
+  if (args.width < 0 || args.width > 17) fail("--width must be between 0 and 17, got {}", args.width);
+  if (args.paired_bs && args.hyps.size() < 2)
+    fail("--paired-bs compares systems: give a baseline and at least one more --hyp FILE");
+  if (args.paired_bs && args.confidence) fail("--paired-bs already reports confidence intervals; leave out --confidence");
+  if ((args.paired_bs || args.confidence) && (args.sentence || args.commutative))
+    fail("bootstrap resampling applies to corpus scores; leave out --sentence and --commutative");
+  std::vector<std::vector<std::string>> systems;
+  for (const auto& file : args.hyps) {
+    systems.push_back(read_segments(file));
+    check_aligned(file, systems.back().size(), args.hyps.front(), systems.front().size());
+  }
+  const auto comparisons = read_comparisons(args, systems.front().size());
+  if (args.commutative)
+    for (const auto& c : comparisons)
+      if (metrics::reference_count(c.refs) != 1)
+        fail("--commutative swaps hypothesis and reference: give exactly one reference file");
+
+  AtomicOutput out(args.output);
+  if (args.sentence) {
+    if (systems.size() > 1) fail("--sentence scores one system: give one --hyp FILE");
+    if (comparisons.size() > 1) fail("--sentence scores one comparison: give --source or --ref, not both");
+    run_sentences(metric, args, systems.front(), comparisons.front(), out);
+  } else {
+    run_corpus(metric, args, systems, comparisons, out);
+  }
+  out.commit();
+}
+
+void add_common_options(CLI::App* app, MetricArguments& args) {
+  app->add_option("-i,--hyp", args.hyps,
+                  "Hypotheses, one segment per line (repeat for several systems; with --paired-bs the first "
+                  "is the baseline)")
+      ->required();
+  app->add_option("-r,--ref", args.refs,
+                  "References, line-aligned with the hypotheses (repeat for several references per segment)");
+  app->add_option("--source", args.source,
+                  "Sources, line-aligned: score the hypotheses against their sources (self-BLEU of style "
+                  "transfer: how much of the input is copied). With --ref too, both are reported, labelled "
+                  "self- and ref-");
+  app->add_flag("--sentence,--sentence-level", args.sentence,
+                "One score per line, aligned with the hypotheses (BLEU turns on effective order, as sacrebleu)");
+  app->add_flag("--commutative", args.commutative,
+                "Mean of metric(hyp, ref) and metric(ref, hyp) (isometry studies' commutative chrF); needs one "
+                "reference per segment");
+  app->add_flag("--json", args.json,
+                "JSON with the fields of sacrebleu's JSON output (plus invar_version); with --sentence, JSON "
+                "Lines {line, score} with unrounded scores");
+  app->add_flag("-b,--score-only", args.score_only, "Print only the score");
+  app->add_flag("--short", args.short_signature, "Abbreviated signature (#:1|c:mixed|...) in text output");
+  app->add_option("-w,--width", args.width, "Decimals of printed scores")->capture_default_str();
+  app->add_option("--threads", args.threads, "Threads scoring segments (0 = all cores); results do not depend on it")
+      ->capture_default_str();
+  app->add_flag("--confidence", args.confidence, "Bootstrap 95% confidence interval (μ ± half-width) of the score");
+  app->add_option("--confidence-n", args.confidence_n, "Bootstrap resamples for --confidence")->capture_default_str();
+  app->add_flag("--paired-bs", args.paired_bs,
+                "Paired bootstrap test of every --hyp against the first (Koehn 2004, as sacrebleu --paired-bs); "
+                "p < 0.05 is starred");
+  app->add_option("--paired-bs-n", args.paired_bs_n, "Resamples for --paired-bs")->capture_default_str();
+  app->add_option("--seed", args.seed,
+                  "Resampling seed (the draws come from mt19937_64, not numpy: the last digits of intervals and "
+                  "p-values differ from sacrebleu's)")
+      ->capture_default_str();
+  app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
+  app->footer(
+      "Scores, signatures and formats reproduce sacrebleu 2.4.3 exactly; the signature's version field names "
+      "that algorithm (version:2.4.3) so it compares equal with sacrebleu's, and --json adds invar_version. "
+      "Lines are rstrip()ped as sacrebleu's CLI reads them.");
+}
+
+void setup_bleu(CLI::App& parent) {
+  auto args = std::make_shared<MetricArguments>();
+  auto options = std::make_shared<metrics::BleuOptions>();
+  auto tokenize = std::make_shared<std::string>("13a");
+  auto smooth = std::make_shared<std::string>("exp");
+  auto* app = parent.add_subcommand("bleu", "BLEU (Papineni et al. 2002) as sacrebleu 2.4.3 computes it");
+  add_common_options(app, *args);
+  app->add_option("-t,--tokenize", *tokenize, "Tokenizer: 13a, intl, zh, char, none")->capture_default_str();
+  app->add_option("-s,--smooth,--smooth-method", *smooth, "Smoothing: exp, floor, add-k, none")->capture_default_str();
+  app->add_option("--smooth-value", options->smooth_value, "Value for floor (default 0.1) and add-k (default 1)");
+  app->add_flag("--lowercase", options->lowercase, "Case-insensitive (Python str.lower())");
+  app->add_flag("--effective-order", options->effective_order,
+                "Leave out n-gram orders without matches (always on with --sentence)");
+  app->callback([=] {
+    auto chosen = *options;
+    auto t = metrics::parse_bleu_tokenizer(*tokenize);
+    if (!t) fail("--tokenize must be 13a, intl, zh, char or none, got '{}'", *tokenize);
+    auto s = metrics::parse_bleu_smoothing(*smooth);
+    if (!s) fail("--smooth must be exp, floor, add-k or none, got '{}'", *smooth);
+    chosen.tokenize = *t;
+    chosen.smooth = *s;
+    if (chosen.smooth_value && chosen.smooth != metrics::BleuSmoothing::Floor &&
+        chosen.smooth != metrics::BleuSmoothing::AddK)
+      fail("--smooth-value applies to floor and add-k smoothing only");
+    if (args->sentence) chosen.effective_order = true;
+    run(*args, metrics::Bleu(chosen));
+  });
+}
+
+void setup_chrf(CLI::App& parent) {
+  auto args = std::make_shared<MetricArguments>();
+  auto options = std::make_shared<metrics::ChrfOptions>();
+  auto* app = parent.add_subcommand("chrf", "chrF / chrF++ (Popović 2015, 2017) as sacrebleu 2.4.3 computes them");
+  add_common_options(app, *args);
+  app->add_option("--char-order", options->char_order, "Character n-gram order")->capture_default_str();
+  app->add_option("--word-order", options->word_order, "Word n-gram order (2 = chrF++)")->capture_default_str();
+  app->add_option("--beta", options->beta, "Weight of recall over precision")->capture_default_str();
+  app->add_flag("--whitespace", options->whitespace, "Keep whitespace inside character n-grams");
+  app->add_flag("--lowercase", options->lowercase, "Case-insensitive (Python str.lower())");
+  app->add_flag("--eps-smoothing", options->eps_smoothing,
+                "chrF++.py / NLTK / Moses epsilon smoothing instead of effective-order averaging");
+  app->callback([=] {
+    if (options->char_order < 1 || options->char_order > 32) fail("--char-order must be 1..32, got {}", options->char_order);
+    if (options->word_order < 0 || options->word_order > 32) fail("--word-order must be 0..32, got {}", options->word_order);
+    if (options->beta < 0) fail("--beta must be >= 0, got {}", options->beta);
+    run(*args, metrics::ChrF(*options));
+  });
+}
+
+void setup_ter(CLI::App& parent) {
+  auto args = std::make_shared<MetricArguments>();
+  auto options = std::make_shared<metrics::TerOptions>();
+  auto* app = parent.add_subcommand(
+      "ter", "TER (Snover et al. 2006) as sacrebleu 2.4.3 computes it (case-insensitive unless --case-sensitive)");
+  add_common_options(app, *args);
+  app->add_flag("--normalized", options->normalized, "Tercom normalisation and tokenisation");
+  app->add_flag("--no-punct", options->no_punct, "Remove punctuation");
+  app->add_flag("--asian-support", options->asian_support, "Split Asian characters (with --normalized or --no-punct)");
+  app->add_flag("--case-sensitive", options->case_sensitive, "Distinguish case");
+  app->callback([=] { run(*args, metrics::Ter(*options)); });
+}
+
+void setup(CLI::App& root) {
+  auto* app = root.add_subcommand(
+      "metric", "Reference-based text metrics (BLEU, chrF, TER), sacrebleu 2.4.3-exact, with signatures");
+  app->require_subcommand(1);
+  setup_bleu(*app);
+  setup_chrf(*app);
+  setup_ter(*app);
+}
+
+INVAR_COMMAND("metric", setup);
+
+}  // namespace
+}  // namespace invar::cli

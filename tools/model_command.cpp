@@ -1,0 +1,60 @@
+#include "tools/model_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "tools/command.hpp"
+
+namespace invar::cli {
+
+void add_model_options(CLI::App& command, ModelOptions& options) {
+  command.add_option("-m,--model", options.model, "Model: a Hugging Face folder or an .invar file")->required();
+  command.add_option("-i,--input", options.input, "Input file ('-' = standard input)")->capture_default_str();
+  command.add_option("-o,--output", options.output, "Output file, written atomically ('-' = standard output)")
+      ->capture_default_str();
+  command.add_option("--batch-size", options.batch_size, "Texts per batch")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  command.add_option("--threads", options.threads, "Threads (0 = every core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
+  std::string devices;
+  for (const auto& name : backend_names()) devices += (devices.empty() ? "" : ", ") + name;
+  command.add_option("--device", options.device, "Compute device: " + devices)->capture_default_str();
+}
+
+std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return make_backend(options.device, threads);
+}
+
+Progress::Progress(std::string label, std::size_t total)
+    : label_(std::move(label)), total_(total), enabled_(progress_enabled() && total > 0) {}
+
+Progress::~Progress() {
+  if (enabled_) std::fputs("\r\033[K", stderr);
+}
+
+void Progress::advance(std::size_t done) {
+  done_ = std::min(total_, done_ + done);
+  if (!enabled_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (done_ < total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  draw();
+}
+
+void Progress::draw() {
+  constexpr std::size_t kWidth = 30;
+  std::size_t filled = total_ == 0 ? kWidth : done_ * kWidth / total_;
+  std::string bar(filled, '=');
+  if (filled < kWidth) bar += '>' + std::string(kWidth - filled - 1, ' ');
+  fmt::print(stderr, "\r{}  {}/{} [{}] {:3d}%", label_, done_, total_, bar,
+             static_cast<int>(total_ == 0 ? 100 : done_ * 100 / total_));
+  std::fflush(stderr);
+}
+
+}  // namespace invar::cli

@@ -1,0 +1,51 @@
+#pragma once
+// What every command that runs a model shares: the model, input and output files, batching,
+// threads and the compute device, and a progress bar for long inputs.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engine/backend.hpp"
+
+namespace invar::cli {
+
+struct ModelOptions {
+  std::string model;         // a Hugging Face folder or an .invar file
+  std::string input = "-";   // "-" = standard input
+  std::string output = "-";  // "-" = standard output; a file is written atomically
+  std::size_t batch_size = 32;
+  int threads = 0;           // 0 = every core
+  std::string device = "cpu";
+};
+
+// Adds -m/--model (required), -i/--input, -o/--output, --batch-size, --threads and --device.
+void add_model_options(CLI::App& command, ModelOptions& options);
+
+// The backend --device names, with --threads resolved.
+std::unique_ptr<Backend> open_backend(const ModelOptions& options);
+
+// "label  done/total [=====>    ] 42%" redrawn on stderr at most ten times a second, only when
+// progress_enabled() (stderr is a terminal and --quiet is not given); erased when finished.
+class Progress {
+ public:
+  Progress(std::string label, std::size_t total);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  void advance(std::size_t done);
+
+ private:
+  void draw();
+
+  std::string label_;
+  std::size_t total_ = 0;
+  std::size_t done_ = 0;
+  bool enabled_ = false;
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+}  // namespace invar::cli

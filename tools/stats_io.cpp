@@ -1,0 +1,61 @@
+#include "tools/stats_io.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "engine/error.hpp"
+#include "eval/io.hpp"
+#include "eval/lip.hpp"
+
+namespace invar::cli {
+
+double parse_number(const std::string& text, const std::string& where) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(begin, &end);
+  while (end && (*end == ' ' || *end == '\t')) ++end;
+  if (end == begin || *end != '\0' || errno == ERANGE || !std::isfinite(value))
+    fail("{}: '{}' is not a finite number", where, text);
+  return value;
+}
+
+std::vector<std::string> read_labels(const std::string& path, const std::string& column, bool header) {
+  return read_texts(path, ColumnSelection{.text = column, .header = header}).texts;
+}
+
+std::vector<double> read_numbers(const std::string& path, const std::string& column, bool header) {
+  const auto rows = read_texts(path, ColumnSelection{.text = column, .header = header});
+  std::vector<double> out;
+  out.reserve(rows.texts.size());
+  for (std::size_t i = 0; i < rows.texts.size(); ++i)
+    out.push_back(parse_number(rows.texts[i], fmt::format("{}:{}", rows.path, rows.line_numbers[i])));
+  return out;
+}
+
+nlohmann::ordered_json json_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  return value;
+}
+
+void add_output_options(CLI::App* app, ResultOutput& output) {
+  app->add_flag("--json", output.json, "Print JSON (NaN and infinities as the strings \"NaN\", \"Infinity\")");
+  app->add_option("-o,--output", output.path, "Write here instead of standard output (complete or not at all)");
+}
+
+void write_result(const ResultOutput& output, const nlohmann::ordered_json& json, const std::string& text) {
+  AtomicOutput out(output.path);
+  if (output.json) out.write_line(json.dump(2));
+  else out.stream() << text;
+  out.commit();
+}
+
+void add_column_options(CLI::App* app, std::string& column, bool& header) {
+  app->add_option("--column", column, "Column: 1-based number or header name (TSV/CSV), key (JSONL)")
+      ->capture_default_str();
+  app->add_flag("--header", header, "TSV/CSV files start with a header line");
+}
+
+}  // namespace invar::cli

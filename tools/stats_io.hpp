@@ -1,0 +1,36 @@
+#pragma once
+// Input and output of the stats and metaeval commands: numbers and labels read from a column of a
+// text / TSV / CSV / JSONL file (eval/io.hpp readers), results written as text or JSON.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace invar::cli {
+
+// A finite decimal number, or an error naming `where` (FILE:LINE) and the offending text.
+double parse_number(const std::string& text, const std::string& where);
+
+// One value per row of `column` (1-based number or header name for TSV/CSV, key for JSONL; plain
+// text files hold one value per line). A header name implies a header line.
+std::vector<double> read_numbers(const std::string& path, const std::string& column, bool header);
+std::vector<std::string> read_labels(const std::string& path, const std::string& column, bool header);
+
+// Finite values as numbers; NaN and infinities as the strings "NaN", "Infinity", "-Infinity"
+// (JSON has no such numbers; the convention of Python's json module, quoted).
+nlohmann::ordered_json json_number(double value);
+
+// Where a result goes and in which form (--json, -o/--output).
+struct ResultOutput {
+  std::string path = "-";
+  bool json = false;
+};
+void add_output_options(CLI::App* app, ResultOutput& output);
+// Writes the JSON (indented) or the text, complete or not at all (AtomicOutput).
+void write_result(const ResultOutput& output, const nlohmann::ordered_json& json, const std::string& text);
+
+// --column (default 1) and --header, for commands reading one column of each input file.
+void add_column_options(CLI::App* app, std::string& column, bool& header);
+
+}  // namespace invar::cli
