@@ -28,7 +28,7 @@ SentencePairs read_sentence_pairs(const std::string& path, const PairColumns& co
   return pairs;
 }
 
-SentencePairs translate_pairs(const SentencePairs& source, const Translator& translate, std::string path) {
+SentencePairs translate_pairs(const SentencePairs& source, const TextTranslator& translate, std::string path) {
   std::vector<std::string> texts = source.first;
   texts.insert(texts.end(), source.second.begin(), source.second.end());
   auto translated = translate(texts);
@@ -119,7 +119,7 @@ DetectorScores read_detector_scores(const std::string& path) {
 DetectorScores detect_paraphrases(const SentencePairs& source, const SentencePairs& target,
                                   const std::vector<ParaphraseDetector>& detectors) {
   DetectorScores scores;
-  scores.path = "(" + target.path + ")";
+  scores.path = "(computed)";
   auto run = [&](const ParaphraseDetector& detector, const SentencePairs& pairs) {
     auto p = detector.probabilities(pairs.first, pairs.second);
     if (p.size() != pairs.size())

@@ -36,7 +36,7 @@ struct ParaphraseDetector {
 };
 
 // A translator: one translation per text, in order.
-using Translator = std::function<std::vector<std::string>(const std::vector<std::string>& texts)>;
+using TextTranslator = std::function<std::vector<std::string>(const std::vector<std::string>& texts)>;
 
 // ---- Inputs --------------------------------------------------------------------------------------
 
@@ -57,7 +57,7 @@ struct PairColumns {
 
 SentencePairs read_sentence_pairs(const std::string& path, const PairColumns& columns);
 // (f(s1), f(s2)) for every pair, both sentences translated in one batch; `path` names the run.
-SentencePairs translate_pairs(const SentencePairs& source, const Translator& translate, std::string path);
+SentencePairs translate_pairs(const SentencePairs& source, const TextTranslator& translate, std::string path);
 
 // P(paraphrase) of every detector on the source pairs and on the target pairs: [detector][pair].
 struct DetectorScores {

@@ -1,9 +1,11 @@
 // Isometry of translation: categories of the detectors' mode on every combination of three
 // detectors (scipy goldens), chrF̄2 and Pearson/t against the sacrebleu and scipy goldens,
 // frequencies, agreement patterns, and `invar isometry` end to end with its errors on bad input.
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "engine/error.hpp"
 #include "eval/isometry.hpp"
@@ -267,7 +269,7 @@ TEST(IsometryData, DifferentDetectorsAcrossDataSetsAreAnError) {
 
 TEST(IsometryData, ComputedDetectorsAndTranslatorKeepTheOrder) {
   SentencePairs source{"pairs.tsv", {"one", "two"}, {"uno", "dos"}, {1, 2}};
-  const Translator upper = [](const std::vector<std::string>& texts) {
+  const TextTranslator upper = [](const std::vector<std::string>& texts) {
     std::vector<std::string> out;
     for (auto t : texts) {
       std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -289,7 +291,7 @@ TEST(IsometryData, ComputedDetectorsAndTranslatorKeepTheOrder) {
                                     return std::vector<double>{0.5};
                                   }};
   EXPECT_THROW(detect_paraphrases(source, target, {broken}), Error);
-  const Translator drops = [](const std::vector<std::string>&) { return std::vector<std::string>{"x"}; };
+  const TextTranslator drops = [](const std::vector<std::string>&) { return std::vector<std::string>{"x"}; };
   EXPECT_THROW(translate_pairs(source, drops, "drops"), Error);
 }
 
@@ -464,5 +466,149 @@ TEST(IsometryCli, BadInputNamesFileLineAndField) {
   args.insert(args.end(), {"--pairs", f.pairs});
   expect_error(args, "--translations given 1 times but --pairs 2 times; give one per data set, in the same order");
   expect_error({"isometry", "--pairs", f.pairs, "--detector-scores", f.scores},
-               "isometry needs --translations FILE (one per --pairs)");
+               "isometry needs --translations FILE (one per --pairs) or --translator MODEL");
+}
+
+// ---- Models inside invar: the tiny Marian translator and pair classifiers of tests/fixtures/core --
+
+namespace {
+
+struct ModelRun {
+  json summary;
+  std::vector<json> pairs;
+  std::string per_pair;
+};
+
+ModelRun run_with_models(const std::string& pairs, const std::vector<std::string>& extra) {
+  const auto dir = test::temp_dir();
+  std::vector<std::string> args{"isometry", "--pairs", pairs, "--translator", test::fixture("core/marian"),
+                                "--detector", "bert=" + test::fixture("core/bert-pair-cls"),
+                                "--detector", "xlmr=" + test::fixture("core/xlmr-pair-cls"),
+                                "--detector", test::fixture("core/bert-pair-cls"),
+                                "--epsilon", "0.455", "--json", "--per-pair", dir + "/pairs.jsonl"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto result = test::run_cli(args);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  ModelRun run;
+  if (result.exit_code != 0) return run;
+  run.summary = json::parse(result.out);
+  run.per_pair = test::read_file(dir + "/pairs.jsonl");
+  for (std::size_t start = 0, end; (end = run.per_pair.find('\n', start)) != std::string::npos; start = end + 1)
+    run.pairs.push_back(json::parse(run.per_pair.substr(start, end - start)));
+  return run;
+}
+
+}  // namespace
+
+TEST(IsometryModels, TranslatesDetectsVotesAndScoresEndToEnd) {
+  const auto bert = test::load_json(test::fixture("core/bert-pair-cls/golden.json"));
+  const auto xlmr = test::load_json(test::fixture("core/xlmr-pair-cls/golden.json"));
+  const auto marian = test::load_json(test::fixture("core/marian/golden.json"));
+  std::map<std::string, std::string> beam4;  // Hugging Face's best beam (num_beams 4) per source text
+  for (const auto& c : marian["cases"]) beam4[c["text"].get<std::string>()] = c["beam_texts"][0].get<std::string>();
+  const auto dir = test::temp_dir();
+  const auto pairs = dir + "/pairs.tsv";
+  std::string lines;
+  for (const auto& c : bert["cases"]) lines += c["text"].get<std::string>() + "\t" + c["text_pair"].get<std::string>() + "\n";
+  test::write_file(pairs, lines);
+
+  const auto run = run_with_models(pairs, {"--beam-size", "4", "--threads", "1"});
+  ASSERT_EQ(run.pairs.size(), bert["cases"].size());
+  EXPECT_EQ(run.summary["detectors"], (json{"bert", "xlmr", "bert-pair-cls"}));
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "pair " << i);
+    const auto& row = run.pairs[i];
+    const auto& c = bert["cases"][i];
+    EXPECT_EQ(row["line"], i + 1);
+    EXPECT_EQ(row["source"], (json{c["text"], c["text_pair"]}));
+    // The translations are Hugging Face's beam search outputs; the source probabilities its softmax.
+    EXPECT_EQ(row["target"][0], beam4.at(c["text"].get<std::string>()));
+    EXPECT_EQ(row["target"][1], beam4.at(c["text_pair"].get<std::string>()));
+    const double p_bert = c["probs"][0][1].get<double>(), p_xlmr = xlmr["cases"][i]["probs"][0][1].get<double>();
+    EXPECT_NEAR(row["p_source"]["bert"].get<double>(), p_bert, 1e-4);
+    EXPECT_NEAR(row["p_source"]["bert-pair-cls"].get<double>(), p_bert, 1e-4);
+    EXPECT_NEAR(row["p_source"]["xlmr"].get<double>(), p_xlmr, 1e-4);
+    EXPECT_EQ(row["judgements"]["bert"][0], p_bert >= 0.455 ? 1 : 0);
+    EXPECT_EQ(row["judgements"]["xlmr"][0], p_xlmr >= 0.455 ? 1 : 0);
+    // The vote over the three detectors, and its category.
+    std::vector<std::pair<int, int>> judgements;
+    for (const char* d : {"bert", "xlmr", "bert-pair-cls"})
+      judgements.emplace_back(row["judgements"][d][0].get<int>(), row["judgements"][d][1].get<int>());
+    const auto mode = stats::mode_of_pairs(judgements).mode;
+    const json expected_mode = mode ? json{mode->first, mode->second} : json(nullptr);
+    EXPECT_EQ(row["mode"], expected_mode);
+    EXPECT_EQ(row["category"], category_key(isometry_category(mode)));
+    const metrics::ChrF chrf;
+    EXPECT_DOUBLE_EQ(row["chrf_target"].get<double>(),
+                     metrics::commutative_chrf(row["target"][0].get<std::string>(), row["target"][1].get<std::string>(), chrf).mean);
+  }
+  // Both bert detectors (the same checkpoint) judge 0.4586 and 0.4574 paraphrases, 0.4505 and 0.4508 not.
+  EXPECT_EQ(run.pairs[0]["judgements"]["bert"][0], 1);
+  EXPECT_EQ(run.pairs[3]["judgements"]["bert"][0], 0);
+
+  // Identical across runs.
+  const auto again = run_with_models(pairs, {"--beam-size", "4", "--threads", "1"});
+  EXPECT_EQ(again.per_pair, run.per_pair);
+  // Across thread counts the CPU backend's float sums may round differently (the encoder promises
+  // 1e-6, EncoderThreads): translations, judgements, votes and scores are identical, the
+  // probabilities equal to that tolerance.
+  const auto two_threads = run_with_models(pairs, {"--beam-size", "4", "--threads", "2"});
+  ASSERT_EQ(two_threads.pairs.size(), run.pairs.size());
+  for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+    auto a = run.pairs[i], b = two_threads.pairs[i];
+    for (const char* side : {"p_source", "p_target"}) {
+      for (const auto& [detector, p] : a[side].items()) EXPECT_NEAR(b[side][detector].get<double>(), p.get<double>(), 1e-6);
+      a.erase(side);
+      b.erase(side);
+    }
+    EXPECT_EQ(a, b) << "pair " << i;
+  }
+  EXPECT_EQ(two_threads.summary, run.summary);
+
+  // The same study from the files the models produced gives the same numbers.
+  std::string translations, scores = "source:bert\ttarget:bert\tsource:xlmr\ttarget:xlmr\tsource:bert-pair-cls\ttarget:bert-pair-cls\n";
+  for (const auto& row : run.pairs) {
+    translations += row["target"][0].get<std::string>() + "\t" + row["target"][1].get<std::string>() + "\n";
+    std::vector<std::string> cells;
+    for (const char* d : {"bert", "xlmr", "bert-pair-cls"})
+      for (const char* side : {"p_source", "p_target"}) cells.push_back(fmt::format("{:.17g}", row[side][d].get<double>()));
+    scores += fmt::format("{}\n", fmt::join(cells, "\t"));
+  }
+  test::write_file(dir + "/translations.tsv", translations);
+  test::write_file(dir + "/scores.tsv", scores);
+  auto from_files = test::run_cli({"isometry", "--pairs", pairs, "--translations", dir + "/translations.tsv",
+                                   "--detector-scores", dir + "/scores.tsv", "--epsilon", "0.455", "--json"});
+  ASSERT_EQ(from_files.exit_code, 0) << from_files.err;
+  auto files_summary = json::parse(from_files.out);
+  for (const char* key : {"counts", "agreement", "correlation", "per_detector"})
+    EXPECT_EQ(files_summary["data_sets"][0][key], run.summary["data_sets"][0][key]) << key;
+}
+
+TEST(IsometryModels, TheDefaultBeamIsFive) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/pairs.tsv", "The cat sat on the mat.\tLe chien mange une pomme rouge.\n");
+  const auto five = run_with_models(dir + "/pairs.tsv", {});
+  const auto explicit_five = run_with_models(dir + "/pairs.tsv", {"--beam-size", "5"});
+  ASSERT_EQ(five.pairs.size(), 1u);
+  EXPECT_EQ(five.per_pair, explicit_five.per_pair);
+}
+
+TEST(IsometryModels, ADetectorMustBeAPairClassifier) {
+  const auto f = write_example();
+  auto with_detector = [&](const std::string& model) {
+    return std::vector<std::string>{"isometry", "--pairs", f.pairs, "--translations", f.translations, "--detector", model};
+  };
+  expect_error(with_detector(test::fixture("core/xlmr")),
+               test::fixture("core/xlmr") + ": not a pair classifier (the checkpoint has no sequence-classification head)");
+  expect_error(with_detector(test::fixture("core/xlmr-regression")),
+               test::fixture("core/xlmr-regression") + ": a regression model (num_labels = 1), not a pair classifier");
+  auto labelled = with_detector(test::fixture("core/bert-pair-cls"));
+  labelled.insert(labelled.end(), {"--paraphrase-label", "equivalent"});
+  expect_error(labelled, test::fixture("core/bert-pair-cls") + ": no label 'equivalent' (labels: not_paraphrase, paraphrase)");
+  auto both = with_detector(test::fixture("core/bert-pair-cls"));
+  both.insert(both.end(), {"--detector-scores", f.scores});
+  expect_error(both, "give --detector-scores or --detector, not both");
+  auto twice = with_detector(test::fixture("core/bert-pair-cls"));
+  twice.insert(twice.end(), {"--detector", test::fixture("core/bert-pair-cls")});
+  expect_error(twice, "two detectors are named 'bert-pair-cls'; name them with --detector NAME=MODEL");
 }

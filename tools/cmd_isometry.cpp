@@ -7,14 +7,21 @@
 
 #include "engine/error.hpp"
 #include "eval/isometry.hpp"
+#include "eval/isometry_models.hpp"
 #include "eval/isometry_report.hpp"
 #include "tools/command.hpp"
+#include "tools/model_command.hpp"
 
 namespace invar::cli {
 namespace {
 
 struct IsometryArguments {
   std::vector<std::string> pairs, translations, detector_scores, names;
+  std::vector<std::string> detectors;
+  std::string translator;
+  std::optional<std::string> paraphrase_label;
+  ModelTranslatorOptions translation;
+  ModelOptions compute;  // --batch-size, --threads, --device
   std::vector<std::string> columns;
   bool header = false;
   double epsilon = 0.5;
@@ -41,26 +48,60 @@ void expect_one_per_data_set(const std::vector<std::string>& given, const char* 
          data_sets);
 }
 
+// Exactly one of the file option and the model option, the file once per data set.
+void expect_files_or_model(const std::vector<std::string>& files, const char* file_option, bool model,
+                           const char* model_option, std::size_t data_sets) {
+  if (files.empty() && !model) fail("isometry needs {} FILE (one per --pairs) or {} MODEL", file_option, model_option);
+  if (!files.empty() && model) fail("give {} or {}, not both", file_option, model_option);
+  if (!files.empty()) expect_one_per_data_set(files, file_option, data_sets);
+}
+
+std::vector<ParaphraseDetector> open_detectors(const IsometryArguments& args, Backend& backend) {
+  std::vector<ParaphraseDetector> detectors;
+  std::set<std::string> names;
+  for (const auto& argument : args.detectors) {
+    auto [name, model] = detector_name_and_model(argument);
+    if (!names.insert(name).second) fail("two detectors are named '{}'; name them with --detector NAME=MODEL", name);
+    detectors.push_back(model_paraphrase_detector(
+        model, backend, {.name = name, .paraphrase_label = args.paraphrase_label, .batch_size = args.compute.batch_size}));
+  }
+  return detectors;
+}
+
 void run(const IsometryArguments& args) {
   if (args.pairs.empty()) fail("isometry needs --pairs FILE (sentence pairs in the source language)");
   validate_epsilon(args.epsilon);
-  if (args.translations.empty()) fail("isometry needs --translations FILE (one per --pairs)");
-  expect_one_per_data_set(args.translations, "--translations", args.pairs.size());
-  if (args.detector_scores.empty()) fail("isometry needs --detector-scores FILE (one per --pairs)");
-  expect_one_per_data_set(args.detector_scores, "--detector-scores", args.pairs.size());
+  const auto data_sets = args.pairs.size();
+  expect_files_or_model(args.translations, "--translations", !args.translator.empty(), "--translator", data_sets);
+  expect_files_or_model(args.detector_scores, "--detector-scores", !args.detectors.empty(), "--detector", data_sets);
   if (!args.columns.empty() && args.columns.size() != 2) fail("--columns takes two columns, FIRST,SECOND");
   PairColumns columns{.header = args.header};
   if (!args.columns.empty()) {
     columns.first = args.columns[0];
     columns.second = args.columns[1];
   }
-
   const auto names = data_set_names(args);
+  std::vector<SentencePairs> sources;
+  for (const auto& path : args.pairs) sources.push_back(read_sentence_pairs(path, columns));
+
+  std::unique_ptr<Backend> backend;
+  if (!args.translator.empty() || !args.detectors.empty()) backend = open_backend(args.compute);
+  TextTranslator translator;
+  if (!args.translator.empty()) {
+    auto options = args.translation;
+    options.batch_size = args.compute.batch_size;
+    translator = model_translator(args.translator, *backend, options);
+  }
+  const auto detectors = open_detectors(args, *backend);
+
   std::vector<IsometryDataSet> data;
-  for (std::size_t s = 0; s < args.pairs.size(); ++s)
-    data.push_back(make_isometry_data_set(names[s], read_sentence_pairs(args.pairs[s], columns),
-                                          read_sentence_pairs(args.translations[s], columns),
-                                          read_detector_scores(args.detector_scores[s])));
+  for (std::size_t s = 0; s < data_sets; ++s) {
+    auto target = translator ? translate_pairs(sources[s], translator, args.translator)
+                             : read_sentence_pairs(args.translations[s], columns);
+    auto scores = detectors.empty() ? read_detector_scores(args.detector_scores[s])
+                                    : detect_paraphrases(sources[s], target, detectors);
+    data.push_back(make_isometry_data_set(names[s], std::move(sources[s]), std::move(target), std::move(scores)));
+  }
 
   IsometryOptions options;
   options.epsilon = args.epsilon;
@@ -90,6 +131,26 @@ void setup(CLI::App& root) {
                   "Precomputed P(paraphrase), one file per --pairs, line-aligned with it: TSV with a header line, "
                   "or JSONL objects, with the columns (keys) source:NAME and target:NAME for every detector NAME "
                   "(probabilities on (s1, s2) and on (f(s1), f(s2)))");
+  app->add_option("--translator", args->translator,
+                  "Translate the pairs inside invar with this seq2seq model (a Hugging Face folder or an .invar file) "
+                  "instead of reading --translations");
+  app->add_option("--beam-size", args->translation.beam_size, "Beam size of --translator (the paper's 5)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app->add_option("--max-length", args->translation.max_length,
+                  "Longest translation in tokens (default: the model's generation config)")
+      ->check(CLI::Range(1, 1 << 16));
+  app->add_option("--source-language", args->translation.source_language,
+                  "Source language code of a multilingual --translator (mBART, M2M100, NLLB)");
+  app->add_option("--target-language", args->translation.target_language,
+                  "Target language code of a multilingual --translator");
+  app->add_option("--detector", args->detectors,
+                  "A paraphrase detector computed inside invar: a sequence-classification model on sentence pairs, "
+                  "MODEL or NAME=MODEL; repeat for several (the paper uses three). Instead of --detector-scores");
+  app->add_option("--paraphrase-label", args->paraphrase_label,
+                  "The label of the --detector models that means paraphrase: an id2label name or an index (default: "
+                  "the label named 'paraphrase', else LABEL_1 of a LABEL_0/LABEL_1 model)");
+  add_compute_options(*app, args->compute);
   app->add_option("--name", args->names, "Name of each data set, in --pairs order (default: the file names)");
   app->add_option("--columns", args->columns,
                   "The two sentence columns of --pairs and --translations: numbers or header names (TSV/CSV), keys "
@@ -107,7 +168,9 @@ void setup(CLI::App& root) {
                   "Write one JSON object per input pair (all data sets, in input order): probabilities, judgements, "
                   "mode, category, agreement, chrF2 of both pairs");
   app->footer(
-      "Example:\n"
+      "Examples:\n"
+      "  invar isometry --pairs de.tsv --translator opus-mt-de-en --detector bert=bert-paws \\\n"
+      "                 --detector xlmr=xlmr-paws --detector mpnet=mpnet-paws --json\n"
       "  invar isometry --pairs de.tsv --translations de-en.tsv --detector-scores de.scores.tsv \\\n"
       "                 --per-pair pairs.jsonl --report isometry.html\n"
       "de.scores.tsv (one row per pair; P(paraphrase) of each detector on the source and the target pair):\n"
