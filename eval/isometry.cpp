@@ -86,7 +86,6 @@ DetectorScores read_detector_scores(const std::string& path) {
   if (table.rows.empty()) fail("{}: no scores", table.path);
   DetectorScores scores;
   scores.path = table.path;
-  scores.line_numbers = table.line_numbers;
   std::map<std::string, std::pair<std::optional<std::size_t>, std::optional<std::size_t>>> columns;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const auto& name = table.columns[c];

@@ -64,7 +64,6 @@ struct DetectorScores {
   std::string path;
   std::vector<std::string> detectors;
   std::vector<std::vector<double>> source, target;
-  std::vector<std::size_t> line_numbers;  // of each pair's row (empty when computed)
 };
 
 // Precomputed scores: TSV with a header line, or JSONL objects, with one column (key) per detector

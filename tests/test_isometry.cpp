@@ -37,7 +37,7 @@ double probability(int judgement) { return judgement ? 0.8 : 0.2; }
 IsometryDataSet judged_data_set(const std::string& name, const std::vector<std::vector<std::pair<int, int>>>& judgements,
                                 const std::vector<std::string>& detectors) {
   SentencePairs source{name + ".tsv", {}, {}, {}}, target{name + ".translations.tsv", {}, {}, {}};
-  DetectorScores scores{name + ".scores.tsv", detectors, {}, {}, {}};
+  DetectorScores scores{name + ".scores.tsv", detectors, {}, {}};
   scores.source.assign(detectors.size(), {});
   scores.target.assign(detectors.size(), {});
   for (std::size_t i = 0; i < judgements.size(); ++i) {

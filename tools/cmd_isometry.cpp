@@ -92,7 +92,7 @@ void run(const IsometryArguments& args) {
     options.batch_size = args.compute.batch_size;
     translator = model_translator(args.translator, *backend, options);
   }
-  const auto detectors = open_detectors(args, *backend);
+  const auto detectors = args.detectors.empty() ? std::vector<ParaphraseDetector>{} : open_detectors(args, *backend);
 
   std::vector<IsometryDataSet> data;
   for (std::size_t s = 0; s < data_sets; ++s) {
