@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <sys/stat.h>
@@ -184,6 +185,53 @@ Table read_table(const std::string& path, const TableOptions& options) {
     table.line_numbers.push_back(start_line);
   }
   return table;
+}
+
+bool is_blank(std::string_view text) {
+  for (char32_t c : decode_utf8(text))
+    if (!is_python_space(c)) return false;
+  return true;
+}
+
+namespace {
+
+bool is_number(const std::string& selector) {
+  return !selector.empty() && std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns, bool header) {
+  TableFormat format = table_format_from_path(path);
+  const bool only_first = columns.size() == 1 && (columns[0].selector.empty() || columns[0].selector == "1");
+  if (format == TableFormat::Text && !only_first) format = TableFormat::Tsv;
+  const bool jsonl = format == TableFormat::Jsonl;
+  std::vector<std::string> selectors;
+  for (const auto& c : columns) selectors.push_back(!c.selector.empty() ? c.selector : jsonl ? c.jsonl_default : c.tsv_default);
+  TableOptions options{.format = format};
+  if (jsonl) options.fields = selectors;
+  else options.header = format != TableFormat::Text && (header || !std::all_of(selectors.begin(), selectors.end(), is_number));
+  Table table = read_table(path, options);
+  if (table.rows.empty()) fail("{}: no texts", table.path);
+  std::vector<std::size_t> indices;
+  const std::size_t width = table.rows.front().size();
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (table.columns.empty() && is_number(selectors[c]) && std::strtoull(selectors[c].c_str(), nullptr, 10) > width)
+      fail("{}: no column {} for {}: the file has {} column{}", table.where(0), selectors[c], columns[c].role,
+           width, width == 1 ? "" : "s");
+    indices.push_back(table.column(selectors[c]));
+  }
+  TextColumns result;
+  result.path = table.path;
+  result.texts.resize(columns.size());
+  result.line_numbers = table.line_numbers;
+  for (std::size_t r = 0; r < table.rows.size(); ++r)
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const auto& text = table.rows[r][indices[c]];
+      if (is_blank(text)) fail("{}: empty {}", table.where(r), columns[c].role);
+      result.texts[c].push_back(text);
+    }
+  return result;
 }
 
 AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {

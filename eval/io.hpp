@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace invar {
@@ -60,6 +61,27 @@ struct TableOptions {
 };
 
 Table read_table(const std::string& path, const TableOptions& options);
+
+// Texts picked from the columns of a table, as the evaluation commands read their inputs. Each
+// column has a role (named in errors: "FILE:LINE: empty sentence 1") and a selector: a 1-based
+// number or header name (TSV/CSV; a name implies a header line), a key (JSONL); an empty selector
+// takes the column's default. The format follows the extension (.tsv, .csv, .jsonl/.json); any other
+// file is plain lines when only column 1 is asked for, else TSV. Every text must be non-blank.
+struct TextColumn {
+  std::string role;
+  std::string selector;
+  std::string tsv_default;    // e.g. "1"
+  std::string jsonl_default;  // e.g. "text"
+};
+struct TextColumns {
+  std::string path;
+  std::vector<std::vector<std::string>> texts;  // [column][row]
+  std::vector<std::size_t> line_numbers;        // where each row starts in the file
+};
+TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns, bool header);
+
+// True when the text holds nothing but (Python) whitespace.
+bool is_blank(std::string_view text);
 
 // Output written to "PATH.tmp-XXXXXX" beside PATH and renamed over PATH by commit(), so an
 // interrupted run never leaves a half-written file that looks whole. "-" writes to stdout.

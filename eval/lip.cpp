@@ -10,7 +10,6 @@
 #include <set>
 
 #include "engine/error.hpp"
-#include "engine/utf8.hpp"
 #include "eval/io.hpp"
 #include "eval/stats.hpp"
 
@@ -66,47 +65,15 @@ LipSignificance lip_significance(const std::vector<std::size_t>& first, const st
 
 namespace {
 
-bool is_number(const std::string& selector) {
-  return !selector.empty() && std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_blank(const std::string& text) {
-  for (char32_t c : decode_utf8(text))
-    if (!is_python_space(c)) return false;
-  return true;
-}
-
 LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
-  TableFormat format = table_format_from_path(path);
-  if (format == TableFormat::Text && (with_label || (!columns.text.empty() && columns.text != "1")))
-    format = TableFormat::Tsv;
-  TableOptions options{.format = format};
-  const bool jsonl = format == TableFormat::Jsonl;
-  const std::string text_column = !columns.text.empty() ? columns.text : std::string(jsonl ? "text" : "1");
-  const std::string label_column = !columns.label.empty() ? columns.label : std::string(jsonl ? "label" : "2");
-  if (jsonl) {
-    options.fields = {text_column};
-    if (with_label) options.fields.push_back(label_column);
-  } else {
-    options.header = format != TableFormat::Text &&
-                     (columns.header || !is_number(text_column) || (with_label && !is_number(label_column)));
-  }
-  Table table = read_table(path, options);
-  if (table.rows.empty()) fail("{}: no texts", table.path);
-  std::size_t text_index = table.column(text_column);
-  std::size_t label_index = with_label ? table.column(label_column) : 0;
+  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text"}};
+  if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
+  auto read = read_text_columns(path, wanted, columns.header);
   LabelledTexts result;
-  result.path = table.path;
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    const auto& text = table.rows[r][text_index];
-    if (is_blank(text)) fail("{}: empty text", table.where(r));
-    result.texts.push_back(text);
-    result.line_numbers.push_back(table.line_numbers[r]);
-    if (!with_label) continue;
-    const auto& label = table.rows[r][label_index];
-    if (is_blank(label)) fail("{}: empty label", table.where(r));
-    result.labels.push_back(label);
-  }
+  result.path = std::move(read.path);
+  result.texts = std::move(read.texts[0]);
+  if (with_label) result.labels = std::move(read.texts[1]);
+  result.line_numbers = std::move(read.line_numbers);
   return result;
 }
 

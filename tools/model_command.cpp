@@ -15,6 +15,10 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("-i,--input", options.input, "Input file ('-' = standard input)")->capture_default_str();
   command.add_option("-o,--output", options.output, "Output file, written atomically ('-' = standard output)")
       ->capture_default_str();
+  add_compute_options(command, options);
+}
+
+void add_compute_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--batch-size", options.batch_size, "Texts per batch")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));

@@ -21,8 +21,10 @@ struct ModelOptions {
   std::string device = "cpu";
 };
 
-// Adds -m/--model (required), -i/--input, -o/--output, --batch-size, --threads and --device.
+// Adds -m/--model (required), -i/--input, -o/--output and the compute options.
 void add_model_options(CLI::App& command, ModelOptions& options);
+// Adds --batch-size, --threads and --device (for commands that name their models otherwise).
+void add_compute_options(CLI::App& command, ModelOptions& options);
 
 // The backend --device names, with --threads resolved.
 std::unique_ptr<Backend> open_backend(const ModelOptions& options);
