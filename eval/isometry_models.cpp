@@ -109,7 +109,6 @@ TextTranslator model_translator(const std::string& model, Backend& backend, cons
   owned->settings.num_beams = options.beam_size;
   if (options.max_length) owned->settings.max_length = *options.max_length;
   owned->translate.batch_size = options.batch_size;
-  owned->translate.input_name = model;
   return [owned](const std::vector<std::string>& texts) {
     return owned->translator->translate(texts, owned->settings, owned->translate);
   };

@@ -177,9 +177,7 @@ void setup(CLI::App& root) {
   app->add_option("--tgt-lang", args->target_language, "Target language code for --transform");
   app->add_option("--save-transformed", args->save_transformed,
                   "Write the texts --transform produced, one per line of A");
-  app->add_option("--device", args->compute.device, "Compute device for the models")->capture_default_str();
-  app->add_option("--threads", args->compute.threads, "Threads for the models (0 = every core)")->capture_default_str();
-  app->add_option("--batch-size", args->compute.batch_size, "Texts per model batch")->capture_default_str();
+  add_compute_options(*app, args->compute);
   app->add_option("--text-column", args->columns.text,
                   "Text column: 1-based number or header name (TSV/CSV, default 1), key (JSONL, default text)");
   app->add_option("--label-column", args->columns.label,

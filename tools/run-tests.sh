@@ -12,6 +12,8 @@ if [ "${1:-}" = "--sanitize" ]; then
   flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_SANITIZE=ON -DINVAR_BENCH=OFF)
 fi
 jobs=$(nproc)
+# ccache (when installed) then shares objects between clones of the repository.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
 # CI installs PoCL: the OpenCL tests must run there, not skip (tests/support/opencl_support.hpp).
