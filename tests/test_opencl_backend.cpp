@@ -3,6 +3,8 @@
 // ignoring offsets. Tolerance: |opencl − cpu| ≤ 1e-5 · (1 + |cpu|); both compute in float32 with
 // the same formulas, so what differs is summation order (GEMM blocking, tree reductions) and
 // the libm behind exp/erf/tanh (a few ulp).
+// Built without OpenCL (cmake -DINVAR_OPENCL=OFF), this file holds no tests.
+#ifdef INVAR_WITH_OPENCL
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -482,3 +484,5 @@ TEST_F(OpenClRuntimeTest, NoPlatformIsAClearError) {
 
 }  // namespace
 }  // namespace invar
+
+#endif  // INVAR_WITH_OPENCL
