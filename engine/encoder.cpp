@@ -254,6 +254,22 @@ const EncoderSpec& EncoderModel::spec() const { return impl_->spec; }
 bool EncoderModel::has_pooler() const { return !impl_->pooler.weight.empty(); }
 bool EncoderModel::has_classifier() const { return !impl_->classifier.weight.empty(); }
 bool EncoderModel::has_mlm() const { return !impl_->mlm_dense.weight.empty(); }
+void EncoderModel::require_classifier() const {
+  const Impl& m = *impl_;
+  if (!has_classifier())
+    fail("{}: the model has no sequence-classification head (config.json id2label and {} weights)", m.weights.path(),
+         m.spec.classifier == ClassifierKind::Pooler ? "classifier" : "classifier.dense/out_proj");
+  if (m.spec.classifier == ClassifierKind::Pooler && !has_pooler())
+    fail("{}: BERT classification needs the pooler (pooler.dense)", m.weights.path());
+}
+
+void EncoderModel::require_mlm() const {
+  if (!has_mlm())
+    fail("{}: the model has no masked-LM head (lm_head / cls.predictions weights); pseudo-log-likelihood needs a "
+         "*ForMaskedLM checkpoint",
+         impl_->weights.path());
+}
+
 void EncoderModel::check_inputs(std::span<const Encoding> inputs) const { impl_->check_inputs(inputs); }
 
 PerInput EncoderModel::hidden_states(std::span<const Encoding> inputs, std::int64_t layer) {
@@ -283,11 +299,7 @@ PerInput EncoderModel::pooler_output(std::span<const Encoding> inputs) {
 
 PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
   Impl& m = *impl_;
-  if (!has_classifier())
-    fail("{}: the model has no sequence-classification head (config.json id2label and {} weights)", m.weights.path(),
-         m.spec.classifier == ClassifierKind::Pooler ? "classifier" : "classifier.dense/out_proj");
-  if (m.spec.classifier == ClassifierKind::Pooler && !has_pooler())
-    fail("{}: BERT classification needs the pooler (pooler.dense)", m.weights.path());
+  require_classifier();
   if (inputs.empty()) return {};
   const Tensor x = m.run(inputs, m.spec.layers, nullptr);
   // BertForSequenceClassification: classifier(pooler); RobertaClassificationHead: out_proj(tanh(dense(<s>))).
@@ -297,10 +309,11 @@ PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
   return m.split_rows(out);
 }
 
-std::vector<double> EncoderModel::pll(const Encoding& input, std::int32_t mask_id) {
+std::vector<double> EncoderModel::pll(const Encoding& input, std::int32_t mask_id, std::int64_t budget_bytes) {
   Impl& m = *impl_;
-  if (!has_mlm()) fail("{}: the model has no masked-LM head (lm_head / cls.predictions)", m.weights.path());
+  require_mlm();
   if (mask_id < 0 || mask_id >= m.spec.vocab) fail("mask token id {} is outside the vocabulary ({})", mask_id, m.spec.vocab);
+  check_inputs(std::span<const Encoding>(&input, 1));
   std::vector<Encoding> copies;
   std::vector<std::int32_t> positions, targets;
   for (std::size_t t = 0; t < input.ids.size(); ++t) {
@@ -311,27 +324,35 @@ std::vector<double> EncoderModel::pll(const Encoding& input, std::int32_t mask_i
     targets.push_back(input.ids[t]);
     copies.push_back(std::move(copy));
   }
-  if (copies.empty()) return {};
-  const Tensor x = m.run(copies, m.spec.layers, nullptr);
-  // Only the masked position of each copy goes through the head: rows b·T + position_b.
-  const std::int64_t k = static_cast<std::int64_t>(copies.size()), h = m.spec.hidden, len = x.dim(0) / k;
-  std::vector<std::int32_t> rows(positions.size());
-  for (std::size_t b = 0; b < rows.size(); ++b) rows[b] = static_cast<std::int32_t>(static_cast<std::int64_t>(b) * len + positions[b]);
-  Tensor row_ids = m.arena->alloc(DType::I32, Shape{k});
-  m.backend.upload(rows.data(), row_ids);
-  Tensor masked = m.arena->alloc(DType::F32, Shape{k, h});
-  m.backend.gather_rows(x, row_ids, 1.0f, false, masked);
-  // RobertaLMHead / BertLMPredictionHead: decoder(LN(act(dense(h)))) + bias.
-  Tensor transformed = m.arena->alloc(DType::F32, Shape{k, h});
-  m.backend.linear(masked, m.mlm_dense.weight, m.mlm_dense.bias, m.spec.mlm_activation, transformed);
-  m.backend.layer_norm(transformed, {}, m.mlm_norm.weight, m.mlm_norm.bias, m.spec.norm_eps, transformed);
-  Tensor logits = m.arena->alloc(DType::F32, Shape{k, m.spec.vocab});
-  m.backend.linear(transformed, m.mlm_decoder.weight, m.mlm_decoder.bias, Activation::None, logits);
-  m.backend.log_softmax(logits, logits);
-  const auto values = m.backend.download_f32(logits);
+  // Bytes of activations per copy: the layer loop's buffers, attention scores, the head's logits.
+  const std::int64_t len = static_cast<std::int64_t>(input.ids.size());
+  const std::int64_t per_copy =
+      4 * (len * (6 * m.spec.hidden + m.spec.ffn) + m.spec.heads * len * len + m.spec.vocab);
+  const std::size_t per_pass = static_cast<std::size_t>(std::max<std::int64_t>(1, budget_bytes / per_copy));
   std::vector<double> scores;
-  for (std::int64_t b = 0; b < k; ++b)
-    scores.push_back(values[static_cast<std::size_t>(b * m.spec.vocab + targets[static_cast<std::size_t>(b)])]);
+  for (std::size_t begin = 0; begin < copies.size(); begin += per_pass) {
+    const std::size_t count = std::min(per_pass, copies.size() - begin);
+    const Tensor x = m.run(std::span<const Encoding>(copies).subspan(begin, count), m.spec.layers, nullptr);
+    // Only the masked position of each copy goes through the head: rows b·T + position_b.
+    const std::int64_t k = static_cast<std::int64_t>(count), h = m.spec.hidden;
+    std::vector<std::int32_t> rows(count);
+    for (std::size_t b = 0; b < count; ++b)
+      rows[b] = static_cast<std::int32_t>(static_cast<std::int64_t>(b) * len + positions[begin + b]);
+    Tensor row_ids = m.arena->alloc(DType::I32, Shape{k});
+    m.backend.upload(rows.data(), row_ids);
+    Tensor masked = m.arena->alloc(DType::F32, Shape{k, h});
+    m.backend.gather_rows(x, row_ids, 1.0f, false, masked);
+    // RobertaLMHead / BertLMPredictionHead: decoder(LN(act(dense(h)))) + bias.
+    Tensor transformed = m.arena->alloc(DType::F32, Shape{k, h});
+    m.backend.linear(masked, m.mlm_dense.weight, m.mlm_dense.bias, m.spec.mlm_activation, transformed);
+    m.backend.layer_norm(transformed, {}, m.mlm_norm.weight, m.mlm_norm.bias, m.spec.norm_eps, transformed);
+    Tensor logits = m.arena->alloc(DType::F32, Shape{k, m.spec.vocab});
+    m.backend.linear(transformed, m.mlm_decoder.weight, m.mlm_decoder.bias, Activation::None, logits);
+    m.backend.log_softmax(logits, logits);
+    const auto values = m.backend.download_f32(logits);
+    for (std::size_t b = 0; b < count; ++b)
+      scores.push_back(values[b * static_cast<std::size_t>(m.spec.vocab) + static_cast<std::size_t>(targets[begin + b])]);
+  }
   return scores;
 }
 

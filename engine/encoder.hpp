@@ -31,6 +31,9 @@ class EncoderModel {
   bool has_pooler() const;
   bool has_classifier() const;
   bool has_mlm() const;
+  // Fail naming the model folder when the head is missing (logits() and pll() call them too).
+  void require_classifier() const;
+  void require_mlm() const;
 
   // Hidden states [tokens, hidden] of each input after `layer` layers: 0 is the embeddings'
   // output, spec().layers the last hidden state (Hugging Face's hidden_states[layer]).
@@ -48,8 +51,11 @@ class EncoderModel {
 
   // Pseudo-log-likelihood (Salazar et al. 2020): for each position that is not a special token,
   // log p(true token | the input with that position replaced by mask_id), from the masked-LM head.
-  // All masked copies of the input run as one batch. Fails when the checkpoint has no MLM head.
-  std::vector<double> pll(const Encoding& input, std::int32_t mask_id);
+  // All masked copies of the input run as one batch, split into passes only when their
+  // activations would exceed `budget_bytes` (long inputs: 510 copies of 512 tokens would need
+  // gigabytes of attention scores). Fails when the checkpoint has no MLM head.
+  static constexpr std::int64_t kPllBudget = std::int64_t{256} << 20;
+  std::vector<double> pll(const Encoding& input, std::int32_t mask_id, std::int64_t budget_bytes = kPllBudget);
 
   // Fails naming the input (1-based index) when it is empty, longer than the model's positions,
   // or has an id outside the vocabulary or token types.

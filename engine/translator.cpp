@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/batching.hpp"
 #include "engine/error.hpp"
 
@@ -12,7 +14,7 @@ namespace {
 bool has_text(const Tokenizer& tokenizer, const std::string& text) { return !tokenizer.tokenize(text).empty(); }
 
 std::string where_of(const TranslateOptions& options, std::size_t index) {
-  return fmt::format("{}:{}", options.input_name, index + 1);
+  return options.where ? options.where(index) : fmt::format("text {}", index + 1);
 }
 
 // Runs `run` on length-sorted batches of the indices in `todo` (with their lengths), reporting

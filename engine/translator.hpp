@@ -36,8 +36,8 @@ struct TargetScore {
 
 struct TranslateOptions {
   std::size_t batch_size = 32;
-  // Names the inputs in errors: "NAME:N" for the N-th text (1-based), e.g. the input file.
-  std::string input_name = "input";
+  // Names the i-th input (0-based) in errors, e.g. "FILE:LINE"; unset: "text N" (1-based).
+  std::function<std::string(std::size_t)> where;
   // Called after each batch with the number of texts done so far.
   std::function<void(std::size_t)> progress;
 };

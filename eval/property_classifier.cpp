@@ -1,6 +1,7 @@
 #include "eval/property_classifier.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -14,6 +15,34 @@ std::string TfidfFeaturizer::description() const {
                      o.analyzer == NgramAnalyzer::Char ? "char" : "char_wb", o.ngram_min, o.ngram_max,
                      o.sublinear_tf ? ", sublinear tf" : "", o.min_df.str(), o.max_df.str(),
                      o.lowercase ? "" : ", case kept");
+}
+
+SentenceEmbeddings::SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches)
+    : encoder_(encoder), batches_(std::move(batches)), settings_(encoder.default_embedding_settings()) {}
+
+SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
+  std::vector<TextInput> missing;
+  std::set<std::string> queued;
+  for (const auto& text : texts)
+    if (!cache_.count(text) && queued.insert(text).second) missing.push_back({text, {}});
+  if (!missing.empty()) {
+    std::size_t cut = 0;
+    auto embeddings = encoder_.embed(encoder_.encode(missing, false, cut), settings_, batches_);
+    truncated_ += cut;
+    for (std::size_t i = 0; i < missing.size(); ++i) cache_.emplace(missing[i].first, std::move(embeddings[i]));
+  }
+  std::vector<std::vector<float>> dense;
+  dense.reserve(texts.size());
+  for (const auto& text : texts) dense.push_back(cache_.at(text));
+  return SparseMatrix::from_dense(dense, encoder_.embedding_width(settings_));
+}
+
+std::string SentenceEmbeddings::description() const {
+  std::vector<std::string> modes;
+  for (Pooling mode : settings_.modes) modes.push_back(pooling_name(mode));
+  return fmt::format("sentence embeddings of {} ({} pooling{}, {} dims)", encoder_.source().path(),
+                     fmt::join(modes, "+"), settings_.normalize ? ", normalized" : "",
+                     encoder_.embedding_width(settings_));
 }
 
 TfidfOptions lip_tfidf_options() {

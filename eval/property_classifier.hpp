@@ -2,11 +2,14 @@
 // Text classifiers for a property label (sentiment, formality, gender, ...): a featurizer turns texts
 // into a feature matrix, an L2 logistic regression (eval/logreg.hpp) maps features to classes.
 //   TF: TF-IDF character n-grams (eval/tfidf.hpp), fitted on the training texts.
-//   SE: sentence embeddings of an encoder model (no fitting), added where the encoder is available.
+//   SE: sentence embeddings of an encoder model (engine/text_encoder.hpp; no fitting).
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "engine/text_encoder.hpp"
 
 #include "eval/logreg.hpp"
 #include "eval/sparse.hpp"
@@ -35,6 +38,36 @@ class TfidfFeaturizer : public TextFeaturizer {
 
  private:
   TfidfVectorizer vectorizer_;
+};
+
+// Sentence embeddings of texts as the model's sentence-transformers modules compute them, each text
+// embedded once: every LIP run trains on the same texts again, and only the split changes.
+class SentenceEmbeddings {
+ public:
+  SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches);
+  // One dense row per text, in order.
+  SparseMatrix rows(const std::vector<std::string>& texts);
+  // Texts longer than the model's limit, truncated (each counted once).
+  std::size_t truncated() const { return truncated_; }
+  std::string description() const;
+
+ private:
+  TextEncoder& encoder_;
+  BatchOptions batches_;
+  EmbeddingSettings settings_;
+  std::unordered_map<std::string, std::vector<float>> cache_;
+  std::size_t truncated_ = 0;
+};
+
+class EmbeddingFeaturizer : public TextFeaturizer {
+ public:
+  explicit EmbeddingFeaturizer(std::shared_ptr<SentenceEmbeddings> embeddings) : embeddings_(std::move(embeddings)) {}
+  void fit(const std::vector<std::string>&) override {}
+  SparseMatrix transform(const std::vector<std::string>& texts) override { return embeddings_->rows(texts); }
+  std::string description() const override { return embeddings_->description(); }
+
+ private:
+  std::shared_ptr<SentenceEmbeddings> embeddings_;
 };
 
 // The LIP paper's TF-IDF setting: analyzer "char", n-grams 2–6, sublinear tf, min_df 0.001, max_df 0.6.

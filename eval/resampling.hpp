@@ -15,7 +15,7 @@
 namespace invar::stats {
 
 struct BootstrapOptions {
-  int samples = 1000;           // sacrebleu: 1000 for --paired-bs (its --confidence default is 2000)
+  int samples = 1000;           // sacrebleu's CLI default for --paired-bs-n and --confidence-n
   std::uint64_t seed = 12345;
 };
 

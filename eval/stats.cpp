@@ -636,12 +636,8 @@ const char* agreement_name(Agreement agreement) {
 
 PairMode mode_of_pairs(const std::vector<std::pair<int, int>>& detectors) {
   if (detectors.empty()) fail("mode of pairs: no detectors");
-  PairMode result;
-  result.mode = strict_majority(detectors);
-  if (!result.mode) return result;
-  result.count = static_cast<std::size_t>(std::count(detectors.begin(), detectors.end(), *result.mode));
-  result.agreement = result.count == detectors.size() ? Agreement::All : Agreement::Two;
-  return result;
+  const auto vote = majority_vote(detectors);
+  return {vote.winner, vote.agreement, vote.count};
 }
 
 }  // namespace invar::stats

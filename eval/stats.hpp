@@ -158,6 +158,25 @@ std::vector<double> multimode(const std::vector<double>& values);
 // Two stands for any strict majority short of unanimity.
 enum class Agreement { All, Two, None };
 const char* agreement_name(Agreement agreement);  // "all", "two", "none"
+
+// A strict-majority vote with its agreement: the winner (nullopt = no majority), All when every
+// voter holds it, Two for any other strict majority, and how many voters hold it.
+template <typename T>
+struct Vote {
+  std::optional<T> winner;
+  Agreement agreement = Agreement::None;
+  std::size_t count = 0;  // voters holding the winner (0 when there is none)
+};
+template <typename T>
+Vote<T> majority_vote(const std::vector<T>& votes) {
+  Vote<T> result;
+  result.winner = strict_majority(votes);
+  if (!result.winner) return result;
+  for (const auto& v : votes) result.count += v == *result.winner;
+  result.agreement = result.count == votes.size() ? Agreement::All : Agreement::Two;
+  return result;
+}
+
 struct PairMode {
   std::optional<std::pair<int, int>> mode;
   Agreement agreement = Agreement::None;

@@ -53,6 +53,8 @@ constexpr std::array<StorageClass, 5> kStorageClasses{{{"FloatStorage", DType::F
                                                         {"LongStorage", DType::I64},
                                                         {"IntStorage", DType::I32}}};
 
+constexpr std::size_t kMaxRank = 64;
+
 const char* kind_name(Kind kind) {
   switch (kind) {
     case Kind::None: return "None";
@@ -187,7 +189,8 @@ class Unpickler {
   // torch.serialization's persistent_load: ('storage', storage class, key, location, numel).
   void persistent_id() {
     const Value id = pop();
-    const auto& items = id.kind == Kind::Tuple ? id.object->items : std::vector<Value>{};
+    if (id.kind != Kind::Tuple) bad("persistent id is {}, not a tuple", kind_name(id.kind));
+    const auto& items = id.object->items;
     if (items.size() != 5 || items[0].kind != Kind::String || items[0].object->text != "storage" ||
         items[1].kind != Kind::Global || items[1].object->callable != Callable::StorageClass ||
         items[2].kind != Kind::String || items[3].kind != Kind::String || items[4].kind != Kind::Int)
@@ -203,6 +206,9 @@ class Unpickler {
 
   std::vector<std::int64_t> int_tuple(const Value& value, const char* what) {
     if (value.kind != Kind::Tuple) bad("tensor {} is {}, not a tuple", what, kind_name(value.kind));
+    // A bound on the rank keeps a hostile pickle from reusing one huge tuple as every tensor's size.
+    if (value.object->items.size() > kMaxRank)
+      bad("tensor {} has {} dimensions, more than {}", what, value.object->items.size(), kMaxRank);
     std::vector<std::int64_t> numbers;
     for (const auto& item : value.object->items) {
       if (item.kind != Kind::Int || item.number < 0) bad("tensor {} holds something other than a size", what);

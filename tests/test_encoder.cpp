@@ -214,6 +214,18 @@ TEST(EncoderXlmr, PseudoLogLikelihoodPerToken) {
   }
 }
 
+// Inputs too long for one batch of masked copies run in passes with the same results.
+TEST(EncoderXlmr, PseudoLogLikelihoodInPassesEqualsOneBatch) {
+  Fixture f("xlmr-mlm");
+  const Encoding input = f.encode(f.golden["cases"][8]);
+  const auto whole = f.model->pll(input, *f.tokenizer->mask_id());
+  for (std::int64_t budget : {1, 50000}) {
+    const auto passes = f.model->pll(input, *f.tokenizer->mask_id(), budget);
+    ASSERT_EQ(passes.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) EXPECT_NEAR(passes[i], whole[i], 1e-5) << "budget " << budget;
+  }
+}
+
 TEST(EncoderThreads, OneAndTwoThreadsAgreeWithin1e6) {
   Fixture one("xlmr-mlm", 1), two("xlmr-mlm", 2);
   const auto inputs = encode_all(one, one.golden["cases"]);

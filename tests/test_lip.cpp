@@ -7,7 +7,9 @@
 #include <set>
 
 #include "engine/error.hpp"
+#include "engine/text_encoder.hpp"
 #include "eval/lip.hpp"
+#include "eval/property_classifier.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -277,4 +279,88 @@ TEST(LipCli, ColumnsByHeaderNameAndJsonl) {
   auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json["per_run"][0]["counts"]["truth"], (nlohmann::json{1, 1}));
   EXPECT_EQ(json["per_run"][0]["counts"]["transformed"], (nlohmann::json{1, 1}));
+}
+
+// ---- models inside `invar lip` ---------------------------------------------------------------------
+
+TEST(LipSentenceEmbeddings, FeaturesAreTheGoldenSentenceTransformersEmbeddings) {
+  auto source = ModelSource::open(test::fixture("core/bert-wordpiece"));
+  auto backend = make_cpu_backend(1);
+  TextEncoder encoder(*source, *backend);
+  SentenceEmbeddings embeddings(encoder, BatchOptions{2, {}});
+  const auto golden = test::load_json(test::fixture("core/bert-wordpiece/golden.json"));
+  std::vector<std::string> texts;
+  for (const auto& c : golden["cases"]) texts.push_back(c["text"]);
+  texts.push_back(texts.front());  // a repeated text is embedded once and served from the cache
+  const auto rows = embeddings.rows(texts);
+  ASSERT_EQ(rows.rows(), texts.size());
+  for (std::size_t r = 0; r < texts.size(); ++r) {
+    const auto& expected = golden["cases"][r % golden["cases"].size()]["mean_pooled_normalized"][0];  // [1, dims]
+    ASSERT_EQ(rows.cols, expected.size());
+    for (std::size_t c = 0; c < rows.cols; ++c) EXPECT_NEAR(rows.at(r, c), expected[c].get<double>(), 1e-4) << r;
+  }
+}
+
+TEST(LipCli, SentenceEmbeddingClassifierWithATinyEncoder) {
+  // The SE classifier: the bert-wordpiece fixture's sentence-transformers embeddings (mean pooling,
+  // Normalize) + balanced L2 logistic regression.
+  auto f = write_files("lovely great thing\tpos\nawful broken thing\tneg\nlove it lovely\tpos\n",
+                       "lovely great item\nreally awful, broken\nlove it, lovely\n");
+  const auto model = test::fixture("core/bert-wordpiece");
+  auto args = lip_args(f);
+  args.insert(args.end(), {"--classifier", "se", "-m", model, "--runs", "2", "--json", "--threads", "1"});
+  auto result = test::run_cli(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  EXPECT_NE(json["classifier"].get<std::string>().find("sentence embeddings of " + model + " (mean pooling, normalized"),
+            std::string::npos)
+      << json["classifier"];
+  ASSERT_EQ(json["per_run"].size(), 2u);
+  for (const auto& run : json["per_run"]) {
+    std::size_t total = 0;
+    for (const auto& c : run["counts"]["transformed"]) total += c.get<std::size_t>();
+    EXPECT_EQ(total, 3u);
+    EXPECT_NEAR(run["kl_truth_transformed"].get<double>(),
+                lip_kl(run["counts"]["truth"].get<std::vector<std::size_t>>(),
+                       run["counts"]["transformed"].get<std::vector<std::size_t>>()),
+                1e-12);
+  }
+  // Deterministic across thread counts.
+  args[args.size() - 1] = "2";
+  auto again = test::run_cli(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["per_run"], json["per_run"]);
+
+  auto missing = lip_args(f);
+  missing.insert(missing.end(), {"--classifier", "se"});
+  auto error = test::run_cli(missing);
+  EXPECT_EQ(error.exit_code, 1);
+  EXPECT_EQ(error.err, "invar: error: --classifier se needs a sentence encoder: -m MODEL\n");
+}
+
+TEST(LipCli, TransformProducesBWithASeq2seqModel) {
+  // --transform runs the Marian fixture over A; B must be exactly what `invar translate` writes.
+  auto f = write_files("lovely great thing\tpos\nawful broken thing\tneg\nlove it lovely\tpos\n", "");
+  const auto model = test::fixture("core/marian");
+  auto args = lip_args(f);
+  args.erase(args.begin() + 5, args.begin() + 7);  // --transformed FILE
+  const auto saved = f.dir + "/b.txt";
+  args.insert(args.end(), {"--transform", model, "--save-transformed", saved, "--json"});
+  auto result = test::run_cli(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  std::size_t total = 0;
+  for (const auto& c : json["per_run"][0]["counts"]["transformed"]) total += c.get<std::size_t>();
+  EXPECT_EQ(total, 3u);
+
+  auto translated = test::run_cli({"translate", "-m", model},
+                                  "lovely great thing\nawful broken thing\nlove it lovely\n");
+  ASSERT_EQ(translated.exit_code, 0) << translated.err;
+  EXPECT_EQ(test::read_file(saved), translated.out);
+
+  auto both = lip_args(f);
+  both.insert(both.end(), {"--transform", model});
+  auto error = test::run_cli(both);
+  EXPECT_EQ(error.exit_code, 1);
+  EXPECT_EQ(error.err, "invar: error: --transform produces the transformed texts; leave out --transformed\n");
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <sstream>
 
 #include "engine/backend.hpp"
 #include "engine/error.hpp"
@@ -450,6 +451,33 @@ TEST_F(OpenClRuntimeTest, ProgramBinariesAreCachedAndValidated) {
   // Other build options are another key, so another file.
   clReleaseProgram(opencl::build_program(c.context, c.device, source, "-cl-mad-enable", dir).program);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 2);
+}
+
+TEST_F(OpenClRuntimeTest, DevicesCommandListsCpuAndOpenClDevices) {
+  const test::CliResult table = test::run_cli({"devices"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("cpu ", 0), 0u) << table.out;
+  EXPECT_NE(table.out.find("opencl:0:0     " + opencl::list_devices().front().name), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("MiB global memory"), std::string::npos) << table.out;
+  const test::CliResult json = test::run_cli({"devices", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::istringstream lines(json.out);
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(rows.size(), 1 + opencl::list_devices().size());
+  EXPECT_EQ(rows[1].at("device"), "opencl:0:0");
+  EXPECT_GT(rows[1].at("global_memory_bytes").get<std::uint64_t>(), 0u);
+  EXPECT_TRUE(rows[1].at("fp16").is_boolean());
+}
+
+TEST_F(OpenClRuntimeTest, NoPlatformIsAClearError) {
+  // The ICD loader finds no driver in an empty vendor directory.
+  setenv("OCL_ICD_VENDORS", test::temp_dir().c_str(), 1);
+  const test::CliResult result = test::run_cli({"devices"});
+  unsetenv("OCL_ICD_VENDORS");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out.find("opencl:"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("no OpenCL platform found"), std::string::npos) << result.err;
 }
 
 }  // namespace

@@ -57,8 +57,8 @@ struct Entry {
   std::string bytes;
 };
 
-// A zip archive of the entries, stored uncompressed as torch.save writes them.
-std::string make_zip(const std::vector<Entry>& entries) {
+// A zip archive of the entries, stored uncompressed as torch.save writes them unless told otherwise.
+std::string make_zip(const std::vector<Entry>& entries, zip_int32_t compression = ZIP_CM_STORE) {
   const std::string path = test::temp_dir() + "/pytorch_model.bin";
   int code = 0;
   zip_t* zip = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
@@ -67,7 +67,7 @@ std::string make_zip(const std::vector<Entry>& entries) {
     zip_source_t* source = zip_source_buffer(zip, entry.bytes.data(), entry.bytes.size(), 0);
     const zip_int64_t index = zip_file_add(zip, entry.name.c_str(), source, ZIP_FL_ENC_UTF_8);
     if (index < 0) throw std::runtime_error("zip_file_add failed");
-    zip_set_file_compression(zip, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0);
+    zip_set_file_compression(zip, static_cast<zip_uint64_t>(index), compression, 0);
   }
   if (zip_close(zip) != 0) throw std::runtime_error("zip_close failed");
   return path;
@@ -188,6 +188,25 @@ TEST(PyTorch, ViewsWithOffsetsAndStridesAreMaterialised) {
   EXPECT_EQ(to_f32(tensors.get("broadcast", path)), (std::vector<float>{4, 4, 4}));
 }
 
+TEST(PyTorch, DeflatedEntriesAreReadAndCorruptedOnesRejected) {
+  Pickle pickle;
+  pickle.proto().op('}').op('(').str("w").tensor("FloatStorage", "0", 6, 0, {6}, {1}).op('u').op('.');
+  const std::vector<Entry> entries{{"archive/data.pkl", pickle.bytes()}, {"archive/data/0", kSixFloats}};
+  TensorSet tensors;
+  const std::string deflated = make_zip(entries, ZIP_CM_DEFLATE);
+  read_pytorch_checkpoint(deflated, tensors);
+  EXPECT_EQ(to_f32(tensors.get("w", deflated)), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+
+  // One bit of the stored storage flipped: the zip entry's CRC-32 no longer matches.
+  const std::string stored = make_zip(entries);
+  std::string bytes = test::read_file(stored);
+  const auto at = bytes.find(kSixFloats);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 5] ^= 1;
+  test::write_file(stored, bytes);
+  expect_error(stored, "cannot read zip entry 'archive/data/0'");
+}
+
 TEST(PyTorch, OrderedDictWithMetadataAndEveryStorageDtype) {
   // state_dict() returns an OrderedDict carrying _metadata, pickled through REDUCE and BUILD.
   Pickle pickle;
@@ -275,4 +294,7 @@ TEST(PyTorch, TruncatedOrMalformedPickleFails) {
   expect_error(make_zip({{"archive/data.pkl", "\x80\x02]."}}), "pickle opcode 0x5d");
   expect_error(make_zip({{"archive/data.pkl", "\x80\x02h\x05."}}), "memo entry 5 was never stored");
   expect_error(make_zip({{"archive/data.pkl", "\x80\x02K\x01."}}), "not a state dict");
+  const std::vector<std::int64_t> ones(65, 1);
+  expect_error(make_checkpoint([&](Pickle& p) { p.tensor("FloatStorage", "0", 6, 0, ones, ones); }, {{"0", kSixFloats}}),
+               "tensor size has 65 dimensions, more than 64");
 }

@@ -6,9 +6,12 @@
 
 #include "engine/error.hpp"
 #include "eval/lip.hpp"
+#include "engine/translator.hpp"
+#include "eval/io.hpp"
 #include "eval/lip_report.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
+#include "tools/model_command.hpp"
 
 namespace invar::cli {
 namespace {
@@ -31,6 +34,9 @@ struct LipArguments {
   std::uint64_t seed = 0;
   bool json = false;
   std::string report, predictions;
+  std::string encoder;  // -m: the SE classifier's sentence encoder
+  std::string transform, source_language, target_language, save_transformed;
+  ModelOptions compute;  // --device, --threads, --batch-size for the models above
 };
 
 FeaturizerFactory tf_featurizer(const LipArguments& args) {
@@ -47,18 +53,45 @@ FeaturizerFactory tf_featurizer(const LipArguments& args) {
   return [options] { return std::make_unique<TfidfFeaturizer>(options); };
 }
 
+// B = t(A) by a seq2seq model, with the model's own search settings; saved when asked, so the
+// run can be repeated or inspected with --transformed.
+LabelledTexts transform_texts(const ModelSource& model, Backend& backend, const LabelledTexts& original,
+                              const LipArguments& args) {
+  Translator translator(model, backend);
+  auto language = [](const std::string& code) { return code.empty() ? std::nullopt : std::optional(code); };
+  translator.set_languages(language(args.source_language), language(args.target_language));
+  Progress progress("transform", original.texts.size());
+  TranslateOptions options;
+  options.batch_size = args.compute.batch_size;
+  options.where = [&original](std::size_t row) { return fmt::format("{}:{}", original.path, original.line_numbers[row]); };
+  options.progress = [&progress](std::size_t done) { progress.set(done); };
+  LabelledTexts transformed;
+  transformed.path = args.save_transformed.empty() ? model.path() + " (--transform)" : args.save_transformed;
+  transformed.texts = translator.translate(original.texts, translator.default_settings(), options);
+  for (std::size_t i = 0; i < transformed.texts.size(); ++i) transformed.line_numbers.push_back(i + 1);
+  if (!args.save_transformed.empty()) {
+    AtomicOutput out(args.save_transformed);
+    for (const auto& text : transformed.texts) out.write_line(text);
+    out.commit();
+  }
+  return transformed;
+}
+
 void run(const LipArguments& given) {
   LipArguments args = given;
   if (args.example) {
     if (!args.train.empty() || !args.original.empty() || !args.transformed.empty())
       fail("--example brings its own data; leave out --train, --original and --transformed");
+    if (!args.transform.empty()) fail("--example brings its own transformed texts; leave out --transform");
     auto folder = std::filesystem::proximate(bundled_path("examples/lip")).string();
     args.train = folder + "/train.tsv";
     args.original = folder + "/original.tsv";
     args.transformed = folder + "/transformed.tsv";
   }
-  if (args.train.empty() || args.original.empty() || args.transformed.empty())
-    fail("lip needs --train, --original and --transformed (or --example)");
+  if (!args.transform.empty() && !args.transformed.empty())
+    fail("--transform produces the transformed texts; leave out --transformed");
+  if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty()))
+    fail("lip needs --train, --original and --transformed or --transform (or --example)");
 
   LipOptions options;
   options.runs = args.runs;
@@ -69,8 +102,27 @@ void run(const LipArguments& given) {
   if (args.class_weight == "balanced") options.regression.class_weight = ClassWeighting::Balanced;
   else if (args.class_weight == "none") options.regression.class_weight = ClassWeighting::None;
   else fail("--class-weight must be balanced or none, got '{}'", args.class_weight);
-  if (args.classifier == "tf") options.featurizer = tf_featurizer(args);
-  else fail("--classifier must be tf, got '{}'", args.classifier);
+  // Models live until the end of the run: featurizers and the translator point into them.
+  std::vector<std::unique_ptr<ModelSource>> sources;
+  std::unique_ptr<Backend> backend;
+  if (!args.encoder.empty() || !args.transform.empty()) backend = open_backend(args.compute);
+  auto open_model = [&](const std::string& path) -> const ModelSource& {
+    sources.push_back(ModelSource::open(path));
+    return *sources.back();
+  };
+  std::unique_ptr<TextEncoder> encoder;
+  std::shared_ptr<SentenceEmbeddings> embeddings;
+  if (args.classifier == "tf") {
+    if (!args.encoder.empty()) fail("-m/--model is the SE classifier's encoder; use it with --classifier se");
+    options.featurizer = tf_featurizer(args);
+  } else if (args.classifier == "se") {
+    if (args.encoder.empty()) fail("--classifier se needs a sentence encoder: -m MODEL");
+    encoder = std::make_unique<TextEncoder>(open_model(args.encoder), *backend);
+    embeddings = std::make_shared<SentenceEmbeddings>(*encoder, BatchOptions{args.compute.batch_size, {}});
+    options.featurizer = [embeddings] { return std::make_unique<EmbeddingFeaturizer>(embeddings); };
+  } else {
+    fail("--classifier must be tf or se, got '{}'", args.classifier);
+  }
 
   auto train = read_labelled_texts(args.train, args.columns);
   std::optional<LabelledTexts> train_target;
@@ -78,10 +130,18 @@ void run(const LipArguments& given) {
   auto original = read_labelled_texts(args.original, args.columns);
   ColumnSelection transformed_columns = args.columns;
   if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
-  auto transformed = read_texts(args.transformed, transformed_columns);
+  LabelledTexts transformed;
+  if (args.transform.empty()) {
+    transformed = read_texts(args.transformed, transformed_columns);
+  } else {
+    transformed = transform_texts(open_model(args.transform), *backend, original, args);
+  }
   auto data = make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed));
 
   auto result = run_lip(data, options);
+  if (embeddings && embeddings->truncated() > 0)
+    fmt::print(stderr, "invar: warning: {} texts were longer than {} tokens and were truncated for the sentence encoder\n",
+               embeddings->truncated(), encoder->max_length());
   if (!args.predictions.empty()) write_lip_predictions(args.predictions, data, result);
   if (!args.report.empty()) write_lip_html(args.report, data, result);
   if (args.json) std::cout << lip_json(data, result).dump(2) << '\n';
@@ -104,8 +164,22 @@ void setup(CLI::App& root) {
   app->add_flag("--example", args->example,
                 "Run on the bundled example (examples/lip: product reviews and a paraphraser that tones "
                 "down complaints)");
-  app->add_option("--classifier", args->classifier, "Property classifier: tf (TF-IDF char n-grams + LR)")
+  app->add_option("--classifier", args->classifier,
+                  "Property classifier: tf (TF-IDF char n-grams + LR) or se (sentence embeddings of -m + LR)")
       ->capture_default_str();
+  app->add_option("-m,--model", args->encoder,
+                  "Sentence encoder for --classifier se (a sentence-transformers or encoder folder, or .invar): "
+                  "pooling and normalization from its modules.json");
+  app->add_option("--transform", args->transform,
+                  "Produce B inside invar: a seq2seq model (folder or .invar) translates or paraphrases A with "
+                  "its config.json's search settings");
+  app->add_option("--src-lang", args->source_language, "Source language code for --transform (mBART, M2M100)");
+  app->add_option("--tgt-lang", args->target_language, "Target language code for --transform");
+  app->add_option("--save-transformed", args->save_transformed,
+                  "Write the texts --transform produced, one per line of A");
+  app->add_option("--device", args->compute.device, "Compute device for the models")->capture_default_str();
+  app->add_option("--threads", args->compute.threads, "Threads for the models (0 = every core)")->capture_default_str();
+  app->add_option("--batch-size", args->compute.batch_size, "Texts per model batch")->capture_default_str();
   app->add_option("--text-column", args->columns.text,
                   "Text column: 1-based number or header name (TSV/CSV, default 1), key (JSONL, default text)");
   app->add_option("--label-column", args->columns.label,

@@ -21,32 +21,6 @@ struct MetaEvalArguments {
   ResultOutput output;
 };
 
-bool is_number(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-// The table of `path` with the given columns selected; a header name implies a header line.
-struct Columns {
-  Table table;
-  std::vector<std::size_t> index;
-};
-
-Columns read_columns(const std::string& path, const std::vector<std::string>& selectors, bool header) {
-  TableOptions options{.format = table_format_from_path(path)};
-  if (options.format == TableFormat::Text) options.format = TableFormat::Tsv;
-  if (options.format == TableFormat::Jsonl) {
-    options.fields = selectors;
-  } else {
-    options.header = header;
-    for (const auto& s : selectors) options.header = options.header || !is_number(s);
-  }
-  Columns out{read_table(path, options), {}};
-  if (out.table.rows.empty()) fail("{}: no rows", out.table.path);
-  for (const auto& s : selectors)
-    out.index.push_back(options.format == TableFormat::Jsonl ? out.index.size() : out.table.column(s));
-  return out;
-}
-
 std::vector<metaeval::Segment> read_segments(const MetaEvalArguments& args) {
   const bool same_file = args.human.empty();
   std::vector<std::string> selectors{args.system_column, args.score_column};

@@ -35,7 +35,7 @@ struct MetricArguments {
   int width = 1;
   int threads = 0;
   bool confidence = false;
-  int confidence_n = 2000;
+  int confidence_n = 1000;
   bool paired_bs = false;
   int paired_bs_n = 1000;
   std::uint64_t seed = 12345;
@@ -109,6 +109,13 @@ struct Result {
   std::optional<double> pvalue;  // paired bootstrap against the first system
 };
 
+// The score becomes the mean of both directions; the forward score is the one computed so far.
+void make_commutative(Result& r, double backward) {
+  r.commutative = metrics::CommutativeScore{r.report.score, backward, (r.report.score + backward) / 2};
+  r.report.score = r.commutative->mean;
+  r.report.verbose.clear();
+}
+
 std::string signature_text(const CorpusMetric& metric, const std::vector<std::vector<std::string>>& refs,
                            const MetricArguments& args, int bootstrap_samples) {
   auto signature = metric.signature(metrics::reference_count(refs));
@@ -164,31 +171,22 @@ void run_corpus(const CorpusMetric& metric, const MetricArguments& args,
       const auto rows = metrics::segment_rows(metric, systems[s], c.refs, args.threads);
       r.report = metric.report_row(metrics::sum_rows(rows));
       r.label = comparison_label(c, r.report, comparisons.size());
-      if (args.commutative) {
-        const auto backward = metrics::segment_rows(metric, first_references(c.refs), as_references(systems[s]),
-                                                    args.threads);
-        const double forward_score = r.report.score, backward_score = score(metrics::sum_rows(backward));
-        r.commutative = metrics::CommutativeScore{forward_score, backward_score, (forward_score + backward_score) / 2};
-        r.report.score = r.commutative->mean;
-        r.report.verbose.clear();
+      if (args.commutative)
+        make_commutative(r, score(metrics::sum_rows(metrics::segment_rows(
+                                metric, first_references(c.refs), as_references(systems[s]), args.threads))));
+      // The baseline of --paired-bs gets its interval from the same resamples as the paired test.
+      std::optional<stats::BootstrapInterval> interval;
+      if (args.paired_bs && s > 0) {
+        const auto test = stats::paired_bootstrap(baseline, rows, score, bootstrap);
+        interval = test.system;
+        r.pvalue = test.pvalue;
+      } else if (args.paired_bs || args.confidence) {
+        interval = stats::bootstrap_ci(rows, score, bootstrap);
+        if (args.paired_bs) baseline = rows;
       }
-      if (args.confidence) {
-        const auto ci = stats::bootstrap_ci(rows, score, bootstrap);
-        r.report.ci_mean = ci.mean;
-        r.report.ci_half_width = ci.half_width;
-      }
-      if (args.paired_bs) {
-        if (s == 0) {
-          baseline = rows;
-          const auto ci = stats::bootstrap_ci(rows, score, bootstrap);
-          r.report.ci_mean = ci.mean;
-          r.report.ci_half_width = ci.half_width;
-        } else {
-          const auto test = stats::paired_bootstrap(baseline, rows, score, bootstrap);
-          r.report.ci_mean = test.system.mean;
-          r.report.ci_half_width = test.system.half_width;
-          r.pvalue = test.pvalue;
-        }
+      if (interval) {
+        r.report.ci_mean = interval->mean;
+        r.report.ci_half_width = interval->half_width;
       }
       results.push_back(std::move(r));
     }
@@ -216,12 +214,7 @@ void run_sentences(const CorpusMetric& metric, const MetricArguments& args, cons
   const auto signature = signature_text(metric, c.refs, args, 0);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Result r{.compared_with = c.kind, .report = metric.report_row(rows[i]), .signature = signature};
-    if (args.commutative) {
-      const double forward = r.report.score, reverse = metric.score_row(backward[i]);
-      r.commutative = metrics::CommutativeScore{forward, reverse, (forward + reverse) / 2};
-      r.report.score = r.commutative->mean;
-      r.report.verbose.clear();
-    }
+    if (args.commutative) make_commutative(r, metric.score_row(backward[i]));
     if (args.json) {
       nlohmann::ordered_json line{{"line", i + 1}, {"score", r.report.score}};
       if (r.commutative) {
@@ -237,6 +230,7 @@ void run_sentences(const CorpusMetric& metric, const MetricArguments& args, cons
 
 void run(const MetricArguments& args, const CorpusMetric& metric) {
   if (args.width < 0 || args.width > 17) fail("--width must be between 0 and 17, got {}", args.width);
+  if (args.threads < 0) fail("--threads must be >= 0 (0 = all cores), got {}", args.threads);
   if (args.paired_bs && args.hyps.size() < 2)
     fail("--paired-bs compares systems: give a baseline and at least one more --hyp FILE");
   if (args.paired_bs && args.confidence) fail("--paired-bs already reports confidence intervals; leave out --confidence");

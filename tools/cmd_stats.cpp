@@ -277,12 +277,176 @@ void setup_chi2(CLI::App& parent) {
   app->callback([args] { chi2(*args); });
 }
 
+// ---- ttest --------------------------------------------------------------------------------------
+
+struct TTestArguments {
+  std::string a, b, column = "1";
+  bool header = false;
+  bool paired = false;
+  bool welch = false;
+  double popmean = 0;
+  std::string alternative = "two-sided";
+  ResultOutput output;
+};
+
+void ttest(const TTestArguments& args) {
+  const auto alternative = alternative_from(args.alternative);
+  const auto a = read_numbers(args.a, args.column, args.header);
+  ordered_json json{{"n_a", a.size()}, {"mean_a", json_number(stats::numpy_mean(a))}};
+  stats::TTest result;
+  std::string test;
+  if (args.b.empty()) {
+    if (args.paired || args.welch) fail("--paired and --welch compare two samples: give --b FILE");
+    test = fmt::format("one-sample, population mean {}", args.popmean);
+    result = stats::ttest_1samp(a, args.popmean, alternative);
+  } else {
+    if (args.paired && args.welch) fail("--welch is for independent samples; leave it out with --paired");
+    const auto b = read_numbers(args.b, args.column, args.header);
+    if (args.paired && a.size() != b.size())
+      fail("{} has {} values but {} has {}; paired samples must be line-aligned", args.a, a.size(), args.b, b.size());
+    json["n_b"] = b.size();
+    json["mean_b"] = json_number(stats::numpy_mean(b));
+    test = args.paired ? "paired" : args.welch ? "independent, Welch" : "independent, pooled variance";
+    result = args.paired ? stats::ttest_rel(a, b, alternative) : stats::ttest_ind(a, b, !args.welch, alternative);
+  }
+  json["test"] = test;
+  json["alternative"] = stats::alternative_name(alternative);
+  json["t"] = json_number(result.t);
+  json["df"] = json_number(result.df);
+  json["p"] = json_number(result.pvalue);
+  write_result(args.output, json,
+               fmt::format("t-test ({}, {}): t = {}  df = {}  p = {}\n", test, stats::alternative_name(alternative),
+                           number_text(result.t), number_text(result.df), number_text(result.pvalue)));
+}
+
+void setup_ttest(CLI::App& parent) {
+  auto args = std::make_shared<TTestArguments>();
+  auto* app = parent.add_subcommand(
+      "ttest",
+      "Student's t-tests as scipy: one-sample (ttest_1samp, --a only), independent samples (ttest_ind, pooled "
+      "variance or --welch) or --paired (ttest_rel, line-aligned)");
+  app->add_option("--a", args->a, "First sample: one number per line (or a column)")->required();
+  app->add_option("--b", args->b, "Second sample");
+  app->add_flag("--paired", args->paired, "Paired samples: the one-sample test of the differences a − b");
+  app->add_flag("--welch", args->welch, "Welch's test (unequal variances) for independent samples");
+  app->add_option("--popmean", args->popmean, "Population mean of the one-sample test")->capture_default_str();
+  app->add_option("--alternative", args->alternative, "two-sided, greater (H1: mean of a larger) or less")
+      ->capture_default_str();
+  add_column_options(app, args->column, args->header);
+  add_output_options(app, args->output);
+  app->callback([args] { ttest(*args); });
+}
+
+// ---- binom --------------------------------------------------------------------------------------
+
+struct BinomArguments {
+  std::size_t k = 0, n = 0;
+  double p = 0.5;
+  std::string alternative = "two-sided";
+  double confidence = 0.95;
+  ResultOutput output;
+};
+
+void binom(const BinomArguments& args) {
+  const auto alternative = alternative_from(args.alternative);
+  const auto r = stats::binomtest(args.k, args.n, args.p, alternative, args.confidence);
+  const ordered_json json{{"k", r.k},
+                          {"n", r.n},
+                          {"p0", args.p},
+                          {"alternative", stats::alternative_name(alternative)},
+                          {"statistic", json_number(r.statistic)},
+                          {"p", json_number(r.pvalue)},
+                          {"confidence", args.confidence},
+                          {"ci_low", json_number(r.ci_low)},
+                          {"ci_high", json_number(r.ci_high)}};
+  write_result(args.output, json,
+               fmt::format("binomial test: {}/{} = {}  p = {} ({}, H0 p = {})  {:g}% CI [{}, {}] (Clopper-Pearson)\n",
+                           r.k, r.n, number_text(r.statistic), number_text(r.pvalue),
+                           stats::alternative_name(alternative), args.p, 100 * args.confidence,
+                           number_text(r.ci_low), number_text(r.ci_high)));
+}
+
+void setup_binom(CLI::App& parent) {
+  auto args = std::make_shared<BinomArguments>();
+  auto* app = parent.add_subcommand(
+      "binom", "Exact binomial test as scipy.stats.binomtest, with the Clopper-Pearson confidence interval");
+  app->add_option("--k", args->k, "Successes")->required();
+  app->add_option("--n", args->n, "Trials")->required();
+  app->add_option("--p", args->p, "Success probability under H0")->capture_default_str();
+  app->add_option("--alternative", args->alternative, "two-sided, greater or less")->capture_default_str();
+  app->add_option("--confidence", args->confidence, "Confidence level of the interval")->capture_default_str();
+  add_output_options(app, args->output);
+  app->callback([args] { binom(*args); });
+}
+
+// ---- vote ---------------------------------------------------------------------------------------
+
+struct VoteArguments {
+  std::string input;
+  std::vector<std::string> columns;
+  bool header = false;
+  std::string output = "-";
+  bool json = false;
+};
+
+const char* agreement_text(stats::Agreement agreement) {
+  switch (agreement) {
+    case stats::Agreement::All: return "all";
+    case stats::Agreement::Two: return "majority";
+    case stats::Agreement::None: break;
+  }
+  return "none";
+}
+
+void vote(const VoteArguments& args) {
+  if (args.columns.size() < 2) fail("--columns needs the votes of two or more detectors");
+  const auto [table, index] = read_columns(args.input, args.columns, args.header);
+  AtomicOutput out(args.output);
+  std::vector<std::string> votes(index.size());
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    for (std::size_t c = 0; c < index.size(); ++c) votes[c] = table.rows[r][index[c]];
+    const auto result = stats::majority_vote(votes);
+    if (args.json) {
+      out.write_line(ordered_json{{"line", table.line_numbers[r]},
+                                  {"majority", result.winner ? ordered_json(*result.winner) : ordered_json(nullptr)},
+                                  {"agreement", agreement_text(result.agreement)},
+                                  {"count", result.count},
+                                  {"voters", votes.size()}}
+                         .dump());
+    } else {
+      out.write_line(fmt::format("{}\t{}", result.winner.value_or("Ø"), agreement_text(result.agreement)));
+    }
+  }
+  out.commit();
+}
+
+void setup_vote(CLI::App& parent) {
+  auto args = std::make_shared<VoteArguments>();
+  auto* app = parent.add_subcommand(
+      "vote",
+      "Majority vote over detectors, one result per input row (line-aligned): the value held by more than "
+      "half of the --columns, or Ø (no majority); with three detectors of [S_X, S_Y] pairs (JSONL arrays) "
+      "this is the statistical mode of isometry studies. Text output: VALUE<TAB>all|majority|none");
+  app->add_option("--input", args->input, "TSV/CSV (one column per detector; other files are read as TSV) or JSONL table")->required();
+  app->add_option("--columns", args->columns, "The detectors' columns: header names, 1-based numbers or JSONL keys")
+      ->delimiter(',')
+      ->required();
+  app->add_flag("--header", args->header, "TSV/CSV files start with a header line (implied by column names)");
+  app->add_flag("--json", args->json, "JSON Lines {line, majority (null = none), agreement, count, voters}");
+  app->add_option("-o,--output", args->output, "Write here instead of standard output (complete or not at all)");
+  app->callback([args] { vote(*args); });
+}
+
 void setup(CLI::App& root) {
-  auto* app = root.add_subcommand("stats", "Statistics that match scipy 1.10: correlations, KL divergence, chi-squared");
+  auto* app = root.add_subcommand(
+      "stats", "Statistics that match scipy 1.10: correlations, KL divergence, chi-squared, t-tests, binomial test, votes");
   app->require_subcommand(1);
   setup_correlate(*app);
   setup_kl(*app);
   setup_chi2(*app);
+  setup_ttest(*app);
+  setup_binom(*app);
+  setup_vote(*app);
 }
 
 INVAR_COMMAND("stats", setup);

@@ -5,7 +5,7 @@ packages=(
   build-essential cmake pkg-config ccache git
   libeigen3-dev libopenblas-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
-  libsentencepiece-dev libcli11-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libzip-dev zlib1g-dev
+  libsentencepiece-dev libcli11-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libzip-dev zlib1g-dev unzip
   liblinear-dev libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
 )

@@ -42,8 +42,10 @@ Progress::~Progress() {
   if (enabled_) std::fputs("\r\033[K", stderr);
 }
 
-void Progress::advance(std::size_t done) {
-  done_ = std::min(total_, done_ + done);
+void Progress::advance(std::size_t done) { set(done_ + done); }
+
+void Progress::set(std::size_t done_so_far) {
+  done_ = std::min(total_, done_so_far);
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
   if (done_ < total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;

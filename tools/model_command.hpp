@@ -38,7 +38,8 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  void advance(std::size_t done);
+  void advance(std::size_t done);     // `done` more items finished
+  void set(std::size_t done_so_far);  // for callers that count from the start
 
  private:
   void draw();

@@ -14,6 +14,14 @@ fi
 jobs=$(nproc)
 cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
+# CI installs PoCL: the OpenCL tests must run there, not skip (tests/support/opencl_support.hpp).
+export INVAR_REQUIRE_OPENCL=${INVAR_REQUIRE_OPENCL:-1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+# The OpenCL driver (PoCL, LLVM) leaks at exit; tests/lsan.supp names its libraries and nothing else.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
+# The libFuzzer targets (clang, their own build dir) run briefly once per suite, not again under --sanitize.
+if [ "$build" = build ]; then
+  tests/fuzz/run.sh 20
+fi

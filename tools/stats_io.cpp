@@ -21,6 +21,26 @@ double parse_number(const std::string& text, const std::string& where) {
   return value;
 }
 
+namespace {
+bool is_number(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+}  // namespace
+
+Columns read_columns(const std::string& path, const std::vector<std::string>& selectors, bool header) {
+  TableOptions options{.format = table_format_from_path(path)};
+  if (options.format == TableFormat::Text) options.format = TableFormat::Tsv;
+  if (options.format == TableFormat::Jsonl) {
+    options.fields = selectors;
+  } else {
+    options.header = header;
+    for (const auto& s : selectors) options.header = options.header || !is_number(s);
+  }
+  Columns out{read_table(path, options), {}};
+  if (out.table.rows.empty()) fail("{}: no rows", out.table.path);
+  for (const auto& s : selectors)
+    out.index.push_back(options.format == TableFormat::Jsonl ? out.index.size() : out.table.column(s));
+  return out;
+}
+
 std::vector<std::string> read_labels(const std::string& path, const std::string& column, bool header) {
   return read_texts(path, ColumnSelection{.text = column, .header = header}).texts;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "eval/io.hpp"
+
 namespace invar::cli {
 
 // A finite decimal number, or an error naming `where` (FILE:LINE) and the offending text.
@@ -15,6 +17,14 @@ double parse_number(const std::string& text, const std::string& where);
 // One value per row of `column` (1-based number or header name for TSV/CSV, key for JSONL; plain
 // text files hold one value per line). A header name implies a header line.
 std::vector<double> read_numbers(const std::string& path, const std::string& column, bool header);
+// Several columns of one table (TSV/CSV; a plain file is read as TSV; JSONL keys); a header name
+// implies a header line. index[i] is the position of selectors[i] in table.rows.
+struct Columns {
+  Table table;
+  std::vector<std::size_t> index;
+};
+Columns read_columns(const std::string& path, const std::vector<std::string>& selectors, bool header);
+
 std::vector<std::string> read_labels(const std::string& path, const std::string& column, bool header);
 
 // Finite values as numbers; NaN and infinities as the strings "NaN", "Infinity", "-Infinity"

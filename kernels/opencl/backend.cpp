@@ -110,10 +110,10 @@ enum class Kernel { Scale, BiasAct, Add, LayerNorm, RmsNorm, AttentionSoftmax, L
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
     "scale", "bias_act", "add", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
     "gather_rows", "copy_strided", "pool"};
-constexpr std::array<Kernel, 5> kRowKernels = {Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax,
-                                               Kernel::LogSoftmax, Kernel::L2Normalize};
-// Work-items per row in the row kernels (fewer where the device or kernel allows fewer).
+// Work-items per row in the row kernels, and per group in the others (fewer where the device or
+// kernel allows fewer).
 constexpr std::size_t kRowGroup = 128;
+constexpr std::size_t kElementGroup = 64;
 
 clblast::Transpose blas_trans(bool trans) { return trans ? clblast::Transpose::kYes : clblast::Transpose::kNo; }
 
@@ -124,29 +124,15 @@ void check_blas(clblast::StatusCode status, const char* routine) {
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(std::shared_ptr<const Device> device) : device_(std::move(device)) {
-    cl_int status = CL_SUCCESS;
-    queue_ = clCreateCommandQueue(device_->context, device_->id, 0, &status);
-    check(status, "clCreateCommandQueue");
-    for (std::size_t i = 0; i < kernels_.size(); ++i) {
-      kernels_[i] = clCreateKernel(device_->program, kKernelNames[i], &status);
-      check(status, "clCreateKernel");
+    try {
+      create_queue_and_kernels();
+    } catch (...) {
+      release();
+      throw;
     }
-    std::size_t group = kRowGroup;
-    for (Kernel kernel : kRowKernels) {
-      std::size_t limit = 0;
-      check(clGetKernelWorkGroupInfo(get(kernel), device_->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
-                                     nullptr),
-            "clGetKernelWorkGroupInfo");
-      group = std::min(group, limit);
-    }
-    row_group_ = std::bit_floor(std::max<std::size_t>(group, 1));  // the reductions halve the group
   }
 
-  ~OpenClBackend() override {
-    clFinish(queue_);
-    for (cl_kernel kernel : kernels_) clReleaseKernel(kernel);
-    clReleaseCommandQueue(queue_);
-  }
+  ~OpenClBackend() override { release(); }
 
   std::string name() const override {
     return fmt::format("opencl:{}:{}", device_->info.platform, device_->info.device);
@@ -214,12 +200,12 @@ class OpenClBackend final : public Backend {
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override {
     if (x.numel() == 0) return;
     run(Kernel::BiasAct, {u64(x.numel())}, buffer(x), buffer_or(bias, x), cl_int(!bias.empty()), u64(cols_of(x)),
-        cl_int(act));
+        cl_int(act), u64(x.numel()));
   }
 
   void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override {
     if (a.numel() == 0) return;
-    run(Kernel::Add, {u64(a.numel())}, buffer(a), buffer(b), buffer(out));
+    run(Kernel::Add, {u64(a.numel())}, buffer(a), buffer(b), buffer(out), u64(a.numel()));
   }
 
   void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
@@ -245,7 +231,7 @@ class OpenClBackend final : public Backend {
                       const Tensor& out) override {
     if (cols_of(table) == 0 || ids.numel() == 0) return;
     run(Kernel::GatherRows, {u64(cols_of(table)), u64(ids.numel())}, buffer(table), u64(rows_of(table)),
-        buffer(ids), scale, cl_int(accumulate), buffer(out));
+        buffer(ids), scale, cl_int(accumulate), buffer(out), u64(cols_of(table)));
   }
 
   void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
@@ -258,13 +244,13 @@ class OpenClBackend final : public Backend {
     };
     run(Kernel::CopyStrided, {u64(extent[3]), u64(extent[2]), u64(extent[0] * extent[1])},
         Buffer{mem(src), buffer(src).offset + u64(sv.offset)}, strides(sv),
-        Buffer{mem(dst), buffer(dst).offset + u64(dv.offset)}, strides(dv), u64(extent[1]));
+        Buffer{mem(dst), buffer(dst).offset + u64(dv.offset)}, strides(dv), u64(extent[1]), u64(extent[3]));
   }
 
   void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
     if (x.dim(0) == 0 || x.dim(2) == 0) return;
     run(Kernel::Pool, {u64(x.dim(2)), u64(x.dim(0))}, buffer(x), buffer(mask), buffer(out), u64(x.dim(1)),
-        cl_int(mode));
+        cl_int(mode), u64(x.dim(2)));
   }
 
   void do_l2_normalize(const Tensor& x) override { run_rows(Kernel::L2Normalize, rows_of(x), buffer(x), u64(cols_of(x))); }
@@ -274,6 +260,30 @@ class OpenClBackend final : public Backend {
   }
 
  private:
+  void create_queue_and_kernels() {
+    cl_int status = CL_SUCCESS;
+    queue_ = clCreateCommandQueue(device_->context, device_->id, 0, &status);
+    check(status, "clCreateCommandQueue");
+    for (std::size_t i = 0; i < kernels_.size(); ++i) {
+      kernels_[i] = clCreateKernel(device_->program, kKernelNames[i], &status);
+      check(status, "clCreateKernel");
+    }
+    // Powers of two: the reductions halve the group.
+    row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
+                             Kernel::L2Normalize},
+                            kRowGroup);
+    element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Add, Kernel::GatherRows,
+                                 Kernel::CopyStrided, Kernel::Pool},
+                                kElementGroup);
+  }
+  void release() {
+    if (queue_) clFinish(queue_);
+    for (cl_kernel kernel : kernels_) {
+      if (kernel) clReleaseKernel(kernel);
+    }
+    if (queue_) clReleaseCommandQueue(queue_);
+  }
+
   cl_kernel get(Kernel kernel) const { return kernels_[static_cast<std::size_t>(kernel)]; }
 
   void set_arg(cl_kernel kernel, cl_uint& index, const Buffer& b) {
@@ -288,42 +298,56 @@ class OpenClBackend final : public Backend {
     check(clSetKernelArg(kernel, index++, sizeof(T), &value), "clSetKernelArg");
   }
 
-  // Enqueues `kernel` over `global` work-items (any work-group size, or `local` when given).
-  template <std::size_t D, typename... Args>
-  void launch(Kernel which, const std::array<std::size_t, D>& global, const std::size_t* local, const Args&... args) {
+  // Enqueues `kernel` over `global` work-items in work-groups of `local`.
+  template <typename... Args>
+  void launch(Kernel which, cl_uint dims, const std::size_t* global, const std::size_t* local, const Args&... args) {
     const cl_kernel kernel = get(which);
     cl_uint index = 0;
     (set_arg(kernel, index, args), ...);
-    check(clEnqueueNDRangeKernel(queue_, kernel, D, nullptr, global.data(), local, 0, nullptr, nullptr),
+    check(clEnqueueNDRangeKernel(queue_, kernel, dims, nullptr, global, local, 0, nullptr, nullptr),
           kKernelNames[static_cast<std::size_t>(which)]);
   }
+  // One work-item per element of `range` (1 to 3 sizes), in groups of element_group_ along
+  // dimension 0, which is rounded up to a whole group (the kernels skip the excess).
   template <typename... Args>
-  void run(Kernel which, std::initializer_list<cl_ulong> global, const Args&... args) {
-    std::array<std::size_t, 3> sizes{};
-    std::ranges::copy(global, sizes.begin());
-    if (global.size() == 1) return launch(which, std::array{sizes[0]}, nullptr, args...);
-    if (global.size() == 2) return launch(which, std::array{sizes[0], sizes[1]}, nullptr, args...);
-    launch(which, sizes, nullptr, args...);
+  void run(Kernel which, std::initializer_list<cl_ulong> range, const Args&... args) {
+    std::array<std::size_t, 3> global{1, 1, 1};
+    std::ranges::copy(range, global.begin());
+    global[0] = (global[0] + element_group_ - 1) / element_group_ * element_group_;
+    const std::array<std::size_t, 3> local{element_group_, 1, 1};
+    launch(which, static_cast<cl_uint>(range.size()), global.data(), local.data(), args...);
   }
   // One work-group of row_group_ work-items per row.
   template <typename... Args>
   void run_rows(Kernel which, std::int64_t rows, const Args&... args) {
     if (rows == 0) return;
-    launch(which, std::array{static_cast<std::size_t>(rows) * row_group_}, &row_group_, args...,
-           LocalFloats{row_group_});
+    const std::size_t global = static_cast<std::size_t>(rows) * row_group_;
+    launch(which, 1, &global, &row_group_, args..., LocalFloats{row_group_});
+  }
+  // The largest power of two ≤ `target` that every kernel in `kernels` accepts as work-group size.
+  std::size_t group_size(std::initializer_list<Kernel> kernels, std::size_t target) const {
+    for (Kernel kernel : kernels) {
+      std::size_t limit = 0;
+      check(clGetKernelWorkGroupInfo(get(kernel), device_->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
+                                     nullptr),
+            "clGetKernelWorkGroupInfo");
+      target = std::min(target, limit);
+    }
+    return std::bit_floor(std::max<std::size_t>(target, 1));
   }
 
   // C_oi = beta · C_oi over a family of [m, n] matrices: GEMM with k = 0 (CLBlast rejects it).
   void scale_matrices(const Tensor& c, const MatrixView& cv, std::int64_t m, std::int64_t n, float beta,
                       std::int64_t outer, std::int64_t inner) {
     run(Kernel::Scale, {u64(n), u64(m), u64(outer * inner)}, buffer(c), u64(cv.offset), u64(cv.ld),
-        u64(cv.outer_stride), u64(cv.inner_stride), u64(inner), beta);
+        u64(cv.outer_stride), u64(cv.inner_stride), u64(inner), beta, u64(n));
   }
 
   std::shared_ptr<const Device> device_;
   cl_command_queue queue_ = nullptr;
   std::array<cl_kernel, static_cast<std::size_t>(Kernel::Count)> kernels_{};
   std::size_t row_group_ = 1;
+  std::size_t element_group_ = 1;
 };
 
 }  // namespace

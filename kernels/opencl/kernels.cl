@@ -5,7 +5,9 @@
 // Every buffer argument comes with an element offset (Tensor.offset / 4), as views made by
 // Tensor::rows() start anywhere. Row kernels run one work-group per row; each work-item owns the
 // elements at its stride, reads them before the group's last barrier and writes only them, which
-// is what makes the in-place and aliased forms (out = x, out = residual) safe.
+// is what makes the in-place and aliased forms (out = x, out = residual) safe. The other kernels
+// run one work-item per element in work-groups of a fixed size (drivers such as PoCL compile one
+// variant per work-group size), so dimension 0 of their range is rounded up and checked.
 
 // No fused multiply-add: the CPU kernels round every product, so must we.
 #pragma OPENCL FP_CONTRACT OFF
@@ -33,10 +35,10 @@ float activate(float v, int act) {
 // Tree reductions over a work-group whose size is a power of two; `scratch` holds one float per
 // work-item. Every work-item gets the result.
 float group_sum(float v, __local float* scratch) {
-  const size_t lid = get_local_id(0);
+  const ulong lid = get_local_id(0);
   scratch[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (size_t width = get_local_size(0) / 2; width > 0; width /= 2) {
+  for (ulong width = get_local_size(0) / 2; width > 0; width /= 2) {
     if (lid < width) scratch[lid] += scratch[lid + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -46,10 +48,10 @@ float group_sum(float v, __local float* scratch) {
 }
 
 float group_max(float v, __local float* scratch) {
-  const size_t lid = get_local_id(0);
+  const ulong lid = get_local_id(0);
   scratch[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (size_t width = get_local_size(0) / 2; width > 0; width /= 2) {
+  for (ulong width = get_local_size(0) / 2; width > 0; width /= 2) {
     if (lid < width) scratch[lid] = fmax(scratch[lid], scratch[lid + width]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -59,28 +61,31 @@ float group_max(float v, __local float* scratch) {
 }
 
 // C = beta · C (0 when beta is 0, so garbage is not read) for every matrix of a MatrixView family:
-// a GEMM with k = 0. Global size (n, m, outer · inner).
+// a GEMM with k = 0. Range (n, m, outer · inner).
 __kernel void scale(__global float* c, ulong c_off, ulong offset, ulong ld, ulong outer_stride, ulong inner_stride,
-                    ulong inner, float beta) {
-  const size_t col = get_global_id(0), row = get_global_id(1), o = get_global_id(2) / inner,
+                    ulong inner, float beta, ulong n) {
+  const ulong col = get_global_id(0), row = get_global_id(1), o = get_global_id(2) / inner,
                i = get_global_id(2) % inner;
+  if (col >= n) return;
   __global float* x = c + c_off + offset + o * outer_stride + i * inner_stride + row * ld + col;
   *x = beta == 0.0f ? 0.0f : beta * *x;
 }
 
 __kernel void bias_act(__global float* x, ulong x_off, __global const float* bias, ulong bias_off, int has_bias,
-                       ulong cols, int act) {
+                       ulong cols, int act, ulong n) {
   x += x_off;
   bias += bias_off;
-  const size_t i = get_global_id(0);
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
   float v = x[i];
   if (has_bias) v += bias[i % cols];
   x[i] = activate(v, act);
 }
 
 __kernel void add(__global const float* a, ulong a_off, __global const float* b, ulong b_off, __global float* out,
-                  ulong out_off) {
-  const size_t i = get_global_id(0);
+                  ulong out_off, ulong n) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
   out[out_off + i] = a[a_off + i] + b[b_off + i];
 }
 
@@ -89,22 +94,22 @@ __kernel void layer_norm(__global const float* x, ulong x_off, __global const fl
                          int has_residual, __global const float* gamma, ulong gamma_off, __global const float* beta,
                          ulong beta_off, float eps, __global float* out, ulong out_off, ulong cols,
                          __local float* scratch) {
-  const size_t row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
+  const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
   x += x_off + row * cols;
   residual += residual_off + row * cols;
   out += out_off + row * cols;
   gamma += gamma_off;
   beta += beta_off;
   float sum = 0.0f;
-  for (size_t c = lid; c < cols; c += step) sum += has_residual ? x[c] + residual[c] : x[c];
+  for (ulong c = lid; c < cols; c += step) sum += has_residual ? x[c] + residual[c] : x[c];
   const float mean = group_sum(sum, scratch) / (float)cols;
   float squares = 0.0f;
-  for (size_t c = lid; c < cols; c += step) {
+  for (ulong c = lid; c < cols; c += step) {
     const float d = (has_residual ? x[c] + residual[c] : x[c]) - mean;
     squares += d * d;
   }
   const float inv = 1.0f / sqrt(group_sum(squares, scratch) / (float)cols + eps);
-  for (size_t c = lid; c < cols; c += step) {
+  for (ulong c = lid; c < cols; c += step) {
     const float d = (has_residual ? x[c] + residual[c] : x[c]) - mean;
     out[c] = d * inv * gamma[c] + beta[c];
   }
@@ -112,14 +117,14 @@ __kernel void layer_norm(__global const float* x, ulong x_off, __global const fl
 
 __kernel void rms_norm(__global const float* x, ulong x_off, __global const float* weight, ulong weight_off,
                        float eps, __global float* out, ulong out_off, ulong cols, __local float* scratch) {
-  const size_t row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
+  const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
   x += x_off + row * cols;
   out += out_off + row * cols;
   weight += weight_off;
   float squares = 0.0f;
-  for (size_t c = lid; c < cols; c += step) squares += x[c] * x[c];
+  for (ulong c = lid; c < cols; c += step) squares += x[c] * x[c];
   const float inv = 1.0f / sqrt(group_sum(squares, scratch) / (float)cols + eps);
-  for (size_t c = lid; c < cols; c += step) out[c] = x[c] * inv * weight[c];
+  for (ulong c = lid; c < cols; c += step) out[c] = x[c] * inv * weight[c];
 }
 
 // One row (b, h, i) of scores [B, H, Tq, Tk] per work-group; see Backend::attention_softmax.
@@ -127,15 +132,15 @@ __kernel void attention_softmax(__global float* scores, ulong scores_off, float 
                                 ulong mask_off, int has_mask, __global const float* position_bias, ulong bias_off,
                                 int has_bias, int bias_per_batch, ulong heads, ulong tq, ulong tk, int causal,
                                 ulong causal_offset, __local float* scratch) {
-  const size_t row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
-  const size_t query = row % tq, head = (row / tq) % heads, batch = row / (tq * heads);
+  const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
+  const ulong query = row % tq, head = (row / tq) % heads, batch = row / (tq * heads);
   __global float* s = scores + scores_off + row * tk;
   __global const float* bias =
       position_bias + bias_off + ((bias_per_batch ? batch * heads : 0) + head) * tq * tk + query * tk;
   __global const float* keep = key_mask + mask_off + batch * tk;
-  const size_t limit = causal ? min(query + causal_offset + 1, tk) : tk;
+  const ulong limit = causal ? min(query + causal_offset + 1, tk) : tk;
   float best = -INFINITY;
-  for (size_t j = lid; j < tk; j += step) {
+  for (ulong j = lid; j < tk; j += step) {
     float v = scale * s[j];
     if (has_bias) v += bias[j];
     if (j >= limit || (has_mask && keep[j] == 0.0f)) v = -INFINITY;
@@ -144,68 +149,72 @@ __kernel void attention_softmax(__global float* scores, ulong scores_off, float 
   }
   best = group_max(best, scratch);
   if (best == -INFINITY) {
-    for (size_t j = lid; j < tk; j += step) s[j] = 0.0f;
+    for (ulong j = lid; j < tk; j += step) s[j] = 0.0f;
     return;
   }
   float sum = 0.0f;
-  for (size_t j = lid; j < tk; j += step) {
+  for (ulong j = lid; j < tk; j += step) {
     const float e = exp(s[j] - best);  // exp(−∞) = 0 exactly
     s[j] = e;
     sum += e;
   }
   const float total = group_sum(sum, scratch);
-  for (size_t j = lid; j < tk; j += step) s[j] /= total;
+  for (ulong j = lid; j < tk; j += step) s[j] /= total;
 }
 
 __kernel void log_softmax(__global const float* x, ulong x_off, __global float* out, ulong out_off, ulong cols,
                           __local float* scratch) {
-  const size_t row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
+  const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
   x += x_off + row * cols;
   out += out_off + row * cols;
   float best = -INFINITY;
-  for (size_t c = lid; c < cols; c += step) best = fmax(best, x[c]);
+  for (ulong c = lid; c < cols; c += step) best = fmax(best, x[c]);
   best = group_max(best, scratch);
   float sum = 0.0f;
-  for (size_t c = lid; c < cols; c += step) sum += exp(x[c] - best);
+  for (ulong c = lid; c < cols; c += step) sum += exp(x[c] - best);
   const float shift = best + log(group_sum(sum, scratch));
-  for (size_t c = lid; c < cols; c += step) out[c] = x[c] - shift;
+  for (ulong c = lid; c < cols; c += step) out[c] = x[c] - shift;
 }
 
 __kernel void l2_normalize(__global float* x, ulong x_off, ulong cols, __local float* scratch) {
-  const size_t row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
+  const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
   x += x_off + row * cols;
   float squares = 0.0f;
-  for (size_t c = lid; c < cols; c += step) squares += x[c] * x[c];
+  for (ulong c = lid; c < cols; c += step) squares += x[c] * x[c];
   const float norm = fmax(sqrt(group_sum(squares, scratch)), 1e-12f);
-  for (size_t c = lid; c < cols; c += step) x[c] /= norm;
+  for (ulong c = lid; c < cols; c += step) x[c] /= norm;
 }
 
-// Global size (cols, count). Ids outside [0, rows) leave their output row untouched: the table
+// Range (cols, count). Ids outside [0, rows) leave their output row untouched: the table
 // is never read out of bounds (the host validates ids; see Backend::gather_rows).
 __kernel void gather_rows(__global const float* table, ulong table_off, ulong rows, __global const int* ids,
-                          ulong ids_off, float scale, int accumulate, __global float* out, ulong out_off) {
-  const size_t c = get_global_id(0), i = get_global_id(1), cols = get_global_size(0);
+                          ulong ids_off, float scale, int accumulate, __global float* out, ulong out_off,
+                          ulong cols) {
+  const ulong c = get_global_id(0), i = get_global_id(1);
+  if (c >= cols) return;
   const int id = ids[ids_off + i];
   if (id < 0 || (ulong)id >= rows) return;
-  const float v = scale * table[table_off + (size_t)id * cols + c];
+  const float v = scale * table[table_off + (ulong)id * cols + c];
   __global float* to = out + out_off + i * cols + c;
   *to = accumulate ? *to + v : v;
 }
 
-// Global size (extent3, extent2, extent0 · extent1); 4-byte elements of any type.
+// Range (extent3, extent2, extent0 · extent1); 4-byte elements of any type.
 __kernel void copy_strided(__global const uint* src, ulong src_off, ulong4 src_strides, __global uint* dst,
-                           ulong dst_off, ulong4 dst_strides, ulong extent1) {
-  const size_t i3 = get_global_id(0), i2 = get_global_id(1), i1 = get_global_id(2) % extent1,
+                           ulong dst_off, ulong4 dst_strides, ulong extent1, ulong extent3) {
+  const ulong i3 = get_global_id(0), i2 = get_global_id(1), i1 = get_global_id(2) % extent1,
                i0 = get_global_id(2) / extent1;
+  if (i3 >= extent3) return;
   const ulong4 index = (ulong4)(i0, i1, i2, i3);
   const ulong4 s = index * src_strides, d = index * dst_strides;
   dst[dst_off + d.s0 + d.s1 + d.s2 + d.s3] = src[src_off + s.s0 + s.s1 + s.s2 + s.s3];
 }
 
-// Global size (cols, batch); sentence-transformers Pooling as the CPU kernels compute it.
+// Range (cols, batch); sentence-transformers Pooling as the CPU kernels compute it.
 __kernel void pool(__global const float* x, ulong x_off, __global const float* mask, ulong mask_off,
-                   __global float* out, ulong out_off, ulong length, int mode) {
-  const size_t c = get_global_id(0), b = get_global_id(1), cols = get_global_size(0);
+                   __global float* out, ulong out_off, ulong length, int mode, ulong cols) {
+  const ulong c = get_global_id(0), b = get_global_id(1);
+  if (c >= cols) return;
   x += x_off + b * length * cols + c;
   mask += mask_off + b * length;
   float result;
@@ -213,10 +222,10 @@ __kernel void pool(__global const float* x, ulong x_off, __global const float* m
     result = x[0];
   } else if (mode == POOL_MAX) {
     result = -FLT_MAX;
-    for (size_t t = 0; t < length; ++t) result = fmax(result, mask[t] == 0.0f ? -1e9f : x[t * cols]);
+    for (ulong t = 0; t < length; ++t) result = fmax(result, mask[t] == 0.0f ? -1e9f : x[t * cols]);
   } else {
     float sum = 0.0f, count = 0.0f;
-    for (size_t t = 0; t < length; ++t) {
+    for (ulong t = 0; t < length; ++t) {
       if (mask[t] == 0.0f) continue;
       sum += mask[t] * x[t * cols];
       count += mask[t];

@@ -48,6 +48,12 @@ std::vector<std::string> model_folders(bool generated_only) {
   return folders;
 }
 
+std::vector<std::string> case_strings(const nlohmann::json& golden, const std::string& key) {
+  std::vector<std::string> strings;
+  for (const auto& c : golden.at("cases")) strings.push_back(c.at(key).get<std::string>());
+  return strings;
+}
+
 std::string param_name(const std::string& folder) {
   std::string name = folder;
   std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');

@@ -13,6 +13,8 @@ nlohmann::json load_json(const std::string& path);
 // with generated_only, those whose golden records generation settings. A new fixture is covered
 // without touching the tests.
 std::vector<std::string> model_folders(bool generated_only = false);
+// The string `key` of every entry of golden["cases"], in order.
+std::vector<std::string> case_strings(const nlohmann::json& golden, const std::string& key);
 // A gtest parameter name from a folder ("core/marian" -> "core_marian").
 std::string param_name(const std::string& folder);
 std::string read_file(const std::string& path);

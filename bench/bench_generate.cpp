@@ -1,0 +1,253 @@
+// Generation speed of an opus-mt-base-sized Marian model (vocab 58101, d_model 512, 6+6 layers,
+// 8 heads, FFN 2048) with random weights built in memory: generated tokens per second for greedy
+// and beam 5 search at batch 1 and 16, and the share of the time spent in the weight GEMMs
+// (projections, FFN, LM head) and in attention (score/context GEMMs and softmax). Every
+// hypothesis runs to max_length (min_length = max_length), so lengths are exact.
+//
+//   build/bench/bench_generate --benchmark_counters_tabular=true
+//
+// The Length benchmarks run greedy batch 1 to 16, 64 and 256 tokens: the time per step and the
+// GEMM time per step stay flat, only attention grows with the length generated so far. (Per step
+// includes the one encoder pass, amortised over the steps.)
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+#include "engine/backend.hpp"
+#include "engine/error.hpp"
+#include "engine/seq2seq.hpp"
+#include "loaders/model_source.hpp"
+#include "models/seq2seq_spec.hpp"
+
+namespace invar {
+namespace {
+
+constexpr std::int64_t kVocab = 58101, kModel = 512, kFfn = 2048;
+
+nlohmann::json opus_mt_base_config() {
+  return {{"model_type", "marian"},        {"vocab_size", kVocab},          {"decoder_vocab_size", kVocab},
+          {"d_model", kModel},             {"encoder_layers", 6},           {"decoder_layers", 6},
+          {"encoder_attention_heads", 8},  {"decoder_attention_heads", 8},  {"encoder_ffn_dim", kFfn},
+          {"decoder_ffn_dim", kFfn},       {"max_position_embeddings", 512}, {"activation_function", "swish"},
+          {"scale_embedding", true},       {"pad_token_id", kVocab - 1},    {"eos_token_id", 0},
+          {"decoder_start_token_id", kVocab - 1}, {"forced_eos_token_id", 0}, {"num_beams", 4},
+          {"max_length", 512},             {"is_encoder_decoder", true}};
+}
+
+// The shape of a Marian weight from its canonical name (models/seq2seq_spec.hpp).
+std::vector<std::int64_t> marian_shape(const std::string& canonical) {
+  auto ends = [&](const char* suffix) { return canonical.ends_with(suffix); };
+  if (ends("embed_tokens") || canonical == "lm_head") return {kVocab, kModel};
+  if (canonical == "final_logits_bias") return {1, kVocab};
+  if (ends("ffn.in.weight")) return {kFfn, kModel};
+  if (ends("ffn.in.bias")) return {kFfn};
+  if (ends("ffn.out.weight")) return {kModel, kFfn};
+  if (ends(".weight") && canonical.find("_attn.") != std::string::npos) return {kModel, kModel};
+  return {kModel};  // biases and norms
+}
+
+// A ModelSource with random weights (N(0, 0.02), norms 1 and 0), tied as the names table ties them.
+class RandomMarian final : public ModelSource {
+ public:
+  RandomMarian() : config_(opus_mt_base_config()) {
+    const Seq2SeqSpec spec = seq2seq_spec(config_, path_);
+    std::mt19937 rng(1);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    for (const auto& name : seq2seq_weight_names(spec, config_)) {
+      if (!name.required) continue;
+      bool stored = false;
+      for (const auto& s : name.stored) stored = stored || tensors_.count(s) > 0;
+      if (stored) continue;
+      const auto shape = marian_shape(name.canonical);
+      std::int64_t count = 1;
+      for (auto d : shape) count *= d;
+      std::vector<float> values(static_cast<std::size_t>(count));
+      const bool norm = name.canonical.find("norm") != std::string::npos;
+      const bool norm_weight = norm && name.canonical.ends_with(".weight");
+      for (float& v : values) v = norm ? (norm_weight ? 1.0f : 0.0f) : normal(rng);
+      tensors_[name.stored.front()] = {shape, std::move(values)};
+    }
+  }
+  const std::string& path() const override { return path_; }
+  const nlohmann::json& config() const override { return config_; }
+  bool has_file(const std::string&) const override { return false; }
+  std::string read_file(const std::string& name) const override { fail("{}: no file {}", path_, name); }
+  std::vector<std::string> file_names() const override { return {}; }
+  std::vector<std::string> tensor_names() const override {
+    std::vector<std::string> names;
+    for (const auto& [name, tensor] : tensors_) names.push_back(name);
+    return names;
+  }
+  bool has_tensor(const std::string& name) const override { return tensors_.count(name) > 0; }
+  TensorData tensor(const std::string& name) const override {
+    const auto& [shape, values] = tensors_.at(name);
+    return {DType::F32, shape, reinterpret_cast<const std::byte*>(values.data()), values.size() * sizeof(float)};
+  }
+
+ private:
+  std::string path_ = "random-opus-mt-base";
+  nlohmann::json config_;
+  std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<float>>> tensors_;
+};
+
+// The CPU backend, with the time spent in weight GEMMs and in attention added up.
+class TimedBackend final : public Backend {
+ public:
+  explicit TimedBackend(int threads) : inner_(make_cpu_backend(threads)) {}
+  double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
+
+  std::string name() const override { return inner_->name(); }
+  void set_threads(int threads) override { inner_->set_threads(threads); }
+  std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
+  std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
+  void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
+  void download(const Tensor& src, void* host) override { inner_->download(src, host); }
+
+ protected:
+  void do_gemm(bool ta, bool tb, float alpha, const Tensor& a, const Tensor& b, float beta, const Tensor& c) override {
+    timed(gemm_seconds, [&] { inner_->gemm(ta, tb, alpha, a, b, beta, c); });
+    // op(a) is [M, K] and c [M, N]: 2·M·N·K = 2 · |c| · |a| / M, with M = |c| / N.
+    const double m = static_cast<double>(c.numel()) / static_cast<double>(c.dim(c.shape.rank - 1));
+    gemm_flops += 2.0 * static_cast<double>(c.numel()) * static_cast<double>(a.numel()) / m;
+  }
+  void do_gemm_batched(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const Tensor& a,
+                       const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta, const Tensor& c,
+                       const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
+    timed(attention_seconds,
+          [&] { inner_->gemm_batched(ta, tb, m, n, k, alpha, a, av, b, bv, beta, c, cv, outer, inner); });
+  }
+  void do_attention_softmax(const Tensor& scores, float scale, const Tensor& mask, const Tensor& bias, bool causal,
+                            std::int64_t offset) override {
+    timed(attention_seconds, [&] { inner_->attention_softmax(scores, scale, mask, bias, causal, offset); });
+  }
+  void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override { inner_->bias_act(x, bias, act); }
+  void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override { inner_->add(a, b, out); }
+  void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
+                     const Tensor& out) override {
+    inner_->layer_norm(x, residual, gamma, beta, eps, out);
+  }
+  void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
+    inner_->rms_norm(x, weight, eps, out);
+  }
+  void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate, const Tensor& out) override {
+    inner_->gather_rows(table, ids, scale, accumulate, out);
+  }
+  void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
+                       const std::array<std::int64_t, 4>& extent) override {
+    inner_->copy_strided(src, sv, dst, dv, extent);
+  }
+  void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
+    inner_->pool(x, mask, mode, out);
+  }
+  void do_l2_normalize(const Tensor& x) override { inner_->l2_normalize(x); }
+  void do_log_softmax(const Tensor& x, const Tensor& out) override { inner_->log_softmax(x, out); }
+
+ private:
+  template <typename F>
+  static void timed(double& total, F f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::unique_ptr<Backend> inner_;
+};
+
+// OpenBLAS sgemm's rate on this machine, in this process, at the threads the model uses: a
+// [512, 2048] · [2048, 2048]ᵀ product (an FFN-sized GEMM with many rows), best of 5.
+double sgemm_peak_gflops(Backend& backend) {
+  auto store = backend.make_weight_store();
+  const std::int64_t m = 512, k = 2048, n = 2048;
+  const Tensor a = store->add(std::vector<float>(static_cast<std::size_t>(m * k), 0.5f), Shape{m, k});
+  const Tensor b = store->add(std::vector<float>(static_cast<std::size_t>(n * k), 0.25f), Shape{n, k});
+  const Tensor c = store->add(std::vector<float>(static_cast<std::size_t>(m * n), 0.0f), Shape{m, n});
+  double best = 0.0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    backend.gemm(false, true, 1.0f, a, b, 0.0f, c);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::max(best, 2.0 * m * n * k / seconds * 1e-9);
+  }
+  return best;
+}
+
+struct Fixture {
+  RandomMarian source;
+  TimedBackend backend{1};
+  Seq2SeqModel model{source, backend};
+  double peak_gflops = sgemm_peak_gflops(backend);
+};
+
+Fixture& fixture() {
+  static Fixture instance;
+  return instance;
+}
+
+// 20-token sources of random ids (not pad, not EOS), then EOS.
+std::vector<TokenIds> sources(std::int64_t batch) {
+  std::mt19937 rng(static_cast<unsigned>(batch));
+  std::uniform_int_distribution<std::int32_t> id(1, static_cast<std::int32_t>(kVocab - 2));
+  std::vector<TokenIds> out(static_cast<std::size_t>(batch));
+  for (auto& s : out) {
+    for (int i = 0; i < 20; ++i) s.push_back(id(rng));
+    s.push_back(0);
+  }
+  return out;
+}
+
+// Arguments: batch, beams, max_length.
+void BM_Generate(benchmark::State& state) {
+  Fixture& f = fixture();
+  const std::int64_t batch = state.range(0);
+  SearchSettings settings = f.model.default_settings();
+  settings.num_beams = static_cast<int>(state.range(1));
+  settings.max_length = static_cast<int>(state.range(2));
+  settings.min_length = settings.max_length;
+  const auto input = sources(batch);
+  f.backend.gemm_seconds = f.backend.gemm_flops = f.backend.attention_seconds = 0.0;
+  double seconds = 0.0;
+  std::int64_t tokens = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto hyps = f.model.generate(input, settings);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const auto& h : hyps) tokens += static_cast<std::int64_t>(h.front().ids.size()) - 1;
+    benchmark::DoNotOptimize(hyps.data());
+  }
+  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
+  // A step appends one token to every sequence (every beam) of the batch.
+  const double steps = static_cast<double>(tokens) / static_cast<double>(batch);
+  state.counters["ms/step"] = 1e3 * seconds / steps;
+  state.counters["gemm_ms/step"] = 1e3 * f.backend.gemm_seconds / steps;
+  state.counters["attn_ms/step"] = 1e3 * f.backend.attention_seconds / steps;
+  state.counters["gemm_share"] = f.backend.gemm_seconds / seconds;
+  state.counters["attn_share"] = f.backend.attention_seconds / seconds;
+  // The weight GEMMs' achieved rate as a share of sgemm's rate on a large product, same process.
+  state.counters["gemm_vs_peak"] = f.backend.gemm_flops / f.backend.gemm_seconds * 1e-9 / f.peak_gflops;
+}
+
+BENCHMARK(BM_Generate)
+    ->ArgNames({"batch", "beams", "max_len"})
+    ->Args({1, 1, 64})
+    ->Args({16, 1, 64})
+    ->Args({1, 5, 64})
+    ->Args({16, 5, 64})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+// Per-token cost against the length generated: greedy, batch 1.
+BENCHMARK(BM_Generate)
+    ->Name("Length")
+    ->ArgNames({"batch", "beams", "max_len"})
+    ->Args({1, 1, 16})
+    ->Args({1, 1, 64})
+    ->Args({1, 1, 256})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+}  // namespace
+}  // namespace invar
+
+BENCHMARK_MAIN();

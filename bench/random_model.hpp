@@ -1,0 +1,125 @@
+#pragma once
+// Random-weight encoder models of real sizes as Hugging Face folders (config.json,
+// model.safetensors, tokenizer files copied from a small fixture), for benchmarks: the weights
+// follow BERT's initializer (normal, std 0.02; LayerNorm weight 1, bias 0), so activations stay
+// in a realistic range. The tokenizer's ids are a subset of the model's vocabulary.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/error.hpp"
+
+namespace invar::bench {
+
+struct RandomModelPreset {
+  std::string name, model_type;
+  std::int64_t vocab, hidden, layers, heads, ffn, positions, type_vocab;
+  std::int32_t pad;
+  std::string tokenizer_fixture;  // tests/fixtures/core/<this> lends its tokenizer files
+};
+
+inline const std::vector<RandomModelPreset>& random_model_presets() {
+  static const std::vector<RandomModelPreset> presets{
+      {"xlmr-base", "xlm-roberta", 250002, 768, 12, 12, 3072, 514, 1, 1, "xlmr"},
+      {"multilingual-minilm-l12", "xlm-roberta", 250002, 384, 12, 12, 1536, 514, 1, 1, "xlmr"},
+      {"all-minilm-l6", "bert", 30522, 384, 6, 12, 1536, 512, 2, 0, "bert-wordpiece"},
+  };
+  return presets;
+}
+
+inline const RandomModelPreset& random_model_preset(const std::string& name) {
+  for (const auto& p : random_model_presets())
+    if (p.name == name) return p;
+  fail("unknown preset '{}' (xlmr-base, multilingual-minilm-l12, all-minilm-l6)", name);
+}
+
+// Encoder FLOPs for `batch` sequences of `tokens` tokens: the layers' GEMMs (q, k, v, o and the
+// feed-forward: 2·T·(4H² + 2HF) each) and attention (2·2·T²·H), as multiply-adds × 2.
+inline double encoder_flops(const RandomModelPreset& p, std::int64_t batch, std::int64_t tokens) {
+  const double t = static_cast<double>(tokens), h = static_cast<double>(p.hidden), f = static_cast<double>(p.ffn);
+  return static_cast<double>(batch * p.layers) * (2.0 * t * (4.0 * h * h + 2.0 * h * f) + 4.0 * t * t * h);
+}
+
+// Writes the folder; `fixtures` is tests/fixtures/core. Streams tensors, so memory stays small.
+inline void write_random_model(const RandomModelPreset& p, const std::string& dir, const std::string& fixtures,
+                               std::uint32_t seed = 1) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  nlohmann::json config = {{"model_type", p.model_type},       {"architectures", {p.model_type == "bert" ? "BertModel" : "XLMRobertaModel"}},
+                           {"vocab_size", p.vocab},            {"hidden_size", p.hidden},
+                           {"num_hidden_layers", p.layers},    {"num_attention_heads", p.heads},
+                           {"intermediate_size", p.ffn},       {"max_position_embeddings", p.positions},
+                           {"type_vocab_size", p.type_vocab},  {"pad_token_id", p.pad},
+                           {"hidden_act", "gelu"},             {"layer_norm_eps", 1e-12}};
+  std::ofstream(dir + "/config.json") << config.dump(2);
+  const std::string source = fixtures + "/" + p.tokenizer_fixture;
+  for (const auto& entry : fs::directory_iterator(source)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "vocab.txt" || name.ends_with(".model") || name == "special_tokens_map.json" || name == "tokenizer_config.json")
+      fs::copy_file(entry.path(), dir + "/" + name, fs::copy_options::overwrite_existing);
+  }
+
+  struct Entry {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    int kind;  // 0 random, 1 ones, 2 zeros
+  };
+  std::vector<Entry> tensors;
+  const auto add = [&](const std::string& name, std::vector<std::int64_t> shape, int kind = 0) {
+    tensors.push_back({name, std::move(shape), kind});
+  };
+  const auto linear = [&](const std::string& name, std::int64_t out, std::int64_t in) {
+    add(name + ".weight", {out, in});
+    add(name + ".bias", {out}, 2);
+  };
+  const auto norm = [&](const std::string& name) {
+    add(name + ".weight", {p.hidden}, 1);
+    add(name + ".bias", {p.hidden}, 2);
+  };
+  add("embeddings.word_embeddings.weight", {p.vocab, p.hidden});
+  add("embeddings.position_embeddings.weight", {p.positions, p.hidden});
+  add("embeddings.token_type_embeddings.weight", {p.type_vocab, p.hidden});
+  norm("embeddings.LayerNorm");
+  for (std::int64_t i = 0; i < p.layers; ++i) {
+    const std::string l = "encoder.layer." + std::to_string(i) + ".";
+    for (const char* part : {"query", "key", "value"}) linear(l + "attention.self." + part, p.hidden, p.hidden);
+    linear(l + "attention.output.dense", p.hidden, p.hidden);
+    norm(l + "attention.output.LayerNorm");
+    linear(l + "intermediate.dense", p.ffn, p.hidden);
+    linear(l + "output.dense", p.hidden, p.ffn);
+    norm(l + "output.LayerNorm");
+  }
+  nlohmann::json header = nlohmann::json::object();
+  std::uint64_t offset = 0;
+  for (const auto& t : tensors) {
+    std::uint64_t n = 1;
+    for (auto d : t.shape) n *= static_cast<std::uint64_t>(d);
+    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + 4 * n}}};
+    offset += 4 * n;
+  }
+  std::string text = header.dump();
+  while (text.size() % 8 != 0) text += ' ';
+  std::ofstream out(dir + "/model.safetensors", std::ios::binary);
+  const std::uint64_t size = text.size();
+  out.write(reinterpret_cast<const char*>(&size), 8);
+  out << text;
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<float> buffer;
+  for (const auto& t : tensors) {
+    std::uint64_t n = 1;
+    for (auto d : t.shape) n *= static_cast<std::uint64_t>(d);
+    buffer.resize(static_cast<std::size_t>(n));
+    for (float& v : buffer) v = t.kind == 0 ? normal(rng) : t.kind == 1 ? 1.0f : 0.0f;
+    out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(n * 4));
+  }
+  if (!out) fail("{}: could not write model.safetensors", dir);
+}
+
+}  // namespace invar::bench

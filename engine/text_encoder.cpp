@@ -1,0 +1,100 @@
+#include "engine/text_encoder.hpp"
+
+#include <algorithm>
+
+#include "engine/error.hpp"
+#include "loaders/hf_config.hpp"
+
+namespace invar {
+namespace {
+
+Pooling to_pooling(PoolingMode mode) {
+  switch (mode) {
+    case PoolingMode::Cls:
+      return Pooling::Cls;
+    case PoolingMode::Max:
+      return Pooling::Max;
+    case PoolingMode::MeanSqrtLen:
+      return Pooling::MeanSqrtLen;
+    case PoolingMode::Mean:
+      break;
+  }
+  return Pooling::Mean;
+}
+
+}  // namespace
+
+const char* pooling_name(Pooling mode) {
+  switch (mode) {
+    case Pooling::Cls:
+      return "cls";
+    case Pooling::Max:
+      return "max";
+    case Pooling::MeanSqrtLen:
+      return "mean_sqrt_len_tokens";
+    case Pooling::Mean:
+      break;
+  }
+  return "mean";
+}
+
+Pooling parse_pooling(const std::string& name) {
+  for (Pooling mode : {Pooling::Mean, Pooling::Cls, Pooling::Max, Pooling::MeanSqrtLen})
+    if (name == pooling_name(mode)) return mode;
+  fail("--pooling must be mean, cls, max or mean_sqrt_len_tokens, got '{}'", name);
+}
+
+TextEncoder::TextEncoder(const ModelSource& source, Backend& backend)
+    : source_(source), tokenizer_(make_tokenizer(source)), model_(source, backend) {
+  limit_ = static_cast<std::size_t>(model_.spec().max_tokens);
+  const auto st = load_sentence_transformer_config(source);
+  if (st && st->max_seq_length) cap_length(static_cast<std::size_t>(*st->max_seq_length));
+}
+
+void TextEncoder::cap_length(std::size_t tokens) { limit_ = std::min(limit_, tokens); }
+
+std::vector<Encoding> TextEncoder::encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated) const {
+  std::vector<Encoding> out;
+  out.reserve(inputs.size());
+  truncated = 0;
+  for (const auto& input : inputs) {
+    Encoding e = pairs ? tokenizer_->encode_pair(input.first, input.second) : tokenizer_->encode(input.first);
+    if (e.ids.size() > limit_) {
+      ++truncated;
+      e = pairs ? tokenizer_->encode_pair(input.first, input.second, limit_) : tokenizer_->encode(input.first, limit_);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+EmbeddingSettings TextEncoder::default_embedding_settings() const {
+  EmbeddingSettings settings;
+  settings.layer = model_.spec().layers;
+  const auto st = load_sentence_transformer_config(source_);
+  if (st) {
+    for (PoolingMode mode : st->pooling) settings.modes.push_back(to_pooling(mode));
+    settings.normalize = st->normalize;
+  }
+  if (settings.modes.empty()) settings.modes.push_back(Pooling::Mean);
+  return settings;
+}
+
+std::size_t TextEncoder::embedding_width(const EmbeddingSettings& settings) const {
+  return static_cast<std::size_t>(model_.spec().hidden) * settings.modes.size();
+}
+
+PerInput TextEncoder::embed(const std::vector<Encoding>& inputs, const EmbeddingSettings& settings,
+                            const BatchOptions& options) {
+  return batched<std::vector<float>>(inputs, options, [&](std::span<const Encoding> batch) {
+    return model_.embed(batch, settings.modes, settings.normalize, settings.layer);
+  });
+}
+
+PerInput TextEncoder::logits(const std::vector<Encoding>& inputs, const BatchOptions& options) {
+  model_.require_classifier();
+  return batched<std::vector<float>>(inputs, options,
+                                     [&](std::span<const Encoding> batch) { return model_.logits(batch); });
+}
+
+}  // namespace invar

@@ -1,0 +1,102 @@
+#pragma once
+// Text in, encoder outputs out: the model's tokenizer around EncoderModel, with truncation to the
+// model's limit and length-sorted batches whose results come back in input order. What
+// sentence-transformers' encode() and a Hugging Face tokenizer → model → logits loop do, for the
+// commands and evaluations that start from text (embed, classify, LIP's SE classifier, isometry's
+// paraphrase detectors).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/batching.hpp"
+#include "engine/encoder.hpp"
+#include "engine/tokenizer.hpp"
+#include "loaders/model_source.hpp"
+
+namespace invar {
+
+// One input: a text, or a pair of texts (`second` used only when encoding pairs).
+struct TextInput {
+  std::string first, second;
+};
+
+// How sentence embeddings are pooled: sentence-transformers' modules.json unless overridden.
+struct EmbeddingSettings {
+  std::vector<Pooling> modes;  // each mode's vector concatenated in this order
+  bool normalize = false;
+  std::int64_t layer = 0;      // hidden states after this many layers (the model's last by default)
+};
+
+// sentence-transformers' names: "mean", "cls", "max", "mean_sqrt_len_tokens"; parse fails for others.
+const char* pooling_name(Pooling mode);
+Pooling parse_pooling(const std::string& name);
+
+struct BatchOptions {
+  std::size_t batch_size = 32;
+  std::function<void(std::size_t)> progress;  // called after each batch with the inputs it held
+};
+
+class TextEncoder {
+ public:
+  // Opens the tokenizer and the model of `source` on `backend`; both must outlive the encoder.
+  // Inputs are truncated to the model's positions and, for a sentence-transformers folder, to
+  // sentence_bert_config.json's max_seq_length, as sentence-transformers does.
+  TextEncoder(const ModelSource& source, Backend& backend);
+
+  EncoderModel& model() { return model_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  const ModelSource& source() const { return source_; }
+
+  // Truncates inputs to at most `tokens` tokens (special tokens included) from now on.
+  void cap_length(std::size_t tokens);
+  std::size_t max_length() const { return limit_; }
+
+  // Tokenizes every input (pairs when `pairs`), truncating longest_first to max_length().
+  // `truncated` counts the inputs that were cut.
+  std::vector<Encoding> encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated) const;
+
+  // modules.json's pooling and Normalize over the last layer (mean pooling for a plain model).
+  EmbeddingSettings default_embedding_settings() const;
+  // One width per embedding: hidden size × pooling modes.
+  std::size_t embedding_width(const EmbeddingSettings& settings) const;
+
+  // Runs `batch_fn` over length-sorted batches of `inputs`; results land at their inputs' positions.
+  template <typename Result>
+  std::vector<Result> batched(const std::vector<Encoding>& inputs, const BatchOptions& options,
+                              const std::function<std::vector<Result>(std::span<const Encoding>)>& batch_fn);
+
+  // Sentence embeddings of already encoded inputs, in input order.
+  PerInput embed(const std::vector<Encoding>& inputs, const EmbeddingSettings& settings, const BatchOptions& options);
+  // The classification head's logits, in input order (fails when the model has no such head).
+  PerInput logits(const std::vector<Encoding>& inputs, const BatchOptions& options);
+
+ private:
+  const ModelSource& source_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  EncoderModel model_;
+  std::size_t limit_ = 0;
+};
+
+template <typename Result>
+std::vector<Result> TextEncoder::batched(const std::vector<Encoding>& inputs, const BatchOptions& options,
+                                         const std::function<std::vector<Result>(std::span<const Encoding>)>& batch_fn) {
+  std::vector<std::size_t> lengths;
+  for (const auto& e : inputs) lengths.push_back(e.ids.size());
+  std::vector<Result> results(inputs.size());
+  std::vector<Encoding> batch;
+  for (const auto& indices : length_sorted_batches(lengths, options.batch_size)) {
+    batch.clear();
+    for (std::size_t i : indices) batch.push_back(inputs[i]);
+    auto out = batch_fn(batch);
+    for (std::size_t k = 0; k < indices.size(); ++k) results[indices[k]] = std::move(out[k]);
+    if (options.progress) options.progress(indices.size());
+  }
+  return results;
+}
+
+}  // namespace invar

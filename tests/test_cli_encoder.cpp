@@ -1,0 +1,200 @@
+// The encoder commands end to end: golden values through the CLI, one output line per input line
+// in input order (empty lines included), atomic files, npy output, truncation warning, and clear
+// errors for bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "support/test_support.hpp"
+
+using namespace invar;
+using nlohmann::json;
+
+namespace {
+
+std::string model(const std::string& name) { return test::fixture("core/" + name); }
+
+std::vector<json> json_lines(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+::testing::AssertionResult near_all(const json& actual, const json& expected, double tolerance = 1e-4) {
+  if (actual.size() != expected.size()) return ::testing::AssertionFailure() << actual.size() << " vs " << expected.size();
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    if (std::fabs(actual[i].get<double>() - expected[i].get<double>()) > tolerance)
+      return ::testing::AssertionFailure() << "value " << i << ": " << actual[i] << " vs " << expected[i];
+  return ::testing::AssertionSuccess();
+}
+
+std::string input_file(const std::string& content) {
+  const std::string path = test::temp_dir() + "/input.txt";
+  test::write_file(path, content);
+  return path;
+}
+
+// Lines of the golden's texts, joined with newlines (optionally with an empty line inserted first).
+std::string texts_of(const json& golden, std::size_t count) {
+  std::string text;
+  for (std::size_t i = 0; i < count; ++i) text += golden["cases"][i]["text"].get<std::string>() + "\n";
+  return text;
+}
+
+}  // namespace
+
+// modules.json says mean pooling + Normalize; batch size 2 reorders by length inside the run, the
+// output keeps input order, and the empty line gets its own output line.
+TEST(CliEncoder, EmbedFollowsModulesJsonAndKeepsLineOrder) {
+  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
+  const std::string input = golden["cases"][0]["text"].get<std::string>() + "\n\n" + texts_of(golden, 5).substr(
+                                golden["cases"][0]["text"].get<std::string>().size() + 1);
+  const auto result = test::run_cli({"-q", "embed", "-m", model("bert-wordpiece"), "--batch-size", "2"}, input);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = json_lines(result.out);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_TRUE(near_all(lines[0]["embedding"], golden["cases"][0]["mean_pooled_normalized"][0]));
+  EXPECT_EQ(lines[1]["embedding"].size(), 32u);  // the empty line: [CLS] [SEP] only
+  for (std::size_t i = 1; i < 5; ++i)
+    EXPECT_TRUE(near_all(lines[i + 1]["embedding"], golden["cases"][i]["mean_pooled_normalized"][0])) << "case " << i;
+}
+
+TEST(CliEncoder, EmbedPoolingLayerAndNpyOutput) {
+  const json golden = test::load_json(model("xlmr") + "/golden.json");
+  const std::string input = texts_of(golden, 3);
+  const auto mean = test::run_cli({"embed", "-m", model("xlmr"), "--pooling", "mean"}, input);
+  ASSERT_EQ(mean.exit_code, 0) << mean.err;
+  const auto lines = json_lines(mean.out);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(near_all(lines[i]["embedding"], golden["cases"][i]["mean_pooled"][0]));
+  const auto cls = test::run_cli({"embed", "-m", model("xlmr"), "--pooling", "cls", "--layer", "0"}, input);
+  ASSERT_EQ(cls.exit_code, 0) << cls.err;
+  // CLS pooling of layer 0 is the first row of hidden_states[0].
+  EXPECT_TRUE(near_all(json_lines(cls.out)[1]["embedding"], golden["cases"][1]["hidden_states"][0][0][0]));
+
+  const std::string npy = test::temp_dir() + "/embeddings.npy";
+  const auto binary = test::run_cli({"embed", "-m", model("xlmr"), "--output-format", "npy", "-o", npy}, input);
+  ASSERT_EQ(binary.exit_code, 0) << binary.err;
+  const std::string bytes = test::read_file(npy);
+  ASSERT_EQ(bytes.substr(0, 6), "\x93NUMPY");
+  const std::size_t header = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  EXPECT_EQ((10 + header) % 64, 0u);
+  EXPECT_NE(bytes.find("'shape': (3, 32)"), std::string::npos);
+  ASSERT_EQ(bytes.size(), 10 + header + 3 * 32 * sizeof(float));
+  float first = 0.0f;
+  std::memcpy(&first, bytes.data() + 10 + header + 32 * sizeof(float), sizeof(float));
+  EXPECT_NEAR(first, golden["cases"][1]["mean_pooled"][0][0].get<double>(), 1e-4);
+}
+
+TEST(CliEncoder, HiddenWritesTokensAndTheRequestedLayer) {
+  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
+  const std::string out = test::temp_dir() + "/hidden.jsonl";
+  const auto result = test::run_cli({"hidden", "-m", model("bert-wordpiece"), "--layer", "1", "-o", out}, texts_of(golden, 2));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "");
+  const auto lines = json_lines(test::read_file(out));
+  ASSERT_EQ(lines.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(lines[i]["tokens"], golden["cases"][i]["tokens"]);
+    const json& expected = golden["cases"][i]["hidden_states"][1][0];
+    ASSERT_EQ(lines[i]["hidden"].size(), expected.size());
+    for (std::size_t t = 0; t < expected.size(); ++t) EXPECT_TRUE(near_all(lines[i]["hidden"][t], expected[t]));
+  }
+  EXPECT_EQ(test::run_cli({"hidden", "-m", model("bert-wordpiece"), "--layer", "3"}, "x\n").exit_code, 1);
+}
+
+TEST(CliEncoder, ClassifyPairsAndRegression) {
+  for (const char* name : {"bert-pair-cls", "xlmr-pair-cls"}) {
+    const json golden = test::load_json(model(name) + "/golden.json");
+    std::string input;
+    for (const auto& c : golden["cases"]) input += c["text"].get<std::string>() + "\t" + c["text_pair"].get<std::string>() + "\n";
+    const auto result = test::run_cli({"classify", "-m", model(name), "--pairs"}, input);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto lines = json_lines(result.out);
+    ASSERT_EQ(lines.size(), golden["cases"].size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const json& c = golden["cases"][i];
+      EXPECT_TRUE(near_all(lines[i]["logits"], c["logits"][0]));
+      EXPECT_TRUE(near_all(lines[i]["probs"], c["probs"][0]));
+      const std::size_t best = c["logits"][0][0].get<double>() >= c["logits"][0][1].get<double>() ? 0 : 1;
+      const json config = test::load_json(model(name) + "/config.json");
+      const std::string label = config.contains("id2label") ? config["id2label"][std::to_string(best)].get<std::string>()
+                                                              : "LABEL_" + std::to_string(best);
+      EXPECT_EQ(lines[i]["label"], label);
+    }
+  }
+  const json golden = test::load_json(model("xlmr-regression") + "/golden.json");
+  const auto result = test::run_cli({"classify", "-m", model("xlmr-regression")}, texts_of(golden, 12));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = json_lines(result.out);
+  ASSERT_EQ(lines.size(), 12u);
+  for (std::size_t i = 0; i < 12; ++i)
+    EXPECT_NEAR(lines[i]["score"].get<double>(), golden["cases"][i]["score"].get<double>(), 1e-4);
+}
+
+TEST(CliEncoder, PllAndPseudoPerplexity) {
+  const json golden = test::load_json(model("xlmr-mlm") + "/golden.json");
+  const auto result = test::run_cli({"pll", "-m", model("xlmr-mlm"), "--ppl"}, texts_of(golden, 3) + "\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = json_lines(result.out);
+  ASSERT_EQ(lines.size(), 4u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& c = golden["cases"][i];
+    EXPECT_TRUE(near_all(lines[i]["per_token"], c["pll_per_token"]));
+    EXPECT_NEAR(lines[i]["pll"].get<double>(), c["pll"].get<double>(), 1e-3);
+    EXPECT_EQ(lines[i]["tokens"], c["pll_per_token"].size());
+    EXPECT_NEAR(lines[i]["ppl"].get<double>(), std::exp(-c["pll"].get<double>() / c["pll_per_token"].size()), 1e-2);
+  }
+  // An empty line has no token to score: defined, not skipped.
+  EXPECT_EQ(lines[3], json::parse(R"({"pll": 0, "tokens": 0, "per_token": [], "ppl": null})"));
+}
+
+TEST(CliEncoder, SimilarityOfPairs) {
+  const auto result = test::run_cli({"similarity", "-m", model("bert-wordpiece")}, "The cat sat.\tThe cat sat.\nA dog.\tUne pomme rouge.\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = json_lines(result.out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NEAR(lines[0]["cosine"].get<double>(), 1.0, 1e-6);
+  EXPECT_LT(lines[1]["cosine"].get<double>(), 0.999);
+}
+
+TEST(CliEncoder, LongInputsAreTruncatedWithOneWarning) {
+  const auto result = test::run_cli({"embed", "-m", model("xlmr"), "--max-length", "5"},
+                                    "The cat sat on the mat.\nShort.\nDie Katze sitzt auf der Matte.\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(json_lines(result.out).size(), 3u);
+  EXPECT_NE(result.err.find("2 of 3 input lines were longer than 5 tokens"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("warning"), result.err.rfind("warning"));
+}
+
+TEST(CliEncoder, BadInputFailsWithOneClearLine) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string input, message;
+  };
+  const std::string one_column = input_file("a\tb\nonly one column\n");
+  const std::string bad_utf8 = input_file("fine\n\xff\xfe broken\n");
+  const std::vector<Case> cases{
+      {{"classify", "-m", model("bert-pair-cls"), "--pairs", "-i", one_column}, "", one_column + ":2: expected two tab-separated columns"},
+      {{"similarity", "-m", model("bert-wordpiece"), "-i", one_column}, "", one_column + ":2: expected two"},
+      {{"embed", "-m", model("bert-wordpiece"), "-i", bad_utf8}, "", bad_utf8 + ":2: invalid UTF-8"},
+      {{"pll", "-m", model("xlmr")}, "x\n", "no masked-LM head"},
+      {{"classify", "-m", model("bert-wordpiece")}, "x\n", "no sequence-classification head"},
+      {{"embed", "-m", model("marian")}, "x\n", "not an encoder-only model"},
+      {{"embed", "-m", model("xlmr"), "--pooling", "median"}, "x\n", "--pooling must be"},
+  };
+  for (const auto& c : cases) {
+    const std::string out = test::temp_dir() + "/out.jsonl";
+    auto args = c.args;
+    args.insert(args.end(), {"-o", out});
+    const auto result = test::run_cli(args, c.input);
+    EXPECT_EQ(result.exit_code, 1) << c.message;
+    EXPECT_NE(result.err.find(c.message), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << "a failed run left " << out;
+  }
+}

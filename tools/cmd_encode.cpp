@@ -1,0 +1,346 @@
+// Encoder commands: `invar embed`, `hidden`, `classify`, `pll` and `similarity` run a BERT,
+// RoBERTa, XLM-R or MPNet model (engine/encoder.hpp) over one text (or tab-separated pair) per
+// input line and write one JSONL line per input line, in input order. Inputs are batched by
+// length; texts longer than the model allows are truncated with one warning.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "engine/text_encoder.hpp"
+#include "engine/error.hpp"
+#include "eval/io.hpp"
+#include "tools/command.hpp"
+#include "tools/model_command.hpp"
+
+namespace invar::cli {
+namespace {
+
+struct EncodeOptions {
+  ModelOptions model;
+  std::size_t max_length = 0;  // 0 = the model's limit
+  std::int64_t layer = -1;     // hidden states after this layer; negative counts from the end
+};
+
+void add_encode_options(CLI::App& command, EncodeOptions& options) {
+  add_model_options(command, options.model);
+  command.add_option("--max-length", options.max_length,
+                     "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
+      ->capture_default_str();
+}
+
+void add_layer_option(CLI::App& command, EncodeOptions& options) {
+  command.add_option("--layer", options.layer,
+                     "Hidden states after this layer: 0 = embeddings, N = last; negative counts from the end "
+                     "(-1 = last)")
+      ->capture_default_str();
+}
+
+// Reads every line; with `pairs`, each must hold exactly two tab-separated columns. An empty line
+// stays an (empty) input, so outputs keep their lines.
+std::vector<TextInput> read_input(const std::string& path, bool pairs) {
+  LineReader reader(path);
+  std::vector<TextInput> lines;
+  std::string line;
+  while (reader.next(line)) {
+    if (!pairs) {
+      lines.push_back({line, {}});
+      continue;
+    }
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos)
+      fail("{}: expected two tab-separated columns (text, second text), found {}", reader.where(),
+           tab == std::string::npos ? 1 : 3);
+    lines.push_back({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  return lines;
+}
+
+// The model of --model on --device, with --max-length and --layer resolved.
+class EncoderRun {
+ public:
+  explicit EncoderRun(const EncodeOptions& options)
+      : options_(options),
+        source_(ModelSource::open(options.model.model)),
+        backend_(open_backend(options.model)),
+        encoder_(*source_, *backend_) {
+    if (options.max_length > 0) encoder_.cap_length(options.max_length);
+  }
+
+  TextEncoder& encoder() { return encoder_; }
+  EncoderModel& model() { return encoder_.model(); }
+
+  // The layer --layer names, as a count of layers run.
+  std::int64_t layer() {
+    const std::int64_t layers = model().spec().layers, layer = options_.layer;
+    if (layer > layers || layer < -(layers + 1))
+      fail("--layer {} does not exist: the model has layers 0 (embeddings) to {}", layer, layers);
+    return layer < 0 ? layers + 1 + layer : layer;
+  }
+
+  // Tokenizes every line, truncating to the limit; one warning says how many lines were cut.
+  std::vector<Encoding> encode(const std::vector<TextInput>& lines, bool pairs) {
+    std::size_t cut = 0;
+    auto out = encoder_.encode(lines, pairs, cut);
+    if (cut > 0)
+      fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut,
+                 lines.size(), encoder_.max_length());
+    return out;
+  }
+
+  // --batch-size batches with a progress bar labelled `label`.
+  BatchOptions batches(Progress& progress) const {
+    return {options_.model.batch_size, [&progress](std::size_t done) { progress.advance(done); }};
+  }
+
+ private:
+  EncodeOptions options_;
+  std::unique_ptr<ModelSource> source_;
+  std::unique_ptr<Backend> backend_;
+  TextEncoder encoder_;
+};
+
+std::string floats(const std::vector<float>& values) { return fmt::format("[{}]", fmt::join(values, ", ")); }
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  AtomicOutput out(path);
+  for (const auto& line : lines) out.write_line(line);
+  out.commit();
+}
+
+// NumPy's .npy format 1.0: magic, header length, a Python dict literal padded to 64 bytes, data.
+void write_npy(const std::string& path, const std::vector<std::vector<float>>& rows, std::size_t width) {
+  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", rows.size(), width);
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  AtomicOutput out(path);
+  std::ostream& stream = out.stream();
+  stream.write("\x93NUMPY\x01\x00", 8);
+  const std::uint16_t size = static_cast<std::uint16_t>(header.size());
+  const char size_bytes[2] = {static_cast<char>(size & 0xFF), static_cast<char>(size >> 8)};
+  stream.write(size_bytes, 2);
+  stream << header;
+  for (const auto& row : rows) stream.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size() * sizeof(float)));
+  out.commit();
+}
+
+// ---- embed / similarity ----
+
+struct EmbedOptions {
+  EncodeOptions encode;
+  std::string pooling;  // empty = modules.json's, else mean
+  bool normalize = false;
+  std::string format = "jsonl";
+};
+
+// Sentence embeddings of `lines` as sentence-transformers computes them: modules.json's pooling
+// and Normalize unless --pooling / --normalize say otherwise.
+PerInput embed_lines(const EmbedOptions& options, const std::vector<TextInput>& lines, std::size_t& width) {
+  EncoderRun run(options.encode);
+  EmbeddingSettings settings = run.encoder().default_embedding_settings();
+  if (!options.pooling.empty()) settings.modes = {parse_pooling(options.pooling)};
+  settings.normalize = settings.normalize || options.normalize;
+  settings.layer = run.layer();
+  width = run.encoder().embedding_width(settings);
+  const auto inputs = run.encode(lines, false);
+  Progress progress("embed", inputs.size());
+  return run.encoder().embed(inputs, settings, run.batches(progress));
+}
+
+void add_embedding_options(CLI::App& command, EmbedOptions& options) {
+  add_encode_options(command, options.encode);
+  add_layer_option(command, options.encode);
+  command.add_option("--pooling", options.pooling,
+                     "mean, cls, max or mean_sqrt_len_tokens (default: modules.json's Pooling, else mean)");
+  command.add_flag("--normalize", options.normalize,
+                   "L2-normalize the embeddings (always on when modules.json has a Normalize module)");
+}
+
+void run_embed(const EmbedOptions& options) {
+  if (options.format != "jsonl" && options.format != "npy")
+    fail("--output-format must be jsonl or npy, got '{}'", options.format);
+  std::size_t width = 0;
+  const auto embeddings = embed_lines(options, read_input(options.encode.model.input, false), width);
+  if (options.format == "npy") return write_npy(options.encode.model.output, embeddings, width);
+  std::vector<std::string> lines;
+  for (const auto& e : embeddings) lines.push_back(R"({"embedding": )" + floats(e) + "}");
+  write_lines(options.encode.model.output, lines);
+}
+
+double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+  double dot = 0.0, na = 0.0, nb = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    na += static_cast<double>(a[i]) * a[i];
+    nb += static_cast<double>(b[i]) * b[i];
+  }
+  // torch.nn.functional.cosine_similarity's eps = 1e-8 on each norm.
+  return dot / (std::max(std::sqrt(na), 1e-8) * std::max(std::sqrt(nb), 1e-8));
+}
+
+void run_similarity(const EmbedOptions& options) {
+  const auto pairs = read_input(options.encode.model.input, true);
+  std::vector<TextInput> texts;
+  for (const auto& p : pairs) {
+    texts.push_back({p.first, {}});
+    texts.push_back({p.second, {}});
+  }
+  std::size_t width = 0;
+  const auto embeddings = embed_lines(options, texts, width);
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    lines.push_back(fmt::format(R"({{"cosine": {}}})", cosine(embeddings[2 * i], embeddings[2 * i + 1])));
+  write_lines(options.encode.model.output, lines);
+}
+
+// ---- hidden ----
+
+void run_hidden(const EncodeOptions& options) {
+  const auto lines = read_input(options.model.input, false);
+  EncoderRun run(options);
+  const std::int64_t layer = run.layer();
+  const auto inputs = run.encode(lines, false);
+  Progress progress("hidden", inputs.size());
+  const auto hidden = run.encoder().batched<std::vector<float>>(
+      inputs, run.batches(progress),
+      [&](std::span<const Encoding> batch) { return run.model().hidden_states(batch, layer); });
+  const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<std::string> rows;
+    for (std::size_t t = 0; t < inputs[i].ids.size(); ++t)
+      rows.push_back(floats(std::vector<float>(hidden[i].begin() + static_cast<std::ptrdiff_t>(t * h),
+                                               hidden[i].begin() + static_cast<std::ptrdiff_t>((t + 1) * h))));
+    out.push_back(fmt::format(R"({{"tokens": {}, "hidden": [{}]}})", nlohmann::json(inputs[i].tokens).dump(),
+                              fmt::join(rows, ", ")));
+  }
+  write_lines(options.model.output, out);
+}
+
+// ---- classify ----
+
+struct ClassifyOptions {
+  EncodeOptions encode;
+  bool pairs = false;
+};
+
+void run_classify(const ClassifyOptions& options) {
+  const auto lines = read_input(options.encode.model.input, options.pairs);
+  EncoderRun run(options.encode);
+  const EncoderSpec& spec = run.model().spec();
+  run.model().require_classifier();
+  const auto inputs = run.encode(lines, options.pairs);
+  Progress progress("classify", inputs.size());
+  const auto logits = run.encoder().logits(inputs, run.batches(progress));
+  std::vector<std::string> out;
+  for (const auto& l : logits) {
+    if (spec.regression) {
+      out.push_back(fmt::format(R"({{"score": {}}})", l[0]));
+      continue;
+    }
+    const auto probs = label_probabilities(l, spec.multi_label);
+    const auto best = static_cast<std::size_t>(std::max_element(l.begin(), l.end()) - l.begin());
+    out.push_back(fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", floats(l), floats(probs),
+                              nlohmann::json(spec.labels[best]).dump()));
+  }
+  write_lines(options.encode.model.output, out);
+}
+
+// ---- pll ----
+
+struct PllOptions {
+  EncodeOptions encode;
+  bool ppl = false;
+};
+
+void run_pll(const PllOptions& options) {
+  const auto lines = read_input(options.encode.model.input, false);
+  EncoderRun run(options.encode);
+  run.model().require_mlm();
+  const auto mask = run.encoder().tokenizer().mask_id();
+  if (!mask) fail("{}: the tokenizer has no mask token", run.encoder().source().path());
+  const auto inputs = run.encode(lines, false);
+  std::vector<std::string> out;
+  Progress progress("pll", inputs.size());
+  for (const auto& input : inputs) {
+    const auto per_token = run.model().pll(input, *mask);
+    double total = 0.0;
+    for (double v : per_token) total += v;
+    std::string line = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": [{}])", total, per_token.size(),
+                                   fmt::join(per_token, ", "));
+    // Salazar et al.'s pseudo-perplexity: exp(−PLL / N); undefined for a text without tokens.
+    if (options.ppl)
+      line += per_token.empty() ? R"(, "ppl": null)"
+                                : fmt::format(R"(, "ppl": {})", std::exp(-total / static_cast<double>(per_token.size())));
+    out.push_back(line + "}");
+    progress.advance(1);
+  }
+  write_lines(options.encode.model.output, out);
+}
+
+const char* const kInputNote =
+    "\n\nInput: one text per line (--input FILE or standard input), UTF-8. Output: one JSON line per input line, "
+    "in input order. An empty line is encoded as an empty text (the model sees only its special tokens).";
+
+void setup_embed(CLI::App& root) {
+  auto options = std::make_shared<EmbedOptions>();
+  auto* cmd = root.add_subcommand("embed", "Sentence embeddings from an encoder: {\"embedding\": [...]} per line");
+  cmd->footer(std::string("Pooling and normalization follow the model's sentence-transformers modules.json unless "
+                          "--pooling/--normalize are given; without modules.json, mean pooling.") + kInputNote);
+  add_embedding_options(*cmd, *options);
+  cmd->add_option("--output-format", options->format, "jsonl, or npy: one float32 matrix [lines, dim]")
+      ->capture_default_str();
+  cmd->callback([options] { run_embed(*options); });
+}
+
+void setup_similarity(CLI::App& root) {
+  auto options = std::make_shared<EmbedOptions>();
+  auto* cmd = root.add_subcommand("similarity", "Cosine similarity of the embeddings of tab-separated text pairs");
+  cmd->footer("Input: two tab-separated texts per line. Output: {\"cosine\": x} per line, in input order. "
+              "Embeddings as `invar embed` computes them.");
+  add_embedding_options(*cmd, *options);
+  cmd->callback([options] { run_similarity(*options); });
+}
+
+void setup_hidden(CLI::App& root) {
+  auto options = std::make_shared<EncodeOptions>();
+  auto* cmd = root.add_subcommand("hidden", "Token hidden states: {\"tokens\": [...], \"hidden\": [[...], ...]} per line");
+  cmd->footer(kInputNote);
+  add_encode_options(*cmd, *options);
+  add_layer_option(*cmd, *options);
+  cmd->callback([options] { run_hidden(*options); });
+}
+
+void setup_classify(CLI::App& root) {
+  auto options = std::make_shared<ClassifyOptions>();
+  auto* cmd = root.add_subcommand("classify", "Sequence classification: {\"logits\", \"probs\", \"label\"} per line");
+  cmd->footer(std::string("A regression model (num_labels = 1) writes {\"score\": x}. With --pairs every line holds "
+                          "two tab-separated texts.") + kInputNote);
+  add_encode_options(*cmd, options->encode);
+  cmd->add_flag("--pairs", options->pairs, "Classify tab-separated text pairs");
+  cmd->callback([options] { run_classify(*options); });
+}
+
+void setup_pll(CLI::App& root) {
+  auto options = std::make_shared<PllOptions>();
+  auto* cmd = root.add_subcommand("pll", "Pseudo-log-likelihood from a masked LM (Salazar et al. 2020)");
+  cmd->footer(std::string("Each non-special token is masked in turn; all masked copies of a line run as one batch "
+                          "(--batch-size does not apply). Output: {\"pll\": x, \"tokens\": n, \"per_token\": [...]} "
+                          "(natural log), plus \"ppl\" = exp(-pll/n) with --ppl.") + kInputNote);
+  add_encode_options(*cmd, options->encode);
+  cmd->add_flag("--ppl", options->ppl, "Add the pseudo-perplexity exp(-pll / tokens)");
+  cmd->callback([options] { run_pll(*options); });
+}
+
+}  // namespace
+
+INVAR_COMMAND("embed", setup_embed);
+INVAR_COMMAND("similarity", setup_similarity);
+INVAR_COMMAND("hidden", setup_hidden);
+INVAR_COMMAND("classify", setup_classify);
+INVAR_COMMAND("pll", setup_pll);
+
+}  // namespace invar::cli

@@ -1,0 +1,257 @@
+// `invar generate`, `invar translate` and `invar score`: encoder-decoder models (Marian, BART,
+// mBART, Pegasus, M2M100/NLLB, T5) on text, one output line per input line. Search settings
+// default to the model's config.json, as Hugging Face's generate() reads them.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "engine/error.hpp"
+#include "engine/translator.hpp"
+#include "eval/io.hpp"
+#include "loaders/model_source.hpp"
+#include "tools/command.hpp"
+#include "tools/model_command.hpp"
+
+namespace invar::cli {
+namespace {
+
+struct InputOptions {
+  std::string format;  // text, tsv, csv, jsonl; empty = from the extension (text for others)
+  std::string column;  // text column / JSONL key
+  bool header = false;
+};
+
+struct SearchOptions {
+  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, top_k;
+  std::optional<double> length_penalty, temperature, top_p;
+  std::optional<bool> early_stopping;
+  bool sample = false;
+  std::uint64_t seed = 0;
+  std::optional<std::string> source_language, target_language;
+};
+
+struct Arguments {
+  ModelOptions model;
+  InputOptions input;
+  SearchOptions search;
+};
+
+// --input-format, else the extension, else `fallback` (standard input, other extensions).
+TableFormat input_format(const InputOptions& input, const std::string& path, TableFormat fallback) {
+  if (!input.format.empty()) {
+    const auto format = parse_table_format(input.format);
+    if (!format) fail("--input-format must be text, tsv, csv or jsonl, got '{}'", input.format);
+    return *format;
+  }
+  const TableFormat guessed = table_format_from_path(path);
+  return path == "-" || guessed == TableFormat::Text ? fallback : guessed;
+}
+
+// The texts of one column (--column; default the first, or key "text" in JSONL).
+std::vector<std::string> read_texts(const ModelOptions& model, const InputOptions& input, Table& table) {
+  TableOptions options;
+  options.format = input_format(input, model.input, TableFormat::Text);
+  options.header = input.header;
+  options.fields = {input.column.empty() ? "text" : input.column};
+  table = read_table(model.input, options);
+  const bool by_name = options.format == TableFormat::Tsv || options.format == TableFormat::Csv;
+  const std::size_t column = by_name && !input.column.empty() ? table.column(input.column) : 0;
+  std::vector<std::string> texts;
+  for (const auto& row : table.rows) texts.push_back(row.at(column));
+  return texts;
+}
+
+// Source and target of each row: two TSV/CSV columns, or JSONL keys "source" and "target".
+std::vector<std::pair<std::string, std::string>> read_pairs(const ModelOptions& model, const InputOptions& input,
+                                                            Table& table) {
+  TableOptions options;
+  options.format = input_format(input, model.input, TableFormat::Tsv);
+  if (options.format == TableFormat::Text) fail("score reads source and target columns: use tsv, csv or jsonl input");
+  options.header = input.header;
+  options.fields = {"source", "target"};
+  options.expected_columns = 2;
+  table = read_table(model.input, options);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& row : table.rows) pairs.emplace_back(row.at(0), row.at(1));
+  return pairs;
+}
+
+SearchSettings search_settings(const Translator& translator, const SearchOptions& o) {
+  SearchSettings s = translator.default_settings();
+  if (o.beam) s.num_beams = *o.beam;
+  if (o.n_best) s.num_return_sequences = *o.n_best;
+  if (o.max_length) s.max_length = *o.max_length;
+  // Hugging Face 4.19: max_length = max_new_tokens + the decoder prompt (the start token).
+  if (o.max_new_tokens) s.max_length = *o.max_new_tokens + 1;
+  if (o.min_length) s.min_length = *o.min_length;
+  if (o.no_repeat_ngram) s.no_repeat_ngram_size = *o.no_repeat_ngram;
+  if (o.length_penalty) s.length_penalty = *o.length_penalty;
+  if (o.early_stopping) s.early_stopping = *o.early_stopping;
+  if (o.sample) s.do_sample = true;
+  if (o.temperature) s.temperature = *o.temperature;
+  if (o.top_k) s.top_k = *o.top_k;
+  if (o.top_p) s.top_p = *o.top_p;
+  s.seed = o.seed;
+  if (s.do_sample && o.beam && *o.beam > 1) fail("--sample draws one token at a time; leave out --beam");
+  if (s.do_sample) s.num_beams = 1;
+  return s;
+}
+
+struct Session {
+  std::unique_ptr<ModelSource> source;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Translator> translator;
+};
+
+Session open_session(const Arguments& args) {
+  Session session;
+  session.source = ModelSource::open(args.model.model);
+  session.backend = open_backend(args.model);
+  session.translator = std::make_unique<Translator>(*session.source, *session.backend);
+  session.translator->set_languages(args.search.source_language, args.search.target_language);
+  return session;
+}
+
+TranslateOptions translate_options(const ModelOptions& model, const Table& table, Progress& progress) {
+  TranslateOptions options;
+  options.batch_size = model.batch_size;
+  options.where = [&table](std::size_t row) { return table.where(row); };
+  options.progress = [&progress](std::size_t done) { progress.set(done); };
+  return options;
+}
+
+// A generated text can hold line breaks (byte-level BPE has tokens for them); plain-text output
+// turns them into spaces to stay one line per input.
+std::string one_line(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
+void run_generate(const Arguments& args, bool best_text_only) {
+  Session session = open_session(args);
+  const SearchSettings settings = search_settings(*session.translator, args.search);
+  Table table;
+  const auto texts = read_texts(args.model, args.input, table);
+  Progress progress(best_text_only ? "translate" : "generate", texts.size());
+  const auto results = session.translator->generate(texts, settings, translate_options(args.model, table, progress));
+  AtomicOutput out(args.model.output);
+  for (const auto& hyps : results) {
+    if (best_text_only) {
+      out.write_line(hyps.empty() ? std::string() : one_line(hyps.front().text));
+      continue;
+    }
+    nlohmann::json line = {{"hyps", nlohmann::json::array()}};
+    for (const auto& hyp : hyps) line["hyps"].push_back({{"text", hyp.text}, {"ids", hyp.ids}, {"score", hyp.score}});
+    out.write_line(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  out.commit();
+}
+
+void run_score(const Arguments& args) {
+  Session session = open_session(args);
+  Table table;
+  const auto pairs = read_pairs(args.model, args.input, table);
+  Progress progress("score", pairs.size());
+  const auto scores = session.translator->score(pairs, translate_options(args.model, table, progress));
+  AtomicOutput out(args.model.output);
+  for (const auto& s : scores) out.write_line(nlohmann::json{{"logprob", s.logprob}, {"tokens", s.tokens}}.dump());
+  out.commit();
+}
+
+void add_input_options(CLI::App& app, InputOptions& input, bool pairs) {
+  app.add_option("--input-format", input.format,
+                 pairs ? "tsv, csv or jsonl (default: from the extension; tsv for standard input)"
+                       : "text, tsv, csv or jsonl (default: from the extension; text for standard input)");
+  if (!pairs)
+    app.add_option("--column", input.column,
+                   "Column of the text: 1-based number or header name (TSV/CSV, default 1), key (JSONL, default text)");
+  app.add_flag("--header", input.header, "TSV/CSV input starts with a header line");
+}
+
+void add_language_options(CLI::App& app, SearchOptions& o) {
+  app.add_option("--src-lang", o.source_language,
+                 "Source language code of mBART (de_DE) or M2M100/NLLB (de) (default: tokenizer_config.json)");
+  app.add_option("--tgt-lang", o.target_language,
+                 "Target language code: mBART (en_XX), M2M100/NLLB (en) force it as the first token; "
+                 "multilingual Marian (fr) gets >>fr<< before the source (default: config.json's forced_bos_token_id)");
+}
+
+void add_search_options(CLI::App& app, SearchOptions& o) {
+  const char* from_config = " (default: config.json, else Hugging Face's default)";
+  app.add_option("--beam", o.beam, std::string("Beam size, num_beams; 1 = greedy") + from_config)
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--n-best", o.n_best, std::string("Hypotheses per input, num_return_sequences") + from_config)
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--max-length", o.max_length,
+                 std::string("Longest output in tokens, counting the decoder start token") + from_config)
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--max-new-tokens", o.max_new_tokens, "Longest output in generated tokens (overrides --max-length)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--min-length", o.min_length, std::string("EOS is banned before this many tokens") + from_config)
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--length-penalty", o.length_penalty,
+                 std::string("Beam scores are divided by length**this") + from_config);
+  app.add_option("--early-stopping", o.early_stopping,
+                 std::string("Stop a beam search once num_beams hypotheses are done (true/false)") + from_config);
+  app.add_option("--no-repeat-ngram", o.no_repeat_ngram,
+                 std::string("No n-gram of this size appears twice, no_repeat_ngram_size") + from_config)
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_flag("--sample", o.sample, "Sample instead of searching (then --temperature, --top-k, --top-p apply)");
+  app.add_option("--temperature", o.temperature, std::string("Sampling temperature") + from_config);
+  app.add_option("--top-k", o.top_k, std::string("Sample among the k likeliest tokens (0 = all)") + from_config)
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--top-p", o.top_p, std::string("Sample within the smallest set of probability ≥ p") + from_config);
+  app.add_option("--seed", o.seed, "Sampling seed: the same seed gives the same samples")->capture_default_str();
+  add_language_options(app, o);
+}
+
+// generate and translate: the same options, JSON hypotheses or the best text.
+void add_generation_command(CLI::App& root, const std::string& name, const std::string& description,
+                            bool best_text_only) {
+  auto args = std::make_shared<Arguments>();
+  auto* app = root.add_subcommand(name, description);
+  add_model_options(*app, args->model);
+  add_input_options(*app, args->input, false);
+  add_search_options(*app, args->search);
+  app->callback([args, best_text_only] { run_generate(*args, best_text_only); });
+}
+
+void setup_generate(CLI::App& root) {
+  add_generation_command(
+      root, "generate",
+      "Generate with an encoder-decoder model (Marian, BART, mBART, Pegasus, M2M100/NLLB, T5): one JSON line "
+      "per input line, {\"hyps\": [{\"text\", \"ids\", \"score\"}, ...]} best first; an empty input line gives "
+      "{\"hyps\": []}. Sources longer than the model's positions are an error naming the line.",
+      false);
+}
+
+void setup_translate(CLI::App& root) {
+  add_generation_command(
+      root, "translate",
+      "Translate (or summarise, paraphrase) with an encoder-decoder model: the best hypothesis's text per input "
+      "line (line breaks in it become spaces), an empty line for an empty one; a source longer than the model's "
+      "positions is an error naming the line. Same options as generate.",
+      true);
+}
+
+void setup_score(CLI::App& root) {
+  auto args = std::make_shared<Arguments>();
+  auto* app = root.add_subcommand(
+      "score",
+      "Forced decoding: log-probability of each target given its source, as the model would generate it (forced "
+      "language token given, text, EOS). Input: source<TAB>target lines (or CSV, or JSONL with \"source\" and "
+      "\"target\"); output: {\"logprob\": x, \"tokens\": n} per line.");
+  add_model_options(*app, args->model);
+  add_input_options(*app, args->input, true);
+  add_language_options(*app, args->search);
+  app->callback([args] { run_score(*args); });
+}
+
+INVAR_COMMAND("generate", setup_generate);
+INVAR_COMMAND("translate", setup_translate);
+INVAR_COMMAND("score", setup_score);
+
+}  // namespace
+}  // namespace invar::cli
