@@ -181,7 +181,8 @@ const char* category_label(IsometryCategory category) {
 
 std::vector<AgreementPattern> agreement_patterns(const std::vector<std::string>& detectors) {
   const std::size_t n = detectors.size();
-  if (n == 0 || n > 16) fail("isometry needs 1 to 16 paraphrase detectors, got {}", n);
+  // Nine detectors already make 255 majority patterns; more would swamp the agreement table.
+  if (n == 0 || n > 9) fail("isometry needs 1 to 9 paraphrase detectors, got {}", n);
   std::vector<std::size_t> all(n);
   for (std::size_t d = 0; d < n; ++d) all[d] = d;
   std::vector<AgreementPattern> patterns{{"all", all}};

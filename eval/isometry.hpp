@@ -99,7 +99,8 @@ const char* category_key(IsometryCategory category);    // "isometric", "ambiguo
 const char* category_label(IsometryCategory category);  // "[1,1] isometric", ..., "Ø ambiguous"
 
 // Which detectors hold the mode of a pair: all of them, a strict majority short of all (one pattern
-// per such set, e.g. "bert+xlmr" of three), or none (Ø). Patterns are listed in that order.
+// per such set, e.g. "bert+xlmr" of three), or none (Ø). Patterns are listed in that order. Takes
+// 1 to 9 detectors.
 struct AgreementPattern {
   std::string name;                    // "all", "A+B", "none"
   std::vector<std::size_t> detectors;  // the detectors holding the mode; empty for "none"

@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "engine/encoder.hpp"
+#include "engine/text_encoder.hpp"
 #include "engine/error.hpp"
-#include "engine/tokenizer.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 
@@ -38,22 +38,17 @@ std::size_t paraphrase_label(const EncoderSpec& spec, const std::optional<std::s
 
 struct PairClassifier {
   std::unique_ptr<ModelSource> source;
-  std::unique_ptr<Tokenizer> tokenizer;
-  std::unique_ptr<EncoderModel> model;
+  std::unique_ptr<TextEncoder> encoder;
   std::size_t label = 0;
-  std::size_t max_tokens = 0;
   std::size_t batch_size = 32;
 
   std::vector<double> probabilities(const std::vector<std::string>& first, const std::vector<std::string>& second) {
+    std::vector<TextInput> inputs;
+    for (std::size_t i = 0; i < first.size(); ++i) inputs.push_back({first[i], second[i]});
+    std::size_t truncated = 0;
+    const auto logits = encoder->logits(encoder->encode(inputs, true, truncated), {.batch_size = batch_size});
     std::vector<double> out;
-    std::vector<Encoding> batch;
-    for (std::size_t start = 0; start < first.size(); start += batch_size) {
-      const std::size_t end = std::min(first.size(), start + batch_size);
-      batch.clear();
-      for (std::size_t i = start; i < end; ++i) batch.push_back(tokenizer->encode_pair(first[i], second[i], max_tokens));
-      for (const auto& logits : model->logits(batch))
-        out.push_back(label_probabilities(logits, model->spec().multi_label).at(label));
-    }
+    for (const auto& row : logits) out.push_back(label_probabilities(row, encoder->model().spec().multi_label).at(label));
     return out;
   }
 };
@@ -76,15 +71,13 @@ ParaphraseDetector model_paraphrase_detector(const std::string& model, Backend& 
                                              const ModelDetectorOptions& options) {
   auto classifier = std::make_shared<PairClassifier>();
   classifier->source = ModelSource::open(model);
-  classifier->model = std::make_unique<EncoderModel>(*classifier->source, backend);
-  const auto& spec = classifier->model->spec();
-  if (!classifier->model->has_classifier())
+  classifier->encoder = std::make_unique<TextEncoder>(*classifier->source, backend);
+  const auto& encoder_model = classifier->encoder->model();
+  const auto& spec = encoder_model.spec();
+  if (!encoder_model.has_classifier())
     fail("{}: not a pair classifier (the checkpoint has no sequence-classification head)", model);
   if (spec.regression) fail("{}: a regression model (num_labels = 1), not a pair classifier", model);
   classifier->label = paraphrase_label(spec, options.paraphrase_label, model);
-  classifier->tokenizer = make_tokenizer(*classifier->source);
-  classifier->max_tokens = static_cast<std::size_t>(spec.max_tokens);
-  if (const auto limit = classifier->tokenizer->model_max_length()) classifier->max_tokens = std::min(classifier->max_tokens, *limit);
   classifier->batch_size = options.batch_size;
   return {options.name.empty() ? file_name(model) : options.name,
           [classifier](const std::vector<std::string>& first, const std::vector<std::string>& second) {

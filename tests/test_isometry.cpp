@@ -147,7 +147,9 @@ TEST(IsometryAgreement, PatternsAreTheStrictMajorities) {
   EXPECT_EQ(five[1].name, "a+b+c+d");
   EXPECT_EQ(five[6].name, "a+b+c");
   EXPECT_EQ(five[15].name, "c+d+e");
+  EXPECT_EQ(agreement_patterns(std::vector<std::string>(9, "d")).size(), 257u);
   EXPECT_THROW(agreement_patterns({}), Error);
+  EXPECT_THROW(agreement_patterns(std::vector<std::string>(10, "d")), Error);
 }
 
 // ---- chrF̄2 and the correlation ------------------------------------------------------------------
