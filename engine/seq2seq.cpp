@@ -48,12 +48,15 @@ std::vector<float> sinusoidal_table(PositionKind kind, std::int64_t rows, std::i
       }
     } else {
       if (p == pad_row) continue;  // the padding position embeds to zero
+      // M2M100SinusoidalPositionalEmbedding.get_embedding computes in float32 torch tensors (the
+      // Marian table above goes through float64 numpy); float arithmetic keeps large positions'
+      // angles rounded as there.
       const std::int64_t half = dim / 2;
-      const double step = std::log(10000.0) / static_cast<double>(half - 1);
+      const float neg_step = static_cast<float>(-(std::log(10000.0) / static_cast<double>(half - 1)));
       for (std::int64_t i = 0; i < half; ++i) {
-        const double angle = static_cast<double>(p) * std::exp(-step * static_cast<double>(i));
-        row[i] = static_cast<float>(std::sin(angle));
-        row[half + i] = static_cast<float>(std::cos(angle));
+        const float angle = static_cast<float>(p) * std::exp(static_cast<float>(i) * neg_step);
+        row[i] = std::sin(angle);
+        row[half + i] = std::cos(angle);
       }
     }
   }
