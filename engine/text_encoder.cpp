@@ -47,11 +47,14 @@ Pooling parse_pooling(const std::string& name) {
 TextEncoder::TextEncoder(const ModelSource& source, Backend& backend)
     : source_(source), tokenizer_(make_tokenizer(source)), model_(source, backend) {
   limit_ = static_cast<std::size_t>(model_.spec().max_tokens);
-  const auto st = load_sentence_transformer_config(source);
-  if (st && st->max_seq_length) cap_length(static_cast<std::size_t>(*st->max_seq_length));
 }
 
 void TextEncoder::cap_length(std::size_t tokens) { limit_ = std::min(limit_, tokens); }
+
+void TextEncoder::cap_length_for_embeddings() {
+  const auto st = load_sentence_transformer_config(source_);
+  if (st && st->max_seq_length) cap_length(static_cast<std::size_t>(*st->max_seq_length));
+}
 
 std::vector<Encoding> TextEncoder::encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated) const {
   std::vector<Encoding> out;

@@ -44,8 +44,7 @@ struct BatchOptions {
 class TextEncoder {
  public:
   // Opens the tokenizer and the model of `source` on `backend`; both must outlive the encoder.
-  // Inputs are truncated to the model's positions and, for a sentence-transformers folder, to
-  // sentence_bert_config.json's max_seq_length, as sentence-transformers does.
+  // Inputs are truncated to the model's positions.
   TextEncoder(const ModelSource& source, Backend& backend);
 
   EncoderModel& model() { return model_; }
@@ -54,6 +53,9 @@ class TextEncoder {
 
   // Truncates inputs to at most `tokens` tokens (special tokens included) from now on.
   void cap_length(std::size_t tokens);
+  // For sentence embeddings: a sentence-transformers folder's sentence_bert_config.json
+  // max_seq_length caps inputs too, as sentence-transformers' encode() truncates.
+  void cap_length_for_embeddings();
   std::size_t max_length() const { return limit_; }
 
   // Tokenizes every input (pairs when `pairs`), truncating longest_first to max_length().

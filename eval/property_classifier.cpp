@@ -18,7 +18,9 @@ std::string TfidfFeaturizer::description() const {
 }
 
 SentenceEmbeddings::SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches)
-    : encoder_(encoder), batches_(std::move(batches)), settings_(encoder.default_embedding_settings()) {}
+    : encoder_(encoder), batches_(std::move(batches)), settings_(encoder.default_embedding_settings()) {
+  encoder_.cap_length_for_embeddings();
+}
 
 SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
   std::vector<TextInput> missing;

@@ -140,6 +140,7 @@ struct EmbedOptions {
 // and Normalize unless --pooling / --normalize say otherwise.
 PerInput embed_lines(const EmbedOptions& options, const std::vector<TextInput>& lines, std::size_t& width) {
   EncoderRun run(options.encode);
+  run.encoder().cap_length_for_embeddings();
   EmbeddingSettings settings = run.encoder().default_embedding_settings();
   if (!options.pooling.empty()) settings.modes = {parse_pooling(options.pooling)};
   settings.normalize = settings.normalize || options.normalize;
