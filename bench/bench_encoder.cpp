@@ -89,7 +89,7 @@ Loaded& load(const RandomModelPreset& preset) {
   if (!std::filesystem::exists(dir)) invar::bench::write_random_model(preset, dir, "tests/fixtures/core");
   loaded.name = preset.name;
   loaded.source = invar::ModelSource::open(dir);
-  loaded.backend = invar::make_cpu_backend(kThreads);
+  loaded.backend = invar::make_cpu_backend({.threads = kThreads});
   loaded.model = std::make_unique<invar::EncoderModel>(*loaded.source, *loaded.backend);
   loaded.file_mib = static_cast<double>(std::filesystem::file_size(dir + "/model.safetensors")) / (1024.0 * 1024.0);
   return loaded;

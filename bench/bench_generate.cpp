@@ -96,7 +96,7 @@ class RandomMarian final : public ModelSource {
 // The CPU backend, with the time spent in weight GEMMs and in attention added up.
 class TimedBackend final : public Backend {
  public:
-  explicit TimedBackend(int threads) : inner_(make_cpu_backend(threads)) {}
+  explicit TimedBackend(int threads) : inner_(make_cpu_backend({.threads = threads})) {}
   double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
 
   std::string name() const override { return inner_->name(); }

@@ -18,7 +18,9 @@ namespace {
 
 constexpr const char* kMarian = "tests/fixtures/core/marian";
 
-std::unique_ptr<Backend> backend(std::int64_t which) { return make_backend(which == 0 ? "cpu" : "opencl", 2); }
+std::unique_ptr<Backend> backend(std::int64_t which) {
+  return make_backend(which == 0 ? "cpu" : "opencl", {.threads = 2});
+}
 const char* label(std::int64_t which) { return which == 0 ? "cpu" : "opencl"; }
 
 void BM_Sgemm(benchmark::State& state) {

@@ -31,10 +31,10 @@ std::vector<std::string> backend_names() {
 #endif
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
-  if (name == "cpu") return make_cpu_backend(threads);
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+  if (name == "cpu") return make_cpu_backend(options);
 #ifdef INVAR_WITH_OPENCL
-  if (name == "opencl" || name.starts_with("opencl:")) return make_opencl_backend(name);
+  if (name == "opencl" || name.starts_with("opencl:")) return make_opencl_backend(name, options);
 #endif
   fail("unknown device \"{}\" (available: {}{})", name, fmt::join(backend_names(), ", "),
        backend_names().size() > 1 ? "; opencl:PLATFORM:DEVICE picks an OpenCL device" : "");

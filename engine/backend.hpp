@@ -219,12 +219,17 @@ class Backend {
   virtual void do_log_softmax(const Tensor& x, const Tensor& out) = 0;
 };
 
+// How a backend computes, beyond where.
+struct BackendOptions {
+  int threads = 1;
+};
+
 // The CPU backend: OpenBLAS sgemm for matrix products, kernels/cpu for the rest.
-std::unique_ptr<Backend> make_cpu_backend(int threads);
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
 
 // A backend by name ("cpu"; "opencl" or "opencl:PLATFORM:DEVICE" where built), for --device options and tests that run on
 // every backend; fails listing the names available.
-std::unique_ptr<Backend> make_backend(const std::string& name, int threads);
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
 std::vector<std::string> backend_names();
 
 }  // namespace invar

@@ -30,7 +30,7 @@ struct Fixture {
   explicit Fixture(const std::string& name, int threads = 1) {
     source = ModelSource::open(test::fixture("core/" + name));
     tokenizer = make_tokenizer(*source);
-    backend = make_cpu_backend(threads);
+    backend = make_cpu_backend({.threads = threads});
     model = std::make_unique<EncoderModel>(*source, *backend);
     golden = test::load_json(test::fixture("core/" + name + "/golden.json"));
   }

@@ -76,7 +76,7 @@ struct Weights {
 
 std::vector<std::vector<float>> run(const std::string& folder, const std::vector<Encoding>& inputs) {
   const auto source = ModelSource::open(folder);
-  const auto backend = make_cpu_backend(1);
+  const auto backend = make_cpu_backend({.threads = 1});
   EncoderModel model(*source, *backend);
   return model.hidden_states(inputs, kLayers);
 }

@@ -285,7 +285,7 @@ TEST(LipCli, ColumnsByHeaderNameAndJsonl) {
 
 TEST(LipSentenceEmbeddings, FeaturesAreTheGoldenSentenceTransformersEmbeddings) {
   auto source = ModelSource::open(test::fixture("core/bert-wordpiece"));
-  auto backend = make_cpu_backend(1);
+  auto backend = make_cpu_backend({.threads = 1});
   TextEncoder encoder(*source, *backend);
   SentenceEmbeddings embeddings(encoder, BatchOptions{2, {}});
   const auto golden = test::load_json(test::fixture("core/bert-wordpiece/golden.json"));

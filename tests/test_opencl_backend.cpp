@@ -36,8 +36,8 @@ class OpenClBackendTest : public test::OpenClTest {
   void SetUp() override {
     test::OpenClTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    cpu_ = make_backend("cpu", 1);
-    gpu_ = make_backend("opencl", 1);
+    cpu_ = make_backend("cpu", {.threads = 1});
+    gpu_ = make_backend("opencl", {.threads = 1});
     cpu_arena_ = cpu_->make_arena();
     gpu_arena_ = gpu_->make_arena();
   }
@@ -371,24 +371,24 @@ TEST_F(OpenClRuntimeTest, ListsDevicesWithTheirProperties) {
     EXPECT_GT(d.global_memory, 0u);
     EXPECT_GT(d.compute_units, 0u);
   }
-  EXPECT_EQ(make_backend("opencl:0:0", 1)->name(), "opencl:0:0");
+  EXPECT_EQ(make_backend("opencl:0:0", {.threads = 1})->name(), "opencl:0:0");
 }
 
 TEST_F(OpenClRuntimeTest, BadDeviceNamesFailNamingWhatExists) {
   try {
-    make_backend("opencl:0:99", 1);
+    make_backend("opencl:0:99", {.threads = 1});
     FAIL() << "device 0:99 opened";
   } catch (const Error& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("0:99 does not exist"), std::string::npos) << message;
     EXPECT_NE(message.find("opencl:0:0 (" + opencl::list_devices().front().name), std::string::npos) << message;
   }
-  EXPECT_THROW(make_backend("opencl:7:0", 1), Error);
+  EXPECT_THROW(make_backend("opencl:7:0", {.threads = 1}), Error);
   for (const char* bad : {"opencl:0", "opencl:a:b", "opencl:0:0:1", "opencl:-1:0"}) {
-    EXPECT_THROW(make_backend(bad, 1), Error) << bad;
+    EXPECT_THROW(make_backend(bad, {.threads = 1}), Error) << bad;
   }
   try {
-    make_backend("gpu", 1);
+    make_backend("gpu", {.threads = 1});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cpu, opencl"), std::string::npos) << e.what();

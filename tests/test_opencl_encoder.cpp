@@ -38,8 +38,8 @@ TEST_P(OpenClEncoderTest, MatchesTheCpuBackend) {
   const auto folder = test::fixture(std::string("core/") + GetParam());
   const auto golden = test::load_json(folder + "/golden.json");
   auto source = ModelSource::open(folder);
-  auto cpu_backend = make_cpu_backend(1);
-  auto gpu_backend = make_backend("opencl", 1);
+  auto cpu_backend = make_cpu_backend({.threads = 1});
+  auto gpu_backend = make_backend("opencl", {.threads = 1});
   ASSERT_NE(gpu_backend->name().find("opencl"), std::string::npos) << gpu_backend->name();
   TextEncoder cpu(*source, *cpu_backend), gpu(*source, *gpu_backend);
 

@@ -58,7 +58,7 @@ TEST_P(OpenClSeq2SeqTest, MatchesTheCpuBackend) {
   const std::string folder = test::fixture(GetParam());
   const nlohmann::json golden = test::load_json(folder + "/golden.json");
   const auto source = ModelSource::open(folder);
-  const auto cpu = make_backend("cpu", 1), gpu = make_backend("opencl", 1);
+  const auto cpu = make_backend("cpu", {.threads = 1}), gpu = make_backend("opencl", {.threads = 1});
   Seq2SeqModel on_cpu(*source, *cpu), on_gpu(*source, *gpu);
 
   const std::vector<TokenIds> sources = ids_of(golden.at("cases"), "input_ids");

@@ -93,7 +93,7 @@ class Seq2Seq : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     source_ = ModelSource::open(fixture(GetParam()));
-    backend_ = make_cpu_backend(1);
+    backend_ = make_cpu_backend({.threads = 1});
     model_ = std::make_unique<Seq2SeqModel>(*source_, *backend_);
     tokenizer_ = make_tokenizer(*source_);
     golden_ = load_json(fixture(GetParam() + "/golden.json"));
@@ -217,7 +217,7 @@ TEST(Seq2SeqFixtures, EveryFamilyIsCovered) { EXPECT_EQ(test::model_folders(true
 
 TEST(Seq2SeqErrors, EncoderOnlyModelIsRefused) {
   auto source = ModelSource::open(fixture("core/xlmr"));
-  auto backend = make_cpu_backend(1);
+  auto backend = make_cpu_backend({.threads = 1});
   try {
     Seq2SeqModel model(*source, *backend);
     FAIL() << "an encoder-only model was accepted";
@@ -228,7 +228,7 @@ TEST(Seq2SeqErrors, EncoderOnlyModelIsRefused) {
 
 TEST(Seq2SeqErrors, SourcesOutsideTheModelFail) {
   auto source = ModelSource::open(fixture("core/marian"));
-  auto backend = make_cpu_backend(1);
+  auto backend = make_cpu_backend({.threads = 1});
   Seq2SeqModel model(*source, *backend);
   EXPECT_THROW(model.encode({TokenIds{}}), Error);
   EXPECT_THROW(model.encode({TokenIds{5, 100000, 0}}), Error);
@@ -248,7 +248,7 @@ class TranslatorTest : public ::testing::Test {
   }
   SearchSettings greedy() const { return settings_from(translator_->default_settings(), golden_["generation"]["greedy"]); }
 
-  std::unique_ptr<Backend> backend_ = make_cpu_backend(1);
+  std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = 1});
   std::unique_ptr<ModelSource> source_;
   std::unique_ptr<Translator> translator_;
   json golden_;

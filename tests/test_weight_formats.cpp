@@ -45,7 +45,7 @@ struct Outputs {
 };
 
 Outputs encoder_outputs(const ModelSource& source, const nlohmann::json& golden) {
-  auto backend = make_cpu_backend(1);
+  auto backend = make_cpu_backend({.threads = 1});
   TextEncoder encoder(source, *backend);
   std::vector<TextInput> inputs;
   const bool pairs = golden["cases"][0].contains("text_pair");
@@ -68,7 +68,7 @@ Outputs encoder_outputs(const ModelSource& source, const nlohmann::json& golden)
 }
 
 Outputs seq2seq_outputs(const ModelSource& source, const nlohmann::json& golden) {
-  auto backend = make_cpu_backend(1);
+  auto backend = make_cpu_backend({.threads = 1});
   Seq2SeqModel model(source, *backend);
   std::vector<TokenIds> sources;
   for (std::size_t i = 0; i < 3; ++i) sources.push_back(golden["cases"][i]["input_ids"].get<TokenIds>());

@@ -32,7 +32,7 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return make_backend(options.device, threads);
+  return make_backend(options.device, {.threads = threads});
 }
 
 Progress::Progress(std::string label, std::size_t total)

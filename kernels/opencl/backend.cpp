@@ -352,7 +352,7 @@ class OpenClBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_opencl_backend(const std::string& name) {
+std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions&) {
   const auto [platform, device] = opencl::parse_device_name(name);
   return std::make_unique<OpenClBackend>(opencl::open_device(platform, device));
 }

@@ -10,6 +10,6 @@ namespace invar {
 
 // name: "opencl" (platform 0, device 0) or "opencl:PLATFORM:DEVICE". Fails when no platform is
 // installed, the device does not exist (naming those that do) or the kernels fail to build.
-std::unique_ptr<Backend> make_opencl_backend(const std::string& name);
+std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions& options);
 
 }  // namespace invar
