@@ -112,7 +112,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   // Threads for the backend's own work (CPU: OpenBLAS and the element-wise kernels). Results do
-  // not depend on it beyond float rounding in GEMM (≤ 1e-6 observed).
+  // not depend on it beyond float rounding in OpenBLAS's GEMM (≤ 1e-6 observed), and not at all
+  // with BackendOptions::deterministic.
   virtual void set_threads(int threads) = 0;
 
   virtual std::unique_ptr<WeightStore> make_weight_store() = 0;
@@ -222,6 +223,11 @@ class Backend {
 // How a backend computes, beyond where.
 struct BackendOptions {
   int threads = 1;
+  // Results bit-identical for every thread count: the CPU backend sums each matrix-product element
+  // in one fixed order (kernels/cpu/gemm.hpp) instead of calling OpenBLAS. (Not across batch
+  // compositions: softmax rows of other lengths are summed in other orders.)
+  // OpenCL results never depend on the host's thread count, so it changes nothing there.
+  bool deterministic = false;
 };
 
 // The CPU backend: OpenBLAS sgemm for matrix products, kernels/cpu for the rest.

@@ -1,5 +1,6 @@
-// The CPU backend: OpenBLAS sgemm for every matrix product, kernels/cpu for the rest, row loops
-// split across a ThreadPool. Tensor handles are host pointers.
+// The CPU backend: OpenBLAS sgemm for every matrix product (or, when deterministic, the
+// fixed-order product of kernels/cpu/gemm.hpp), kernels/cpu for the rest, row loops split across a
+// ThreadPool. Tensor handles are host pointers.
 #include <cblas.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/error.hpp"
+#include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/kernels.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 
@@ -70,7 +72,10 @@ CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTran
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : pool_(threads) { set_threads(threads); }
+  explicit CpuBackend(const BackendOptions& options)
+      : pool_(options.threads), deterministic_(options.deterministic) {
+    set_threads(options.threads);
+  }
 
   std::string name() const override { return "cpu"; }
 
@@ -90,20 +95,16 @@ class CpuBackend final : public Backend {
   void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
                const Tensor& c) override {
     const std::int64_t m = rows_of(c), n = cols_of(c), k = trans_a ? rows_of(a) : cols_of(a);
-    if (m == 0 || n == 0) return;
-    cblas_sgemm(CblasRowMajor, blas_trans(trans_a), blas_trans(trans_b), blas_int(m), blas_int(n), blas_int(k), alpha,
-                ptr(a), blas_ld(cols_of(a)), ptr(b), blas_ld(cols_of(b)), beta, ptr(c), blas_ld(n));
+    product(trans_a, trans_b, m, n, k, alpha, {ptr(a), cols_of(a)}, {ptr(b), cols_of(b)}, beta, ptr(c), n);
   }
 
   void do_gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                        const Tensor& a, const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta,
                        const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
-    if (m == 0 || n == 0) return;
     for (std::int64_t o = 0; o < outer; ++o) {
       for (std::int64_t i = 0; i < inner; ++i) {
-        cblas_sgemm(CblasRowMajor, blas_trans(trans_a), blas_trans(trans_b), blas_int(m), blas_int(n), blas_int(k),
-                    alpha, ptr(a) + at(av, o, i), blas_ld(av.ld), ptr(b) + at(bv, o, i), blas_ld(bv.ld), beta,
-                    ptr(c) + at(cv, o, i), blas_ld(cv.ld));
+        product(trans_a, trans_b, m, n, k, alpha, {ptr(a) + at(av, o, i), av.ld}, {ptr(b) + at(bv, o, i), bv.ld}, beta,
+                ptr(c) + at(cv, o, i), cv.ld);
       }
     }
   }
@@ -116,7 +117,10 @@ class CpuBackend final : public Backend {
       float* rows = data + begin * cols;
       const std::int64_t count = end - begin;
       if (b) cpu::add_bias(rows, count, cols, b);
-      activate(act, rows, count * cols);
+      // Row by row: Eigen computes the elements before the first aligned address with scalar
+      // functions, so a thread's range must start where a row does for results not to depend on
+      // the split.
+      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols);
     });
   }
 
@@ -231,6 +235,16 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  void product(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+               cpu::MatrixRef a, cpu::MatrixRef b, float beta, float* c, std::int64_t c_ld) {
+    if (m == 0 || n == 0) return;
+    if (deterministic_) {
+      cpu::fixed_order_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, c_ld, scratch_, pool_);
+      return;
+    }
+    cblas_sgemm(CblasRowMajor, blas_trans(trans_a), blas_trans(trans_b), blas_int(m), blas_int(n), blas_int(k), alpha,
+                a.data, blas_ld(a.ld), b.data, blas_ld(b.ld), beta, c, blas_ld(c_ld));
+  }
   static blasint blas_int(std::int64_t v) {
     if (v > std::numeric_limits<blasint>::max()) fail("matrix dimension {} exceeds the BLAS integer range", v);
     return static_cast<blasint>(v);
@@ -269,12 +283,14 @@ class CpuBackend final : public Backend {
   }
 
   cpu::ThreadPool pool_;
+  bool deterministic_;
+  cpu::GemmScratch scratch_;
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
-  return std::make_unique<CpuBackend>(options.threads);
+  return std::make_unique<CpuBackend>(options);
 }
 
 }  // namespace invar

@@ -27,10 +27,10 @@ struct Fixture {
   std::unique_ptr<EncoderModel> model;
   json golden;
 
-  explicit Fixture(const std::string& name, int threads = 1) {
+  explicit Fixture(const std::string& name, int threads = 1, bool deterministic = false) {
     source = ModelSource::open(test::fixture("core/" + name));
     tokenizer = make_tokenizer(*source);
-    backend = make_cpu_backend({.threads = threads});
+    backend = make_cpu_backend({.threads = threads, .deterministic = deterministic});
     model = std::make_unique<EncoderModel>(*source, *backend);
     golden = test::load_json(test::fixture("core/" + name + "/golden.json"));
   }
@@ -234,6 +234,20 @@ TEST(EncoderThreads, OneAndTwoThreadsAgreeWithin1e6) {
   const auto pa = one.model->pll(inputs[0], *one.tokenizer->mask_id());
   const auto pb = two.model->pll(inputs[0], *two.tokenizer->mask_id());
   EXPECT_TRUE(all_near(std::vector<float>(pa.begin(), pa.end()), std::vector<float>(pb.begin(), pb.end()), 1e-6));
+}
+
+TEST(EncoderThreads, DeterministicMatchesGoldenWithTheSameBitsForAnyThreadCount) {
+  Fixture base("xlmr", 2, true);
+  for (const auto& c : base.golden["cases"]) expect_layers_match(base, c);
+  Fixture one("xlmr-mlm", 1, true);
+  const auto inputs = encode_all(one, one.golden["cases"]);
+  const auto a = one.model->hidden_states(inputs, 2);
+  const auto pa = one.model->pll(inputs[0], *one.tokenizer->mask_id());
+  for (int threads : {2, 3}) {
+    Fixture many("xlmr-mlm", threads, true);
+    EXPECT_EQ(many.model->hidden_states(inputs, 2), a) << threads << " threads";
+    EXPECT_EQ(many.model->pll(inputs[0], *many.tokenizer->mask_id()), pa) << threads << " threads";
+  }
 }
 
 TEST(EncoderErrors, MissingHeadsAndBadInputsFailClearly) {

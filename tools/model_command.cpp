@@ -28,11 +28,14 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
   std::string devices;
   for (const auto& name : backend_names()) devices += (devices.empty() ? "" : ", ") + name;
   command.add_option("--device", options.device, "Compute device: " + devices)->capture_default_str();
+  command.add_flag("--deterministic", options.deterministic,
+                   "Bit-identical results for every --threads: the CPU sums each matrix-product element in one "
+                   "fixed order instead of calling OpenBLAS (slower: see docs/performance.md)");
 }
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return make_backend(options.device, {.threads = threads});
+  return make_backend(options.device, {.threads = threads, .deterministic = options.deterministic});
 }
 
 Progress::Progress(std::string label, std::size_t total)

@@ -19,11 +19,13 @@ struct ModelOptions {
   std::size_t batch_size = 32;
   int threads = 0;           // 0 = every core
   std::string device = "cpu";
+  bool deterministic = false;  // see BackendOptions::deterministic
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
 void add_model_options(CLI::App& command, ModelOptions& options);
-// Adds --batch-size, --threads and --device (for commands that name their models otherwise).
+// Adds --batch-size, --threads, --device and --deterministic (for commands that name their models
+// otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
 
 // The backend --device names, with --threads resolved.
