@@ -42,12 +42,13 @@ struct Problem {
     return (t0 + t2) + (t1 + t3);
   }
 
-  std::vector<float> run(int threads, float alpha = 1.0f, float beta = 0.0f, std::vector<float> c = {}) const {
+  std::vector<float> run(int threads, float alpha = 1.0f, float beta = 0.0f, std::vector<float> c = {},
+                         GemmKernel kernel = GemmKernel::Best) const {
     if (c.empty()) c.assign(static_cast<std::size_t>(m * n), std::nanf(""));  // beta = 0 must not read C
     ThreadPool pool(threads);
     GemmScratch scratch;
     fixed_order_gemm(trans_a, trans_b, m, n, k, alpha, {a.data(), lda}, {b.data(), ldb}, beta, c.data(), n, scratch,
-                     pool);
+                     pool, kernel);
     return c;
   }
 };
@@ -62,12 +63,14 @@ TEST(FixedOrderGemm, FollowsTheDocumentedOrderBitForBit) {
   for (const auto& s : sizes) {
     for (int layout = 0; layout < 4; ++layout) {
       const Problem p(s[0], s[1], s[2], layout & 1, layout & 2, seed++);
-      const auto c = p.run(1);
-      for (std::int64_t i = 0; i < p.m; ++i) {
-        for (std::int64_t j = 0; j < p.n; ++j) {
-          ASSERT_TRUE(same_bits(c[i * p.n + j], p.reference(i, j)))
-              << p.m << "x" << p.n << "x" << p.k << " layout " << layout << " at (" << i << ", " << j
-              << "): " << c[i * p.n + j] << " vs " << p.reference(i, j);
+      for (GemmKernel kernel : {GemmKernel::Best, GemmKernel::Portable}) {
+        const auto c = p.run(1, 1.0f, 0.0f, {}, kernel);
+        for (std::int64_t i = 0; i < p.m; ++i) {
+          for (std::int64_t j = 0; j < p.n; ++j) {
+            ASSERT_TRUE(same_bits(c[i * p.n + j], p.reference(i, j)))
+                << p.m << "x" << p.n << "x" << p.k << " layout " << layout << " kernel " << static_cast<int>(kernel)
+                << " at (" << i << ", " << j << "): " << c[i * p.n + j] << " vs " << p.reference(i, j);
+          }
         }
       }
     }

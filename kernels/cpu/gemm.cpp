@@ -95,11 +95,11 @@ constexpr TileTable tile_table() {
   return {tile_row<kAvx2, 1>(), tile_row<kAvx2, 2>(), tile_row<kAvx2, 3>()};
 }
 
-const TileTable& tiles() {
-  static const TileTable table = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                                     ? tile_table<true>()
-                                     : tile_table<false>();
-  return table;
+const TileTable& tiles(GemmKernel kernel) {
+  static constexpr TileTable portable = tile_table<false>();
+  static const TileTable best =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? tile_table<true>() : portable;
+  return kernel == GemmKernel::Portable ? portable : best;
 }
 
 // dst [cols, rows] = srcᵀ for src [rows, cols] with row stride ld.
@@ -120,12 +120,12 @@ const float* transposed(const MatrixRef& src, std::int64_t rows, std::int64_t co
 
 void fixed_order_gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                       MatrixRef a, MatrixRef b, float beta, float* c, std::int64_t c_ld, GemmScratch& scratch,
-                      ThreadPool& pool) {
+                      ThreadPool& pool, GemmKernel kernel) {
   if (m == 0 || n == 0) return;
   // Rows of x: op(A)'s rows; rows of y: op(B)'s columns; both k long.
   const MatrixRef x = trans_a ? MatrixRef{transposed(a, k, m, scratch.a), k} : a;
   const MatrixRef y = trans_b ? b : MatrixRef{transposed(b, k, n, scratch.b), k};
-  const TileTable& table = tiles();
+  const TileTable& table = tiles(kernel);
 
   // A block of x rows sized to stay in L2 while 4 y rows at a time (in L1) pass over it.
   const std::int64_t block_rows = std::max<std::int64_t>(kTileRows, 98304 / std::max<std::int64_t>(k, 1) / kTileRows *

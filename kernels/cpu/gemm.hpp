@@ -26,10 +26,14 @@ struct GemmScratch {
   std::vector<float> a, b;
 };
 
+// Which code computes the order: the fastest this CPU runs (AVX2 + FMA where present), or the
+// portable one (std::fma). Both give the same bits.
+enum class GemmKernel { Best, Portable };
+
 // C [m, n] = alpha · op(A) · op(B) + beta · C, op(A) [m, k], op(B) [k, n]; with beta = 0, C is not
 // read. c_ld is C's row stride. Rows of op(A) and columns of op(B) are split across the pool.
 void fixed_order_gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                       MatrixRef a, MatrixRef b, float beta, float* c, std::int64_t c_ld, GemmScratch& scratch,
-                      ThreadPool& pool);
+                      ThreadPool& pool, GemmKernel kernel = GemmKernel::Best);
 
 }  // namespace invar::cpu
