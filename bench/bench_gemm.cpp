@@ -62,6 +62,10 @@ BENCHMARK(gemm)
     ->Args({80, 512, 512, 2})
     ->Args({80, 58101, 512, 2})
     ->Args({1, 2048, 512, 1})
+    ->Args({4, 2048, 512, 1})
+    ->Args({16, 2048, 512, 1})
+    ->Args({64, 2048, 512, 1})
+    ->Args({5, 58101, 512, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <random>
 
 #include "engine/backend.hpp"
@@ -93,10 +94,11 @@ class RandomMarian final : public ModelSource {
   std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<float>>> tensors_;
 };
 
-// The CPU backend, with the time spent in weight GEMMs and in attention added up.
+// The CPU backend (OpenBLAS or fixed-order products), with the time spent in weight GEMMs and in attention added up.
 class TimedBackend final : public Backend {
  public:
-  explicit TimedBackend(int threads) : inner_(make_cpu_backend({.threads = threads})) {}
+  TimedBackend(int threads, bool deterministic)
+      : inner_(make_cpu_backend({.threads = threads, .deterministic = deterministic})) {}
   double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
 
   std::string name() const override { return inner_->name(); }
@@ -174,15 +176,19 @@ double sgemm_peak_gflops(Backend& backend) {
 }
 
 struct Fixture {
+  explicit Fixture(bool deterministic) : backend(1, deterministic) {}
   RandomMarian source;
-  TimedBackend backend{1};
+  TimedBackend backend;
   Seq2SeqModel model{source, backend};
   double peak_gflops = sgemm_peak_gflops(backend);
 };
 
-Fixture& fixture() {
-  static Fixture instance;
-  return instance;
+// One model per backend setting, built on first use.
+Fixture& fixture(bool deterministic) {
+  static std::map<bool, std::unique_ptr<Fixture>> instances;
+  auto& instance = instances[deterministic];
+  if (!instance) instance = std::make_unique<Fixture>(deterministic);
+  return *instance;
 }
 
 // 20-token sources of random ids (not pad, not EOS), then EOS.
@@ -197,9 +203,9 @@ std::vector<TokenIds> sources(std::int64_t batch) {
   return out;
 }
 
-// Arguments: batch, beams, max_length.
+// Arguments: batch, beams, max_length, deterministic (fixed-order products instead of OpenBLAS).
 void BM_Generate(benchmark::State& state) {
-  Fixture& f = fixture();
+  Fixture& f = fixture(state.range(3) != 0);
   const std::int64_t batch = state.range(0);
   SearchSettings settings = f.model.default_settings();
   settings.num_beams = static_cast<int>(state.range(1));
@@ -229,21 +235,18 @@ void BM_Generate(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Generate)
-    ->ArgNames({"batch", "beams", "max_len"})
-    ->Args({1, 1, 64})
-    ->Args({16, 1, 64})
-    ->Args({1, 5, 64})
-    ->Args({16, 5, 64})
+    ->ArgNames({"batch", "beams", "max_len", "deterministic"})
+    ->ArgsProduct({{1, 16}, {1, 5}, {64}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 
 // Per-token cost against the length generated: greedy, batch 1.
 BENCHMARK(BM_Generate)
     ->Name("Length")
-    ->ArgNames({"batch", "beams", "max_len"})
-    ->Args({1, 1, 16})
-    ->Args({1, 1, 64})
-    ->Args({1, 1, 256})
+    ->ArgNames({"batch", "beams", "max_len", "deterministic"})
+    ->Args({1, 1, 16, 0})
+    ->Args({1, 1, 64, 0})
+    ->Args({1, 1, 256, 0})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 

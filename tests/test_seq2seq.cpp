@@ -211,6 +211,28 @@ TEST_P(Seq2Seq, ScoreIsTheSumOfTargetLogProbs) {
   EXPECT_GT(scores[1], scores[0]);
 }
 
+// The fixed-order products of --deterministic: the same encoder states, ids and beam scores as
+// Hugging Face, within the tolerances above, on 1 and 2 threads alike.
+TEST_P(Seq2Seq, DeterministicBackendMatchesGoldenOnAnyThreadCount) {
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    const auto backend = make_cpu_backend({.threads = threads, .deterministic = true});
+    Seq2SeqModel model(*source_, *backend);
+    for (const auto& c : golden_["cases"]) {
+      SCOPED_TRACE(c["text"].get<std::string>());
+      const TokenIds input = ids_of(c["input_ids"]);
+      EXPECT_TRUE(all_near(model.encode({input}), flat(c["encoder_last_hidden_state"])));
+      EXPECT_TRUE(same_ids(model.generate({input}, settings("greedy"))[0][0].ids, c["greedy_ids"], pad()));
+      const auto beams = model.generate({input}, settings("beam"))[0];
+      ASSERT_EQ(beams.size(), c["beam_ids"].size());
+      for (std::size_t k = 0; k < beams.size(); ++k) {
+        EXPECT_TRUE(same_ids(beams[k].ids, c["beam_ids"][k], pad())) << "hypothesis " << k;
+        EXPECT_NEAR(beams[k].score, c["beam_scores"][k].get<double>(), kTolerance) << "hypothesis " << k;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, Seq2Seq, ::testing::ValuesIn(test::model_folders(true)), test_name);
 
 TEST(Seq2SeqFixtures, EveryFamilyIsCovered) { EXPECT_EQ(test::model_folders(true).size(), 6u); }
