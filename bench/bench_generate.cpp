@@ -126,7 +126,9 @@ class TimedBackend final : public Backend {
     timed(attention_seconds, [&] { inner_->attention_softmax(scores, scale, mask, bias, causal, offset); });
   }
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override { inner_->bias_act(x, bias, act); }
-  void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override { inner_->add(a, b, out); }
+  void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
+    inner_->binary(op, a, b, out);
+  }
   void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
                      const Tensor& out) override {
     inner_->layer_norm(x, residual, gamma, beta, eps, out);

@@ -230,13 +230,14 @@ void Backend::bias_act(const Tensor& x, const Tensor& bias, Activation act) {
   do_bias_act(x, bias, act);
 }
 
-void Backend::add(const Tensor& a, const Tensor& b, const Tensor& out) {
-  require_f32(a, "add", "a");
-  require_f32(b, "add", "b");
-  require_f32(out, "add", "out");
-  require(a.numel() == b.numel() && a.numel() == out.numel(), "add",
-          fmt::format("sizes differ: {} + {} → {}", a.shape.str(), b.shape.str(), out.shape.str()));
-  do_add(a, b, out);
+void Backend::binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  const char* name = op == Binary::Add ? "add" : "mul";
+  require_f32(a, name, "a");
+  require_f32(b, name, "b");
+  require_f32(out, name, "out");
+  require(a.numel() == b.numel() && a.numel() == out.numel(), name,
+          fmt::format("sizes differ: {} and {} → {}", a.shape.str(), b.shape.str(), out.shape.str()));
+  do_binary(op, a, b, out);
 }
 
 void Backend::layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,

@@ -38,6 +38,9 @@ enum class Activation : std::uint8_t {
 // Maps a config's hidden_act / activation_function name; fails naming `where` for others.
 Activation parse_activation(const std::string& name, const std::string& where);
 
+// Element-wise binary operations.
+enum class Binary : std::uint8_t { Add, Mul };
+
 // sentence-transformers Pooling modes.
 enum class Pooling : std::uint8_t { Mean, Cls, Max, MeanSqrtLen };
 
@@ -147,7 +150,10 @@ class Backend {
   // x [M, N] = act(x + bias) in place; bias [N] optional.
   void bias_act(const Tensor& x, const Tensor& bias, Activation act);
   // out = a + b, all the same element count; out may alias a or b.
-  void add(const Tensor& a, const Tensor& b, const Tensor& out);
+  void add(const Tensor& a, const Tensor& b, const Tensor& out) { binary(Binary::Add, a, b, out); }
+  // out = a ⊙ b (T5 v1.1's gated feed-forward), as add.
+  void mul(const Tensor& a, const Tensor& b, const Tensor& out) { binary(Binary::Mul, a, b, out); }
+  void binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out);
   // out [M, N] = LayerNorm(x + residual) over each row: (v − mean) / sqrt(var + eps) · gamma + beta,
   // var the biased variance (as torch.nn.LayerNorm). residual optional; out may alias x or residual.
   void layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
@@ -205,7 +211,7 @@ class Backend {
   // Default: gemm + bias_act; backends may fuse.
   virtual void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y);
   virtual void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) = 0;
-  virtual void do_add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  virtual void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
   virtual void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta,
                              float eps, const Tensor& out) = 0;
   virtual void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;

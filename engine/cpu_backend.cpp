@@ -124,11 +124,12 @@ class CpuBackend final : public Backend {
     });
   }
 
-  void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override {
+  void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
     const float *pa = ptr(a), *pb = ptr(b);
     float* po = ptr(out);
+    const auto kernel = op == Binary::Add ? cpu::add : cpu::mul;
     rows_parallel(a.numel(), 1, [&](std::int64_t begin, std::int64_t end) {
-      cpu::add(pa + begin, pb + begin, po + begin, end - begin);
+      kernel(pa + begin, pb + begin, po + begin, end - begin);
     });
   }
 

@@ -133,10 +133,6 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       encoder_arena_(backend_ref.make_arena()),
       step_arena_(backend_ref.make_arena()) {
   defaults = search_defaults(source.config(), spec);
-  if (spec.gated_ffn) {
-    // Gated feed-forward needs an element-wise product the Backend does not offer yet.
-    fail("{}: T5 with feed_forward_proj 'gated-gelu' (T5 v1.1, flan-t5) is not supported yet", source.path());
-  }
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
   d_ = spec.d_model;
@@ -195,6 +191,7 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     }
     const std::int64_t ffn = decoder ? spec.decoder_ffn : spec.encoder_ffn;
     layer.ffn_in = weights_.linear(prefix + ".ffn.in", ffn, d_);
+    if (spec.gated_ffn) layer.ffn_gate = weights_.linear(prefix + ".ffn.gate", ffn, d_);
     layer.ffn_out = weights_.linear(prefix + ".ffn.out", d_, ffn);
     layer.ffn_norm = weights_.norm(prefix + ".ffn_norm", d_);
     stack.layers.push_back(std::move(layer));
@@ -247,7 +244,15 @@ void Seq2SeqModel::Impl::feed_forward(const Layer& layer, const Tensor& x, std::
   Tensor out = arena.alloc(DType::F32, Shape{rows, d_});
   Tensor input;
   sublayer_input(layer.ffn_norm, x, scratch, input);
-  backend.linear(input, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);
+  if (spec.gated_ffn) {
+    // T5DenseGatedActDense: act(x·wi_0) ⊙ (x·wi_1).
+    Tensor linear_part = arena.alloc(DType::F32, Shape{rows, width});
+    backend.linear(input, layer.ffn_gate.weight, layer.ffn_gate.bias, spec.activation, hidden);
+    backend.linear(input, layer.ffn_in.weight, layer.ffn_in.bias, Activation::None, linear_part);
+    backend.mul(hidden, linear_part, hidden);
+  } else {
+    backend.linear(input, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);
+  }
   backend.linear(hidden, layer.ffn_out.weight, layer.ffn_out.bias, Activation::None, out);
   sublayer_output(layer.ffn_norm, x, out);
 }

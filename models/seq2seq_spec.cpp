@@ -68,15 +68,13 @@ void read_t5(const nlohmann::json& config, const std::string& where, Seq2SeqSpec
   spec.final_norm = true;
   spec.norm_eps = static_cast<float>(config.value("layer_norm_epsilon", 1e-6));
   spec.attention_scaling = false;
+  // "ACT" or "gated-ACT" (T5Config): T5 v1.1 and flan-t5 say "gated-gelu", which T5Config maps to
+  // gelu_new for backward compatibility.
   const std::string projection = config.value("feed_forward_proj", std::string("relu"));
-  if (projection == "relu") {
-    spec.activation = Activation::Relu;
-  } else if (projection == "gated-gelu") {
-    spec.activation = Activation::GeluTanh;  // T5 v1.1 uses gelu_new
-    spec.gated_ffn = true;
-  } else {
-    fail("{}: feed_forward_proj '{}' is not supported (relu, gated-gelu)", where, projection);
-  }
+  spec.gated_ffn = projection.starts_with("gated-");
+  const std::string act = spec.gated_ffn ? projection.substr(6) : projection;
+  spec.activation = projection == "gated-gelu" ? Activation::GeluTanh
+                                               : parse_activation(act, fmt::format("{}: feed_forward_proj", where));
   if (config.value("tie_word_embeddings", true)) spec.lm_input_scale = 1.0f / std::sqrt(static_cast<float>(spec.d_model));
 }
 

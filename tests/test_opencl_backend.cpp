@@ -168,11 +168,18 @@ TEST_F(OpenClBackendTest, LinearAndBiasActWithEveryActivation) {
   }
 }
 
-TEST_F(OpenClBackendTest, AddInPlace) {
-  const Twin a = make_random({3, 37}), b = make_random({111});
+TEST_F(OpenClBackendTest, AddAndMulInPlace) {
+  const Twin a = make_random({3, 37}), b = make_random({111}), c = make_random({111});
+  const std::vector<float> va = cpu_->download_f32(a.cpu), vb = cpu_->download_f32(b.cpu),
+                           vc = cpu_->download_f32(c.cpu);
   cpu_->add(a.cpu, b.cpu, a.cpu);
   gpu_->add(a.gpu, b.gpu, a.gpu);
   expect_near(a, "add");
+  cpu_->mul(c.cpu, a.cpu, c.cpu);
+  gpu_->mul(c.gpu, a.gpu, c.gpu);
+  expect_near(c, "mul");
+  const std::vector<float> product = cpu_->download_f32(c.cpu);
+  for (std::size_t i = 0; i < product.size(); ++i) EXPECT_EQ(product[i], vc[i] * (va[i] + vb[i])) << i;
 }
 
 TEST_F(OpenClBackendTest, LayerNormWithResidualAndAliasing) {

@@ -55,6 +55,10 @@ void add(const float* a, const float* b, float* out, std::int64_t n) {
   Array(out, n) = ConstArray(a, n) + ConstArray(b, n);
 }
 
+void mul(const float* a, const float* b, float* out, std::int64_t n) {
+  Array(out, n) = ConstArray(a, n) * ConstArray(b, n);
+}
+
 void layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps, float* out,
                 std::int64_t rows, std::int64_t cols) {
   const ConstArray g(gamma, cols), b(beta, cols);

@@ -17,8 +17,9 @@ void relu(float* x, std::int64_t n);
 void silu(float* x, std::int64_t n);
 void tanh(float* x, std::int64_t n);
 
-// out[i] = a[i] + b[i]; out may alias a or b.
+// out[i] = a[i] + b[i] / a[i] · b[i]; out may alias a or b.
 void add(const float* a, const float* b, float* out, std::int64_t n);
+void mul(const float* a, const float* b, float* out, std::int64_t n);
 
 // out = LayerNorm(x + residual) per row; residual may be null; out may alias x or residual.
 void layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps, float* out,

@@ -105,10 +105,10 @@ class OpenClArena final : public Arena {
 };
 
 // The kernels of kernels.cl, in the order of kKernelNames.
-enum class Kernel { Scale, BiasAct, Add, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
+enum class Kernel { Scale, BiasAct, Binary, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
                     GatherRows, CopyStrided, Pool, Count };
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
-    "scale", "bias_act", "add", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
+    "scale", "bias_act", "binary", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
     "gather_rows", "copy_strided", "pool"};
 // Work-items per row in the row kernels, and per group in the others (fewer where the device or
 // kernel allows fewer).
@@ -203,9 +203,10 @@ class OpenClBackend final : public Backend {
         cl_int(act), u64(x.numel()));
   }
 
-  void do_add(const Tensor& a, const Tensor& b, const Tensor& out) override {
+  void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
     if (a.numel() == 0) return;
-    run(Kernel::Add, {u64(a.numel())}, buffer(a), buffer(b), buffer(out), u64(a.numel()));
+    run(Kernel::Binary, {u64(a.numel())}, buffer(a), buffer(b), buffer(out), u64(a.numel()),
+        cl_int(op == Binary::Add ? 0 : 1));
   }
 
   void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
@@ -272,7 +273,7 @@ class OpenClBackend final : public Backend {
     row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
                              Kernel::L2Normalize},
                             kRowGroup);
-    element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Add, Kernel::GatherRows,
+    element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Binary, Kernel::GatherRows,
                                  Kernel::CopyStrided, Kernel::Pool},
                                 kElementGroup);
   }

@@ -82,11 +82,13 @@ __kernel void bias_act(__global float* x, ulong x_off, __global const float* bia
   x[i] = activate(v, act);
 }
 
-__kernel void add(__global const float* a, ulong a_off, __global const float* b, ulong b_off, __global float* out,
-                  ulong out_off, ulong n) {
+// op: 0 = add, 1 = multiply (Binary in engine/backend.hpp).
+__kernel void binary(__global const float* a, ulong a_off, __global const float* b, ulong b_off, __global float* out,
+                     ulong out_off, ulong n, int op) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
-  out[out_off + i] = a[a_off + i] + b[b_off + i];
+  const float x = a[a_off + i], y = b[b_off + i];
+  out[out_off + i] = op == 0 ? x + y : x * y;
 }
 
 // Two passes (mean, then centred variance), as the CPU kernel.
