@@ -19,14 +19,15 @@ struct ModelOptions {
   std::size_t batch_size = 32;
   int threads = 0;           // 0 = every core
   std::string device = "cpu";
+  std::string weights = "f32";  // "f32" or "f16" (BackendOptions::weights)
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
 void add_model_options(CLI::App& command, ModelOptions& options);
-// Adds --batch-size, --threads and --device (for commands that name their models otherwise).
+// Adds --batch-size, --threads, --device and --weights (for commands that name their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
 
-// The backend --device names, with --threads resolved.
+// The backend --device names, with --threads resolved and --weights.
 std::unique_ptr<Backend> open_backend(const ModelOptions& options);
 
 // "label  done/total [=====>    ] 42%" redrawn on stderr at most ten times a second, only when
