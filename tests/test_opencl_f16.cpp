@@ -188,25 +188,31 @@ TEST_F(OpenClF16Test, HalfOperandsAreRejectedWhereTheyAreNotAllowed) {
   }
 }
 
-// A copy of a fixture folder whose weight matrices (floating, rank 2, not a bias: what the models store as
-// WeightUse::Matrix) are F16, so the CPU backend computes with exactly the values an F16 store holds.
-std::string half_rounded_copy(const std::string& folder) {
+// A copy of a fixture folder with each tensor as `rewrite` makes it from its name and data.
+template <typename Rewrite>
+std::string rewritten_copy(const std::string& folder, Rewrite rewrite) {
   const auto source = ModelSource::open(folder);
   const std::string dir = test::temp_dir();
   for (const std::string& name : source->file_names()) test::write_file(dir + "/" + name, source->read_file(name));
   std::vector<test::RawTensor> tensors;
-  for (const std::string& name : source->tensor_names()) {
-    const TensorData data = source->tensor(name);
-    const bool matrix = is_floating(data.dtype) && data.shape.size() == 2 && name.find("bias") == std::string::npos;
-    if (matrix) {
-      tensors.push_back({name, "F16", data.shape, test::bytes_of(half_bits(to_f32(data)))});
-    } else {
-      tensors.push_back({name, dtype_name(data.dtype), data.shape,
-                         std::string(reinterpret_cast<const char*>(data.data), data.nbytes)});
-    }
-  }
+  for (const std::string& name : source->tensor_names()) tensors.push_back(rewrite(name, source->tensor(name)));
   test::write_file(dir + "/model.safetensors", test::make_safetensors(tensors));
   return dir;
+}
+
+test::RawTensor as_stored(const std::string& name, const TensorData& data) {
+  return {name, dtype_name(data.dtype), data.shape, std::string(reinterpret_cast<const char*>(data.data), data.nbytes)};
+}
+
+// A copy of a fixture folder whose weight matrices (floating, rank 2, not a bias: what the models
+// store as WeightUse::Matrix) are F16, so the CPU backend computes with exactly the values an F16
+// store holds.
+std::string half_rounded_copy(const std::string& folder) {
+  return rewritten_copy(folder, [](const std::string& name, const TensorData& data) {
+    const bool matrix = is_floating(data.dtype) && data.shape.size() == 2 && name.find("bias") == std::string::npos;
+    if (!matrix) return as_stored(name, data);
+    return test::RawTensor{name, "F16", data.shape, test::bytes_of(half_bits(to_f32(data)))};
+  });
 }
 
 std::vector<TokenIds> ids_of(const nlohmann::json& cases, const char* field) {
@@ -275,6 +281,28 @@ TEST_F(OpenClF16Test, Seq2SeqMatchesTheCpuOnRoundedWeights) {
       EXPECT_NEAR(cpu_hypotheses[s][h].score, gpu_hypotheses[s][h].score, kModelTolerance);
     }
   }
+}
+
+TEST_F(OpenClF16Test, AWeightBeyondHalfRangeFailsNamingIt) {
+  const std::string weight = "model.encoder.layers.0.fc1.weight";
+  const auto too_large = [&](const std::string& name, const TensorData& data) {
+    if (name != weight) return as_stored(name, data);
+    std::vector<float> values = to_f32(data);
+    values[3] = -1e5f;
+    return test::RawTensor{name, "F32", data.shape, test::bytes_of(values)};
+  };
+  const std::string folder = rewritten_copy(test::fixture("core/marian"), too_large);
+  const auto source = ModelSource::open(folder);
+  try {
+    Seq2SeqModel model(*source, *gpu_);
+    ADD_FAILURE() << "a weight of -1e5 was stored in half precision";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'" + weight + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find("-100000 is beyond half precision's range"), std::string::npos) << message;
+  }
+  auto f32_gpu = make_backend("opencl", {.threads = 1});
+  EXPECT_NO_THROW(Seq2SeqModel(*source, *f32_gpu));
 }
 
 }  // namespace

@@ -281,8 +281,8 @@ class OpenClBackend final : public Backend {
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                       const Tensor& out) override {
     if (cols_of(table) == 0 || ids.numel() == 0) return;
-    run(table.dtype == DType::F16 ? Kernel::GatherRowsHalf : Kernel::GatherRows, {u64(cols_of(table)), u64(ids.numel())},
-        buffer(table), u64(rows_of(table)),
+    const Kernel kernel = table.dtype == DType::F16 ? Kernel::GatherRowsHalf : Kernel::GatherRows;
+    run(kernel, {u64(cols_of(table)), u64(ids.numel())}, buffer(table), u64(rows_of(table)),
         buffer(ids), scale, cl_int(accumulate), buffer(out), u64(cols_of(table)));
   }
 
