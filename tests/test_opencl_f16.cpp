@@ -305,6 +305,33 @@ TEST_F(OpenClF16Test, AWeightBeyondHalfRangeFailsNamingIt) {
   EXPECT_NO_THROW(Seq2SeqModel(*source, *f32_gpu));
 }
 
+TEST_F(OpenClF16Test, TheCliTakesWeightsF16OnOpenClOnly) {
+  const std::string folder = test::fixture("core/marian");
+  const auto golden = test::load_json(folder + "/golden.json");
+  std::string input;
+  for (const auto& c : golden.at("cases")) input += c.at("text").get<std::string>() + "\n";
+  const std::vector<std::string> translate = {"translate", "--beam", "2", "--max-length", "24", "--threads", "1"};
+  auto with = [&](std::vector<std::string> extra, const std::string& model) {
+    std::vector<std::string> args = translate;
+    args.insert(args.end(), {"-m", model});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_cli(args, input);
+  };
+  const test::CliResult f16 = with({"--device", "opencl", "--weights", "f16"}, folder);
+  const test::CliResult cpu = with({}, half_rounded_copy(folder));
+  ASSERT_EQ(f16.exit_code, 0) << f16.err;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(f16.out, cpu.out);
+  EXPECT_FALSE(f16.out.empty());
+
+  const test::CliResult refused = with({"--weights", "f16"}, folder);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("the cpu device stores weights in f32 only"), std::string::npos) << refused.err;
+  const test::CliResult unknown = with({"--device", "opencl", "--weights", "f8"}, folder);
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("f8 not in {f32,f16}"), std::string::npos) << unknown.err;
+}
+
 }  // namespace
 }  // namespace invar
 
