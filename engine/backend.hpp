@@ -153,8 +153,8 @@ class Backend {
                     const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner);
 
   // y [M, N] = act(x [M, K] · wᵀ + bias), w [N, K] (rank 2) as Hugging Face stores nn.Linear weights,
-  // bias [N] optional. w may be F16 (a half-precision weight store): its values are widened to F32
-  // and the product is computed in F32. y must not alias x.
+  // bias [N] optional. w may be F16 on a backend whose stores make F16 weights (OpenCL; the others
+  // reject it): its values are widened to F32 and the product is computed in F32. y must not alias x.
   void linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y);
 
   // ---- element-wise and row ops ----
@@ -182,8 +182,8 @@ class Backend {
   void attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
                          bool causal, std::int64_t causal_offset);
 
-  // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 or F16 [R, N] (F16
-  // rows are widened to F32 before scaling), ids I32
+  // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 [R, N], or F16 as
+  // linear's w (widened to F32 before scaling), ids I32
   // [M] (any shape with M elements). Embedding lookup (word, position, token-type: call once per
   // table with accumulate), and row reordering (beam-search cache reorder: view the cache as
   // [rows, row_size]). Ids outside [0, R) are the caller's bug: validate on the host; the CPU
