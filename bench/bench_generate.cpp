@@ -164,9 +164,9 @@ class TimedBackend final : public Backend {
 double sgemm_peak_gflops(Backend& backend) {
   auto store = backend.make_weight_store();
   const std::int64_t m = 512, k = 2048, n = 2048;
-  const Tensor a = store->add(std::vector<float>(static_cast<std::size_t>(m * k), 0.5f), Shape{m, k});
-  const Tensor b = store->add(std::vector<float>(static_cast<std::size_t>(n * k), 0.25f), Shape{n, k});
-  const Tensor c = store->add(std::vector<float>(static_cast<std::size_t>(m * n), 0.0f), Shape{m, n});
+  const Tensor a = store->add(std::vector<float>(static_cast<std::size_t>(m * k), 0.5f), Shape{m, k}, WeightUse::Any);
+  const Tensor b = store->add(std::vector<float>(static_cast<std::size_t>(n * k), 0.25f), Shape{n, k}, WeightUse::Any);
+  const Tensor c = store->add(std::vector<float>(static_cast<std::size_t>(m * n), 0.0f), Shape{m, n}, WeightUse::Any);
   double best = 0.0;
   for (int rep = 0; rep < 5; ++rep) {
     const auto start = std::chrono::steady_clock::now();

@@ -40,6 +40,8 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
        backend_names().size() > 1 ? "; opencl:PLATFORM:DEVICE picks an OpenCL device" : "");
 }
 
+const char* weight_type_name(WeightType type) { return type == WeightType::F16 ? "f16" : "f32"; }
+
 Shape weight_shape(const TensorData& src) {
   if (src.dtype != DType::F32 && src.dtype != DType::F16 && src.dtype != DType::BF16) {
     fail("weight of dtype {} is not a floating tensor", dtype_name(src.dtype));
@@ -173,6 +175,13 @@ void require_strided(const Tensor& t, const StridedView& v, const std::array<std
 
 }  // namespace
 
+void Backend::require_weight(const Tensor& t, const char* op, const char* what) const {
+  require_present(t, op, what);
+  const bool f16 = t.dtype == DType::F16 && takes_f16_weights();
+  require(t.dtype == DType::F32 || f16, op,
+          fmt::format("{} must be F32{}, not {}", what, takes_f16_weights() ? " or F16" : "", dtype_name(t.dtype)));
+}
+
 std::vector<float> Backend::download_f32(const Tensor& src) {
   require_f32(src, "download_f32", "src");
   std::vector<float> host(static_cast<std::size_t>(src.numel()));
@@ -207,7 +216,7 @@ void Backend::gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int6
 
 void Backend::linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) {
   require_f32(x, "linear", "x");
-  require_f32(w, "linear", "w");
+  require_weight(w, "linear", "w");
   require_f32(y, "linear", "y");
   const Dims dx = matrix(x), dw = matrix(w), dy = matrix(y);
   require(w.shape.rank == 2 && dw.cols == dx.cols && dy.rows == dx.rows && dy.cols == dw.rows, "linear",
@@ -291,7 +300,7 @@ void Backend::attention_softmax(const Tensor& scores, float scale, const Tensor&
 }
 
 void Backend::gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate, const Tensor& out) {
-  require_f32(table, "gather_rows", "table");
+  require_weight(table, "gather_rows", "table");
   require_f32(out, "gather_rows", "out");
   require_present(ids, "gather_rows", "ids");
   require(ids.dtype == DType::I32, "gather_rows", "ids must be I32");

@@ -44,16 +44,31 @@ enum class Binary : std::uint8_t { Add, Mul };
 // sentence-transformers Pooling modes.
 enum class Pooling : std::uint8_t { Mean, Cls, Max, MeanSqrtLen };
 
+// The precision weights are stored in on a backend (BackendOptions::weights).
+enum class WeightType : std::uint8_t { F32, F16 };
+const char* weight_type_name(WeightType type);  // "f32", "f16"
+
+// What a weight is used for, which decides the precision its store may keep it in.
+enum class WeightUse : std::uint8_t {
+  Any,     // any op (biases, norms, tables read by other ops): always stored F32
+  Matrix,  // only `linear`'s w and `gather_rows`' table: stored as BackendOptions::weights says
+};
+
 // Owns the storage of a model's weights on one backend. Weights are uploaded once, at load.
 class WeightStore {
  public:
   virtual ~WeightStore() = default;
-  // A floating tensor (F32, F16 or BF16) as an F32 backend tensor of the same shape. The CPU
-  // backend returns a zero-copy view of aligned F32 data, so `src` must stay valid (keep the
-  // ModelSource alive) as long as this store; F16/BF16 are converted once into owned memory.
-  virtual Tensor add(const TensorData& src) = 0;
-  // An F32 tensor from host values (computed tables: sinusoidal positions, fused weights).
-  virtual Tensor add(const std::vector<float>& values, Shape shape) = 0;
+  // A floating tensor (F32, F16 or BF16) as a backend tensor of the same shape: F32, or F16 for a
+  // Matrix where the backend stores those in half precision (values rounded to nearest, ties to
+  // even; a value beyond ±65504 fails). The CPU backend returns a zero-copy view of aligned F32
+  // data, so `src` must stay valid (keep the ModelSource alive) as long as this store; F16/BF16
+  // are converted once into owned memory.
+  virtual Tensor add(const TensorData& src, WeightUse use) = 0;
+  // A tensor from host values (computed tables: sinusoidal positions, fused weights), stored as
+  // add(TensorData) stores an F32 tensor of the same use.
+  virtual Tensor add(const std::vector<float>& values, Shape shape, WeightUse use) = 0;
+  // Bytes of backend memory the weights take (on the CPU, zero-copy views of the file count too).
+  virtual std::size_t bytes() const = 0;
 };
 
 // The shape of a weight for WeightStore::add; fails unless it is a floating tensor (F32, F16,
@@ -142,7 +157,8 @@ class Backend {
                     const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner);
 
   // y [M, N] = act(x [M, K] · wᵀ + bias), w [N, K] (rank 2) as Hugging Face stores nn.Linear weights,
-  // bias [N] optional. y must not alias x.
+  // bias [N] optional. w may be F16 on a backend whose stores make F16 weights (OpenCL; the others
+  // reject it): its values are widened to F32 and the product is computed in F32. y must not alias x.
   void linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y);
 
   // ---- element-wise and row ops ----
@@ -173,7 +189,8 @@ class Backend {
   void attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
                          bool causal, std::int64_t causal_offset);
 
-  // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 [R, N], ids I32
+  // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 [R, N], or F16 as
+  // linear's w (widened to F32 before scaling), ids I32
   // [M] (any shape with M elements). Embedding lookup (word, position, token-type: call once per
   // table with accumulate), and row reordering (beam-search cache reorder: view the cache as
   // [rows, row_size]). Ids outside [0, R) are the caller's bug: validate on the host; the CPU
@@ -202,6 +219,9 @@ class Backend {
   void log_softmax(const Tensor& x, const Tensor& out);
 
  protected:
+  // Whether linear's w and gather_rows' table may be F16 (the backend's stores can make them).
+  virtual bool takes_f16_weights() const { return false; }
+
   // Implementations, called after the public op checked its operands (shapes, dtypes, bounds).
   virtual void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
                        const Tensor& c) = 0;
@@ -224,6 +244,10 @@ class Backend {
   virtual void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) = 0;
   virtual void do_l2_normalize(const Tensor& x) = 0;
   virtual void do_log_softmax(const Tensor& x, const Tensor& out) = 0;
+
+ private:
+  // A weight operand: F32, or F16 where takes_f16_weights().
+  void require_weight(const Tensor& t, const char* op, const char* what) const;
 };
 
 // How a backend computes, beyond where.
@@ -234,6 +258,9 @@ struct BackendOptions {
   // compositions: softmax rows of other lengths are summed in other orders.)
   // OpenCL results never depend on the host's thread count, so it changes nothing there.
   bool deterministic = false;
+  // Storage of WeightUse::Matrix weights. F16 halves their memory; arithmetic stays F32. Only the
+  // OpenCL backend offers F16 (any device: it needs no cl_khr_fp16); the CPU backend rejects it.
+  WeightType weights = WeightType::F32;
 };
 
 // The CPU backend: OpenBLAS sgemm for matrix products, kernels/cpu for the rest.

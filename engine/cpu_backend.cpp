@@ -26,11 +26,13 @@ std::int32_t* id_ptr(const Tensor& t) {
 std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
 std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
 
+// Every weight F32, whatever its use (make_cpu_backend rejects WeightType::F16).
 class CpuWeightStore final : public WeightStore {
  public:
-  Tensor add(const TensorData& src) override {
+  Tensor add(const TensorData& src, WeightUse) override {
     Tensor t;
     t.shape = weight_shape(src);
+    bytes_ += t.nbytes();
     if (src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0) {
       t.handle = const_cast<std::byte*>(src.data);  // zero-copy: the backend never writes weights
       return t;
@@ -40,7 +42,7 @@ class CpuWeightStore final : public WeightStore {
     return t;
   }
 
-  Tensor add(const std::vector<float>& values, Shape shape) override {
+  Tensor add(const std::vector<float>& values, Shape shape, WeightUse) override {
     if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
       fail("{} values for a weight of shape {}", values.size(), shape.str());
     }
@@ -48,11 +50,15 @@ class CpuWeightStore final : public WeightStore {
     Tensor t;
     t.shape = shape;
     t.handle = owned_.back().data();
+    bytes_ += t.nbytes();
     return t;
   }
 
+  std::size_t bytes() const override { return bytes_; }
+
  private:
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
+  std::size_t bytes_ = 0;
 };
 
 class CpuArena final : public Arena {
@@ -291,6 +297,10 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
+  // Half-precision storage would need a converting GEMM; OpenBLAS has none (sbgemm is bfloat16).
+  if (options.weights != WeightType::F32)
+    fail("the cpu device stores weights in f32 only ({} weights need an OpenCL device)",
+         weight_type_name(options.weights));
   return std::make_unique<CpuBackend>(options);
 }
 

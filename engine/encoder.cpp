@@ -64,9 +64,9 @@ EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       weights(source, backend_ref, encoder_weight_names(spec)),
       arena(backend_ref.make_arena()) {
   const std::int64_t h = spec.hidden, inner = spec.heads * spec.head_dim;
-  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, h});
-  embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h});
-  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h});
+  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, h}, WeightUse::Matrix);
+  embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h}, WeightUse::Matrix);
+  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h}, WeightUse::Matrix);
   embed_norm_ = weights.norm("embed.norm", h);
   if (spec.family == ModelFamily::Mpnet)
     relative_table_ = weights.host("relative_attention_bias", {spec.relative_buckets, spec.heads});
@@ -94,7 +94,8 @@ EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
   if (weights.stored("mlm.dense.weight")) {
     mlm_dense = weights.linear("mlm.dense", h, h);
     mlm_norm = weights.norm("mlm.norm", h);
-    mlm_decoder = {weights.get("mlm.decoder", Shape{spec.vocab, h}), weights.get("mlm.bias", Shape{spec.vocab})};
+    mlm_decoder = {weights.get("mlm.decoder", Shape{spec.vocab, h}, WeightUse::Matrix),
+                   weights.get("mlm.bias", Shape{spec.vocab})};
     if (mlm_decoder.bias.empty()) fail("{}: the masked-LM head has no output bias", weights.path());
   }
 }
@@ -251,6 +252,7 @@ EncoderModel::EncoderModel(const ModelSource& source, Backend& backend)
 EncoderModel::~EncoderModel() = default;
 
 const EncoderSpec& EncoderModel::spec() const { return impl_->spec; }
+std::size_t EncoderModel::weight_bytes() const { return impl_->weights.bytes(); }
 bool EncoderModel::has_pooler() const { return !impl_->pooler.weight.empty(); }
 bool EncoderModel::has_classifier() const { return !impl_->classifier.weight.empty(); }
 bool EncoderModel::has_mlm() const { return !impl_->mlm_dense.weight.empty(); }

@@ -28,6 +28,8 @@ class EncoderModel {
   EncoderModel& operator=(const EncoderModel&) = delete;
 
   const EncoderSpec& spec() const;
+  // Backend memory the weights take (WeightStore::bytes).
+  std::size_t weight_bytes() const;
   bool has_pooler() const;
   bool has_classifier() const;
   bool has_mlm() const;

@@ -12,6 +12,16 @@ std::vector<std::int64_t> dims_of(const Shape& shape) {
   return std::vector<std::int64_t>(shape.dims.begin(), shape.dims.begin() + shape.rank);
 }
 
+// add(), with a failure (out of device memory, a value beyond half precision) naming the weight.
+template <typename Add>
+Tensor named(const std::string& path, const std::string& weight, Add add) {
+  try {
+    return add();
+  } catch (const Error& e) {
+    fail("{}: weight '{}': {}", path, weight, e.what());
+  }
+}
+
 }  // namespace
 
 ModelWeights::ModelWeights(const ModelSource& source, Backend& backend, std::vector<WeightName> names)
@@ -45,14 +55,16 @@ const TensorData ModelWeights::require(const std::string& canonical, const std::
   return data;
 }
 
-Tensor ModelWeights::get(const std::string& canonical, const Shape& expected) const {
+Tensor ModelWeights::get(const std::string& canonical, const Shape& expected, WeightUse use) const {
   if (!name(canonical).required && !find(canonical)) return {};
-  return store_->add(require(canonical, dims_of(expected)));
+  const TensorData data = require(canonical, dims_of(expected));
+  return named(source_.path(), *find(canonical), [&] { return store_->add(data, use); });
 }
 
 Linear ModelWeights::linear(const std::string& canonical, std::int64_t out, std::int64_t in) const {
   const bool has_bias = listed(canonical + ".bias");
-  return {get(canonical + ".weight", Shape{out, in}), has_bias ? get(canonical + ".bias", Shape{out}) : Tensor{}};
+  return {get(canonical + ".weight", Shape{out, in}, WeightUse::Matrix),
+          has_bias ? get(canonical + ".bias", Shape{out}) : Tensor{}};
 }
 
 Norm ModelWeights::norm(const std::string& canonical, std::int64_t width) const {
@@ -75,8 +87,9 @@ Linear ModelWeights::fused(const std::string& canonical, std::initializer_list<c
   }
   const std::int64_t total = rows * static_cast<std::int64_t>(parts.size());
   Linear result;
-  result.weight = store_->add(weights, Shape{total, cols});
-  if (has_bias) result.bias = store_->add(biases, Shape{total});
+  result.weight =
+      named(source_.path(), canonical, [&] { return store_->add(weights, Shape{total, cols}, WeightUse::Matrix); });
+  if (has_bias) result.bias = store_->add(biases, Shape{total}, WeightUse::Any);
   return result;
 }
 

@@ -32,20 +32,22 @@ class ModelWeights {
   bool stored(const std::string& canonical) const;
 
   // The weight; empty when it is optional and absent. Fails naming the file when a required one is
-  // missing or when `expected` (if given) differs from its shape.
-  Tensor get(const std::string& canonical, const Shape& expected = {}) const;
-  // "<canonical>.weight" [out, in] and, when listed, "<canonical>.bias" [out].
+  // missing or when `expected` (if given) differs from its shape. `use` as WeightStore::add: a
+  // Matrix goes only to linear's w or gather_rows' table.
+  Tensor get(const std::string& canonical, const Shape& expected = {}, WeightUse use = WeightUse::Any) const;
+  // "<canonical>.weight" [out, in] (a Matrix) and, when listed, "<canonical>.bias" [out].
   Linear linear(const std::string& canonical, std::int64_t out, std::int64_t in) const;
   // "<canonical>.weight" and, when listed, "<canonical>.bias", both [width].
   Norm norm(const std::string& canonical, std::int64_t width) const;
   // Projections "<canonical>.<part>" of [rows, cols] each, concatenated along the output dimension
-  // (q, k, v → one GEMM).
+  // (q, k, v → one GEMM); the weight is a Matrix.
   Linear fused(const std::string& canonical, std::initializer_list<const char*> parts, std::int64_t rows,
                std::int64_t cols) const;
   // A required weight's values on the host, checked against `expected`.
   std::vector<float> host(const std::string& canonical, const std::vector<std::int64_t>& expected) const;
 
   WeightStore& store() { return *store_; }
+  std::size_t bytes() const { return store_->bytes(); }  // backend memory the weights take
   const std::string& path() const { return source_.path(); }
 
  private:

@@ -91,6 +91,7 @@ class Seq2SeqModel::Impl {
   void select_rows(std::span<const std::int32_t> rows);
   // Gives each of `expand` rows per source its own cross-attention group (sampling several per source).
   void expand_groups(std::int64_t expand);
+  std::size_t weight_bytes() const { return weights_.bytes(); }
 
  private:
   Stack load_stack(const std::string& stack);
@@ -139,7 +140,7 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
   inner_ = spec.encoder_heads * spec.head_dim;
   encoder_ = load_stack("enc");
   decoder_ = load_stack("dec");
-  lm_head_ = weights_.get("lm_head");
+  lm_head_ = weights_.get("lm_head", {}, WeightUse::Matrix);
   if (lm_head_.shape != Shape{spec.target_vocab, d_})
     fail("{}: the LM head is {}, expected [{}, {}]", source.path(), lm_head_.shape.str(), spec.target_vocab, d_);
   if (spec.final_logits_bias) {
@@ -151,7 +152,7 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
 Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
   const bool decoder = name == "dec";
   Stack stack;
-  stack.embed_tokens = weights_.get(name + ".embed_tokens");
+  stack.embed_tokens = weights_.get(name + ".embed_tokens", {}, WeightUse::Matrix);
   const std::int64_t vocab = decoder ? spec.target_vocab : spec.source_vocab;
   if (stack.embed_tokens.shape != Shape{vocab, d_})
     fail("{}: {} embeddings are {}, expected [{}, {}]", source_.path(), decoder ? "decoder" : "encoder",
@@ -160,9 +161,10 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     stack.relative_bias = weights_.host(name + ".relative_attention_bias", {spec.relative_buckets, spec.encoder_heads});
   } else {
     const std::int64_t rows = spec.max_positions + spec.position_offset;
-    stack.positions = weights_.get(name + ".embed_positions");
+    stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Matrix);
     if (stack.positions.empty()) {
-      stack.positions = weights_.store().add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id), Shape{rows, d_});
+      stack.positions = weights_.store().add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id),
+                                              Shape{rows, d_}, WeightUse::Matrix);
     } else if (stack.positions.dim(1) != d_ || stack.positions.dim(0) < rows) {
       fail("{}: {} position table is {}, expected [{}, {}]", source_.path(), name, stack.positions.shape.str(), rows, d_);
     }
@@ -174,7 +176,7 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     // final norm's weight (an RMS norm is linear in its weight).
     auto scaled = weights_.host("dec.final_norm.weight", {d_});
     for (float& w : scaled) w *= spec.lm_input_scale;
-    stack.final_norm.weight = weights_.store().add(scaled, Shape{d_});
+    stack.final_norm.weight = weights_.store().add(scaled, Shape{d_}, WeightUse::Any);
   }
   const std::int64_t layers = decoder ? spec.decoder_layers : spec.encoder_layers;
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -569,6 +571,7 @@ Seq2SeqModel::Seq2SeqModel(const ModelSource& source, Backend& backend)
 Seq2SeqModel::~Seq2SeqModel() = default;
 
 const Seq2SeqSpec& Seq2SeqModel::spec() const { return impl_->spec; }
+std::size_t Seq2SeqModel::weight_bytes() const { return impl_->weight_bytes(); }
 const SearchSettings& Seq2SeqModel::default_settings() const { return impl_->defaults; }
 void Seq2SeqModel::check_sources(const std::vector<TokenIds>& sources) const { impl_->check_sources(sources); }
 

@@ -32,6 +32,8 @@ class Seq2SeqModel {
   Seq2SeqModel& operator=(const Seq2SeqModel&) = delete;
 
   const Seq2SeqSpec& spec() const;
+  // Backend memory the weights take (WeightStore::bytes).
+  std::size_t weight_bytes() const;
   // generate()'s settings from config.json (num_beams, max_length, forced tokens, ...).
   const SearchSettings& default_settings() const;
 

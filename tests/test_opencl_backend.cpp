@@ -320,18 +320,18 @@ TEST_F(OpenClBackendTest, WeightStoreConvertsHalfPrecisionSources) {
     src.data = reinterpret_cast<const std::byte*>(bits.data());
     src.nbytes = bits.size() * 2;
     const std::vector<float> expected = to_f32(src);
-    const Tensor w = gpu_store->add(src);
+    const Tensor w = gpu_store->add(src, WeightUse::Any);
     EXPECT_EQ(w.shape, (Shape{2, 2}));
     EXPECT_EQ(gpu_->download_f32(w), expected);
-    EXPECT_EQ(cpu_->download_f32(cpu_store->add(src)), expected);
+    EXPECT_EQ(cpu_->download_f32(cpu_store->add(src, WeightUse::Any)), expected);
   }
   const std::vector<float> values = random(6);
-  EXPECT_EQ(gpu_->download_f32(gpu_store->add(values, {3, 2})), values);
-  EXPECT_THROW(gpu_store->add(values, {4, 2}), Error);
+  EXPECT_EQ(gpu_->download_f32(gpu_store->add(values, {3, 2}, WeightUse::Any)), values);
+  EXPECT_THROW(gpu_store->add(values, {4, 2}, WeightUse::Any), Error);
   TensorData ids;
   ids.dtype = DType::I64;
   ids.shape = {1};
-  EXPECT_THROW(gpu_store->add(ids), Error);
+  EXPECT_THROW(gpu_store->add(ids, WeightUse::Any), Error);
 }
 
 TEST_F(OpenClBackendTest, ArenaGrowsKeepsTensorsAndMergesChunks) {
@@ -477,6 +477,10 @@ TEST_F(OpenClRuntimeTest, DevicesCommandListsCpuAndOpenClDevices) {
   EXPECT_EQ(rows[1].at("device"), "opencl:0:0");
   EXPECT_GT(rows[1].at("global_memory_bytes").get<std::uint64_t>(), 0u);
   EXPECT_TRUE(rows[1].at("fp16").is_boolean());
+  // f16 weight storage needs no fp16 arithmetic: every OpenCL device takes it, the CPU does not.
+  EXPECT_EQ(rows[0].at("weights"), nlohmann::json({"f32"}));
+  EXPECT_EQ(rows[1].at("weights"), nlohmann::json({"f32", "f16"}));
+  EXPECT_NE(table.out.find("weights f32/f16, fp16 arithmetic "), std::string::npos) << table.out;
 }
 
 TEST_F(OpenClRuntimeTest, NoPlatformIsAClearError) {

@@ -28,6 +28,12 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
   std::string devices;
   for (const auto& name : backend_names()) devices += (devices.empty() ? "" : ", ") + name;
   command.add_option("--device", options.device, "Compute device: " + devices)->capture_default_str();
+  command
+      .add_option("--weights", options.weights,
+                  "Weight storage: f32, or f16 to store weight matrices and embeddings in half precision on the "
+                  "device (half their memory; arithmetic stays f32; opencl devices only)")
+      ->check(CLI::IsMember({weight_type_name(WeightType::F32), weight_type_name(WeightType::F16)}))
+      ->capture_default_str();
   command.add_flag("--deterministic", options.deterministic,
                    "Bit-identical results for every --threads: the CPU sums each matrix-product element in one "
                    "fixed order instead of calling OpenBLAS (slower: see docs/performance.md)");
@@ -35,7 +41,9 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return make_backend(options.device, {.threads = threads, .deterministic = options.deterministic});
+  const WeightType weights = options.weights == weight_type_name(WeightType::F16) ? WeightType::F16 : WeightType::F32;
+  return make_backend(options.device,
+                      {.threads = threads, .deterministic = options.deterministic, .weights = weights});
 }
 
 Progress::Progress(std::string label, std::size_t total)

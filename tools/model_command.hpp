@@ -20,15 +20,16 @@ struct ModelOptions {
   int threads = 0;           // 0 = every core
   std::string device = "cpu";
   bool deterministic = false;  // see BackendOptions::deterministic
+  std::string weights = "f32";  // "f32" or "f16" (BackendOptions::weights)
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
 void add_model_options(CLI::App& command, ModelOptions& options);
-// Adds --batch-size, --threads, --device and --deterministic (for commands that name their models
-// otherwise).
+// Adds --batch-size, --threads, --device, --weights and --deterministic (for commands that name
+// their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
 
-// The backend --device names, with --threads resolved.
+// The backend --device names, with --threads resolved and --weights.
 std::unique_ptr<Backend> open_backend(const ModelOptions& options);
 
 // "label  done/total [=====>    ] 42%" redrawn on stderr at most ten times a second, only when

@@ -1,7 +1,8 @@
 // The OpenCL backend. Matrix products go to CLBlast (sgemm, strided-batched sgemm), everything
 // else to the kernels of kernels/opencl/kernels.cl, all enqueued in order on one queue: nothing
 // returns to the host between upload() and download(). Weights are uploaded once into read-only
-// buffers, activations live in Arena chunks (one cl_mem each).
+// buffers (matrices in half precision with --weights f16), activations live in Arena chunks (one
+// cl_mem each).
 #include "kernels/opencl/backend.hpp"
 
 #include <clblast.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 
 #include "engine/error.hpp"
 #include "kernels/opencl/runtime.hpp"
@@ -29,7 +31,7 @@ struct Buffer {
   cl_mem mem;
   cl_ulong offset;
 };
-Buffer buffer(const Tensor& t) { return {mem(t), static_cast<cl_ulong>(t.offset / 4)}; }
+Buffer buffer(const Tensor& t) { return {mem(t), static_cast<cl_ulong>(t.offset / dtype_size(t.dtype))}; }
 // An optional operand: absent ones pass `fallback`'s buffer (never read, flagged by an int).
 Buffer buffer_or(const Tensor& t, const Tensor& fallback) { return buffer(t.empty() ? fallback : t); }
 
@@ -56,39 +58,59 @@ cl_mem allocate(const Device& device, std::size_t bytes, cl_mem_flags flags, con
   return buffer;
 }
 
+// Matrices in `matrices` precision, everything else F32. Half values are stored, never computed
+// with: the kernels widen them with vload_half, which is core OpenCL C, so any device can.
 class OpenClWeightStore final : public WeightStore {
  public:
-  explicit OpenClWeightStore(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+  OpenClWeightStore(std::shared_ptr<const Device> device, WeightType matrices)
+      : device_(std::move(device)), matrices_(matrices) {}
   ~OpenClWeightStore() override {
     for (cl_mem buffer : buffers_) clReleaseMemObject(buffer);
   }
 
-  Tensor add(const TensorData& src) override {
+  Tensor add(const TensorData& src, WeightUse use) override {
     const Shape shape = weight_shape(src);
-    if (src.dtype == DType::F32) return add_bytes(src.data, src.nbytes, shape);
-    const std::vector<float> values = to_f32(src);
-    return add_bytes(values.data(), values.size() * sizeof(float), shape);
+    const bool half = in_half(use);
+    if (src.dtype == (half ? DType::F16 : DType::F32)) return add_bytes(src.data, shape, src.dtype);
+    return add(to_f32(src), shape, use);
   }
 
-  Tensor add(const std::vector<float>& values, Shape shape) override {
+  Tensor add(const std::vector<float>& values, Shape shape, WeightUse use) override {
     if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
       fail("{} values for a weight of shape {}", values.size(), shape.str());
     }
-    return add_bytes(values.data(), values.size() * sizeof(float), shape);
+    if (!in_half(use)) return add_bytes(values.data(), shape, DType::F32);
+    std::vector<std::uint16_t> bits(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      bits[i] = f32_to_f16_bits(values[i]);
+      // Infinity from a finite value: the weight does not fit half precision.
+      if ((bits[i] & 0x7FFF) == 0x7C00 && std::isfinite(values[i]))
+        fail("value {} is beyond half precision's range (±65504): load this model with f32 weights", values[i]);
+    }
+    return add_bytes(bits.data(), shape, DType::F16);
   }
 
+  std::size_t bytes() const override { return bytes_; }
+
  private:
-  Tensor add_bytes(const void* data, std::size_t bytes, Shape shape) {
+  bool in_half(WeightUse use) const { return use == WeightUse::Matrix && matrices_ == WeightType::F16; }
+
+  Tensor add_bytes(const void* data, Shape shape, DType dtype) {
+    Tensor t;
+    t.dtype = dtype;
+    t.shape = shape;
+    const std::size_t bytes = t.nbytes();
     const cl_mem_flags flags = CL_MEM_READ_ONLY | (bytes > 0 ? CL_MEM_COPY_HOST_PTR : 0);
     buffers_.push_back(allocate(*device_, bytes, flags, bytes > 0 ? data : nullptr));
-    Tensor t;
-    t.shape = shape;
     t.handle = buffers_.back();
+    bytes_ += bytes;
     return t;
   }
 
   std::shared_ptr<const Device> device_;
+  WeightType matrices_;
   std::vector<cl_mem> buffers_;
+  std::size_t bytes_ = 0;
 };
 
 class OpenClArena final : public Arena {
@@ -106,14 +128,17 @@ class OpenClArena final : public Arena {
 
 // The kernels of kernels.cl, in the order of kKernelNames.
 enum class Kernel { Scale, BiasAct, Binary, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
-                    GatherRows, CopyStrided, Pool, Count };
+                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, Count };
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
     "scale", "bias_act", "binary", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
-    "gather_rows", "copy_strided", "pool"};
+    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half"};
 // Work-items per row in the row kernels, and per group in the others (fewer where the device or
 // kernel allows fewer).
 constexpr std::size_t kRowGroup = 128;
 constexpr std::size_t kElementGroup = 64;
+// Floats of the scratch buffer F16 weights are widened into before CLBlast multiplies them (16 MiB;
+// a weight with more elements goes through it in blocks of rows).
+constexpr std::int64_t kWidenFloats = std::int64_t{4} << 20;
 
 clblast::Transpose blas_trans(bool trans) { return trans ? clblast::Transpose::kYes : clblast::Transpose::kNo; }
 
@@ -123,7 +148,8 @@ void check_blas(clblast::StatusCode status, const char* routine) {
 
 class OpenClBackend final : public Backend {
  public:
-  explicit OpenClBackend(std::shared_ptr<const Device> device) : device_(std::move(device)) {
+  OpenClBackend(std::shared_ptr<const Device> device, WeightType weights)
+      : device_(std::move(device)), weights_(weights) {
     try {
       create_queue_and_kernels();
     } catch (...) {
@@ -141,7 +167,9 @@ class OpenClBackend final : public Backend {
   // The OpenCL driver schedules its own compute units; there is nothing to set.
   void set_threads(int) override {}
 
-  std::unique_ptr<WeightStore> make_weight_store() override { return std::make_unique<OpenClWeightStore>(device_); }
+  std::unique_ptr<WeightStore> make_weight_store() override {
+    return std::make_unique<OpenClWeightStore>(device_, weights_);
+  }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<OpenClArena>(device_); }
 
   void upload(const void* host, const Tensor& dst) override {
@@ -157,6 +185,8 @@ class OpenClBackend final : public Backend {
   }
 
  protected:
+  bool takes_f16_weights() const override { return true; }
+
   void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
                const Tensor& c) override {
     const std::int64_t m = rows_of(c), n = cols_of(c), k = trans_a ? rows_of(a) : cols_of(a);
@@ -197,6 +227,27 @@ class OpenClBackend final : public Backend {
     }
   }
 
+  // An F16 weight is widened into scratch_ in blocks of whole rows, each block one sgemm into its
+  // columns of y: CLBlast has no mixed-precision GEMM, and this keeps its tuned sgemm (the choice
+  // is measured in docs/opencl.md).
+  void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) override {
+    if (w.dtype == DType::F32) return Backend::do_linear(x, w, bias, act, y);
+    const std::int64_t m = rows_of(x), k = cols_of(x), n = rows_of(w);
+    if (m == 0 || n == 0) return;  // also when k = 0: an [M, 0] matrix has no rows
+    const std::int64_t block = std::min(n, std::max<std::int64_t>(1, kWidenFloats / k));
+    const Buffer scratch = widen_scratch(static_cast<std::size_t>(block * k));
+    for (std::int64_t row = 0; row < n; row += block) {
+      const std::int64_t rows = std::min(block, n - row);
+      run(Kernel::WidenHalf, {u64(rows * k)}, Buffer{mem(w), buffer(w).offset + u64(row * k)}, scratch,
+          u64(rows * k));
+      check_blas(clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
+                                      m, rows, k, 1.0f, mem(x), buffer(x).offset, k, scratch.mem, 0, k, 0.0f, mem(y),
+                                      buffer(y).offset + u64(row), n, &queue_),
+                 "sgemm");
+    }
+    if (!bias.empty() || act != Activation::None) do_bias_act(y, bias, act);
+  }
+
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override {
     if (x.numel() == 0) return;
     run(Kernel::BiasAct, {u64(x.numel())}, buffer(x), buffer_or(bias, x), cl_int(!bias.empty()), u64(cols_of(x)),
@@ -231,7 +282,8 @@ class OpenClBackend final : public Backend {
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                       const Tensor& out) override {
     if (cols_of(table) == 0 || ids.numel() == 0) return;
-    run(Kernel::GatherRows, {u64(cols_of(table)), u64(ids.numel())}, buffer(table), u64(rows_of(table)),
+    const Kernel kernel = table.dtype == DType::F16 ? Kernel::GatherRowsHalf : Kernel::GatherRows;
+    run(kernel, {u64(cols_of(table)), u64(ids.numel())}, buffer(table), u64(rows_of(table)),
         buffer(ids), scale, cl_int(accumulate), buffer(out), u64(cols_of(table)));
   }
 
@@ -274,11 +326,12 @@ class OpenClBackend final : public Backend {
                              Kernel::L2Normalize},
                             kRowGroup);
     element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Binary, Kernel::GatherRows,
-                                 Kernel::CopyStrided, Kernel::Pool},
+                                 Kernel::GatherRowsHalf, Kernel::CopyStrided, Kernel::Pool, Kernel::WidenHalf},
                                 kElementGroup);
   }
   void release() {
     if (queue_) clFinish(queue_);
+    if (scratch_) clReleaseMemObject(scratch_);
     for (cl_kernel kernel : kernels_) {
       if (kernel) clReleaseKernel(kernel);
     }
@@ -344,7 +397,23 @@ class OpenClBackend final : public Backend {
         u64(cv.outer_stride), u64(cv.inner_stride), u64(inner), beta, u64(n));
   }
 
+  // scratch_ with room for `floats` (grown, never shrunk: allocated once for a model's widest weight).
+  Buffer widen_scratch(std::size_t floats) {
+    if (floats > scratch_floats_) {
+      // Commands already enqueued keep the old buffer alive until they finish (OpenCL counts references).
+      if (scratch_) clReleaseMemObject(scratch_);
+      scratch_ = nullptr;
+      scratch_floats_ = 0;
+      scratch_ = allocate(*device_, floats * sizeof(float), CL_MEM_READ_WRITE, nullptr);
+      scratch_floats_ = floats;
+    }
+    return {scratch_, 0};
+  }
+
   std::shared_ptr<const Device> device_;
+  WeightType weights_;
+  cl_mem scratch_ = nullptr;
+  std::size_t scratch_floats_ = 0;
   cl_command_queue queue_ = nullptr;
   std::array<cl_kernel, static_cast<std::size_t>(Kernel::Count)> kernels_{};
   std::size_t row_group_ = 1;
@@ -353,9 +422,9 @@ class OpenClBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions&) {
+std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions& options) {
   const auto [platform, device] = opencl::parse_device_name(name);
-  return std::make_unique<OpenClBackend>(opencl::open_device(platform, device));
+  return std::make_unique<OpenClBackend>(opencl::open_device(platform, device), options.weights);
 }
 
 }  // namespace invar

@@ -187,18 +187,42 @@ __kernel void l2_normalize(__global float* x, ulong x_off, ulong cols, __local f
   for (ulong c = lid; c < cols; c += step) x[c] /= norm;
 }
 
-// Range (cols, count). Ids outside [0, rows) leave their output row untouched: the table
-// is never read out of bounds (the host validates ids; see Backend::gather_rows).
+// gather_rows and gather_rows_half: range (cols, count). Ids outside [0, rows) leave their output
+// row untouched: the table is never read out of bounds (the host validates ids; see
+// Backend::gather_rows). The element of the table to read for work-item (c, i), or -1.
+long gather_source(ulong rows, __global const int* ids, ulong ids_off, ulong cols) {
+  const ulong c = get_global_id(0), i = get_global_id(1);
+  if (c >= cols) return -1;
+  const int id = ids[ids_off + i];
+  if (id < 0 || (ulong)id >= rows) return -1;
+  return (long)((ulong)id * cols + c);
+}
+
+void gather_store(float v, float scale, int accumulate, __global float* out, ulong out_off, ulong cols) {
+  __global float* to = out + out_off + get_global_id(1) * cols + get_global_id(0);
+  *to = accumulate ? *to + scale * v : scale * v;
+}
+
 __kernel void gather_rows(__global const float* table, ulong table_off, ulong rows, __global const int* ids,
                           ulong ids_off, float scale, int accumulate, __global float* out, ulong out_off,
                           ulong cols) {
-  const ulong c = get_global_id(0), i = get_global_id(1);
-  if (c >= cols) return;
-  const int id = ids[ids_off + i];
-  if (id < 0 || (ulong)id >= rows) return;
-  const float v = scale * table[table_off + (ulong)id * cols + c];
-  __global float* to = out + out_off + i * cols + c;
-  *to = accumulate ? *to + v : v;
+  const long at = gather_source(rows, ids, ids_off, cols);
+  if (at >= 0) gather_store(table[table_off + at], scale, accumulate, out, out_off, cols);
+}
+
+// A half-precision table (--weights f16): vload_half is core OpenCL C, no cl_khr_fp16 needed.
+__kernel void gather_rows_half(__global const half* table, ulong table_off, ulong rows, __global const int* ids,
+                               ulong ids_off, float scale, int accumulate, __global float* out, ulong out_off,
+                               ulong cols) {
+  const long at = gather_source(rows, ids, ids_off, cols);
+  if (at >= 0) gather_store(vload_half(table_off + at, table), scale, accumulate, out, out_off, cols);
+}
+
+// dst[i] = src[i] widened from half precision, for i < n: an F16 weight block before CLBlast's
+// sgemm (see OpenClBackend::do_linear). Range (n).
+__kernel void widen_half(__global const half* src, ulong src_off, __global float* dst, ulong dst_off, ulong n) {
+  const ulong i = get_global_id(0);
+  if (i < n) dst[dst_off + i] = vload_half(src_off + i, src);
 }
 
 // Range (extent3, extent2, extent0 · extent1); 4-byte elements of any type.
