@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "engine/error.hpp"
@@ -38,9 +39,11 @@ std::vector<std::string_view> Regex::find_all(std::string_view text) const {
   std::vector<std::string_view> matches;
   MatchData data(pcre2_match_data_create_from_pattern(code_, nullptr));
   PCRE2_SIZE pos = 0;
+  std::uint32_t checked = 0;  // the first call checks the text is UTF-8, the later ones need not
   while (pos < text.size()) {
-    int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), pos, PCRE2_NO_UTF_CHECK,
-                         data.get(), nullptr);
+    int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), pos, checked, data.get(),
+                         nullptr);
+    checked = PCRE2_NO_UTF_CHECK;
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) fail("matching the pattern {} failed: {}", pattern_, error_message(rc));
     PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
@@ -56,7 +59,7 @@ std::string Regex::replace_all(std::string_view text, std::string_view replaceme
   for (;;) {
     PCRE2_SIZE length = out.size();
     int rc = pcre2_substitute(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0,
-                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH | PCRE2_NO_UTF_CHECK, nullptr,
+                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH, nullptr,
                               nullptr, reinterpret_cast<PCRE2_SPTR>(replacement.data()), replacement.size(),
                               reinterpret_cast<PCRE2_UCHAR*>(out.data()), &length);
     if (rc == PCRE2_ERROR_NOMEMORY) {
@@ -71,8 +74,7 @@ std::string Regex::replace_all(std::string_view text, std::string_view replaceme
 
 bool Regex::found_in(std::string_view text) const {
   MatchData data(pcre2_match_data_create_from_pattern(code_, nullptr));
-  int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, PCRE2_NO_UTF_CHECK,
-                       data.get(), nullptr);
+  int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, data.get(), nullptr);
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   if (rc < 0) fail("matching the pattern {} failed: {}", pattern_, error_message(rc));
   return true;

@@ -1,7 +1,7 @@
 #pragma once
 // PCRE2 patterns in UTF-8 + Unicode-property mode (UCP), JIT-compiled where available, with the
-// Python `re` operations the tokenizers port: findall, sub and search. A compiled Regex is
-// immutable and safe to share between threads.
+// Python `re` operations the tokenizers port: findall, sub and search. Text that is not UTF-8
+// fails. A compiled Regex is immutable and safe to share between threads.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -75,9 +75,10 @@ TEST(MosesTokenizer, AggressiveDashSplitsMarkHyphens) {
   EXPECT_EQ(tokenize("en", "pages 3-5 -- or -x"), (Words{"pages", "3", "@-@", "5", "--", "or", "-x"}));
 }
 
-TEST(MosesTokenizer, LanguagesWithoutPrefixListsFail) {
+TEST(MosesTokenizer, LanguagesWithoutPrefixListsAndTextThatIsNotUtf8Fail) {
   EXPECT_THROW(MosesTokenizer("xx"), Error);
   EXPECT_NO_THROW(MosesTokenizer("ru"));
+  EXPECT_THROW(tokenize("en", "caf\xC3 au lait"), Error);
 }
 
 // ---- Normalizer ------------------------------------------------------------------------------
