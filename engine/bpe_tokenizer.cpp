@@ -1,14 +1,12 @@
 // Byte-level BPE as transformers 4.19's GPT2Tokenizer / RobertaTokenizer / BartTokenizer: GPT-2's
 // pre-tokenization regex (PCRE2 with Unicode properties), every byte of a word mapped to a
 // printable character (bytes_to_unicode), merges applied by rank, results cached per word.
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <array>
 #include <mutex>
 #include <unordered_map>
 
 #include "engine/error.hpp"
+#include "engine/regex.hpp"
 #include "engine/tokenizer_files.hpp"
 #include "engine/utf8.hpp"
 
@@ -19,50 +17,6 @@ namespace {
 // Z + \t\n\v\f\r, which lacks only NEL (U+0085), added here.
 constexpr const char* kPattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\x{85}\p{L}\p{N}]+|[\s\x{85}]+(?![^\s\x{85}])|[\s\x{85}]+)";
-
-class Regex {
- public:
-  Regex() {
-    int error = 0;
-    PCRE2_SIZE offset = 0;
-    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &error,
-                          &offset, nullptr);
-    if (!code_) {
-      PCRE2_UCHAR message[256];
-      pcre2_get_error_message(error, message, sizeof message);
-      fail("cannot compile the GPT-2 pre-tokenization pattern: {}", reinterpret_cast<const char*>(message));
-    }
-    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // falls back to the interpreter when JIT is unavailable
-  }
-  ~Regex() { pcre2_code_free(code_); }
-  Regex(const Regex&) = delete;
-  Regex& operator=(const Regex&) = delete;
-
-  // re.findall: the successive non-overlapping matches.
-  std::vector<std::string_view> find_all(std::string_view text) const {
-    std::vector<std::string_view> matches;
-    pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_, nullptr);
-    PCRE2_SIZE pos = 0;
-    while (pos < text.size()) {
-      int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), pos, PCRE2_NO_UTF_CHECK, data,
-                           nullptr);
-      if (rc == PCRE2_ERROR_NOMATCH) break;
-      if (rc < 0) {
-        pcre2_match_data_free(data);
-        fail("GPT-2 pre-tokenization failed (PCRE2 error {})", rc);
-      }
-      PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
-      if (ovector[1] <= ovector[0]) break;  // the pattern never matches empty text
-      matches.push_back(text.substr(ovector[0], ovector[1] - ovector[0]));
-      pos = ovector[1];
-    }
-    pcre2_match_data_free(data);
-    return matches;
-  }
-
- private:
-  pcre2_code* code_ = nullptr;
-};
 
 // bytes_to_unicode: printable Latin-1 bytes stand for themselves, the rest map to U+0100 upwards.
 std::array<char32_t, 256> byte_to_char_table() {
@@ -114,6 +68,68 @@ std::string decode_utf8_replacing(const std::string& bytes) {
   }
   return out;
 }
+
+}  // namespace
+
+BpeRanks parse_bpe_merges(std::string_view text, std::size_t skip_lines, bool first_two) {
+  std::vector<std::string_view> lines;
+  for (auto end = text.find('\n'); end != std::string_view::npos; end = text.find('\n')) {
+    lines.push_back(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+  // The text after the last newline is dropped (split("\n")[...:-1]).
+  BpeRanks ranks;
+  for (std::size_t i = skip_lines; i < lines.size(); ++i) {
+    std::vector<std::string> parts;
+    std::string part;
+    for (char32_t c : decode_utf8(lines[i])) {
+      if (is_python_space(c)) {
+        if (!part.empty()) parts.push_back(std::move(part));
+        part.clear();
+      } else {
+        append_utf8(part, c);
+      }
+    }
+    if (!part.empty()) parts.push_back(std::move(part));
+    if (first_two && parts.size() > 2) parts.resize(2);
+    // dict(zip(merges, range(...))): a line that is not a pair never matches; a repeated pair
+    // keeps its last rank.
+    if (parts.size() == 2) ranks[parts[0] + ' ' + parts[1]] = static_cast<std::int32_t>(i - skip_lines);
+  }
+  return ranks;
+}
+
+std::vector<std::string> apply_bpe_merges(std::vector<std::string> symbols, const BpeRanks& ranks) {
+  std::string key;
+  while (symbols.size() > 1) {
+    std::int32_t best_rank = INT32_MAX;
+    std::size_t best = 0;
+    for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
+      key.assign(symbols[i]).append(1, ' ').append(symbols[i + 1]);
+      auto it = ranks.find(key);
+      if (it != ranks.end() && it->second < best_rank) {
+        best_rank = it->second;
+        best = i;
+      }
+    }
+    if (best_rank == INT32_MAX) break;
+    std::string first = symbols[best], second = symbols[best + 1];
+    std::vector<std::string> merged;
+    merged.reserve(symbols.size());
+    for (std::size_t i = 0; i < symbols.size();) {
+      if (i + 1 < symbols.size() && symbols[i] == first && symbols[i + 1] == second) {
+        merged.push_back(first + second);
+        i += 2;
+      } else {
+        merged.push_back(symbols[i++]);
+      }
+    }
+    symbols = std::move(merged);
+  }
+  return symbols;
+}
+
+namespace {
 
 class BpeTokenizer final : public Tokenizer {
  public:
@@ -195,37 +211,14 @@ class BpeTokenizer final : public Tokenizer {
 
  private:
   static const Regex& regex() {
-    static const Regex instance;
+    static const Regex instance(kPattern);
     return instance;
   }
 
   // merges.txt: a "#version" line, then "first second" per line; Hugging Face drops the first and
   // the last line (split("\n")[1:-1]), so a file without a final newline loses its last merge.
   void load_merges(const TokenizerFiles& files) {
-    auto text = files.read("merges.txt", "the byte-level BPE merges");
-    std::vector<std::string_view> lines;
-    std::string_view rest = text;
-    for (auto end = rest.find('\n'); end != std::string_view::npos; end = rest.find('\n')) {
-      lines.push_back(rest.substr(0, end));
-      rest.remove_prefix(end + 1);
-    }
-    lines.push_back(rest);
-    for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
-      std::vector<std::string> parts;
-      std::string part;
-      for (char32_t c : decode_utf8(lines[i])) {
-        if (is_python_space(c)) {
-          if (!part.empty()) parts.push_back(std::move(part));
-          part.clear();
-        } else {
-          append_utf8(part, c);
-        }
-      }
-      if (!part.empty()) parts.push_back(std::move(part));
-      // dict(zip(merges, range(...))): a line that is not a pair never matches; a repeated pair
-      // keeps its last rank.
-      if (parts.size() == 2) ranks_[parts[0] + ' ' + parts[1]] = static_cast<std::int32_t>(i - 1);
-    }
+    ranks_ = parse_bpe_merges(files.read("merges.txt", "the byte-level BPE merges"), 1, false);
   }
 
   // GPT2Tokenizer.bpe: merge the lowest-ranked adjacent pair, everywhere, until none is known.
@@ -240,30 +233,7 @@ class BpeTokenizer final : public Tokenizer {
       append_utf8(symbol, c);
       symbols.push_back(std::move(symbol));
     }
-    while (symbols.size() > 1) {
-      std::int32_t best_rank = INT32_MAX;
-      std::size_t best = 0;
-      for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
-        auto it = ranks_.find(symbols[i] + ' ' + symbols[i + 1]);
-        if (it != ranks_.end() && it->second < best_rank) {
-          best_rank = it->second;
-          best = i;
-        }
-      }
-      if (best_rank == INT32_MAX) break;
-      std::string first = symbols[best], second = symbols[best + 1];
-      std::vector<std::string> merged;
-      merged.reserve(symbols.size());
-      for (std::size_t i = 0; i < symbols.size();) {
-        if (i + 1 < symbols.size() && symbols[i] == first && symbols[i + 1] == second) {
-          merged.push_back(first + second);
-          i += 2;
-        } else {
-          merged.push_back(symbols[i++]);
-        }
-      }
-      symbols = std::move(merged);
-    }
+    symbols = apply_bpe_merges(std::move(symbols), ranks_);
     std::lock_guard lock(cache_mutex_);
     if (cache_.size() >= kCacheLimit) cache_.clear();
     cache_.emplace(word, symbols);
@@ -274,7 +244,7 @@ class BpeTokenizer final : public Tokenizer {
 
   Vocab vocab_;
   std::size_t base_vocab_size_ = 0;
-  std::unordered_map<std::string, std::int32_t> ranks_;
+  BpeRanks ranks_;
   std::array<std::string, 256> byte_chars_;
   std::unordered_map<char32_t, char> char_bytes_;
   bool add_prefix_space_ = false;

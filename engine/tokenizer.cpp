@@ -234,7 +234,7 @@ std::string clean_up_tokenization(std::string text) {
 }
 
 std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool skip_special_tokens, Side side) const {
-  std::size_t size = vocab_size();
+  std::size_t size = decodable_ids(side);
   std::vector<std::string> texts;
   std::vector<std::string> run;
   auto flush = [&] {
@@ -275,7 +275,7 @@ std::string Tokenizer::id_to_token(std::int32_t id, Side side) const {
   if (id >= 0 && static_cast<std::size_t>(id) >= base_vocab_size() &&
       static_cast<std::size_t>(id) - base_vocab_size() < added_by_id_.size())
     return added_by_id_[static_cast<std::size_t>(id) - base_vocab_size()];
-  if (const auto* token = vocab(side).token(id)) return *token;
+  if (const auto* token = id_vocab(side).token(id)) return *token;
   // Hugging Face's decoder.get(index, unk_token).
   return specials_.unk ? specials_.unk->content : std::string();
 }
@@ -523,7 +523,7 @@ SpecialTokens TokenizerFiles::special_tokens(SpecialTokens defaults, Wrap wrap) 
 
 namespace {
 
-enum class Algorithm { WordPiece, SentencePiece, Bpe };
+enum class Algorithm { WordPiece, SentencePiece, Bpe, MosesBpe };
 
 struct FamilyEntry {
   const char* family;      // config.json model_type
@@ -542,6 +542,7 @@ const FamilyEntry kFamilies[] = {
     {"pegasus", "PegasusTokenizer", Algorithm::SentencePiece},
     {"m2m_100", "M2M100Tokenizer", Algorithm::SentencePiece},
     {"t5", "T5Tokenizer", Algorithm::SentencePiece},
+    {"fsmt", "FSMTTokenizer", Algorithm::MosesBpe},
 };
 
 std::string supported_families() {
@@ -584,6 +585,8 @@ std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source) {
       return make_sentencepiece_tokenizer(files, entry->family);
     case Algorithm::Bpe:
       return make_bpe_tokenizer(files, entry->family);
+    case Algorithm::MosesBpe:
+      return make_fsmt_tokenizer(files, entry->family);
   }
   fail("{}: unknown tokenizer algorithm", files.path());
 }

@@ -91,7 +91,7 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  // What the factory found: "wordpiece", "sentencepiece" or "bpe"; the family ("bert", "marian",
+  // What the factory found: "wordpiece", "sentencepiece", "bpe" or "moses-bpe"; the family ("bert", "marian",
   // ...) as config.json's model_type names it.
   virtual std::string_view algorithm() const = 0;
   const std::string& family() const { return family_; }
@@ -157,10 +157,14 @@ class Tokenizer {
   virtual std::string prepare_text(std::string_view text) const { return std::string(text); }
   // The token <-> id table of a side.
   virtual const Vocab& vocab(Side side) const = 0;
+  // The table id_to_token reads (convert_ids_to_tokens); FSMT reads its target table for both sides.
+  virtual const Vocab& id_vocab(Side side) const { return vocab(side); }
   virtual const SpecialLayout& layout(Side side) const = 0;
   // Ids the base vocabulary has room for (HF's vocab_size property); ids in vocab() beyond it are
   // added tokens.
   virtual std::size_t base_vocab_size() const = 0;
+  // How many ids decode() accepts on a side: len(tokenizer), unless a target vocabulary is larger.
+  virtual std::size_t decodable_ids(Side) const { return vocab_size(); }
 
   // Subclasses call this once their vocabularies exist: adds added_tokens.json, gives special
   // tokens missing from the vocabulary new ids (HF's sanitize_special_tokens), resolves special

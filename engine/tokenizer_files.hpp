@@ -1,12 +1,14 @@
 #pragma once
 // What the tokenizer algorithms read from a model: config.json, tokenizer_config.json,
 // special_tokens_map.json and the vocabulary files, with errors that name the folder and the file.
-// Internal to engine/tokenizer*.cpp, wordpiece.cpp, sentencepiece_tokenizer.cpp, bpe_tokenizer.cpp.
+// Internal to engine/tokenizer*.cpp, wordpiece.cpp, sentencepiece_tokenizer.cpp, bpe_tokenizer.cpp, fsmt_tokenizer.cpp.
 #include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "engine/tokenizer.hpp"
 
@@ -52,8 +54,19 @@ SpecialToken plain_token(std::string content);
 // An AddedToken with explicit stripping.
 SpecialToken added_token(std::string content, bool lstrip, bool rstrip);
 
+// BPE merge ranks keyed "first second" (the two symbols joined by one space).
+using BpeRanks = std::unordered_map<std::string, std::int32_t>;
+// merges.txt as Hugging Face reads it: split("\n") without the text after the last newline,
+// skip_lines header lines dropped, each line split on whitespace; a line of exactly two parts
+// (with first_two, of at least two, the rest ignored) is a merge ranked by its line.
+BpeRanks parse_bpe_merges(std::string_view text, std::size_t skip_lines, bool first_two);
+// The BPE loop of GPT2Tokenizer.bpe / XLMTokenizer.bpe: merge every occurrence of the
+// lowest-ranked adjacent pair, left to right, until no adjacent pair has a rank.
+std::vector<std::string> apply_bpe_merges(std::vector<std::string> symbols, const BpeRanks& ranks);
+
 std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const std::string& family);
 std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const std::string& family);
 std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const std::string& family);
+std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const std::string& family);
 
 }  // namespace invar

@@ -87,6 +87,18 @@ std::string_view python_rstrip(std::string_view text) {
 
 std::string_view python_strip(std::string_view text) { return python_rstrip(python_lstrip(text)); }
 
+std::vector<std::string_view> python_split(std::string_view text) {
+  std::vector<std::string_view> words;
+  std::size_t pos = 0, length = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && is_python_space(code_point_at(text, pos, length))) pos += length;
+    std::size_t start = pos;
+    while (pos < text.size() && !is_python_space(code_point_at(text, pos, length))) pos += length;
+    if (pos > start) words.push_back(text.substr(start, pos - start));
+  }
+  return words;
+}
+
 namespace {
 
 // Unicode's Cased and Case_Ignorable properties, which decide the Final_Sigma context. utf8proc

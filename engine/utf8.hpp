@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace invar {
 
@@ -24,6 +25,8 @@ bool is_python_space(char32_t c);
 std::string_view python_lstrip(std::string_view text);
 std::string_view python_rstrip(std::string_view text);
 std::string_view python_strip(std::string_view text);
+// Python's str.split() without arguments: the runs of non-whitespace.
+std::vector<std::string_view> python_split(std::string_view text);
 
 // Python's str.lower(): full Unicode lowercase mapping, i.e. utf8proc's simple mapping plus the
 // special cases Python applies: U+0130 (İ) becomes "i\u0307" and capital sigma becomes final sigma

@@ -1,5 +1,5 @@
 // `invar generate`, `invar translate` and `invar score`: encoder-decoder models (Marian, BART,
-// mBART, Pegasus, M2M100/NLLB, T5) on text, one output line per input line. Search settings
+// mBART, Pegasus, M2M100/NLLB, FSMT, T5) on text, one output line per input line. Search settings
 // default to the model's config.json, as Hugging Face's generate() reads them.
 #include <nlohmann/json.hpp>
 
@@ -221,8 +221,8 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
 void setup_generate(CLI::App& root) {
   add_generation_command(
       root, "generate",
-      "Generate with an encoder-decoder model (Marian, BART, mBART, Pegasus, M2M100/NLLB, T5): one JSON line "
-      "per input line, {\"hyps\": [{\"text\", \"ids\", \"score\"}, ...]} best first; an empty input line gives "
+      "Generate with an encoder-decoder model (Marian, BART, mBART, Pegasus, M2M100/NLLB, FSMT, T5): one JSON "
+      "line per input line, {\"hyps\": [{\"text\", \"ids\", \"score\"}, ...]} best first; an empty input line gives "
       "{\"hyps\": []}. Sources longer than the model's positions are an error naming the line.",
       false);
 }

@@ -1,0 +1,338 @@
+// FSMT's tokenizer: the Moses normalizer, tokenizer and detokenizer (sacremoses' rules, expected
+// outputs worked out from them by hand), XLM-style BPE on a handmade vocabulary, the FSMT framing
+// and decoding, and a tiny random FSMT model run through Translator and the CLI.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "engine/backend.hpp"
+#include "engine/error.hpp"
+#include "engine/moses.hpp"
+#include "engine/tokenizer.hpp"
+#include "engine/translator.hpp"
+#include "loaders/model_source.hpp"
+#include "support/model_files.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+using Words = std::vector<std::string>;
+
+namespace {
+
+Words tokenize(std::string_view language, std::string_view text, bool aggressive = true) {
+  return MosesTokenizer(language).tokenize(text, aggressive);
+}
+
+std::string detokenize(std::string_view language, const Words& tokens) { return MosesDetokenizer(language).detokenize(tokens); }
+
+}  // namespace
+
+// ---- Moses tokenizer -------------------------------------------------------------------------
+
+TEST(MosesTokenizer, SplitsPunctuationAndEscapesXml) {
+  EXPECT_EQ(tokenize("en", "This ain't funny. It's actually hillarious, yet double Ls. | [] < > [ ] & You're gonna "
+                           "shake it off? Don't?"),
+            (Words{"This", "ain", "&apos;t", "funny", ".", "It", "&apos;s", "actually", "hillarious", ",", "yet",
+                   "double", "Ls", ".", "&#124;", "&#91;", "&#93;", "&lt;", "&gt;", "&#91;", "&#93;", "&amp;", "You",
+                   "&apos;re", "gonna", "shake", "it", "off", "?", "Don", "&apos;t", "?"}));
+  EXPECT_EQ(tokenize("en", "a \"quoted\" word!!"), (Words{"a", "&quot;", "quoted", "&quot;", "word", "!", "!"}));
+  EXPECT_EQ(MosesTokenizer("en").tokenize("a & b", false, false), (Words{"a", "&", "b"}));
+  EXPECT_EQ(tokenize("en", "  spaces\t\tand\x01 junk  "), (Words{"spaces", "and", "junk"}));
+  EXPECT_TRUE(tokenize("en", " \t ").empty());
+}
+
+TEST(MosesTokenizer, KeepsNumbersWholeAndSeparatesCommasElsewhere) {
+  EXPECT_EQ(tokenize("en", "The price is 5,300.50 dollars."), (Words{"The", "price", "is", "5,300.50", "dollars", "."}));
+  EXPECT_EQ(tokenize("en", "A,B,C"), (Words{"A", ",", "B", ",", "C"}));
+  EXPECT_EQ(tokenize("en", "In 1990, 2,5"), (Words{"In", "1990", ",", "2,5"}));
+  EXPECT_EQ(tokenize("en", "Wait... what"), (Words{"Wait", "...", "what"}));
+}
+
+TEST(MosesTokenizer, NonbreakingPrefixesKeepTheirPeriod) {
+  EXPECT_EQ(tokenize("en", "Mr. Smith saw Dr. Who in the U.S. today."),
+            (Words{"Mr.", "Smith", "saw", "Dr.", "Who", "in", "the", "U.S.", "today", "."}));
+  // Not on the list and followed by a capital: a sentence end.
+  EXPECT_EQ(tokenize("en", "He left. Then"), (Words{"He", "left", ".", "Then"}));
+  // Followed by a lowercase word: never a sentence end.
+  EXPECT_EQ(tokenize("en", "the end. and more"), (Words{"the", "end.", "and", "more"}));
+  // "No #NUMERIC_ONLY#": nonbreaking only before a number.
+  EXPECT_EQ(tokenize("en", "See No. 5 and No. Way"), (Words{"See", "No.", "5", "and", "No", ".", "Way"}));
+  // German ordinals are on the German list only.
+  EXPECT_EQ(tokenize("de", "Am 3. Oktober"), (Words{"Am", "3.", "Oktober"}));
+  EXPECT_EQ(tokenize("en", "On 3. October"), (Words{"On", "3", ".", "October"}));
+  EXPECT_EQ(tokenize("ru", "Он живёт на ул. Ленина."), (Words{"Он", "живёт", "на", "ул.", "Ленина", "."}));
+}
+
+TEST(MosesTokenizer, ApostrophesFollowTheLanguage) {
+  EXPECT_EQ(tokenize("en", "It's John's 1990's"), (Words{"It", "&apos;s", "John", "&apos;s", "1990", "&apos;s"}));
+  EXPECT_EQ(tokenize("de", "Geht's gut"), (Words{"Geht", "&apos;", "s", "gut"}));
+  EXPECT_EQ(tokenize("en", "the dogs' toys"), (Words{"the", "dogs", "&apos;", "toys"}));
+}
+
+TEST(MosesTokenizer, AggressiveDashSplitsMarkHyphens) {
+  EXPECT_EQ(tokenize("en", "a well-known e-mail"), (Words{"a", "well", "@-@", "known", "e", "@-@", "mail"}));
+  EXPECT_EQ(tokenize("en", "a well-known e-mail", false), (Words{"a", "well-known", "e-mail"}));
+  EXPECT_EQ(tokenize("en", "pages 3-5 -- or -x"), (Words{"pages", "3", "@-@", "5", "--", "or", "-x"}));
+}
+
+TEST(MosesTokenizer, LanguagesWithoutPrefixListsAndTextThatIsNotUtf8Fail) {
+  EXPECT_THROW(MosesTokenizer("xx"), Error);
+  EXPECT_NO_THROW(MosesTokenizer("ru"));
+  EXPECT_THROW(tokenize("en", "caf\xC3 au lait"), Error);
+}
+
+// ---- Normalizer ------------------------------------------------------------------------------
+
+TEST(MosesPunctNormalizer, NormalizesQuotesDashesAndSpaces) {
+  EXPECT_EQ(MosesPunctNormalizer("de").normalize("„Hallo“ – sagte er…"), "\"Hallo\" - sagte er...");
+  EXPECT_EQ(MosesPunctNormalizer("en").normalize("He said \"yes\", then"), "He said \"yes,\" then");
+  EXPECT_EQ(MosesPunctNormalizer("de").normalize("Er sagte \"ja,\" dann"), "Er sagte \"ja\", dann");
+  EXPECT_EQ(MosesPunctNormalizer("en").normalize("1\u00A0000 and ( a ) x :"), "1.000 and (a) x:");
+  EXPECT_EQ(MosesPunctNormalizer("de").normalize("1\u00A0000"), "1,000");
+  EXPECT_EQ(MosesPunctNormalizer("ru").normalize("«Привет»   мир"), "\"Привет\" мир");
+  // Penn quotes: `` becomes '' and then a spaced double quote.
+  EXPECT_EQ(MosesPunctNormalizer("en").normalize("it’s ``fine''"), "it's \" fine \"");
+}
+
+TEST(MosesPreprocessing, UnicodePunctuationAndNonPrintingCharacters) {
+  EXPECT_EQ(replace_unicode_punctuation("你好，世界。  再见！（１２）"), "你好,世界. 再见!(12)");
+  EXPECT_EQ(remove_non_printing("a\u200Bb\x07" "c\u00ADd\xEE\x80\x80"), "abcd");  // Cf, Cc, Cf, Co
+}
+
+// ---- Detokenizer -----------------------------------------------------------------------------
+
+TEST(MosesDetokenizer, AttachesPunctuationQuotesAndCurrency) {
+  EXPECT_EQ(detokenize("en", {"This", "ain", "&apos;t", "funny", ".", "It", "&apos;s", "actually", "hillarious", ",",
+                              "yet", "double", "Ls", ".", "&#124;", "&#91;", "&#93;", "&lt;", "&gt;", "&#91;", "&#93;",
+                              "&amp;", "You", "&apos;re", "gonna", "shake", "it", "off", "?", "Don", "&apos;t", "?"}),
+            "This ain't funny. It's actually hillarious, yet double Ls. | [] < > [] & You're gonna shake it off? "
+            "Don't?");
+  EXPECT_EQ(detokenize("de", {"ein", "E", "@-@", "Mail", "kostet", "$", "5", "(", "50", "%", ")", "."}),
+            "ein E-Mail kostet $5 (50%).");
+  EXPECT_EQ(detokenize("en", {"the", "Jones", "&apos;", "house"}), "the Jones' house");
+  EXPECT_EQ(detokenize("en", {"&quot;", "a", "&quot;", "b", "&quot;", "c", "&quot;"}), "\"a\" b \"c\"");
+  EXPECT_EQ(detokenize("fr", {"l&apos;", "homme", "?"}), "l'homme ?");
+  EXPECT_EQ(detokenize("en", {"日本", "語", "text"}), "日本語 text");
+  EXPECT_THROW(MosesDetokenizer("cs"), Error);
+}
+
+TEST(MosesDetokenizer, UndoesTheTokenizer) {
+  for (const std::string text : {"Mr. Smith doesn't like \"quotes\" (or brackets), does he?",
+                                 "A well-known e-mail costs $5 & more | less.", "Das ist z.B. ein 3. Versuch!"}) {
+    SCOPED_TRACE(text);
+    const std::string language = text.starts_with("Das") ? "de" : "en";
+    EXPECT_EQ(detokenize(language, tokenize(language, text)), text);
+  }
+}
+
+// ---- FSMT tokenizer --------------------------------------------------------------------------
+
+namespace {
+
+// Source merges ranked by line; the third field (a count in fairseq's files) is ignored and the
+// text after the last newline is not read.
+const char* const kMerges = "l o\nlo w</w> 99\ne r</w>\nn e\nh a\nne w</w>";
+
+const char* const kSourceVocab =
+    R"({"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "lo": 4, "w": 5, "er</w>": 6, "low</w>": 7, "ne": 8,
+        "w</w>": 9, ".</w>": 10, "@-@</w>": 11})";
+const char* const kTargetVocab =
+    R"({"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "das</w>": 4, "ha": 5, "us</w>": 6, "ist</w>": 7, "gro": 8,
+        "ß</w>": 9, ".</w>": 10, "E</w>": 11, "@-@</w>": 12, "Mail</w>": 13, "&quot;</w>": 14})";
+
+std::string fsmt_config(const std::string& extra = "") {
+  return R"({"model_type": "fsmt", "architectures": ["FSMTForConditionalGeneration"], "langs": ["en", "de"],
+    "src_vocab_size": 12, "tgt_vocab_size": 15, "d_model": 8, "encoder_layers": 1, "decoder_layers": 1,
+    "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 16, "decoder_ffn_dim": 16,
+    "max_position_embeddings": 32, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
+    "decoder_start_token_id": 2, "num_beams": 2, "max_length": 8, "tie_word_embeddings": false)" +
+         extra + "}";
+}
+
+// The tokenizer files, and a placeholder weights file unless extra_files gives one.
+std::string fsmt_folder(const std::vector<std::pair<std::string, std::string>>& extra_files = {},
+                        const std::string& config = fsmt_config()) {
+  std::vector<std::pair<std::string, std::string>> files{
+      {"vocab-src.json", kSourceVocab},
+      {"vocab-tgt.json", kTargetVocab},
+      {"merges.txt", kMerges},
+      {"model.safetensors", test::make_safetensors({{"w", "F32", {1}, test::bytes_of(std::vector<float>{1})}})}};
+  files.insert(files.end(), extra_files.begin(), extra_files.end());
+  return test::make_model_folder(files, config);
+}
+
+std::unique_ptr<Tokenizer> open_tokenizer(const std::string& folder) {
+  auto source = ModelSource::open(folder);
+  return make_tokenizer(*source);
+}
+
+}  // namespace
+
+TEST(FsmtTokenizer, BpeMergesByRankWithWordEnds) {
+  auto tokenizer = open_tokenizer(fsmt_folder());
+  EXPECT_EQ(tokenizer->family(), "fsmt");
+  EXPECT_EQ(tokenizer->algorithm(), "moses-bpe");
+  // lower: l o w e r</w> -> (l o) -> lo w e r</w> -> (e r</w>) -> lo w er</w>; "lo w" has no rank
+  // (only "lo w</w>" does).
+  EXPECT_EQ(tokenizer->tokenize("lower"), (Words{"lo", "w", "er</w>"}));
+  EXPECT_EQ(tokenizer->tokenize("low"), (Words{"low</w>"}));  // "lo w</w> 99": the count is ignored
+  // "ne w</w>" is on the unterminated last line, which FSMTTokenizer does not read.
+  EXPECT_EQ(tokenizer->tokenize("new"), (Words{"ne", "w</w>"}));
+  EXPECT_EQ(tokenizer->tokenize("w"), (Words{"w</w>"}));
+  // Moses first: the period is split off, the hyphen marked; "@-@" is then a word like any other
+  // (without merges for it here).
+  EXPECT_EQ(tokenizer->tokenize("low-lower."), (Words{"low</w>", "@", "-", "@</w>", "lo", "w", "er</w>", ".</w>"}));
+}
+
+TEST(FsmtTokenizer, FramesWithEosAndSeparatesPairs) {
+  auto tokenizer = open_tokenizer(fsmt_folder());
+  const auto encoding = tokenizer->encode("lower low new.");
+  EXPECT_EQ(encoding.ids, (std::vector<std::int32_t>{4, 5, 6, 7, 8, 9, 10, 2}));
+  EXPECT_EQ(encoding.special_mask, (std::vector<std::uint8_t>{0, 0, 0, 0, 0, 0, 0, 1}));
+  // convert_ids_to_tokens reads vocab-tgt.json, as Hugging Face's FSMTTokenizer does.
+  EXPECT_EQ(encoding.tokens, (Words{"das</w>", "ha", "us</w>", "ist</w>", "gro", "ß</w>", ".</w>", "</s>"}));
+  EXPECT_EQ(tokenizer->encode("xyz").ids, (std::vector<std::int32_t>{3, 3, 3, 2}));  // x y z</w>: unknown
+  const auto pair = tokenizer->encode_pair("low", "lower");
+  EXPECT_EQ(pair.ids, (std::vector<std::int32_t>{7, 2, 4, 5, 6, 2}));
+  EXPECT_EQ(pair.type_ids, (std::vector<std::int32_t>{0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(tokenizer->pad_id(), 1);
+  EXPECT_EQ(tokenizer->sep_id(), 2);
+  EXPECT_EQ(tokenizer->vocab_size(), 12u);  // HF: vocab_size is the source vocabulary's
+}
+
+TEST(FsmtTokenizer, DecodesTargetIdsThroughMosesDetokenization) {
+  auto tokenizer = open_tokenizer(fsmt_folder());
+  EXPECT_EQ(tokenizer->decode(std::vector<std::int32_t>{2, 4, 5, 6, 7, 8, 9, 10, 2}), "das haus ist groß.");
+  // Target ids beyond the (smaller) source vocabulary decode; "@-@" joins, &quot; unescapes.
+  EXPECT_EQ(tokenizer->decode(std::vector<std::int32_t>{14, 11, 12, 13, 14}), "\"E-Mail\"");
+  EXPECT_EQ(tokenizer->decode(std::vector<std::int32_t>{4, 2}, false), "das </s>");
+  EXPECT_THROW(tokenizer->decode(std::vector<std::int32_t>{15}), Error);
+  // The target side tokenizes in the target language with vocab-tgt.json.
+  // One merges.txt serves both sides: h a u s</w> -> (h a) -> ha u s</w>.
+  EXPECT_EQ(tokenizer->tokenize("haus", Side::Target), (Words{"ha", "u", "s</w>"}));
+  EXPECT_EQ(tokenizer->token_to_id("das</w>", Side::Target), 4);
+  EXPECT_EQ(tokenizer->token_to_id("das</w>", Side::Source), 3);
+}
+
+TEST(FsmtTokenizer, LowercasesWhenConfigured) {
+  auto tokenizer = open_tokenizer(fsmt_folder({{"tokenizer_config.json", R"({"do_lower_case": true})"}}));
+  EXPECT_EQ(tokenizer->tokenize("LOW"), (Words{"low</w>"}));
+  EXPECT_EQ(open_tokenizer(fsmt_folder())->tokenize("LOW"), (Words{"L", "O", "W</w>"}));
+}
+
+TEST(FsmtTokenizer, BadFilesFailNamingThem) {
+  auto message = [](const std::string& folder) {
+    try {
+      open_tokenizer(folder);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(fsmt_folder({{"vocab-tgt.json", "[1, 2]"}})).find("vocab-tgt.json"), std::string::npos);
+  EXPECT_NE(message(fsmt_folder({{"tokenizer_config.json", R"({"langs": ["en"]})"}})).find("langs"), std::string::npos);
+  EXPECT_NE(message(fsmt_folder({{"tokenizer_config.json", R"({"langs": ["en", "xx"]})"}})).find("'xx'"),
+            std::string::npos);
+  EXPECT_NE(message(fsmt_folder({{"vocab-src.json", R"({"a": -1})"}})).find("vocab-src.json"), std::string::npos);
+}
+
+// ---- A tiny FSMT model end to end ------------------------------------------------------------
+
+namespace {
+
+// FSMTForConditionalGeneration's weights for fsmt_config(), random but fixed.
+std::string fsmt_weights() {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<test::RawTensor> tensors;
+  auto add = [&](const std::string& name, std::vector<std::int64_t> shape, float base = 0.0f) {
+    std::int64_t count = 1;
+    for (auto d : shape) count *= d;
+    std::vector<float> values(static_cast<std::size_t>(count));
+    for (auto& v : values) v = base + normal(rng);
+    tensors.push_back({name, "F32", shape, test::bytes_of(values)});
+  };
+  auto linear = [&](const std::string& name, std::int64_t out, std::int64_t in) {
+    add(name + ".weight", {out, in});
+    add(name + ".bias", {out});
+  };
+  auto norm = [&](const std::string& name) {
+    add(name + ".weight", {8}, 1.0f);
+    add(name + ".bias", {8});
+  };
+  auto attention = [&](const std::string& name) {
+    for (const char* projection : {"q_proj", "k_proj", "v_proj", "out_proj"}) linear(name + "." + projection, 8, 8);
+  };
+  add("model.encoder.embed_tokens.weight", {12, 8});
+  add("model.decoder.embed_tokens.weight", {15, 8});
+  add("model.decoder.output_projection.weight", {15, 8});
+  for (const std::string stack : {"model.encoder.layers.0.", "model.decoder.layers.0."}) {
+    attention(stack + "self_attn");
+    norm(stack + "self_attn_layer_norm");
+    if (stack.starts_with("model.decoder")) {
+      attention(stack + "encoder_attn");
+      norm(stack + "encoder_attn_layer_norm");
+    }
+    linear(stack + "fc1", 16, 8);
+    linear(stack + "fc2", 8, 16);
+    norm(stack + "final_layer_norm");
+  }
+  return test::make_safetensors(tensors);
+}
+
+std::string fsmt_model() { return fsmt_folder({{"model.safetensors", fsmt_weights()}}); }
+
+}  // namespace
+
+TEST(FsmtModel, TranslatesBatchedAsOneByOne) {
+  const auto folder = fsmt_model();
+  auto source = ModelSource::open(folder);
+  auto backend = make_cpu_backend({.threads = 1});
+  Translator translator(*source, *backend);
+  const auto settings = translator.default_settings();
+  EXPECT_EQ(settings.num_beams, 2);
+  const std::vector<std::string> texts{"lower low new.", "", "low", "new lower-low low low."};
+  TranslateOptions options;
+  options.batch_size = 4;
+  const auto batched = translator.generate(texts, settings, options);
+  ASSERT_EQ(batched.size(), texts.size());
+  EXPECT_TRUE(batched[1].empty());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (texts[i].empty()) continue;
+    SCOPED_TRACE(texts[i]);
+    const auto alone = translator.generate({texts[i]}, settings);
+    ASSERT_FALSE(batched[i].empty());
+    EXPECT_EQ(batched[i][0].ids, alone[0][0].ids);
+    EXPECT_EQ(batched[i][0].text, alone[0][0].text);
+    EXPECT_EQ(batched[i][0].ids.front(), 2);  // decoder start = </s>
+    EXPECT_EQ(batched[i][0].text, translator.tokenizer().decode(batched[i][0].ids));
+    EXPECT_GT(batched[i][0].ids.size(), 2u) << batched[i][0].text;  // the random model says something
+  }
+  // The source matters: "low" and "lower low new." translate differently.
+  EXPECT_NE(batched[0][0].ids, batched[2][0].ids);
+  const auto scores = translator.score({{"low", "das haus."}});
+  ASSERT_EQ(scores.size(), 1u);
+  EXPECT_EQ(scores[0].tokens, 8u);  // d a s</w> ha u s</w> .</w> </s>
+  EXPECT_LT(scores[0].logprob, 0.0);
+}
+
+TEST(FsmtModel, CliTokenizesAndTranslatesLineByLine) {
+  const auto folder = fsmt_model();
+  const auto tokenized = test::run_cli({"tokenize", "-m", folder}, "lower low new.\nlow\n");
+  ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
+  std::istringstream rows(tokenized.out);
+  std::string row;
+  std::vector<nlohmann::json> parsed;
+  while (std::getline(rows, row)) parsed.push_back(nlohmann::json::parse(row));
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0]["ids"], nlohmann::json({4, 5, 6, 7, 8, 9, 10, 2}));
+  EXPECT_EQ(parsed[1]["ids"], nlohmann::json({7, 2}));
+
+  const auto translated = test::run_cli({"translate", "-m", folder, "--threads", "1"}, "lower low new.\n\nlow\n");
+  ASSERT_EQ(translated.exit_code, 0) << translated.err;
+  auto source = ModelSource::open(folder);
+  auto backend = make_cpu_backend({.threads = 1});
+  Translator translator(*source, *backend);
+  const auto expected = translator.translate({"lower low new.", "", "low"}, translator.default_settings());
+  EXPECT_EQ(translated.out, expected[0] + "\n" + expected[1] + "\n" + expected[2] + "\n");
+}
