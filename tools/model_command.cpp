@@ -36,7 +36,8 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
       ->capture_default_str();
   command.add_flag("--deterministic", options.deterministic,
                    "Bit-identical results for every --threads: the CPU sums each matrix-product element in one "
-                   "fixed order instead of calling OpenBLAS (slower: see docs/performance.md)");
+                   "fixed order instead of calling OpenBLAS (faster at batch 1, slower on large batches: "
+                   "docs/performance.md)");
 }
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
