@@ -1,5 +1,6 @@
 #include "engine/moses.hpp"
 
+#include <fmt/ranges.h>
 #include <utf8proc.h>
 
 #include <algorithm>
@@ -162,17 +163,6 @@ const TokenizerRules& tokenizer_rules() {
   return rules;
 }
 
-std::string replace_literal(std::string_view text, std::string_view from, std::string_view to) {
-  std::string out;
-  std::size_t start = 0;
-  for (auto at = text.find(from); at != std::string_view::npos; at = text.find(from, start)) {
-    out.append(text.substr(start, at - start)).append(to);
-    start = at + from.size();
-  }
-  out.append(text.substr(start));
-  return out;
-}
-
 // replace_multidots: "..." and longer become DOTMULTI markers so that later rules leave them whole.
 std::string replace_multidots(std::string text) {
   const auto& rules = tokenizer_rules();
@@ -185,14 +175,9 @@ std::string replace_multidots(std::string text) {
 }
 
 std::string restore_multidots(std::string text) {
-  while (text.find("DOTDOTMULTI") != std::string::npos) text = replace_literal(text, "DOTDOTMULTI", "DOTMULTI.");
-  return replace_literal(text, "DOTMULTI", ".");
-}
-
-std::string joined(const std::vector<std::string_view>& words) {
-  std::string out;
-  for (std::size_t i = 0; i < words.size(); ++i) out.append(i ? " " : "").append(words[i]);
-  return out;
+  while (text.find("DOTDOTMULTI") != std::string::npos) python_replace(text, "DOTDOTMULTI", "DOTMULTI.");
+  python_replace(text, "DOTMULTI", ".");
+  return text;
 }
 
 }  // namespace
@@ -274,7 +259,7 @@ std::string MosesTokenizer::protect_nonbreaking_prefixes(std::string_view text) 
     split_off.push_back(std::string(prefix) + " .");
     words[i] = split_off.back();
   }
-  return joined(words);
+  return fmt::format("{}", fmt::join(words, " "));
 }
 
 std::vector<std::string> MosesTokenizer::tokenize(std::string_view input, bool aggressive_dash_splits,
@@ -353,9 +338,9 @@ MosesDetokenizer::MosesDetokenizer(std::string_view language) : language_(langua
 
 std::string MosesDetokenizer::detokenize(std::span<const std::string> input) const {
   const auto& rules = detokenizer_rules();
-  std::string text = " ";
-  for (std::size_t i = 0; i < input.size(); ++i) text.append(i ? " " : "").append(input[i]);
-  text = rules.unescape.apply(replace_literal(text + " ", " @-@ ", "-"));
+  std::string text = fmt::format(" {} ", fmt::join(input, " "));
+  python_replace(text, " @-@ ", "-");
+  text = rules.unescape.apply(std::move(text));
   auto tokens = python_split(text);
   std::map<std::string, int, std::less<>> quote_counts;
   std::string out;

@@ -219,17 +219,7 @@ std::string clean_up_tokenization(std::string text) {
   static const std::pair<std::string_view, std::string_view> kRules[] = {
       {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
       {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& [from, to] : kRules) {
-    std::string out;
-    out.reserve(text.size());
-    std::size_t start = 0;
-    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, start)) {
-      out.append(text, start, at - start).append(to);
-      start = at + from.size();
-    }
-    out.append(text, start);
-    text = std::move(out);
-  }
+  for (const auto& [from, to] : kRules) python_replace(text, from, to);
   return text;
 }
 

@@ -167,4 +167,18 @@ std::u32string python_lower(std::u32string_view text) {
 
 std::string python_lower(std::string_view text) { return encode_utf8(python_lower(decode_utf8(text))); }
 
+void python_replace(std::string& text, std::string_view from, std::string_view to) {
+  std::size_t at = text.find(from);
+  if (at == std::string::npos) return;
+  std::string out;
+  out.reserve(text.size());
+  std::size_t start = 0;
+  for (; at != std::string::npos; at = text.find(from, start)) {
+    out.append(text, start, at - start).append(to);
+    start = at + from.size();
+  }
+  out.append(text, start);
+  text = std::move(out);
+}
+
 }  // namespace invar

@@ -27,6 +27,9 @@ std::string_view python_rstrip(std::string_view text);
 std::string_view python_strip(std::string_view text);
 // Python's str.split() without arguments: the runs of non-whitespace.
 std::vector<std::string_view> python_split(std::string_view text);
+// text = text.replace(from, to) for a non-empty `from`: every non-overlapping occurrence, left to
+// right (text is left untouched, without a copy, when `from` does not occur).
+void python_replace(std::string& text, std::string_view from, std::string_view to);
 
 // Python's str.lower(): full Unicode lowercase mapping, i.e. utf8proc's simple mapping plus the
 // special cases Python applies: U+0130 (İ) becomes "i\u0307" and capital sigma becomes final sigma

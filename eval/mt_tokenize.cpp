@@ -26,22 +26,6 @@ char32_t next_code_point(std::string_view text, std::size_t& pos) {
   return static_cast<char32_t>(cp);
 }
 
-// Python's str.replace: every non-overlapping occurrence, left to right.
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  std::size_t at = s.find(from);
-  if (at == std::string::npos) return;
-  std::string out;
-  out.reserve(s.size());
-  std::size_t start = 0;
-  for (; at != std::string::npos; at = s.find(from, start)) {
-    out.append(s, start, at - start);
-    out.append(to);
-    start = at + from.size();
-  }
-  out.append(s, start);
-  s = std::move(out);
-}
-
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // mteval's `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII punctuation and symbols (and space) except
@@ -118,10 +102,10 @@ std::string mteval_regexp(const std::string& line) {
 }
 
 void unescape_xml(std::string& s) {
-  replace_all(s, "&quot;", "\"");
-  replace_all(s, "&amp;", "&");
-  replace_all(s, "&lt;", "<");
-  replace_all(s, "&gt;", ">");
+  python_replace(s, "&quot;", "\"");
+  python_replace(s, "&amp;", "&");
+  python_replace(s, "&lt;", "<");
+  python_replace(s, "&gt;", ">");
 }
 
 bool is_punct_category(utf8proc_category_t c) { return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; }
@@ -150,12 +134,12 @@ bool is_tercom_punct(char32_t c) {
 
 // Tercom's _normalize_general_and_western (Normalizer.java).
 std::string tercom_western(std::string s) {
-  replace_all(s, "\n-", "");
-  replace_all(s, "\n", " ");
+  python_replace(s, "\n-", "");
+  python_replace(s, "\n", " ");
   unescape_xml(s);
   s = pad_mteval_punct(" " + s + " ");
   // `'s ` → ` 's `; the `'s$` rule cannot match a string that ends with the padding space.
-  replace_all(s, "'s ", " 's ");
+  python_replace(s, "'s ", " 's ");
   return split_periods_commas_dashes(s);
 }
 
@@ -202,9 +186,9 @@ std::string_view strip_whitespace(std::string_view text) {
 
 std::string tokenize_13a(std::string_view line) {
   std::string s(line);
-  replace_all(s, "<skipped>", "");
-  replace_all(s, "-\n", "");
-  replace_all(s, "\n", " ");
+  python_replace(s, "<skipped>", "");
+  python_replace(s, "-\n", "");
+  python_replace(s, "\n", " ");
   if (s.find('&') != std::string::npos) unescape_xml(s);
   return mteval_regexp(" " + s + " ");
 }
