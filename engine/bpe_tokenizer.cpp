@@ -134,14 +134,7 @@ namespace {
 class BpeTokenizer final : public Tokenizer {
  public:
   BpeTokenizer(const TokenizerFiles& files, const std::string& family) {
-    auto encoder = files.read_json("vocab.json", "the byte-level BPE vocabulary");
-    if (!encoder.is_object()) fail("{}: vocab.json must map tokens to ids", files.path());
-    for (const auto& [token, id] : encoder.items()) {
-      if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
-        fail("{}: vocab.json: the id of '{}' is not a non-negative integer", files.path(), token);
-      vocab_.add(token, id.get<std::int32_t>());
-    }
-    base_vocab_size_ = encoder.size();
+    base_vocab_size_ = files.read_vocab("vocab.json", "the byte-level BPE vocabulary", vocab_);
     load_merges(files);
     add_prefix_space_ = files.flag("add_prefix_space", false);
     auto table = byte_to_char_table();

@@ -15,18 +15,6 @@ namespace {
 
 const std::string kWordEnd = "</w>";
 
-// vocab-src.json / vocab-tgt.json: {"token": id, ...}; returns the number of entries (len(dict)).
-std::size_t load_vocab(const TokenizerFiles& files, const std::string& name, Vocab& vocab) {
-  auto json = files.read_json(name, "the FSMT vocabulary");
-  if (!json.is_object()) fail("{}: {} must map tokens to ids", files.path(), name);
-  for (const auto& [token, id] : json.items()) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
-      fail("{}: {}: the id of '{}' is not a non-negative integer", files.path(), name, token);
-    vocab.add(token, id.get<std::int32_t>());
-  }
-  return json.size();
-}
-
 // FSMTTokenizer's langs: tokenizer_config.json's, else config.json's [source, target].
 std::array<std::string, 2> read_languages(const TokenizerFiles& files) {
   const nlohmann::json* langs = nullptr;
@@ -63,8 +51,8 @@ class FsmtTokenizer final : public Tokenizer {
     } catch (const Error& e) {
       fail("{}: FSMT languages {} -> {}: {}", files.path(), source, target, e.what());
     }
-    source_size_ = load_vocab(files, "vocab-src.json", source_vocab_);
-    target_size_ = load_vocab(files, "vocab-tgt.json", target_vocab_);
+    source_size_ = files.read_vocab("vocab-src.json", "the FSMT vocabulary", source_vocab_);
+    target_size_ = files.read_vocab("vocab-tgt.json", "the FSMT vocabulary", target_vocab_);
     // FSMTTokenizer keeps the text after merges.txt's last newline out and reads every line
     // before it (no "#version" header), taking its first two fields.
     ranks_ = parse_bpe_merges(files.read("merges.txt", "the FSMT BPE merges"), 0, true);

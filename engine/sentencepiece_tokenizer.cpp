@@ -53,14 +53,8 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> load_spm(const TokenizerF
 
 // vocab.json: {"token": id, ...}.
 Vocab load_json_vocab(const TokenizerFiles& files, const std::string& name) {
-  auto json = files.read_json(name, "the token-to-id vocabulary");
-  if (!json.is_object()) fail("{}: {} must map tokens to ids", files.path(), name);
   Vocab vocab;
-  for (const auto& [token, id] : json.items()) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
-      fail("{}: {}: the id of '{}' is not a non-negative integer", files.path(), name, token);
-    vocab.add(token, id.get<std::int32_t>());
-  }
+  files.read_vocab(name, "the token-to-id vocabulary", vocab);
   return vocab;
 }
 

@@ -445,6 +445,17 @@ nlohmann::json TokenizerFiles::added_tokens() const {
   return read_json("added_tokens.json", "added tokens");
 }
 
+std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view why, Vocab& vocab) const {
+  const auto json = read_json(name, why);
+  if (!json.is_object()) fail("{}: {} must map tokens to ids", path(), name);
+  for (const auto& [token, id] : json.items()) {
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
+      fail("{}: {}: the id of '{}' is not a non-negative integer", path(), name, token);
+    vocab.add(token, id.get<std::int32_t>());
+  }
+  return json.size();
+}
+
 SpecialToken plain_token(std::string content) { return {std::move(content), true, true}; }
 
 SpecialToken added_token(std::string content, bool lstrip, bool rstrip) { return {std::move(content), lstrip, rstrip}; }
