@@ -58,7 +58,11 @@ const TensorData ModelWeights::require(const std::string& canonical, const std::
 Tensor ModelWeights::get(const std::string& canonical, const Shape& expected, WeightUse use) const {
   if (!name(canonical).required && !find(canonical)) return {};
   const TensorData data = require(canonical, dims_of(expected));
-  return named(source_.path(), *find(canonical), [&] { return store_->add(data, use); });
+  auto key = std::pair{*find(canonical), use};
+  if (auto it = uploaded_.find(key); it != uploaded_.end()) return it->second;
+  const Tensor tensor = named(source_.path(), key.first, [&] { return store_->add(data, use); });
+  uploaded_.emplace(std::move(key), tensor);
+  return tensor;
 }
 
 Linear ModelWeights::linear(const std::string& canonical, std::int64_t out, std::int64_t in) const {

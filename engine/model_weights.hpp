@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/backend.hpp"
@@ -33,7 +34,8 @@ class ModelWeights {
 
   // The weight; empty when it is optional and absent. Fails naming the file when a required one is
   // missing or when `expected` (if given) differs from its shape. `use` as WeightStore::add: a
-  // Matrix goes only to linear's w or gather_rows' table.
+  // Matrix goes only to linear's w or gather_rows' table. Canonical names stored as the same
+  // tensor get the same backend tensor.
   Tensor get(const std::string& canonical, const Shape& expected = {}, WeightUse use = WeightUse::Any) const;
   // "<canonical>.weight" [out, in] (a Matrix) and, when listed, "<canonical>.bias" [out].
   Linear linear(const std::string& canonical, std::int64_t out, std::int64_t in) const;
@@ -60,6 +62,9 @@ class ModelWeights {
   std::vector<WeightName> names_;
   std::map<std::string, std::size_t> index_;
   std::unique_ptr<WeightStore> store_;
+  // What get() uploaded, by stored name and use: tied weights (shared embeddings, an LM head tied
+  // to them) resolve to one stored tensor and take backend memory once.
+  mutable std::map<std::pair<std::string, WeightUse>, Tensor> uploaded_;
 };
 
 }  // namespace invar
