@@ -17,8 +17,8 @@
 #include <memory>
 #include <random>
 
-#include "engine/backend.hpp"
-#include "engine/error.hpp"
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
 #include "engine/seq2seq.hpp"
 #include "loaders/model_source.hpp"
 #include "models/seq2seq_spec.hpp"

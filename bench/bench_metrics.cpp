@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "bench/synthetic_text.hpp"
-#include "eval/bleu.hpp"
-#include "eval/chrf.hpp"
-#include "eval/ter.hpp"
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/ter.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <random>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 #include "engine/seq2seq.hpp"
 
 namespace invar {

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "bench/synthetic_text.hpp"
-#include "engine/error.hpp"
-#include "eval/io.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Write bench_metrics' synthetic corpus as DIR/hyp.txt and DIR/ref.txt"};

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 
 namespace invar {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/attention.hpp"
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "engine/model_weights.hpp"
 
 namespace invar {

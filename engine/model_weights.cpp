@@ -2,7 +2,7 @@
 
 #include <fmt/ranges.h>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 

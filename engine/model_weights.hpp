@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/weight_name.hpp"
 

@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "engine/attention.hpp"
-#include "engine/error.hpp"
-#include "engine/logits_processors.hpp"
+#include "core/error.hpp"
+#include "engine/decode/logits_processors.hpp"
 #include "engine/model_weights.hpp"
 
 namespace invar {

@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/generation.hpp"
+#include "kernels/backend.hpp"
+#include "engine/decode/generation.hpp"
 #include "loaders/model_source.hpp"
 #include "models/seq2seq_spec.hpp"
 
@@ -45,7 +45,7 @@ class Seq2SeqModel {
   // the longest T with the pad token; the causal mask keeps real positions exact.
   std::vector<float> decoder_logits(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& decoder_inputs);
 
-  // Search (engine/generation.hpp) for every source at once; per source the hypotheses, best first.
+  // Search (engine/decode/generation.hpp) for every source at once; per source the hypotheses, best first.
   std::vector<std::vector<Hypothesis>> generate(const std::vector<TokenIds>& sources, const SearchSettings& settings);
 
   // Forced decoding: for each (source, target) pair, Σ_t log p(target_t | start, target_<t, source)

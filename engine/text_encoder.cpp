@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/hf_config.hpp"
 
 namespace invar {

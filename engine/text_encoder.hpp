@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/batching.hpp"
+#include "kernels/backend.hpp"
+#include "engine/decode/batching.hpp"
 #include "engine/encoder.hpp"
-#include "engine/tokenizer.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "engine/batching.hpp"
-#include "engine/error.hpp"
+#include "engine/decode/batching.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/generation.hpp"
+#include "kernels/backend.hpp"
+#include "engine/decode/generation.hpp"
 #include "engine/seq2seq.hpp"
-#include "engine/tokenizer.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {

@@ -3,7 +3,7 @@
 #include <array>
 #include <cmath>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/model_source.hpp"
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/pytorch.hpp"
 #include "loaders/safetensors.hpp"

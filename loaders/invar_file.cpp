@@ -10,7 +10,7 @@
 #include <map>
 #include <span>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/mapped_file.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/sources.hpp"

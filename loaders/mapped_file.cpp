@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/sources.hpp"
 #include "loaders/tensor_set.hpp"
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "engine/error.hpp"
-#include "engine/utf8.hpp"
+#include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "loaders/model_files.hpp"
 
 namespace invar {

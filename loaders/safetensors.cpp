@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 

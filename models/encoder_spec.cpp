@@ -1,6 +1,6 @@
 #include "models/encoder_spec.hpp"
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"  // Activation
+#include "kernels/backend.hpp"  // Activation
 #include "loaders/hf_config.hpp"
 #include "models/weight_name.hpp"
 

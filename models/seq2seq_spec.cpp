@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"  // Activation
-#include "engine/generation.hpp"
+#include "kernels/backend.hpp"  // Activation
+#include "engine/decode/generation.hpp"
 #include "models/weight_name.hpp"
 
 namespace invar {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/batching.hpp"
-#include "engine/error.hpp"
+#include "engine/decode/batching.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 namespace {

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <filesystem>
 
-#include "eval/bleu.hpp"
-#include "eval/chrf.hpp"
-#include "eval/metaeval.hpp"
-#include "eval/mt_tokenize.hpp"
-#include "eval/resampling.hpp"
-#include "eval/stats.hpp"
-#include "eval/ter.hpp"
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/metaeval.hpp"
+#include "eval/metrics/mt_tokenize.hpp"
+#include "eval/stats/resampling.hpp"
+#include "eval/stats/stats.hpp"
+#include "eval/metrics/ter.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "engine/encoder.hpp"
-#include "engine/error.hpp"
-#include "engine/tokenizer.hpp"
+#include "core/error.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

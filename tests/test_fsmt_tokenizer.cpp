@@ -5,10 +5,10 @@
 
 #include <random>
 
-#include "engine/backend.hpp"
-#include "engine/error.hpp"
-#include "engine/moses.hpp"
-#include "engine/tokenizer.hpp"
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
+#include "engine/text/moses.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"

@@ -7,10 +7,10 @@
 #include <limits>
 #include <set>
 
-#include "engine/beam_search.hpp"
-#include "engine/error.hpp"
-#include "engine/generation.hpp"
-#include "engine/logits_processors.hpp"
+#include "engine/decode/beam_search.hpp"
+#include "core/error.hpp"
+#include "engine/decode/generation.hpp"
+#include "engine/decode/logits_processors.hpp"
 
 namespace invar {
 namespace {

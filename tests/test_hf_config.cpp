@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/hf_config.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"

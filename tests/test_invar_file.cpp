@@ -7,8 +7,8 @@
 #include <limits>
 #include <random>
 
-#include "engine/error.hpp"
-#include "engine/tokenizer.hpp"
+#include "core/error.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "loaders/invar_file.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"

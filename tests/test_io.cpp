@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "engine/error.hpp"
-#include "eval/io.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/error.hpp"
-#include "eval/isometry.hpp"
-#include "eval/isometry_report.hpp"
+#include "core/error.hpp"
+#include "eval/isometry/isometry.hpp"
+#include "eval/isometry/report.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

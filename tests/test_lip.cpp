@@ -6,10 +6,10 @@
 #include <cmath>
 #include <set>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "engine/text_encoder.hpp"
-#include "eval/lip.hpp"
-#include "eval/property_classifier.hpp"
+#include "eval/lip/lip.hpp"
+#include "eval/lip/property_classifier.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <random>
 
-#include "engine/error.hpp"
-#include "eval/logreg.hpp"
+#include "core/error.hpp"
+#include "eval/learn/logreg.hpp"
 
 using namespace invar;
 

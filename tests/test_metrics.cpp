@@ -2,11 +2,11 @@
 
 #include <cmath>
 
-#include "engine/error.hpp"
-#include "eval/bleu.hpp"
-#include "eval/chrf.hpp"
-#include "eval/mt_tokenize.hpp"
-#include "eval/ter.hpp"
+#include "core/error.hpp"
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/ter.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

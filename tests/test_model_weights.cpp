@@ -2,8 +2,8 @@
 // when several canonical names are tied to one stored tensor.
 #include <gtest/gtest.h>
 
-#include "engine/backend.hpp"
-#include "engine/error.hpp"
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
 #include "engine/model_weights.hpp"
 #include "support/model_files.hpp"
 

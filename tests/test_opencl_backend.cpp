@@ -13,8 +13,8 @@
 #include <random>
 #include <sstream>
 
-#include "engine/backend.hpp"
-#include "engine/error.hpp"
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
 #include "kernels/opencl/runtime.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <random>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 #include "engine/encoder.hpp"
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "engine/seq2seq.hpp"
 #include "support/model_files.hpp"
 #include "support/opencl_support.hpp"

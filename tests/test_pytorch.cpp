@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/model_source.hpp"
 #include "loaders/pytorch.hpp"
 #include "loaders/safetensors.hpp"

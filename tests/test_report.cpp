@@ -2,9 +2,9 @@
 
 #include <regex>
 
-#include "engine/error.hpp"
-#include "eval/chart.hpp"
-#include "eval/report.hpp"
+#include "core/error.hpp"
+#include "eval/report/chart.hpp"
+#include "eval/report/report.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

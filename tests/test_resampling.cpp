@@ -2,10 +2,10 @@
 
 #include <numeric>
 
-#include "engine/error.hpp"
-#include "eval/bleu.hpp"
-#include "eval/metaeval.hpp"
-#include "eval/resampling.hpp"
+#include "core/error.hpp"
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/metaeval.hpp"
+#include "eval/stats/resampling.hpp"
 
 using namespace invar;
 using namespace invar::stats;

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/model_source.hpp"
 #include "loaders/safetensors.hpp"
 #include "support/model_files.hpp"

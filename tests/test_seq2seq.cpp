@@ -11,10 +11,10 @@
 #include <map>
 #include <tuple>
 
-#include "engine/backend.hpp"
-#include "engine/error.hpp"
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
 #include "engine/seq2seq.hpp"
-#include "engine/tokenizer.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"

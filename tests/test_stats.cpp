@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/error.hpp"
-#include "eval/stats.hpp"
+#include "core/error.hpp"
+#include "eval/stats/stats.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "engine/error.hpp"
-#include "engine/utf8.hpp"
-#include "eval/tfidf.hpp"
+#include "core/error.hpp"
+#include "core/utf8.hpp"
+#include "eval/learn/tfidf.hpp"
 
 using namespace invar;
 

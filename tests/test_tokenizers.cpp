@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engine/error.hpp"
-#include "engine/tokenizer.hpp"
+#include "core/error.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
 #include "support/test_support.hpp"
 

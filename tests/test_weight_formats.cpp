@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 #include "engine/seq2seq.hpp"
 #include "engine/text_encoder.hpp"
 #include "loaders/invar_file.hpp"

@@ -7,7 +7,7 @@
 #include <system_error>
 #include <vector>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar::cli {
 

@@ -2,8 +2,8 @@
 // (docs/model-format.md).
 #include <memory>
 
-#include "engine/error.hpp"
-#include "eval/io.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
 #include "loaders/invar_file.hpp"
 #include "tools/command.hpp"
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <thread>
 
-#include "engine/backend.hpp"
-#include "engine/error.hpp"
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
 #include "tools/command.hpp"
 #ifdef INVAR_WITH_OPENCL
 #include "kernels/opencl/runtime.hpp"

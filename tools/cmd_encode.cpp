@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "engine/text_encoder.hpp"
-#include "engine/error.hpp"
-#include "eval/io.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 

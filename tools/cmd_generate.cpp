@@ -7,9 +7,9 @@
 #include <memory>
 #include <optional>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "engine/translator.hpp"
-#include "eval/io.hpp"
+#include "core/io.hpp"
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"

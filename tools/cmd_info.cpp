@@ -4,8 +4,8 @@
 #include <map>
 #include <memory>
 
-#include "engine/error.hpp"
-#include "engine/tokenizer.hpp"
+#include "core/error.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "loaders/hf_config.hpp"
 #include "loaders/invar_file.hpp"
 #include "tools/command.hpp"

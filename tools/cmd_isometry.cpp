@@ -1,14 +1,14 @@
 // `invar isometry`: isometry of translation on binary semantic-equivalence spaces (Shankar) — does
-// a translation map paraphrases to paraphrases? See eval/isometry.hpp and docs/isometry.md.
+// a translation map paraphrases to paraphrases? See eval/isometry/isometry.hpp and docs/isometry.md.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
 
-#include "engine/error.hpp"
-#include "eval/isometry.hpp"
-#include "eval/isometry_models.hpp"
-#include "eval/isometry_report.hpp"
+#include "core/error.hpp"
+#include "eval/isometry/isometry.hpp"
+#include "eval/isometry/models.hpp"
+#include "eval/isometry/report.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 

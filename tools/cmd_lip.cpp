@@ -4,11 +4,11 @@
 #include <iostream>
 #include <memory>
 
-#include "engine/error.hpp"
-#include "eval/lip.hpp"
+#include "core/error.hpp"
+#include "eval/lip/lip.hpp"
 #include "engine/translator.hpp"
-#include "eval/io.hpp"
-#include "eval/lip_report.hpp"
+#include "core/io.hpp"
+#include "eval/lip/report.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"

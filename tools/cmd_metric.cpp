@@ -1,18 +1,18 @@
 // `invar metric bleu|chrf|ter`: sacrebleu 2.4.3's scores, signatures and output formats, plus the
 // style-transfer wording (self-BLEU against the source, ref-BLEU against references), the
 // commutative variant of isometry studies, bootstrap confidence intervals and paired bootstrap
-// tests. Every score comes from the metric's per-segment statistics (eval/metric_common.hpp), so
+// tests. Every score comes from the metric's per-segment statistics (eval/metrics/common.hpp), so
 // sentence, corpus, commutative and resampled scores share one code path.
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "engine/error.hpp"
-#include "eval/bleu.hpp"
-#include "eval/chrf.hpp"
-#include "eval/io.hpp"
-#include "eval/resampling.hpp"
-#include "eval/ter.hpp"
+#include "core/error.hpp"
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/chrf.hpp"
+#include "core/io.hpp"
+#include "eval/stats/resampling.hpp"
+#include "eval/metrics/ter.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
 

@@ -1,12 +1,12 @@
-// `invar stats correlate|kl|chi2`: scipy-exact statistics (eval/stats.hpp) on columns of files.
+// `invar stats correlate|kl|chi2`: scipy-exact statistics (eval/stats/stats.hpp) on columns of files.
 #include <iostream>
 #include <map>
 #include <memory>
 #include <set>
 
-#include "engine/error.hpp"
-#include "eval/io.hpp"
-#include "eval/stats.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "eval/stats/stats.hpp"
 #include "tools/command.hpp"
 #include "tools/stats_io.hpp"
 

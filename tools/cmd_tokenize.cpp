@@ -1,9 +1,9 @@
 // `invar tokenize`: a model's tokenizer (transformers 4.19's slow tokenizers) applied line by line.
 #include <memory>
 
-#include "engine/error.hpp"
-#include "engine/tokenizer.hpp"
-#include "eval/io.hpp"
+#include "core/error.hpp"
+#include "engine/text/tokenizer.hpp"
+#include "core/io.hpp"
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
 

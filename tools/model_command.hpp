@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 
 namespace invar::cli {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "engine/error.hpp"
-#include "eval/io.hpp"
-#include "eval/lip.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "eval/lip/lip.hpp"
 
 namespace invar::cli {
 

@@ -1,13 +1,13 @@
 #pragma once
 // Input and output of the stats and metaeval commands: numbers and labels read from a column of a
-// text / TSV / CSV / JSONL file (eval/io.hpp readers), results written as text or JSON.
+// text / TSV / CSV / JSONL file (core/io.hpp readers), results written as text or JSON.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-#include "eval/io.hpp"
+#include "core/io.hpp"
 
 namespace invar::cli {
 

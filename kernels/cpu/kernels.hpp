@@ -1,6 +1,6 @@
 #pragma once
 // CPU kernels on dense row-major float arrays: the element-wise and row work of the CPU backend
-// (engine/cpu_backend.cpp), vectorized through Eigen. Each function handles the rows it is given,
+// (kernels/cpu/backend.cpp), vectorized through Eigen. Each function handles the rows it is given,
 // so the backend can split rows across threads; every row is computed the same way whatever the
 // split. Semantics are those of the matching op in engine/backend.hpp.
 #include <cstdint>

@@ -12,7 +12,7 @@
 #include <bit>
 #include <cmath>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "kernels/opencl/runtime.hpp"
 
 namespace invar {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/backend.hpp"
+#include "kernels/backend.hpp"
 
 namespace invar {
 

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 
 namespace invar::opencl {
 

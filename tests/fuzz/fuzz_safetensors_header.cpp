@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "loaders/safetensors.hpp"
 
 // The parser never reads tensor data, only checks ranges against the file size. The input is the

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/error.hpp"
+#include "core/error.hpp"
 #include "kernels/opencl/runtime.hpp"
 
 namespace invar::test {

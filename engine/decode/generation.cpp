@@ -1,0 +1,260 @@
+#include "engine/decode/generation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "engine/decode/beam_search.hpp"
+#include "core/error.hpp"
+#include "engine/decode/logits_processors.hpp"
+
+namespace invar {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+void check_token(std::int64_t vocab_size, const char* name, std::optional<std::int32_t> token) {
+  if (token && (*token < 0 || *token >= vocab_size))
+    fail("{} {} is outside the vocabulary (size {})", name, *token, vocab_size);
+}
+
+std::span<float> row_of(std::vector<float>& logits, std::size_t row, std::int64_t vocab) {
+  return {logits.data() + row * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)};
+}
+
+// Processed log-probabilities of one row, as beam search scores tokens.
+void processed_log_probs(std::span<float> row, std::span<const std::int32_t> prefix, const SearchSettings& settings) {
+  log_softmax(row);
+  apply_logits_processors(row, prefix, settings);
+}
+
+double length_normalized(double sum_logprobs, std::size_t length, double length_penalty) {
+  return sum_logprobs / std::pow(static_cast<double>(length), length_penalty);
+}
+
+bool is_identity(const std::vector<std::int32_t>& rows, std::size_t previous) {
+  if (rows.size() != previous) return false;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i] != static_cast<std::int32_t>(i)) return false;
+  return true;
+}
+
+// A uniform double in [0, 1) from 53 random bits: the same on every platform, unlike
+// std::uniform_real_distribution.
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+std::int32_t sample_token(std::span<const float> warped, std::mt19937_64& rng) {
+  const float max = *std::max_element(warped.begin(), warped.end());
+  std::vector<double> weights(warped.size());
+  double total = 0.0;
+  for (std::size_t i = 0; i < warped.size(); ++i) total += weights[i] = std::exp(static_cast<double>(warped[i] - max));
+  double target = uniform(rng) * total;
+  std::size_t last_positive = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] <= 0.0) continue;
+    last_positive = i;
+    if (target < weights[i]) return static_cast<std::int32_t>(i);
+    target -= weights[i];
+  }
+  return static_cast<std::int32_t>(last_positive);  // rounding left target at the very end
+}
+
+// Greedy search and sampling: every row continues alone until EOS or max_length; finished rows are
+// dropped from the model (HF keeps computing them and pads, which changes nothing in the output).
+std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_size, const SearchSettings& settings) {
+  const std::int64_t vocab = model.vocab_size();
+  const int per_source = rows_per_source(settings);
+  const std::size_t total = static_cast<std::size_t>(batch_size) * static_cast<std::size_t>(per_source);
+  std::vector<std::vector<std::int32_t>> sequences(total, {settings.decoder_start_token_id});
+  std::vector<float> sum_logprobs(total, 0.0f);
+  std::vector<bool> ended_by_eos(total, false);
+  std::vector<std::size_t> live(total);  // live row -> sequence
+  std::iota(live.begin(), live.end(), 0);
+  std::vector<std::int32_t> tokens(total, settings.decoder_start_token_id);
+  std::mt19937_64 rng(settings.seed);
+  std::vector<float> logits, scores(static_cast<std::size_t>(vocab));
+
+  for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
+    model.step(tokens, logits);
+    std::vector<std::int32_t> keep;
+    std::vector<std::size_t> next_live;
+    tokens.clear();
+    for (std::size_t row = 0; row < live.size(); ++row) {
+      auto& sequence = sequences[live[row]];
+      const std::span<float> raw = row_of(logits, row, vocab);
+      std::copy(raw.begin(), raw.end(), scores.begin());
+      processed_log_probs(scores, sequence, settings);
+      std::int32_t token;
+      if (settings.do_sample) {
+        apply_logits_processors(raw, sequence, settings);
+        apply_sampling_warpers(raw, settings);
+        token = sample_token(raw, rng);
+      } else {
+        // HF's greedy_search takes the argmax of the processed raw logits (first of equals).
+        apply_logits_processors(raw, sequence, settings);
+        token = static_cast<std::int32_t>(std::max_element(raw.begin(), raw.end()) - raw.begin());
+      }
+      sum_logprobs[live[row]] += scores[static_cast<std::size_t>(token)];
+      sequence.push_back(token);
+      if (settings.eos_token_id && token == *settings.eos_token_id) {
+        ended_by_eos[live[row]] = true;
+        continue;
+      }
+      keep.push_back(static_cast<std::int32_t>(row));
+      next_live.push_back(live[row]);
+      tokens.push_back(token);
+    }
+    if (!next_live.empty() && !is_identity(keep, live.size())) model.select_rows(keep);
+    live = std::move(next_live);
+  }
+
+  std::vector<std::vector<Hypothesis>> results(static_cast<std::size_t>(batch_size));
+  for (std::size_t i = 0; i < total; ++i) {
+    const std::size_t length = sequences[i].size() - (ended_by_eos[i] ? 1 : 0);
+    const double score = length_normalized(sum_logprobs[i], length, settings.length_penalty);
+    results[i / static_cast<std::size_t>(per_source)].push_back({std::move(sequences[i]), static_cast<float>(score)});
+  }
+  return results;
+}
+
+// The top 2*num_beams (token, beam) pairs of one source, best first; among equal scores the lower
+// flat index (beam * vocab + token) first. One pass keeping a small sorted list, no allocation per
+// vocabulary entry.
+void top_candidates(std::vector<float>& logits, std::size_t first_row, int num_beams, std::int64_t vocab,
+                    std::span<const float> beam_scores, std::vector<BeamCandidate>& best) {
+  const std::size_t wanted = static_cast<std::size_t>(2 * num_beams);
+  best.clear();
+  for (int beam = 0; beam < num_beams; ++beam) {
+    const std::span<float> row = row_of(logits, first_row + static_cast<std::size_t>(beam), vocab);
+    const float beam_score = beam_scores[static_cast<std::size_t>(beam)];
+    for (std::size_t token = 0; token < row.size(); ++token) {
+      const float score = row[token] + beam_score;
+      // Visited in flat-index order, so a later equal score ranks after the earlier one.
+      if (best.size() == wanted && !(score > best.back().score)) continue;
+      auto at = std::upper_bound(best.begin(), best.end(), score,
+                                 [](float value, const BeamCandidate& c) { return value > c.score; });
+      best.insert(at, {score, static_cast<std::int32_t>(token), beam});
+      if (best.size() > wanted) best.pop_back();
+    }
+  }
+}
+
+// HF's beam_search: log-softmax, processors, add beam scores, top 2*num_beams over all beams of a
+// source, BeamSearchScorer.process; sources that are done leave the model.
+std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_size, const SearchSettings& settings) {
+  const int num_beams = settings.num_beams;
+  const std::size_t beams_per_source = static_cast<std::size_t>(num_beams);
+  const std::int64_t vocab = model.vocab_size();
+  const std::int32_t* eos = settings.eos_token_id ? &*settings.eos_token_id : nullptr;
+
+  struct Source {
+    BeamHypotheses hypotheses;
+    std::vector<std::vector<std::int32_t>> beams;
+    std::vector<float> scores;
+    bool done = false;
+  };
+  std::vector<Source> sources;
+  for (int s = 0; s < batch_size; ++s) {
+    Source source{BeamHypotheses(num_beams, settings.length_penalty, settings.early_stopping),
+                  std::vector<std::vector<std::int32_t>>(beams_per_source, {settings.decoder_start_token_id}),
+                  std::vector<float>(beams_per_source, -1e9f)};
+    source.scores[0] = 0.0f;  // identical beams at first: only the first may spread
+    sources.push_back(std::move(source));
+  }
+  std::vector<std::size_t> live(static_cast<std::size_t>(batch_size));  // live source order in the model
+  std::iota(live.begin(), live.end(), 0);
+  std::vector<std::int32_t> tokens(live.size() * beams_per_source, settings.decoder_start_token_id);
+  std::vector<float> logits;
+  std::vector<BeamCandidate> candidates;
+
+  for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
+    model.step(tokens, logits);
+    std::vector<std::int32_t> rows;
+    std::vector<std::size_t> next_live;
+    tokens.clear();
+    for (std::size_t position = 0; position < live.size(); ++position) {
+      Source& source = sources[live[position]];
+      const std::size_t first_row = position * beams_per_source;
+      for (std::size_t beam = 0; beam < beams_per_source; ++beam) {
+        const std::span<float> row = row_of(logits, first_row + beam, vocab);
+        if (settings.beam_masked_token_id) row[static_cast<std::size_t>(*settings.beam_masked_token_id)] = kNegInf;
+        processed_log_probs(row, source.beams[beam], settings);
+      }
+      top_candidates(logits, first_row, num_beams, vocab, source.scores, candidates);
+      const auto next = advance_beams(source.hypotheses, candidates, source.beams, cur_len, eos, num_beams, source.done);
+      std::vector<std::vector<std::int32_t>> beams;
+      for (std::size_t beam = 0; beam < next.size(); ++beam) {
+        beams.push_back(source.beams[static_cast<std::size_t>(next[beam].beam)]);
+        beams.back().push_back(next[beam].token);
+        source.scores[beam] = next[beam].score;
+      }
+      source.beams = std::move(beams);
+      if (source.done) continue;
+      next_live.push_back(live[position]);
+      for (const auto& candidate : next) {
+        rows.push_back(static_cast<std::int32_t>(first_row) + candidate.beam);
+        tokens.push_back(candidate.token);
+      }
+    }
+    if (!next_live.empty() && !is_identity(rows, live.size() * beams_per_source)) model.select_rows(rows);
+    live = std::move(next_live);
+  }
+
+  std::vector<std::vector<Hypothesis>> results;
+  for (Source& source : sources) {
+    if (!source.done)
+      for (std::size_t beam = 0; beam < beams_per_source; ++beam)
+        source.hypotheses.add(source.beams[beam], source.scores[beam], nullptr);
+    std::vector<Hypothesis> best;
+    for (auto& entry : source.hypotheses.best(static_cast<std::size_t>(settings.num_return_sequences)))
+      best.push_back({std::move(entry.ids), static_cast<float>(entry.score)});
+    results.push_back(std::move(best));
+  }
+  return results;
+}
+
+}  // namespace
+
+void SearchSettings::validate(std::int64_t vocab_size) const {
+  if (num_beams < 1) fail("num_beams must be at least 1, got {}", num_beams);
+  if (num_return_sequences < 1) fail("num_return_sequences must be at least 1, got {}", num_return_sequences);
+  if (max_length < 2) fail("max_length must be at least 2 (the decoder start token and one more), got {}", max_length);
+  if (min_length < 0) fail("min_length must not be negative, got {}", min_length);
+  if (no_repeat_ngram_size < 0) fail("no_repeat_ngram_size must not be negative, got {}", no_repeat_ngram_size);
+  if (!std::isfinite(length_penalty)) fail("length_penalty must be a finite number");
+  if (do_sample) {
+    if (num_beams > 1) fail("sampling with num_beams > 1 (beam sampling) is not supported; use num_beams 1");
+    if (!(temperature > 0.0) || !std::isfinite(temperature)) fail("temperature must be positive, got {}", temperature);
+    if (top_k < 0) fail("top_k must not be negative, got {}", top_k);
+    if (!(top_p > 0.0 && top_p <= 1.0)) fail("top_p must be in (0, 1], got {}", top_p);
+  } else if (num_beams == 1 && num_return_sequences > 1) {
+    fail("num_return_sequences must be 1 for greedy search, got {} (use beam search or sampling)", num_return_sequences);
+  } else if (num_return_sequences > num_beams) {
+    fail("num_return_sequences ({}) must not exceed num_beams ({})", num_return_sequences, num_beams);
+  }
+  check_token(vocab_size, "decoder_start_token_id", decoder_start_token_id);
+  check_token(vocab_size, "eos_token_id", eos_token_id);
+  check_token(vocab_size, "forced_bos_token_id", forced_bos_token_id);
+  check_token(vocab_size, "forced_eos_token_id", forced_eos_token_id);
+  check_token(vocab_size, "beam_masked_token_id", beam_masked_token_id);
+  for (const auto& words : bad_words_ids)
+    for (std::int32_t token : words) check_token(vocab_size, "bad_words_ids entry", token);
+  if (num_beams > 1 && vocab_size < 2 * num_beams)
+    fail("num_beams {} needs a vocabulary of at least {} tokens", num_beams, 2 * num_beams);
+}
+
+int rows_per_source(const SearchSettings& settings) {
+  if (settings.num_beams > 1) return settings.num_beams;
+  return settings.do_sample ? settings.num_return_sequences : 1;
+}
+
+std::vector<std::vector<Hypothesis>> generate(StepModel& model, int batch_size, const SearchSettings& settings) {
+  settings.validate(model.vocab_size());
+  if (batch_size <= 0) return {};
+  return settings.num_beams > 1 ? beam_search(model, batch_size, settings) : search_rows(model, batch_size, settings);
+}
+
+}  // namespace invar

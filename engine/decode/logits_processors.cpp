@@ -1,0 +1,106 @@
+#include "engine/decode/logits_processors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace invar {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+void ban(std::span<float> scores, std::int32_t token) {
+  if (token >= 0 && static_cast<std::size_t>(token) < scores.size()) scores[static_cast<std::size_t>(token)] = kNegInf;
+}
+
+// NoRepeatNGramLogitsProcessor: a token that would complete an n-gram already in the prefix.
+void ban_repeated_ngrams(std::span<float> scores, std::span<const std::int32_t> prefix, int n) {
+  const std::size_t len = prefix.size();
+  const std::size_t size = static_cast<std::size_t>(n);
+  if (len + 1 < size) return;
+  const auto tail = prefix.subspan(len + 1 - size);  // the last n-1 tokens
+  for (std::size_t start = 0; start + size <= len; ++start) {
+    if (std::equal(tail.begin(), tail.end(), prefix.begin() + static_cast<std::ptrdiff_t>(start)))
+      ban(scores, prefix[start + size - 1]);
+  }
+}
+
+// NoBadWordsLogitsProcessor: the last token of a banned sequence whose other tokens end the prefix.
+void ban_bad_words(std::span<float> scores, std::span<const std::int32_t> prefix, const SearchSettings& settings) {
+  for (const auto& words : settings.bad_words_ids) {
+    if (words.empty()) continue;
+    if (settings.eos_token_id && words.size() == 1 && words[0] == *settings.eos_token_id) continue;
+    const std::size_t context = words.size() - 1;
+    if (context > prefix.size()) continue;
+    if (std::equal(words.begin(), words.end() - 1, prefix.end() - static_cast<std::ptrdiff_t>(context)))
+      ban(scores, words.back());
+  }
+}
+
+// ForcedBOSTokenLogitsProcessor / ForcedEOSTokenLogitsProcessor: every other token -inf, the forced 0.
+void force(std::span<float> scores, std::int32_t token) {
+  std::fill(scores.begin(), scores.end(), kNegInf);
+  if (token >= 0 && static_cast<std::size_t>(token) < scores.size()) scores[static_cast<std::size_t>(token)] = 0.0f;
+}
+
+}  // namespace
+
+void apply_logits_processors(std::span<float> scores, std::span<const std::int32_t> prefix,
+                             const SearchSettings& settings) {
+  const int cur_len = static_cast<int>(prefix.size());
+  if (settings.no_repeat_ngram_size > 0) ban_repeated_ngrams(scores, prefix, settings.no_repeat_ngram_size);
+  if (!settings.bad_words_ids.empty()) ban_bad_words(scores, prefix, settings);
+  if (settings.eos_token_id && settings.min_length > 0 && cur_len < settings.min_length)
+    ban(scores, *settings.eos_token_id);
+  if (settings.forced_bos_token_id && cur_len == 1) force(scores, *settings.forced_bos_token_id);
+  if (settings.forced_eos_token_id && cur_len == settings.max_length - 1) force(scores, *settings.forced_eos_token_id);
+}
+
+void apply_sampling_warpers(std::span<float> scores, const SearchSettings& settings) {
+  if (settings.temperature != 1.0) {
+    const float temperature = static_cast<float>(settings.temperature);
+    for (float& score : scores) score /= temperature;
+  }
+  if (settings.top_k > 0) {
+    // TopKLogitsWarper: below the k-th largest score (ties with it stay).
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(settings.top_k), scores.size());
+    std::vector<float> sorted(scores.begin(), scores.end());
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k - 1), sorted.end(),
+                     std::greater<float>());
+    const float threshold = sorted[k - 1];
+    for (float& score : scores)
+      if (score < threshold) score = kNegInf;
+  }
+  if (settings.top_p < 1.0) {
+    // TopPLogitsWarper (4.19): sort descending, drop tokens once the cumulative probability of the
+    // tokens before them exceeds top_p; the most likely token always stays.
+    std::vector<std::size_t> order(scores.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+    std::vector<float> sorted(scores.size());
+    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = scores[order[i]];
+    log_softmax(sorted);
+    const float top_p = static_cast<float>(settings.top_p);
+    double cumulative = 0.0;
+    bool remove_next = false;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      cumulative += static_cast<double>(std::exp(sorted[i]));
+      if (remove_next) scores[order[i]] = kNegInf;
+      remove_next = static_cast<float>(cumulative) > top_p;
+    }
+  }
+}
+
+void log_softmax(std::span<float> scores) {
+  const float max = *std::max_element(scores.begin(), scores.end());
+  if (!std::isfinite(max)) return;  // all -inf: nothing to normalise
+  double sum = 0.0;
+  for (float score : scores) sum += std::exp(static_cast<double>(score - max));
+  const float log_sum = static_cast<float>(std::log(sum));
+  for (float& score : scores) score = (score - max) - log_sum;
+}
+
+}  // namespace invar

@@ -1,0 +1,162 @@
+#pragma once
+// Isometry of translation on binary semantic-equivalence spaces (Shankar): a good translation f maps
+// paraphrases to paraphrases and non-paraphrases to non-paraphrases.
+//
+// For each source pair (s1, s2) in language X and its translation (f(s1), f(s2)) in Y, every
+// paraphrase detector L gives P(paraphrase) on both pairs and judges S_X = [P_X ≥ ε] and
+// S_Y = [P_Y ≥ ε]. The statistical mode M of the [S_X, S_Y] judgements over the detectors (Ø when
+// no strict majority holds one value, stats::mode_of_pairs) puts the pair in a category:
+//   [1,1] isometric, [0,0] ambiguous, [0,1] type-1 anisometry (f made paraphrases of
+//   non-paraphrases), [1,0] type-2 anisometry (f broke a paraphrase), Ø ambiguous.
+// Reported per data set: the categories' relative frequencies (and their macro-average over data
+// sets), the agreement patterns of the detectors (all agree, which ones form the majority, none),
+// and on each side the Pearson r between the commutative chrF̄2 of the pair (chrF with β = 2, char
+// order 6, word order 0, the mean of both argument orders) and S_L of the mode, Ø pairs removed,
+// with the one-tailed t-test (H1: r > 0) and the strength label of Schober et al.
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "eval/metrics/chrf.hpp"
+#include "eval/stats/stats.hpp"
+
+namespace invar {
+
+// ---- What the study runs on ------------------------------------------------------------------
+
+// A paraphrase detector: P(paraphrase) of each pair (first[i], second[i]), in order.
+struct ParaphraseDetector {
+  std::string name;
+  std::function<std::vector<double>(const std::vector<std::string>& first, const std::vector<std::string>& second)>
+      probabilities;
+};
+
+// A translator: one translation per text, in order.
+using TextTranslator = std::function<std::vector<std::string>(const std::vector<std::string>& texts)>;
+
+// ---- Inputs --------------------------------------------------------------------------------------
+
+struct SentencePairs {
+  std::string path;
+  std::vector<std::string> first, second;
+  std::vector<std::size_t> line_numbers;  // where each pair starts in the file
+  std::size_t size() const { return first.size(); }
+};
+
+// The two columns holding the sentences: numbers or header names (TSV/CSV; defaults 1 and 2), keys
+// (JSONL; defaults "sentence1" and "sentence2", as PAWS-X names them). See read_text_columns.
+struct PairColumns {
+  std::string first;
+  std::string second;
+  bool header = false;
+};
+
+SentencePairs read_sentence_pairs(const std::string& path, const PairColumns& columns);
+// (f(s1), f(s2)) for every pair, both sentences translated in one batch; `path` names the run.
+SentencePairs translate_pairs(const SentencePairs& source, const TextTranslator& translate, std::string path);
+
+// P(paraphrase) of every detector on the source pairs and on the target pairs: [detector][pair].
+struct DetectorScores {
+  std::string path;
+  std::vector<std::string> detectors;
+  std::vector<std::vector<double>> source, target;
+};
+
+// Precomputed scores: TSV with a header line, or JSONL objects, with one column (key) per detector
+// and side, named "source:NAME" and "target:NAME"; one row per pair, line-aligned with the pairs.
+// Every detector needs both columns; values are probabilities in [0, 1].
+DetectorScores read_detector_scores(const std::string& path);
+DetectorScores detect_paraphrases(const SentencePairs& source, const SentencePairs& target,
+                                  const std::vector<ParaphraseDetector>& detectors);
+
+struct IsometryDataSet {
+  std::string name;
+  SentencePairs source;
+  SentencePairs target;
+  DetectorScores scores;
+};
+
+// Checks that the translations and the scores are line-aligned with the source pairs.
+IsometryDataSet make_isometry_data_set(std::string name, SentencePairs source, SentencePairs target,
+                                       DetectorScores scores);
+
+// ---- Categories and agreement ---------------------------------------------------------------------
+
+enum class IsometryCategory { Isometric, Ambiguous, Type1Anisometry, Type2Anisometry, NoMajority };
+inline constexpr std::size_t kIsometryCategories = 5;
+inline constexpr std::array<IsometryCategory, kIsometryCategories> kAllIsometryCategories{
+    IsometryCategory::Isometric, IsometryCategory::Ambiguous, IsometryCategory::Type1Anisometry,
+    IsometryCategory::Type2Anisometry, IsometryCategory::NoMajority};
+using CategoryCounts = std::array<std::size_t, kIsometryCategories>;  // indexed by the enum
+
+// The category of an [S_X, S_Y] judgement; nullopt (no majority) is Ø.
+IsometryCategory isometry_category(const std::optional<std::pair<int, int>>& judgement);
+const char* category_key(IsometryCategory category);    // "isometric", "ambiguous", "type1", "type2", "none"
+const char* category_label(IsometryCategory category);  // "[1,1] isometric", ..., "Ø ambiguous"
+
+// Which detectors hold the mode of a pair: all of them, a strict majority short of all (one pattern
+// per such set, e.g. "bert+xlmr" of three), or none (Ø). Patterns are listed in that order. Takes
+// 1 to 9 detectors.
+struct AgreementPattern {
+  std::string name;                    // "all", "A+B", "none"
+  std::vector<std::size_t> detectors;  // the detectors holding the mode; empty for "none"
+};
+std::vector<AgreementPattern> agreement_patterns(const std::vector<std::string>& detectors);
+
+// ---- The study -------------------------------------------------------------------------------------
+
+struct IsometryOptions {
+  double epsilon = 0.5;  // S_L = 1 iff P(paraphrase) ≥ ε
+  metrics::ChrfOptions chrf;  // chrF2 (sacrebleu.sentence_chrf)
+};
+// ε must lie in the open interval (0, 1).
+void validate_epsilon(double epsilon);
+
+struct IsometryPair {
+  std::vector<std::pair<int, int>> judgements;  // [S_X, S_Y] per detector
+  stats::PairMode mode;
+  IsometryCategory category = IsometryCategory::NoMajority;
+  std::size_t pattern = 0;  // index into IsometryResult::patterns
+  metrics::CommutativeScore chrf_source, chrf_target;
+};
+
+// Pearson r between chrF̄2 and S_L of the mode over the pairs with a mode; the t-test needs n > 2.
+struct IsometryCorrelation {
+  std::size_t n = 0;
+  double r = 0;
+  stats::TTest test;
+  std::optional<std::string> strength;
+};
+
+// chrF̄2 per pair against the judgement S_L ∈ {0, 1}; nullopt under 2 pairs.
+std::optional<IsometryCorrelation> isometry_correlation(const std::vector<double>& chrf,
+                                                        const std::vector<double>& judgement);
+
+struct IsometryDataSetResult {
+  std::vector<IsometryPair> pairs;
+  CategoryCounts categories{};                       // of the mode
+  std::vector<CategoryCounts> detector_categories;   // of each detector's own judgement
+  std::vector<std::size_t> patterns;                 // pairs per agreement pattern
+  std::optional<IsometryCorrelation> source, target; // nullopt with fewer than 2 pairs with a mode
+};
+
+struct IsometryResult {
+  double epsilon = 0.5;
+  std::string chrf_name;
+  std::vector<std::string> detectors;
+  std::vector<AgreementPattern> patterns;
+  std::vector<IsometryDataSetResult> data_sets;
+  std::array<double, kIsometryCategories> macro_average{};  // mean over data sets of the mode's shares
+};
+
+// Every data set must have the same detectors, in the same order.
+IsometryResult run_isometry(const std::vector<IsometryDataSet>& data_sets, const IsometryOptions& options);
+
+// counts[k] / total (0 for no pairs).
+double category_share(const CategoryCounts& counts, IsometryCategory category);
+
+}  // namespace invar

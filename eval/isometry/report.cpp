@@ -1,0 +1,278 @@
+#include "eval/isometry/report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+
+#include "eval/report/chart.hpp"
+#include "core/io.hpp"
+#include "eval/report/report.hpp"
+
+namespace invar {
+
+namespace {
+
+std::size_t index(IsometryCategory category) { return static_cast<std::size_t>(category); }
+
+std::string format_share(double share) { return fmt::format("{:.3f}", share); }
+
+std::string format_number(double value, int decimals) {
+  return std::isfinite(value) ? fmt::format("{:.{}f}", value, decimals) : fmt::format("{}", value);
+}
+
+std::string format_p(double p) {
+  if (!std::isfinite(p)) return fmt::format("{}", p);
+  return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p);
+}
+
+// Left-aligned label columns, then right-aligned numbers.
+TextTable numeric_table(std::vector<std::string> header, std::size_t label_columns) {
+  TextTable table;
+  table.align.assign(header.size(), TextTable::Align::Right);
+  std::fill(table.align.begin(), table.align.begin() + static_cast<std::ptrdiff_t>(label_columns), TextTable::Align::Left);
+  table.header = std::move(header);
+  return table;
+}
+
+std::vector<std::string> category_header(std::vector<std::string> first) {
+  for (auto category : kAllIsometryCategories) first.push_back(category_label(category));
+  return first;
+}
+
+TextTable category_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  auto table = numeric_table(category_header({"data set", "pairs"}), 1);
+  for (std::size_t s = 0; s < data.size(); ++s) {
+    std::vector<std::string> row{data[s].name, std::to_string(data[s].source.size())};
+    for (auto category : kAllIsometryCategories) row.push_back(format_share(category_share(result.data_sets[s].categories, category)));
+    table.rows.push_back(std::move(row));
+  }
+  std::vector<std::string> row{"macro-average", ""};
+  for (auto category : kAllIsometryCategories) row.push_back(format_share(result.macro_average[index(category)]));
+  table.rows.push_back(std::move(row));
+  return table;
+}
+
+TextTable detector_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  auto table = numeric_table(category_header({"data set", "detector"}), 2);
+  for (std::size_t s = 0; s < data.size(); ++s)
+    for (std::size_t d = 0; d < result.detectors.size(); ++d) {
+      std::vector<std::string> row{data[s].name, result.detectors[d]};
+      for (auto category : kAllIsometryCategories)
+        row.push_back(format_share(category_share(result.data_sets[s].detector_categories[d], category)));
+      table.rows.push_back(std::move(row));
+    }
+  return table;
+}
+
+TextTable agreement_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  std::vector<std::string> header{"data set"};
+  for (const auto& pattern : result.patterns) header.push_back(pattern.name);
+  auto table = numeric_table(std::move(header), 1);
+  for (std::size_t s = 0; s < data.size(); ++s) {
+    std::vector<std::string> row{data[s].name};
+    const auto total = static_cast<double>(data[s].source.size());
+    for (auto count : result.data_sets[s].patterns)
+      row.push_back(fmt::format("{} ({})", format_share(static_cast<double>(count) / total), count));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+TextTable correlation_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  auto table = numeric_table({"data set", "side", "n", "r", "t", "df", "p (r > 0)", "strength"}, 2);
+  for (std::size_t s = 0; s < data.size(); ++s)
+    for (bool target : {false, true}) {
+      const auto& c = target ? result.data_sets[s].target : result.data_sets[s].source;
+      std::vector<std::string> row{data[s].name, target ? "target (Y)" : "source (X)"};
+      if (!c) row.insert(row.end(), {"0", "-", "-", "-", "-", "-"});
+      else
+        row.insert(row.end(), {std::to_string(c->n), format_number(c->r, 4), format_number(c->test.t, 3),
+                               format_number(c->test.df, 0), format_p(c->test.pvalue), c->strength.value_or("-")});
+      table.rows.push_back(std::move(row));
+    }
+  return table;
+}
+
+std::vector<std::pair<std::string, std::string>> settings(const std::vector<IsometryDataSet>& data,
+                                                          const IsometryResult& result) {
+  std::vector<std::pair<std::string, std::string>> items;
+  for (const auto& set : data)
+    items.emplace_back("data set " + set.name, fmt::format("{} ({} pairs); translations {}; detector scores {}",
+                                                           set.source.path, set.source.size(), set.target.path,
+                                                           set.scores.path));
+  items.emplace_back("paraphrase detectors", fmt::format("{}", fmt::join(result.detectors, ", ")));
+  items.emplace_back("threshold", fmt::format("S_L = 1 iff P(paraphrase) ≥ ε = {}", result.epsilon));
+  items.emplace_back("surface similarity", "commutative " + result.chrf_name + " (mean of both argument orders)");
+  return items;
+}
+
+const char* kCategoryCaption = "Categories of the detectors' mode [S_X, S_Y] (relative frequencies)";
+const char* kAgreementCaption = "Detector agreement: which detectors hold the mode (share and count of pairs)";
+const char* kDetectorCaption = "Categories of each detector's own judgement (relative frequencies)";
+const char* kCorrelationCaption =
+    "Pearson r between chrF̄2 and S_L of the mode, Ø pairs removed; one-tailed t-test (H1: r > 0); "
+    "strength after Schober et al.";
+
+nlohmann::json counts_json(const CategoryCounts& counts) {
+  nlohmann::json out;
+  for (auto category : kAllIsometryCategories) out["counts"][category_key(category)] = counts[index(category)];
+  for (auto category : kAllIsometryCategories) out["frequencies"][category_key(category)] = category_share(counts, category);
+  return out;
+}
+
+nlohmann::json correlation_json(const std::optional<IsometryCorrelation>& c) {
+  if (!c) return nullptr;
+  return {{"n", c->n}, {"r", c->r}, {"t", c->test.t}, {"df", c->test.df}, {"p", c->test.pvalue},
+          {"strength", c->strength ? nlohmann::json(*c->strength) : nlohmann::json(nullptr)}};
+}
+
+std::string pair_tooltip(const IsometryDataSet& set, std::size_t i, IsometryCategory category) {
+  return fmt::format("{}:{} {}", set.name, set.source.line_numbers[i], category_label(category));
+}
+
+std::string category_chart(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  chart::BarChart bars;
+  bars.title = "Categories of translated pairs";
+  bars.x_label = "category of the mode [S_X, S_Y]";
+  bars.y_label = "relative frequency";
+  for (auto category : kAllIsometryCategories) bars.categories.push_back(category_label(category));
+  for (std::size_t s = 0; s < data.size(); ++s) {
+    chart::BarSeries series{data[s].name, {}, {}};
+    for (auto category : kAllIsometryCategories) series.values.push_back(category_share(result.data_sets[s].categories, category));
+    bars.series.push_back(std::move(series));
+  }
+  if (data.size() > 1) bars.series.push_back({"macro-average", {result.macro_average.begin(), result.macro_average.end()}, {}});
+  bars.y_max = 1.0;
+  bars.width = 760;
+  return chart::svg(bars);
+}
+
+// A plot of a score of the target pair against the same score of the source pair, both in [0, max].
+chart::ScatterPlot target_vs_source(const std::string& score, const std::string& of_source,
+                                    const std::string& of_target, double max) {
+  chart::ScatterPlot plot;
+  plot.title = score + ": target pair vs source pair";
+  plot.x_label = of_source;
+  plot.y_label = of_target;
+  plot.x_range = plot.y_range = std::pair{0.0, max};
+  plot.lines = {{1, 0, "y = x"}};
+  return plot;
+}
+
+std::string probability_scatter(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  auto plot = target_vs_source("P(paraphrase)", "P(paraphrase) of (s1, s2)", "P(paraphrase) of (f(s1), f(s2))", 1.0);
+  for (std::size_t d = 0; d < result.detectors.size(); ++d) {
+    chart::ScatterSeries series{result.detectors[d], {}, {}, {}};
+    for (std::size_t s = 0; s < data.size(); ++s)
+      for (std::size_t i = 0; i < data[s].source.size(); ++i) {
+        series.x.push_back(data[s].scores.source[d][i]);
+        series.y.push_back(data[s].scores.target[d][i]);
+        series.tooltips.push_back(pair_tooltip(data[s], i, isometry_category(result.data_sets[s].pairs[i].judgements[d])));
+      }
+    plot.series.push_back(std::move(series));
+  }
+  plot.lines.push_back({0, result.epsilon, fmt::format("ε = {}", result.epsilon)});
+  return chart::svg(plot);
+}
+
+std::string chrf_scatter(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  auto plot = target_vs_source("chrF̄2", "chrF̄2(s1, s2)", "chrF̄2(f(s1), f(s2))", 100.0);
+  for (auto category : kAllIsometryCategories) {
+    chart::ScatterSeries series{category_label(category), {}, {}, {}};
+    for (std::size_t s = 0; s < data.size(); ++s)
+      for (std::size_t i = 0; i < data[s].source.size(); ++i) {
+        const auto& pair = result.data_sets[s].pairs[i];
+        if (pair.category != category) continue;
+        series.x.push_back(pair.chrf_source.mean);
+        series.y.push_back(pair.chrf_target.mean);
+        series.tooltips.push_back(pair_tooltip(data[s], i, category));
+      }
+    plot.series.push_back(std::move(series));
+  }
+  return chart::svg(plot);
+}
+
+}  // namespace
+
+std::string isometry_text_report(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  TextTable header;
+  for (const auto& [name, value] : settings(data, result)) header.rows.push_back({name, value});
+  std::string out = "Isometry of translation on binary semantic-equivalence spaces\n" + header.render() + "\n";
+  out += std::string(kCategoryCaption) + "\n" + category_table(data, result).render() + "\n";
+  out += std::string(kAgreementCaption) + "\n" + agreement_table(data, result).render() + "\n";
+  out += std::string(kDetectorCaption) + "\n" + detector_table(data, result).render() + "\n";
+  out += std::string(kCorrelationCaption) + "\n" + correlation_table(data, result).render();
+  return out;
+}
+
+nlohmann::json isometry_json(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  nlohmann::json out;
+  out["epsilon"] = result.epsilon;
+  out["chrf"] = result.chrf_name;
+  out["detectors"] = result.detectors;
+  for (const auto& pattern : result.patterns) out["agreement_patterns"].push_back(pattern.name);
+  out["data_sets"] = nlohmann::json::array();
+  for (std::size_t s = 0; s < data.size(); ++s) {
+    const auto& r = result.data_sets[s];
+    auto set = counts_json(r.categories);
+    set["name"] = data[s].name;
+    set["pairs_file"] = data[s].source.path;
+    set["translations"] = data[s].target.path;
+    set["detector_scores"] = data[s].scores.path;
+    set["pairs"] = data[s].source.size();
+    for (std::size_t p = 0; p < result.patterns.size(); ++p) set["agreement"][result.patterns[p].name] = r.patterns[p];
+    for (std::size_t d = 0; d < result.detectors.size(); ++d)
+      set["per_detector"][result.detectors[d]] = counts_json(r.detector_categories[d]);
+    set["correlation"] = {{"source", correlation_json(r.source)}, {"target", correlation_json(r.target)}};
+    out["data_sets"].push_back(std::move(set));
+  }
+  for (auto category : kAllIsometryCategories)
+    out["macro_average"][category_key(category)] = result.macro_average[index(category)];
+  return out;
+}
+
+void write_isometry_pairs(const std::string& path, const std::vector<IsometryDataSet>& data,
+                          const IsometryResult& result) {
+  AtomicOutput out(path);
+  for (std::size_t s = 0; s < data.size(); ++s) {
+    const auto& set = data[s];
+    for (std::size_t i = 0; i < set.source.size(); ++i) {
+      const auto& pair = result.data_sets[s].pairs[i];
+      nlohmann::json line;
+      line["data_set"] = set.name;
+      line["line"] = set.source.line_numbers[i];
+      line["source"] = {set.source.first[i], set.source.second[i]};
+      line["target"] = {set.target.first[i], set.target.second[i]};
+      for (std::size_t d = 0; d < result.detectors.size(); ++d) {
+        line["p_source"][result.detectors[d]] = set.scores.source[d][i];
+        line["p_target"][result.detectors[d]] = set.scores.target[d][i];
+        line["judgements"][result.detectors[d]] = {pair.judgements[d].first, pair.judgements[d].second};
+      }
+      line["mode"] = pair.mode.mode ? nlohmann::json{pair.mode.mode->first, pair.mode.mode->second} : nlohmann::json(nullptr);
+      line["category"] = category_key(pair.category);
+      line["agreement"] = result.patterns[pair.pattern].name;
+      line["chrf_source"] = pair.chrf_source.mean;
+      line["chrf_target"] = pair.chrf_target.mean;
+      out.write_line(line.dump());
+    }
+  }
+  out.commit();
+}
+
+void write_isometry_html(const std::string& path, const std::vector<IsometryDataSet>& data,
+                         const IsometryResult& result) {
+  HtmlReport report("Isometry of translation");
+  report.settings(settings(data, result));
+  report.figure(category_chart(data, result));
+  report.table(category_table(data, result), kCategoryCaption);
+  report.table(agreement_table(data, result), kAgreementCaption);
+  report.table(detector_table(data, result), kDetectorCaption);
+  report.table(correlation_table(data, result), kCorrelationCaption);
+  report.figure(probability_scatter(data, result),
+                "One point per pair and detector; the horizontal line is the threshold ε on the target side.");
+  report.figure(chrf_scatter(data, result), "One point per pair, coloured by the category of the detectors' mode.");
+  report.write(path);
+}
+
+}  // namespace invar

@@ -1,0 +1,274 @@
+#include "eval/lip/lip.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "eval/stats/stats.hpp"
+
+namespace invar {
+
+double lip_kl(const std::vector<std::size_t>& original, const std::vector<std::size_t>& predicted) {
+  if (original.size() != predicted.size()) fail("KL: {} and {} classes", original.size(), predicted.size());
+  double seen = 0, original_total = 0, predicted_total = 0;
+  for (std::size_t k = 0; k < original.size(); ++k) {
+    if (original[k] > 0) ++seen;
+    original_total += static_cast<double>(original[k]);
+    predicted_total += static_cast<double>(predicted[k]);
+  }
+  if (seen == 0) fail("KL: the original labels are empty");
+  // Both totals use the original's number of categories, as get_kl does.
+  original_total += seen * kLipEpsilon;
+  predicted_total += seen * kLipEpsilon;
+  std::vector<double> p, q;
+  for (std::size_t k = 0; k < original.size(); ++k) {
+    if (original[k] == 0) continue;
+    p.push_back((static_cast<double>(original[k]) + kLipEpsilon) / original_total);
+    q.push_back((static_cast<double>(predicted[k]) + kLipEpsilon) / predicted_total);
+  }
+  return stats::kl_divergence(p, q);
+}
+
+std::string significance_stars(double pvalue) {
+  if (pvalue <= 0.01) return "**";
+  if (pvalue <= 0.05) return "*";
+  return "";
+}
+
+LipSignificance lip_significance(const std::vector<std::size_t>& first, const std::vector<std::size_t>& second) {
+  if (first.size() != second.size()) fail("chi-squared: {} and {} classes", first.size(), second.size());
+  LipSignificance result;
+  std::vector<std::vector<double>> table(2);
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    if (first[k] == 0 && second[k] == 0) continue;
+    result.classes.push_back(k);
+    table[0].push_back(static_cast<double>(first[k]));
+    table[1].push_back(static_cast<double>(second[k]));
+  }
+  if (result.classes.empty()) fail("chi-squared: both distributions are empty");
+  auto test = stats::chi2_contingency(table, true);
+  result.chi2 = test.statistic;
+  result.pvalue = test.pvalue;
+  result.dof = test.dof;
+  result.stars = significance_stars(test.pvalue);
+  return result;
+}
+
+// ---- Data ----------------------------------------------------------------------------------------
+
+namespace {
+
+LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
+  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text"}};
+  if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
+  auto read = read_text_columns(path, wanted, columns.header);
+  LabelledTexts result;
+  result.path = std::move(read.path);
+  result.texts = std::move(read.texts[0]);
+  if (with_label) result.labels = std::move(read.texts[1]);
+  result.line_numbers = std::move(read.line_numbers);
+  return result;
+}
+
+std::vector<std::string> label_set(const LabelledTexts& data) {
+  std::set<std::string> labels(data.labels.begin(), data.labels.end());
+  return {labels.begin(), labels.end()};
+}
+
+}  // namespace
+
+LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns) {
+  return read_columns(path, columns, true);
+}
+
+LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns) {
+  return read_columns(path, columns, false);
+}
+
+LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
+                      LabelledTexts transformed) {
+  LipData data;
+  data.classes = label_set(train);
+  if (data.classes.size() < 2)
+    fail("{}: only one label ('{}'); the property classifier needs at least two", train.path,
+         data.classes.empty() ? "" : data.classes.front());
+  if (train_target) {
+    auto target_classes = label_set(*train_target);
+    if (target_classes != data.classes)
+      fail("label sets differ: {} has {{{}}}, {} has {{{}}}", train.path, fmt::join(data.classes, ", "),
+           train_target->path, fmt::join(target_classes, ", "));
+  }
+  for (std::size_t i = 0; i < original.labels.size(); ++i)
+    if (!std::binary_search(data.classes.begin(), data.classes.end(), original.labels[i]))
+      fail("{}:{}: label '{}' does not occur in the training data {} (labels: {})", original.path,
+           original.line_numbers[i], original.labels[i], train.path, fmt::join(data.classes, ", "));
+  if (original.texts.size() != transformed.texts.size())
+    fail("{} has {} texts but {} has {}; the original and transformed texts must be line-aligned", original.path,
+         original.texts.size(), transformed.path, transformed.texts.size());
+  data.train = std::move(train);
+  data.train_target = std::move(train_target);
+  data.original = std::move(original);
+  data.transformed = std::move(transformed);
+  return data;
+}
+
+// ---- Runs ----------------------------------------------------------------------------------------
+
+const char* verdict_name(LipVerdict verdict) {
+  switch (verdict) {
+    case LipVerdict::Preserved: return "preserved";
+    case LipVerdict::ClassifierBias: return "classifier bias";
+    case LipVerdict::TransformationBias: return "transformation bias";
+  }
+  return "";
+}
+
+namespace {
+
+// Uniform integer in [0, bound) by rejection, so the split is the same on every platform.
+std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound) {
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
+  std::uint64_t x = 0;
+  do x = rng();
+  while (x >= limit);
+  return x % bound;
+}
+
+std::vector<int> class_indices(const std::vector<std::string>& labels, const std::vector<std::string>& classes) {
+  std::vector<int> indices;
+  for (const auto& label : labels)
+    indices.push_back(static_cast<int>(std::lower_bound(classes.begin(), classes.end(), label) - classes.begin()));
+  return indices;
+}
+
+std::vector<std::size_t> counts_of(const std::vector<int>& labels, std::size_t num_classes) {
+  std::vector<std::size_t> counts(num_classes, 0);
+  for (int label : labels) ++counts[static_cast<std::size_t>(label)];
+  return counts;
+}
+
+template <typename T>
+std::vector<T> pick(const std::vector<T>& values, const std::vector<std::size_t>& indices) {
+  std::vector<T> out;
+  out.reserve(indices.size());
+  for (auto i : indices) out.push_back(values[i]);
+  return out;
+}
+
+struct TrainedClassifier {
+  std::unique_ptr<PropertyClassifier> classifier;
+  std::optional<ClassifierScores> check;
+  std::size_t training_texts = 0;
+};
+
+TrainedClassifier train_classifier(const LabelledTexts& data, const std::vector<std::string>& classes,
+                                   const LipOptions& options, std::uint64_t seed) {
+  auto labels = class_indices(data.labels, classes);
+  TrainedClassifier trained;
+  trained.classifier = std::make_unique<PropertyClassifier>(options.featurizer(), options.regression);
+  Split split = stratified_split(labels, classes.size(), options.held_out, seed);
+  trained.training_texts = split.train.size();
+  trained.classifier->fit(pick(data.texts, split.train), pick(labels, split.train), classes.size());
+  if (!split.held_out.empty())
+    trained.check = score_classifier(pick(labels, split.held_out),
+                                     trained.classifier->predict(pick(data.texts, split.held_out)));
+  return trained;
+}
+
+}  // namespace
+
+Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, double share, std::uint64_t seed) {
+  if (!(share >= 0 && share < 1)) fail("held-out share {} is outside [0, 1)", share);
+  std::vector<std::vector<std::size_t>> members(num_classes);
+  for (std::size_t i = 0; i < labels.size(); ++i) members.at(static_cast<std::size_t>(labels[i])).push_back(i);
+  std::mt19937_64 rng(seed);
+  Split split;
+  for (auto& indices : members) {
+    for (std::size_t i = indices.size(); i > 1; --i) std::swap(indices[i - 1], indices[uniform_below(rng, i)]);
+    std::size_t held = 0;
+    if (!indices.empty())
+      held = std::min(indices.size() - 1, static_cast<std::size_t>(std::floor(share * static_cast<double>(indices.size()) + 0.5)));
+    split.held_out.insert(split.held_out.end(), indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(held));
+    split.train.insert(split.train.end(), indices.begin() + static_cast<std::ptrdiff_t>(held), indices.end());
+  }
+  std::sort(split.train.begin(), split.train.end());
+  std::sort(split.held_out.begin(), split.held_out.end());
+  return split;
+}
+
+LipResult run_lip(const LipData& data, const LipOptions& options) {
+  if (options.runs == 0) fail("--runs must be at least 1");
+  const std::size_t num_classes = data.classes.size();
+  LipResult result;
+  result.classes = data.classes;
+  result.held_out = options.held_out;
+  result.classifier = PropertyClassifier(options.featurizer(), options.regression).description();
+  const auto truth = class_indices(data.original.labels, data.classes);
+  for (std::size_t r = 0; r < options.runs; ++r) {
+    LipRun run;
+    run.seed = options.seed + r;
+    auto source = train_classifier(data.train, data.classes, options, run.seed);
+    run.source_check = source.check;
+    run.source_training_texts = source.training_texts;
+    run.original_predictions = source.classifier->predict_with_probabilities(data.original.texts);
+    if (data.train_target) {
+      auto target = train_classifier(*data.train_target, data.classes, options, run.seed);
+      run.target_check = target.check;
+      run.target_training_texts = target.training_texts;
+      run.transformed_predictions = target.classifier->predict_with_probabilities(data.transformed.texts);
+    } else {
+      run.transformed_predictions = source.classifier->predict_with_probabilities(data.transformed.texts);
+    }
+    run.truth_counts = counts_of(truth, num_classes);
+    run.original_counts = counts_of(run.original_predictions.labels, num_classes);
+    run.transformed_counts = counts_of(run.transformed_predictions.labels, num_classes);
+    run.kl_original = lip_kl(run.truth_counts, run.original_counts);
+    run.kl_transformed = lip_kl(run.truth_counts, run.transformed_counts);
+    run.original_vs_transformed = lip_significance(run.original_counts, run.transformed_counts);
+    run.truth_vs_original = lip_significance(run.truth_counts, run.original_counts);
+    run.truth_vs_transformed = lip_significance(run.truth_counts, run.transformed_counts);
+    if (run.original_vs_transformed.pvalue <= 0.05) run.verdict = LipVerdict::TransformationBias;
+    else if (run.truth_vs_original.pvalue <= 0.05) run.verdict = LipVerdict::ClassifierBias;
+    result.runs.push_back(std::move(run));
+  }
+  return result;
+}
+
+MeanStd mean_std(const std::vector<double>& values) {
+  MeanStd result;
+  if (values.empty()) return result;
+  double sum = 0;
+  for (double v : values) sum += v;
+  result.mean = sum / static_cast<double>(values.size());
+  if (values.size() < 2) return result;
+  double squares = 0;
+  for (double v : values) squares += (v - result.mean) * (v - result.mean);
+  result.std = std::sqrt(squares / static_cast<double>(values.size() - 1));
+  return result;
+}
+
+}  // namespace invar
+
+namespace invar {
+
+LipVerdict overall_verdict(const LipResult& result) {
+  std::map<LipVerdict, std::size_t> votes;
+  for (const auto& run : result.runs) ++votes[run.verdict];
+  LipVerdict best = LipVerdict::Preserved;
+  std::size_t most = 0;
+  for (auto verdict : {LipVerdict::TransformationBias, LipVerdict::ClassifierBias, LipVerdict::Preserved})
+    if (votes[verdict] > most) {
+      most = votes[verdict];
+      best = verdict;
+    }
+  return best;
+}
+
+}  // namespace invar

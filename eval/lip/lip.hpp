@@ -1,0 +1,159 @@
+#pragma once
+// The Language Invariant Property benchmark of Bianchi et al. ("Language Invariant Properties in
+// Natural Language Processing", 2022): a property p (sentiment, formality, author gender, ...) is
+// invariant under a transformation t (translation, paraphrase, style transfer) when p(a) = p(t(a)).
+//
+// Given originals A with ground-truth labels and transformed texts B = t(A), line-aligned, a property
+// classifier trained on labelled data predicts the property of A and of B. Three distributions over
+// the property's values are compared:
+//   p̂(A)  the ground-truth labels of A,
+//   p(A)  the classifier's predictions on A,
+//   p(B)  the predictions on B (by a classifier trained on target-language data when t crosses
+//         languages).
+// Scores, with the paper's own helpers (language_invariant_properties/metrics.py):
+//   KL(p̂(A) ‖ p(A)) and KL(p̂(A) ‖ p(B)) with get_kl: over the classes that occur in A's labels, each
+//   count plus ε = 1e-8, divided by (total + classes·ε); then scipy.stats.entropy (which normalises).
+//   Predictions of a class absent from A's labels count in the second total only.
+//   χ² tests with get_significance: a 2 × K contingency table (row 0 the first distribution's counts,
+//   row 1 the second's), scipy's chi2_contingency (Yates' correction only when dof = 1); "**" for
+//   p ≤ 0.01, "*" for p ≤ 0.05. Classes absent from both rows are left out of the table (scipy
+//   rejects a zero expected count); with a single class left, dof = 0, χ² = 0 and p = 1.
+// Reading (α = 0.05), after the paper: the transformation breaks the LIP when p(B) differs
+// significantly from p(A) (χ² of p(A) vs p(B)) — the same kind of classifier saw the two texts, so
+// the difference comes from the transformation ("transformation bias"). Otherwise, when p(A) differs
+// significantly from p̂(A), both predicted distributions are skewed the same way from the truth: that
+// is the classifier's bias, not the transformation's ("classifier bias"), and the LIP holds only as
+// far as such a classifier can tell. Otherwise the LIP is preserved.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/lip/property_classifier.hpp"
+
+namespace invar {
+
+// ---- The paper's statistics on class counts (index = class) ------------------------------------
+
+inline constexpr double kLipEpsilon = 1e-8;
+
+// get_kl(original_labels, predicted_labels) on counts per class.
+double lip_kl(const std::vector<std::size_t>& original, const std::vector<std::size_t>& predicted);
+
+struct LipSignificance {
+  double chi2 = 0;
+  double pvalue = 1;
+  double dof = 0;
+  std::string stars;  // "**", "*" or ""
+  std::vector<std::size_t> classes;  // the classes (columns) that entered the table
+};
+// get_significance on counts per class (first row, second row).
+LipSignificance lip_significance(const std::vector<std::size_t>& first, const std::vector<std::size_t>& second);
+std::string significance_stars(double pvalue);
+
+// ---- Data ----------------------------------------------------------------------------------------
+
+struct LabelledTexts {
+  std::string path;
+  std::vector<std::string> texts;
+  std::vector<std::string> labels;
+  std::vector<std::size_t> line_numbers;  // where each row starts in the file
+};
+
+// Which columns hold the text and the label. TSV/CSV: a 1-based number or a header name (a name
+// implies a header line); JSONL: the keys. Empty selectors take the defaults: 1 and 2 for TSV/CSV,
+// "text" and "label" for JSONL. The format follows the extension (.tsv, .csv, .jsonl/.json; any
+// other file is read as TSV, or as plain lines when only a text is needed).
+struct ColumnSelection {
+  std::string text;
+  std::string label;
+  bool header = false;
+};
+
+// Rows of (text, label); fails naming FILE:LINE on an empty text or label.
+LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns);
+// Texts only (the transformed B); fails on an empty text.
+LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns);
+
+struct LipData {
+  std::vector<std::string> classes;  // sorted by code point: class index = position
+  LabelledTexts train;
+  std::optional<LabelledTexts> train_target;  // classifier for B when t crosses languages
+  LabelledTexts original;
+  LabelledTexts transformed;
+};
+
+// Checks the inputs against each other: at least two classes in the training data, the same label
+// set in both training sets, every label of A known to the training data, A and B of equal length.
+LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
+                      LabelledTexts transformed);
+
+// ---- Runs ----------------------------------------------------------------------------------------
+
+struct LipOptions {
+  std::size_t runs = 1;
+  std::uint64_t seed = 0;
+  double held_out = 0.2;  // share of each class kept out of training to score the classifier; 0 = none
+  FeaturizerFactory featurizer;
+  LogisticRegressionOptions regression;
+};
+
+enum class LipVerdict { Preserved, ClassifierBias, TransformationBias };
+const char* verdict_name(LipVerdict verdict);  // "preserved", "classifier bias", "transformation bias"
+
+struct LipRun {
+  std::uint64_t seed = 0;
+  std::optional<ClassifierScores> source_check;  // held-out scores of the classifier for A
+  std::optional<ClassifierScores> target_check;  // ... for B, with a target-language training set
+  std::size_t source_training_texts = 0;
+  std::size_t target_training_texts = 0;
+  std::vector<std::size_t> truth_counts;     // p̂(A)
+  std::vector<std::size_t> original_counts;  // p(A)
+  std::vector<std::size_t> transformed_counts;  // p(B)
+  double kl_original = 0;     // KL(p̂(A) ‖ p(A))
+  double kl_transformed = 0;  // KL(p̂(A) ‖ p(B))
+  LipSignificance original_vs_transformed;  // p(A) vs p(B): the LIP test
+  LipSignificance truth_vs_original;        // p̂(A) vs p(A): classifier bias
+  LipSignificance truth_vs_transformed;     // p̂(A) vs p(B)
+  LipVerdict verdict = LipVerdict::Preserved;
+  PropertyClassifier::Prediction original_predictions;
+  PropertyClassifier::Prediction transformed_predictions;
+};
+
+struct LipResult {
+  std::vector<std::string> classes;
+  std::string classifier;  // description of the settings
+  double held_out = 0;
+  std::vector<LipRun> runs;
+};
+
+// Runs seed, seed + 1, ...: each draws its own stratified held-out split of the training data
+// (and of the target-language training data), trains on the rest, scores the held-out part, then
+// predicts A and B.
+LipResult run_lip(const LipData& data, const LipOptions& options);
+
+// Stratified split: from each class, round(share · count) indices (at most count − 1) go to the
+// held-out part; the order comes from a Fisher–Yates shuffle seeded with `seed` (mt19937_64).
+struct Split {
+  std::vector<std::size_t> train;
+  std::vector<std::size_t> held_out;
+};
+Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, double share, std::uint64_t seed);
+
+// Mean and sample standard deviation (n − 1; 0 for a single value).
+struct MeanStd {
+  double mean = 0;
+  double std = 0;
+};
+MeanStd mean_std(const std::vector<double>& values);
+
+}  // namespace invar
+
+namespace invar {
+
+// The verdict most runs reached; a tie goes to the more serious one (transformation bias, then
+// classifier bias).
+LipVerdict overall_verdict(const LipResult& result);
+
+}  // namespace invar

@@ -1,0 +1,113 @@
+#include "eval/lip/property_classifier.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+#include "core/error.hpp"
+
+namespace invar {
+
+std::string TfidfFeaturizer::description() const {
+  const auto& o = vectorizer_.options();
+  return fmt::format("TF-IDF {} {}-{}-grams{}, min_df {}, max_df {}{}",
+                     o.analyzer == NgramAnalyzer::Char ? "char" : "char_wb", o.ngram_min, o.ngram_max,
+                     o.sublinear_tf ? ", sublinear tf" : "", o.min_df.str(), o.max_df.str(),
+                     o.lowercase ? "" : ", case kept");
+}
+
+SentenceEmbeddings::SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches)
+    : encoder_(encoder), batches_(std::move(batches)), settings_(encoder.default_embedding_settings()) {
+  encoder_.cap_length_for_embeddings();
+}
+
+SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
+  std::vector<TextInput> missing;
+  std::set<std::string> queued;
+  for (const auto& text : texts)
+    if (!cache_.count(text) && queued.insert(text).second) missing.push_back({text, {}});
+  if (!missing.empty()) {
+    std::size_t cut = 0;
+    auto embeddings = encoder_.embed(encoder_.encode(missing, false, cut), settings_, batches_);
+    truncated_ += cut;
+    for (std::size_t i = 0; i < missing.size(); ++i) cache_.emplace(missing[i].first, std::move(embeddings[i]));
+  }
+  std::vector<std::vector<float>> dense;
+  dense.reserve(texts.size());
+  for (const auto& text : texts) dense.push_back(cache_.at(text));
+  return SparseMatrix::from_dense(dense, encoder_.embedding_width(settings_));
+}
+
+std::string SentenceEmbeddings::description() const {
+  std::vector<std::string> modes;
+  for (Pooling mode : settings_.modes) modes.push_back(pooling_name(mode));
+  return fmt::format("sentence embeddings of {} ({} pooling{}, {} dims)", encoder_.source().path(),
+                     fmt::join(modes, "+"), settings_.normalize ? ", normalized" : "",
+                     encoder_.embedding_width(settings_));
+}
+
+TfidfOptions lip_tfidf_options() {
+  TfidfOptions options;
+  options.analyzer = NgramAnalyzer::Char;
+  options.ngram_min = 2;
+  options.ngram_max = 6;
+  options.sublinear_tf = true;
+  options.min_df = {0.001, true};
+  options.max_df = {0.6, true};
+  return options;
+}
+
+PropertyClassifier::PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, LogisticRegressionOptions options)
+    : featurizer_(std::move(featurizer)), options_(options) {}
+
+void PropertyClassifier::fit(const std::vector<std::string>& texts, const std::vector<int>& labels,
+                             std::size_t num_classes) {
+  featurizer_->fit(texts);
+  model_.fit(featurizer_->transform(texts), labels, num_classes, options_);
+}
+
+std::vector<int> PropertyClassifier::predict(const std::vector<std::string>& texts) {
+  return model_.predict(featurizer_->transform(texts));
+}
+
+PropertyClassifier::Prediction PropertyClassifier::predict_with_probabilities(const std::vector<std::string>& texts) {
+  auto features = featurizer_->transform(texts);
+  return {model_.predict(features), model_.predict_proba(features)};
+}
+
+std::string PropertyClassifier::description() const {
+  return fmt::format("{}; L2 logistic regression (liblinear, C {}, class weights {}, intercept {})",
+                     featurizer_->description(), options_.C,
+                     options_.class_weight == ClassWeighting::Balanced ? "balanced" : "none",
+                     options_.fit_intercept ? "regularised" : "none");
+}
+
+ClassifierScores score_classifier(const std::vector<int>& truth, const std::vector<int>& predicted) {
+  if (truth.size() != predicted.size())
+    fail("classifier scores: {} true labels but {} predictions", truth.size(), predicted.size());
+  ClassifierScores scores;
+  scores.texts = truth.size();
+  if (truth.empty()) return scores;
+  std::set<int> classes(truth.begin(), truth.end());
+  classes.insert(predicted.begin(), predicted.end());
+  std::size_t correct = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
+  scores.accuracy = static_cast<double>(correct) / static_cast<double>(truth.size());
+  double f1_sum = 0;
+  for (int c : classes) {
+    std::size_t tp = 0, fp = 0, fn = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+      tp += truth[i] == c && predicted[i] == c;
+      fp += truth[i] != c && predicted[i] == c;
+      fn += truth[i] == c && predicted[i] != c;
+    }
+    double precision = tp + fp ? static_cast<double>(tp) / static_cast<double>(tp + fp) : 0.0;
+    double recall = tp + fn ? static_cast<double>(tp) / static_cast<double>(tp + fn) : 0.0;
+    f1_sum += precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
+  }
+  scores.macro_f1 = f1_sum / static_cast<double>(classes.size());
+  return scores;
+}
+
+}  // namespace invar

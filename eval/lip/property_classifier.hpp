@@ -1,0 +1,106 @@
+#pragma once
+// Text classifiers for a property label (sentiment, formality, gender, ...): a featurizer turns texts
+// into a feature matrix, an L2 logistic regression (eval/learn/logreg.hpp) maps features to classes.
+//   TF: TF-IDF character n-grams (eval/learn/tfidf.hpp), fitted on the training texts.
+//   SE: sentence embeddings of an encoder model (engine/text_encoder.hpp; no fitting).
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/text_encoder.hpp"
+
+#include "eval/learn/logreg.hpp"
+#include "eval/learn/sparse.hpp"
+#include "eval/learn/tfidf.hpp"
+
+namespace invar {
+
+class TextFeaturizer {
+ public:
+  virtual ~TextFeaturizer() = default;
+  virtual void fit(const std::vector<std::string>& texts) = 0;
+  virtual SparseMatrix transform(const std::vector<std::string>& texts) = 0;
+  virtual std::string description() const = 0;  // the settings, for reports
+};
+
+// Each classifier gets a fresh featurizer (a TF-IDF vocabulary belongs to one training set).
+using FeaturizerFactory = std::function<std::unique_ptr<TextFeaturizer>()>;
+
+class TfidfFeaturizer : public TextFeaturizer {
+ public:
+  explicit TfidfFeaturizer(TfidfOptions options) : vectorizer_(options) {}
+  void fit(const std::vector<std::string>& texts) override { vectorizer_.fit(texts); }
+  SparseMatrix transform(const std::vector<std::string>& texts) override { return vectorizer_.transform(texts); }
+  std::string description() const override;
+  const TfidfVectorizer& vectorizer() const { return vectorizer_; }
+
+ private:
+  TfidfVectorizer vectorizer_;
+};
+
+// Sentence embeddings of texts as the model's sentence-transformers modules compute them, each text
+// embedded once: every LIP run trains on the same texts again, and only the split changes.
+class SentenceEmbeddings {
+ public:
+  SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches);
+  // One dense row per text, in order.
+  SparseMatrix rows(const std::vector<std::string>& texts);
+  // Texts longer than the model's limit, truncated (each counted once).
+  std::size_t truncated() const { return truncated_; }
+  std::string description() const;
+
+ private:
+  TextEncoder& encoder_;
+  BatchOptions batches_;
+  EmbeddingSettings settings_;
+  std::unordered_map<std::string, std::vector<float>> cache_;
+  std::size_t truncated_ = 0;
+};
+
+class EmbeddingFeaturizer : public TextFeaturizer {
+ public:
+  explicit EmbeddingFeaturizer(std::shared_ptr<SentenceEmbeddings> embeddings) : embeddings_(std::move(embeddings)) {}
+  void fit(const std::vector<std::string>&) override {}
+  SparseMatrix transform(const std::vector<std::string>& texts) override { return embeddings_->rows(texts); }
+  std::string description() const override { return embeddings_->description(); }
+
+ private:
+  std::shared_ptr<SentenceEmbeddings> embeddings_;
+};
+
+// The LIP paper's TF-IDF setting: analyzer "char", n-grams 2–6, sublinear tf, min_df 0.001, max_df 0.6.
+TfidfOptions lip_tfidf_options();
+
+class PropertyClassifier {
+ public:
+  PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, LogisticRegressionOptions options);
+
+  // labels are class indices in [0, num_classes); every class must occur.
+  void fit(const std::vector<std::string>& texts, const std::vector<int>& labels, std::size_t num_classes);
+  std::vector<int> predict(const std::vector<std::string>& texts);
+  // Predicted class and the probabilities of every class, per text.
+  struct Prediction {
+    std::vector<int> labels;
+    std::vector<std::vector<double>> probabilities;
+  };
+  Prediction predict_with_probabilities(const std::vector<std::string>& texts);
+  std::string description() const;
+
+ private:
+  std::unique_ptr<TextFeaturizer> featurizer_;
+  LogisticRegressionOptions options_;
+  LogisticRegression model_;
+};
+
+// Accuracy and sklearn's f1_score(average="macro"): the mean F1 over the classes that occur in the
+// truth or the predictions, a class with no predicted or no true member counting F1 = 0.
+struct ClassifierScores {
+  std::size_t texts = 0;
+  double accuracy = 0;
+  double macro_f1 = 0;
+};
+ClassifierScores score_classifier(const std::vector<int>& truth, const std::vector<int>& predicted);
+
+}  // namespace invar

@@ -1,0 +1,281 @@
+#include "eval/metrics/bleu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "core/utf8.hpp"
+#include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/ngram_index.hpp"
+
+namespace invar::metrics {
+
+namespace {
+
+constexpr std::uint32_t kWordRoot = 0xFFFFFFF0u;
+
+double default_smooth_value(BleuSmoothing smooth) {
+  switch (smooth) {
+    case BleuSmoothing::Floor: return 0.1;
+    case BleuSmoothing::AddK: return 1;
+    default: return 0;
+  }
+}
+
+// sacrebleu.utils.my_log: log(0) is a large negative number instead of an error.
+double my_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
+
+struct BleuScratch {
+  std::string hyp;
+  std::vector<std::string> refs;
+  std::vector<std::string_view> tokens;
+  std::vector<std::uint32_t> symbols;
+  std::vector<std::uint32_t> merged;
+  detail::StringInterner interner;
+  detail::NgramMatcher matcher;
+};
+
+}  // namespace
+
+std::optional<BleuTokenizer> parse_bleu_tokenizer(std::string_view name) {
+  if (name == "none") return BleuTokenizer::None;
+  if (name == "13a") return BleuTokenizer::V13a;
+  if (name == "intl") return BleuTokenizer::Intl;
+  if (name == "zh") return BleuTokenizer::Zh;
+  if (name == "char") return BleuTokenizer::Char;
+  return std::nullopt;
+}
+
+const char* bleu_tokenizer_name(BleuTokenizer tokenizer) {
+  switch (tokenizer) {
+    case BleuTokenizer::None: return "none";
+    case BleuTokenizer::Intl: return "intl";
+    case BleuTokenizer::Zh: return "zh";
+    case BleuTokenizer::Char: return "char";
+    case BleuTokenizer::V13a: break;
+  }
+  return "13a";
+}
+
+std::optional<BleuSmoothing> parse_bleu_smoothing(std::string_view name) {
+  if (name == "none") return BleuSmoothing::None;
+  if (name == "floor") return BleuSmoothing::Floor;
+  if (name == "add-k") return BleuSmoothing::AddK;
+  if (name == "exp") return BleuSmoothing::Exp;
+  return std::nullopt;
+}
+
+const char* bleu_smoothing_name(BleuSmoothing smoothing) {
+  switch (smoothing) {
+    case BleuSmoothing::None: return "none";
+    case BleuSmoothing::Floor: return "floor";
+    case BleuSmoothing::AddK: return "add-k";
+    case BleuSmoothing::Exp: break;
+  }
+  return "exp";
+}
+
+BleuStats& BleuStats::operator+=(const BleuStats& other) {
+  sys_len += other.sys_len;
+  ref_len += other.ref_len;
+  for (int n = 0; n < kBleuMaxOrder; ++n) {
+    correct[n] += other.correct[n];
+    total[n] += other.total[n];
+  }
+  return *this;
+}
+
+std::string BleuScore::verbose() const {
+  const double ratio = ref_len ? static_cast<double>(sys_len) / static_cast<double>(ref_len) : 0.0;
+  return fmt::format("{:.1f}/{:.1f}/{:.1f}/{:.1f} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})",
+                     precisions[0], precisions[1], precisions[2], precisions[3], bp, ratio, sys_len, ref_len);
+}
+
+Bleu::Bleu(BleuOptions options) : options_(options) {
+  if (options_.smooth_value && (options_.smooth == BleuSmoothing::Floor || options_.smooth == BleuSmoothing::AddK) &&
+      !(*options_.smooth_value >= 0))
+    fail("BLEU: the smoothing value must be >= 0, got {}", *options_.smooth_value);
+}
+
+std::string Bleu::preprocess(std::string_view segment) const {
+  std::string lowered;
+  if (options_.lowercase) {
+    lowered = python_lower(segment);
+    segment = lowered;
+  }
+  segment = rstrip_whitespace(segment);
+  switch (options_.tokenize) {
+    case BleuTokenizer::None: return std::string(segment);
+    case BleuTokenizer::Intl: return tokenize_intl(segment);
+    case BleuTokenizer::Zh: return tokenize_zh(segment);
+    case BleuTokenizer::Char: return tokenize_char(segment);
+    case BleuTokenizer::V13a: break;
+  }
+  return tokenize_13a(segment);
+}
+
+BleuStats Bleu::segment_stats(std::string_view hypothesis, const std::vector<std::string>& references) const {
+  if (references.empty()) fail("BLEU: a segment needs at least one reference");
+  thread_local BleuScratch s;
+  s.refs.resize(references.size());
+  for (std::size_t r = 0; r < references.size(); ++r) s.refs[r] = preprocess(references[r]);
+  s.hyp = preprocess(hypothesis);
+
+  s.interner.reset();
+  s.matcher.reset();
+  s.merged.clear();
+  std::vector<std::int64_t> ref_lens;
+  ref_lens.reserve(references.size());
+  std::array<std::int64_t, kBleuMaxOrder> ignored{};
+  for (const auto& ref : s.refs) {
+    split_whitespace(ref, s.tokens);
+    s.symbols.resize(s.tokens.size());
+    for (std::size_t i = 0; i < s.tokens.size(); ++i) s.symbols[i] = s.interner.insert(s.tokens[i]);
+    ref_lens.push_back(static_cast<std::int64_t>(s.tokens.size()));
+    s.matcher.add_reference(s.symbols.data(), s.symbols.size(), kBleuMaxOrder, kWordRoot, ignored.data());
+    // Clip against the maximum count of each n-gram over the references.
+    s.merged.resize(s.matcher.size(), 0);
+    auto& counts = s.matcher.counts();
+    for (auto id : s.matcher.last_ids()) s.merged[id] = std::max(s.merged[id], counts[id]);
+    for (auto id : s.matcher.last_ids()) counts[id] = 0;
+  }
+
+  BleuStats stats;
+  split_whitespace(s.hyp, s.tokens);
+  s.symbols.resize(s.tokens.size());
+  for (std::size_t i = 0; i < s.tokens.size(); ++i) s.symbols[i] = s.interner.find(s.tokens[i]);
+  s.matcher.match(s.symbols.data(), s.symbols.size(), kBleuMaxOrder, kWordRoot, s.merged, stats.total.data(),
+                  stats.correct.data());
+  stats.sys_len = static_cast<std::int64_t>(s.tokens.size());
+  // The closest reference length; the shorter one on ties.
+  std::int64_t best_diff = -1;
+  for (auto len : ref_lens) {
+    const std::int64_t diff = std::llabs(stats.sys_len - len);
+    if (best_diff == -1 || diff < best_diff) {
+      best_diff = diff;
+      stats.ref_len = len;
+    } else if (diff == best_diff && len < stats.ref_len) {
+      stats.ref_len = len;
+    }
+  }
+  return stats;
+}
+
+BleuScore Bleu::compute(const BleuStats& stats) const {
+  const double smooth_value = options_.smooth_value.value_or(default_smooth_value(options_.smooth));
+  BleuScore out;
+  out.sys_len = stats.sys_len;
+  out.ref_len = stats.ref_len;
+  for (int n = 0; n < kBleuMaxOrder; ++n) {
+    out.counts[n] = static_cast<double>(stats.correct[n]);
+    out.totals[n] = static_cast<double>(stats.total[n]);
+  }
+  if (stats.sys_len < stats.ref_len)
+    out.bp = stats.sys_len > 0
+                 ? std::exp(1 - static_cast<double>(stats.ref_len) / static_cast<double>(stats.sys_len))
+                 : 0.0;
+  else
+    out.bp = 1.0;
+  // sacrebleu #141: no match at all scores 0 before any smoothing.
+  if (std::all_of(stats.correct.begin(), stats.correct.end(), [](std::int64_t c) { return c == 0; })) return out;
+
+  double smooth_mteval = 1.;
+  int eff_order = kBleuMaxOrder;
+  for (int n = 1; n <= kBleuMaxOrder; ++n) {
+    if (options_.smooth == BleuSmoothing::AddK && n > 1) {
+      out.counts[n - 1] += smooth_value;
+      out.totals[n - 1] += smooth_value;
+    }
+    if (out.totals[n - 1] == 0) break;
+    if (options_.effective_order) eff_order = n;
+    if (out.counts[n - 1] == 0) {
+      if (options_.smooth == BleuSmoothing::Exp) {
+        smooth_mteval *= 2;
+        out.precisions[n - 1] = 100. / (smooth_mteval * out.totals[n - 1]);
+      } else if (options_.smooth == BleuSmoothing::Floor) {
+        out.precisions[n - 1] = 100. * smooth_value / out.totals[n - 1];
+      }
+    } else {
+      out.precisions[n - 1] = 100. * out.counts[n - 1] / out.totals[n - 1];
+    }
+  }
+  double log_sum = 0;
+  for (int n = 0; n < eff_order; ++n) log_sum += my_log(out.precisions[n]);
+  out.score = out.bp * std::exp(log_sum / eff_order);
+  return out;
+}
+
+BleuScore Bleu::sentence_score(std::string_view hypothesis, const std::vector<std::string>& references) const {
+  return compute(segment_stats(hypothesis, references));
+}
+
+BleuScore Bleu::sentence_score(std::string_view hypothesis, std::string_view reference) const {
+  return sentence_score(hypothesis, std::vector<std::string>{std::string(reference)});
+}
+
+BleuStats Bleu::corpus_stats(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs,
+                             int threads) const {
+  BleuStats total;
+  for (const auto& s : score_segments<BleuStats>("BLEU", hyps, refs, threads,
+                                                 [&](auto& h, auto& r) { return segment_stats(h, r); }))
+    total += s;
+  return total;
+}
+
+BleuScore Bleu::corpus_score(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs,
+                             int threads) const {
+  return compute(corpus_stats(hyps, refs, threads));
+}
+
+std::vector<BleuScore> Bleu::sentence_scores(const std::vector<std::string>& hyps,
+                                             const std::vector<std::vector<std::string>>& refs, int threads) const {
+  return score_segments<BleuScore>("BLEU", hyps, refs, threads,
+                                   [&](auto& h, auto& r) { return sentence_score(h, r); });
+}
+
+Signature Bleu::signature(int nrefs) const {
+  Signature sig(nrefs);
+  sig.add("case", "c", options_.lowercase ? "lc" : "mixed");
+  sig.add("eff", "e", options_.effective_order ? "yes" : "no");
+  sig.add("tok", "tok", bleu_tokenizer_name(options_.tokenize));
+  std::string smooth = bleu_smoothing_name(options_.smooth);
+  if (options_.smooth == BleuSmoothing::Floor || options_.smooth == BleuSmoothing::AddK)
+    smooth += fmt::format("[{:.2f}]", options_.smooth_value.value_or(default_smooth_value(options_.smooth)));
+  sig.add("smooth", "s", smooth);
+  return sig;
+}
+
+ScoreReport Bleu::report(const BleuScore& score) const { return {"BLEU", score.score, score.verbose()}; }
+
+std::vector<double> Bleu::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
+  const auto s = segment_stats(hypothesis, references);
+  std::vector<double> row{static_cast<double>(s.sys_len), static_cast<double>(s.ref_len)};
+  for (auto c : s.correct) row.push_back(static_cast<double>(c));
+  for (auto t : s.total) row.push_back(static_cast<double>(t));
+  return row;
+}
+
+ScoreReport Bleu::report_row(const std::vector<double>& summed) const {
+  if (summed.size() != 2 + 2 * kBleuMaxOrder) fail("BLEU: expected {} statistics, got {}", 2 + 2 * kBleuMaxOrder, summed.size());
+  BleuStats s;
+  s.sys_len = std::llround(summed[0]);
+  s.ref_len = std::llround(summed[1]);
+  for (int n = 0; n < kBleuMaxOrder; ++n) {
+    s.correct[n] = std::llround(summed[2 + n]);
+    s.total[n] = std::llround(summed[2 + kBleuMaxOrder + n]);
+  }
+  return report(compute(s));
+}
+
+CommutativeScore commutative_bleu(std::string_view a, std::string_view b, const Bleu& bleu) {
+  CommutativeScore out;
+  out.forward = bleu.sentence_score(a, b).score;
+  out.backward = bleu.sentence_score(b, a).score;
+  out.mean = (out.forward + out.backward) / 2;
+  return out;
+}
+
+}  // namespace invar::metrics

@@ -1,0 +1,65 @@
+#pragma once
+// Pieces shared by the corpus metrics (BLEU, chrF, TER): reference layout and parallel scoring.
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "eval/metrics/report.hpp"
+
+namespace invar::metrics {
+
+// What corpus-level tools (the CLI, bootstrap resampling, meta-evaluation) need from BLEU, chrF and
+// TER: per-segment sufficient statistics as a row of numbers whose column sums give the corpus
+// statistics, and the score / report / signature from such a sum.
+class CorpusMetric {
+ public:
+  virtual ~CorpusMetric() = default;
+  virtual std::vector<double> segment_row(std::string_view hypothesis,
+                                          const std::vector<std::string>& references) const = 0;
+  virtual ScoreReport report_row(const std::vector<double>& summed) const = 0;
+  double score_row(const std::vector<double>& summed) const { return report_row(summed).score; }
+  virtual Signature signature(int nrefs) const = 0;
+};
+
+// Rows of every segment (computed on `threads` threads) and their column sums, in order.
+std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, const std::vector<std::string>& hyps,
+                                              const std::vector<std::vector<std::string>>& refs, int threads = 1);
+std::vector<double> sum_rows(const std::vector<std::vector<double>>& rows);
+
+// A metric computed in both directions, metric(a, [b]) and metric(b, [a]), and their mean: the
+// commutative scores of isometry studies (e.g. chrF̄2).
+struct CommutativeScore {
+  double forward = 0;
+  double backward = 0;
+  double mean = 0;
+};
+
+// The number of references per segment if it is the same everywhere, else -1 (sacrebleu "var").
+int reference_count(const std::vector<std::vector<std::string>>& refs);
+
+// sacrebleu's stream layout (one list per reference file, nullopt where a segment has no reference
+// there) turned segment-major, dropping the nullopts. Streams must have equal lengths.
+std::vector<std::vector<std::string>> references_by_segment(
+    const std::vector<std::vector<std::optional<std::string>>>& streams);
+
+// Checks hyps/refs sizes and that every segment has a reference; `metric` names the caller.
+void check_corpus(const char* metric, std::size_t hyps, const std::vector<std::vector<std::string>>& refs);
+
+// Calls body(i) for i in [0, n) on `threads` threads (0 = hardware concurrency), contiguous
+// blocks per thread; rethrows the first exception.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body);
+
+// score(hyps[i], refs[i]) for every segment, in parallel, after check_corpus.
+template <typename Result, typename Score>
+std::vector<Result> score_segments(const char* metric, const std::vector<std::string>& hyps,
+                                   const std::vector<std::vector<std::string>>& refs, int threads, Score score) {
+  check_corpus(metric, hyps.size(), refs);
+  std::vector<Result> out(hyps.size());
+  parallel_for(hyps.size(), threads, [&](std::size_t i) { out[i] = score(hyps[i], refs[i]); });
+  return out;
+}
+
+}  // namespace invar::metrics

@@ -1,0 +1,302 @@
+#include "eval/metrics/mt_tokenize.hpp"
+
+#include <utf8proc.h>
+
+#include "core/utf8.hpp"
+
+namespace invar::metrics {
+
+namespace {
+
+// Decodes the code point at `pos` and advances past it; an invalid byte reads as U+FFFD.
+char32_t next_code_point(std::string_view text, std::size_t& pos) {
+  const auto byte = static_cast<unsigned char>(text[pos]);
+  if (byte < 0x80) {
+    ++pos;
+    return byte;
+  }
+  utf8proc_int32_t cp = 0;
+  auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
+                            static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
+  if (n <= 0) {
+    ++pos;
+    return U'\uFFFD';
+  }
+  pos += static_cast<std::size_t>(n);
+  return static_cast<char32_t>(cp);
+}
+
+bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// mteval's `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII punctuation and symbols (and space) except
+// apostrophe, comma, hyphen and period.
+bool is_mteval_punct(unsigned char c) {
+  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
+         (c >= ':' && c <= '@') || c == '/';
+}
+
+// The substitutions below only involve ASCII characters, so scanning UTF-8 bytes matches what
+// Python's re does on code points: a multi-byte character never matches `[.,]`, `[0-9]` or `-`,
+// and each of its bytes matches `[^0-9]` just as the whole character does.
+
+// `(A)(B)` → "\1 \2 " (space_before = false) or " \1 \2" (space_before = true).
+template <typename First, typename Second>
+std::string substitute_pairs(const std::string& s, First first, Second second, bool space_before) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto a = static_cast<unsigned char>(s[i]);
+    if (i + 1 < s.size() && first(a) && second(static_cast<unsigned char>(s[i + 1]))) {
+      if (space_before) out += ' ';
+      out += s[i];
+      out += ' ';
+      out += s[i + 1];
+      if (!space_before) out += ' ';
+      i += 2;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+bool is_period_or_comma(unsigned char c) { return c == '.' || c == ','; }
+bool not_digit(unsigned char c) { return !is_digit(c); }
+
+std::string pad_mteval_punct(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  for (char c : s) {
+    if (is_mteval_punct(static_cast<unsigned char>(c))) {
+      out += ' ';
+      out += c;
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The period/comma/dash rules shared by 13a, zh and Tercom's normaliser.
+std::string split_periods_commas_dashes(const std::string& s) {
+  auto out = substitute_pairs(s, not_digit, is_period_or_comma, false);
+  out = substitute_pairs(out, is_period_or_comma, not_digit, true);
+  return substitute_pairs(out, is_digit, [](unsigned char c) { return c == '-'; }, false);
+}
+
+std::string join_tokens(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (auto token : split_whitespace(text)) {
+    if (!out.empty()) out += ' ';
+    out.append(token);
+  }
+  return out;
+}
+
+// sacrebleu.tokenizers.tokenizer_re.TokenizerRegexp.
+std::string mteval_regexp(const std::string& line) {
+  return join_tokens(split_periods_commas_dashes(pad_mteval_punct(line)));
+}
+
+void unescape_xml(std::string& s) {
+  python_replace(s, "&quot;", "\"");
+  python_replace(s, "&amp;", "&");
+  python_replace(s, "&lt;", "<");
+  python_replace(s, "&gt;", ">");
+}
+
+bool is_punct_category(utf8proc_category_t c) { return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; }
+bool is_number_category(utf8proc_category_t c) { return c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO; }
+bool is_symbol_category(utf8proc_category_t c) { return c >= UTF8PROC_CATEGORY_SM && c <= UTF8PROC_CATEGORY_SO; }
+utf8proc_category_t category(char32_t c) { return utf8proc_category(static_cast<utf8proc_int32_t>(c)); }
+
+// Tercom's ASIAN_PUNCT and FULL_WIDTH_PUNCT classes.
+bool is_tercom_asian_punct(char32_t c) {
+  return c == 0x3001 || c == 0x3002 || (c >= 0x3008 && c <= 0x3011) || (c >= 0x3014 && c <= 0x301F) ||
+         (c >= 0xFF61 && c <= 0xFF65) || c == 0x30FB || c == 0xFF0E || c == 0xFF0C || c == 0xFF1F || c == 0xFF1A ||
+         c == 0xFF1B || c == 0xFF01 || c == 0xFF02 || c == 0xFF08 || c == 0xFF09;
+}
+
+// The character classes _normalize_asian pads with spaces. Its kana rules are anchored with `^`
+// on a string that always starts with the space the Western step padded, so they never match.
+bool is_tercom_asian_split(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x31C0 && c <= 0x31EF) ||
+         (c >= 0x2E80 && c <= 0x2EFF) || (c >= 0x3300 && c <= 0x33FF) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0x3200 && c <= 0x3F22) || is_tercom_asian_punct(c);
+}
+
+bool is_tercom_punct(char32_t c) {
+  return c == '.' || c == ',' || c == '?' || c == ':' || c == ';' || c == '!' || c == '"' || c == '(' || c == ')';
+}
+
+// Tercom's _normalize_general_and_western (Normalizer.java).
+std::string tercom_western(std::string s) {
+  python_replace(s, "\n-", "");
+  python_replace(s, "\n", " ");
+  unescape_xml(s);
+  s = pad_mteval_punct(" " + s + " ");
+  // `'s ` → ` 's `; the `'s$` rule cannot match a string that ends with the padding space.
+  python_replace(s, "'s ", " 's ");
+  return split_periods_commas_dashes(s);
+}
+
+}  // namespace
+
+void split_whitespace(std::string_view text, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t pos = 0, start = std::string_view::npos;
+  while (pos < text.size()) {
+    const std::size_t here = pos;
+    const bool space = is_python_space(next_code_point(text, pos));
+    if (space && start != std::string_view::npos) {
+      out.push_back(text.substr(start, here - start));
+      start = std::string_view::npos;
+    } else if (!space && start == std::string_view::npos) {
+      start = here;
+    }
+  }
+  if (start != std::string_view::npos) out.push_back(text.substr(start));
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view text) {
+  std::vector<std::string_view> out;
+  split_whitespace(text, out);
+  return out;
+}
+
+std::string_view rstrip_whitespace(std::string_view text) {
+  std::size_t pos = 0, end = 0;
+  while (pos < text.size())
+    if (!is_python_space(next_code_point(text, pos))) end = pos;
+  return text.substr(0, end);
+}
+
+std::string_view strip_whitespace(std::string_view text) {
+  text = rstrip_whitespace(text);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t here = pos;
+    if (!is_python_space(next_code_point(text, pos))) return text.substr(here);
+  }
+  return {};
+}
+
+std::string tokenize_13a(std::string_view line) {
+  std::string s(line);
+  python_replace(s, "<skipped>", "");
+  python_replace(s, "-\n", "");
+  python_replace(s, "\n", " ");
+  if (s.find('&') != std::string::npos) unescape_xml(s);
+  return mteval_regexp(" " + s + " ");
+}
+
+std::string tokenize_intl(std::string_view line) {
+  const std::u32string text = decode_utf8(line);
+  std::u32string a, b;
+  a.reserve(text.size() * 2);
+  // (\P{N})(\p{P}) → "\1 \2 "
+  for (std::size_t i = 0; i < text.size();) {
+    if (i + 1 < text.size() && !is_number_category(category(text[i])) && is_punct_category(category(text[i + 1]))) {
+      a += text[i];
+      a += U' ';
+      a += text[i + 1];
+      a += U' ';
+      i += 2;
+    } else {
+      a += text[i++];
+    }
+  }
+  // (\p{P})(\P{N}) → " \1 \2"
+  b.reserve(a.size() * 2);
+  for (std::size_t i = 0; i < a.size();) {
+    if (i + 1 < a.size() && is_punct_category(category(a[i])) && !is_number_category(category(a[i + 1]))) {
+      b += U' ';
+      b += a[i];
+      b += U' ';
+      b += a[i + 1];
+      i += 2;
+    } else {
+      b += a[i++];
+    }
+  }
+  // (\p{S}) → " \1 "
+  std::string out;
+  out.reserve(b.size() * 2);
+  for (char32_t c : b) {
+    const bool symbol = is_symbol_category(category(c));
+    if (symbol) out += ' ';
+    append_utf8(out, c);
+    if (symbol) out += ' ';
+  }
+  return join_tokens(out);
+}
+
+bool is_sacrebleu_zh_char(char32_t c) {
+  // _UCODE_RANGES in order; the two "astral" entries are really U+2001..U+2A6D and U+2F81..U+2FA1.
+  return (c >= 0x3400 && c <= 0x4DB5) || (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x9FA6 && c <= 0x9FBB) ||
+         (c >= 0xF900 && c <= 0xFA2D) || (c >= 0xFA30 && c <= 0xFA6A) || (c >= 0xFA70 && c <= 0xFAD9) ||
+         (c >= 0x2001 && c <= 0x2A6D) || (c >= 0x2F81 && c <= 0x2FA1) || (c >= 0xFF00 && c <= 0xFFEF) ||
+         (c >= 0x2E80 && c <= 0x2EFF) || (c >= 0x3000 && c <= 0x303F) || (c >= 0x31C0 && c <= 0x31EF) ||
+         (c >= 0x2F00 && c <= 0x2FDF) || (c >= 0x2FF0 && c <= 0x2FFF) || (c >= 0x3100 && c <= 0x312F) ||
+         (c >= 0x31A0 && c <= 0x31BF) || (c >= 0xFE10 && c <= 0xFE1F) || (c >= 0xFE30 && c <= 0xFE4F) ||
+         (c >= 0x2600 && c <= 0x26FF) || (c >= 0x2700 && c <= 0x27BF) || (c >= 0x3200 && c <= 0x32FF) ||
+         (c >= 0x3300 && c <= 0x33FF);
+}
+
+std::string tokenize_zh(std::string_view line) {
+  line = strip_whitespace(line);
+  std::string spaced;
+  spaced.reserve(line.size() * 2);
+  for (std::size_t pos = 0; pos < line.size();) {
+    const std::size_t start = pos;
+    const char32_t c = next_code_point(line, pos);
+    const bool chinese = is_sacrebleu_zh_char(c);
+    if (chinese) spaced += ' ';
+    spaced.append(line.substr(start, pos - start));
+    if (chinese) spaced += ' ';
+  }
+  return mteval_regexp(spaced);
+}
+
+std::string tokenize_char(std::string_view line) {
+  std::string out;
+  out.reserve(line.size() * 2);
+  for (std::size_t pos = 0; pos < line.size();) {
+    const std::size_t start = pos;
+    next_code_point(line, pos);
+    if (!out.empty()) out += ' ';
+    out.append(line.substr(start, pos - start));
+  }
+  return out;
+}
+
+std::string tokenize_tercom(std::string_view line, const TercomOptions& options) {
+  if (line.empty()) return "";
+  std::string s = options.case_sensitive ? std::string(line) : python_lower(line);
+  const bool asian_split = options.normalized && options.asian_support;
+  const bool asian_remove = options.no_punct && options.asian_support;
+  if (options.normalized) s = tercom_western(std::move(s));
+  if (asian_split || options.no_punct) {
+    std::string out;
+    out.reserve(s.size() * 2);
+    for (std::size_t pos = 0; pos < s.size();) {
+      const std::size_t start = pos;
+      const char32_t c = next_code_point(s, pos);
+      const bool pad = asian_split && is_tercom_asian_split(c);
+      if (options.no_punct && (is_tercom_punct(c) || (asian_remove && is_tercom_asian_punct(c)))) {
+        if (pad) out += ' ';  // the padding added before the removal stays
+        continue;
+      }
+      if (pad) out += ' ';
+      out.append(s, start, pos - start);
+      if (pad) out += ' ';
+    }
+    s = std::move(out);
+  }
+  return join_tokens(s);
+}
+
+}  // namespace invar::metrics

@@ -1,0 +1,282 @@
+#include "eval/report/chart.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "eval/report/report.hpp"
+
+namespace invar::chart {
+
+const std::vector<std::string>& palette() {
+  static const std::vector<std::string> colours{"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                                "#56B4E9", "#D55E00", "#F0E442", "#000000"};
+  return colours;
+}
+
+namespace {
+
+constexpr int kTitleHeight = 28;
+constexpr int kLegendHeight = 22;
+constexpr int kLeftMargin = 60;
+constexpr int kRightMargin = 16;
+constexpr int kBottomMargin = 52;
+
+struct Axis {
+  double low = 0;
+  double high = 1;
+  double step = 0.2;
+  int decimals = 1;
+};
+
+// Ticks at 1, 2, 2.5 or 5 times a power of ten, about five of them, covering [low, high].
+Axis nice_axis(double low, double high) {
+  if (!(high > low)) high = low + 1;
+  double raw = (high - low) / 5;
+  double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double factor : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    step = factor * magnitude;
+    if (step >= raw) break;
+  }
+  Axis axis;
+  axis.step = step;
+  axis.low = std::floor(low / step + 1e-9) * step;
+  axis.high = std::ceil(high / step - 1e-9) * step;
+  axis.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  if (std::abs(step / magnitude - 2.5) < 1e-9) ++axis.decimals;
+  return axis;
+}
+
+std::vector<double> ticks(const Axis& axis) {
+  std::vector<double> values;
+  for (double v = axis.low; v <= axis.high + axis.step * 1e-6; v += axis.step) values.push_back(std::abs(v) < 1e-12 ? 0.0 : v);
+  return values;
+}
+
+std::string text(double x, double y, const std::string& content, const std::string& extra = "") {
+  return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>\n", x, y, extra.empty() ? "" : " " + extra,
+                     html_escape(content));
+}
+
+std::string header(int width, int height, const std::string& title) {
+  return fmt::format(
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+             "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\" role=\"img\">\n"
+             "<title>{2}</title>\n<rect width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
+             width, height, html_escape(title)) +
+         text(width / 2.0, 18, title, "text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\"");
+}
+
+double legend_entry_width(const std::string& name) { return 28 + 7.0 * static_cast<double>(display_width(name)); }
+
+// Legend rows that fit the width, entries left to right; returns how many rows it took.
+int legend(std::string& out, const std::vector<std::string>& names, int width) {
+  const double available = width - kLeftMargin - kRightMargin;
+  std::vector<std::vector<std::size_t>> rows(1);
+  double used = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    double w = legend_entry_width(names[i]);
+    if (used > 0 && used + w > available) {
+      rows.emplace_back();
+      used = 0;
+    }
+    rows.back().push_back(i);
+    used += w;
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    double total = 0;
+    for (auto i : rows[r]) total += legend_entry_width(names[i]);
+    double x = kLeftMargin + std::max(0.0, (available - total) / 2);
+    double y = kTitleHeight + 2 + kLegendHeight * static_cast<double>(r);
+    for (auto i : rows[r]) {
+      out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", x, y,
+                         palette()[i % palette().size()]);
+      out += text(x + 16, y + 10, names[i]);
+      x += legend_entry_width(names[i]);
+    }
+  }
+  return names.empty() ? 0 : static_cast<int>(rows.size());
+}
+
+struct Frame {
+  double left, top, right, bottom;
+  double y_of(const Axis& axis, double v) const { return bottom - (v - axis.low) / (axis.high - axis.low) * (bottom - top); }
+  double x_of(const Axis& axis, double v) const { return left + (v - axis.low) / (axis.high - axis.low) * (right - left); }
+};
+
+std::string y_axis(const Frame& frame, const Axis& axis, const std::string& label) {
+  std::string out;
+  for (double v : ticks(axis)) {
+    double y = frame.y_of(axis, v);
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e0e0e0\"/>\n", frame.left,
+                       y, frame.right, y);
+    out += text(frame.left - 6, y + 4, fmt::format("{:.{}f}", v, axis.decimals), "text-anchor=\"end\"");
+  }
+  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333333\"/>\n",
+                     frame.left, frame.top, frame.bottom);
+  double middle = (frame.top + frame.bottom) / 2;
+  out += text(16, middle, label, fmt::format("text-anchor=\"middle\" transform=\"rotate(-90 16 {:.1f})\"", middle));
+  return out;
+}
+
+}  // namespace
+
+std::string svg(const BarChart& chart) {
+  for (const auto& series : chart.series) {
+    if (series.values.size() != chart.categories.size())
+      fail("bar chart '{}': series '{}' has {} values for {} categories", chart.title, series.name,
+           series.values.size(), chart.categories.size());
+    if (!series.errors.empty() && series.errors.size() != series.values.size())
+      fail("bar chart '{}': series '{}' has {} error bars for {} values", chart.title, series.name,
+           series.errors.size(), series.values.size());
+  }
+  double low = 0, high = 0;
+  for (const auto& series : chart.series)
+    for (std::size_t i = 0; i < series.values.size(); ++i) {
+      double error = series.errors.empty() ? 0.0 : std::abs(series.errors[i]);
+      if (std::isfinite(series.values[i])) {
+        high = std::max(high, series.values[i] + error);
+        low = std::min(low, series.values[i] - error);
+      }
+    }
+  Axis axis = nice_axis(low, chart.y_max.value_or(high > 0 ? high * 1.08 : 1.0));
+  if (chart.y_max) axis.high = *chart.y_max;
+  std::string out = header(chart.width, chart.height, chart.title);
+  std::vector<std::string> names;
+  for (const auto& series : chart.series) names.push_back(series.name);
+  int legend_rows = legend(out, names, chart.width);
+  Frame frame{kLeftMargin, kTitleHeight + kLegendHeight * legend_rows + 14.0, chart.width - kRightMargin * 1.0,
+              chart.height - kBottomMargin * 1.0};
+  out += y_axis(frame, axis, chart.y_label);
+
+  const double group = (frame.right - frame.left) / static_cast<double>(std::max<std::size_t>(1, chart.categories.size()));
+  const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(1, chart.series.size()));
+  const double zero = frame.y_of(axis, std::clamp(0.0, axis.low, axis.high));
+  for (std::size_t c = 0; c < chart.categories.size(); ++c) {
+    double group_left = frame.left + group * static_cast<double>(c) + group * 0.1;
+    for (std::size_t s = 0; s < chart.series.size(); ++s) {
+      const auto& series = chart.series[s];
+      double value = series.values[c];
+      if (!std::isfinite(value)) continue;
+      double x = group_left + bar * static_cast<double>(s);
+      double y = frame.y_of(axis, std::clamp(value, axis.low, axis.high));
+      std::string tip = fmt::format("{} — {}: {:.{}f}", chart.categories[c], series.name, value,
+                                    std::max(chart.value_decimals, 0) + 2);
+      if (!series.errors.empty()) tip += fmt::format(" ± {:.{}f}", series.errors[c], std::max(chart.value_decimals, 0) + 2);
+      out += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title></rect>\n", x,
+          std::min(y, zero), std::max(bar - 2, 1.0), std::abs(zero - y), palette()[s % palette().size()],
+          html_escape(tip));
+      double label_y = std::min(y, zero) - 4;
+      if (!series.errors.empty() && series.errors[c] > 0) {
+        double cx = x + bar / 2 - 1;
+        double top = frame.y_of(axis, std::min(value + series.errors[c], axis.high));
+        double bottom = frame.y_of(axis, std::max(value - series.errors[c], axis.low));
+        out += fmt::format(
+            "<path d=\"M{0:.1f} {1:.1f}V{2:.1f}M{3:.1f} {1:.1f}H{4:.1f}M{3:.1f} {2:.1f}H{4:.1f}\" stroke=\"#333333\" "
+            "fill=\"none\"/>\n",
+            cx, top, bottom, cx - 4, cx + 4);
+        label_y = std::min(label_y, top - 4);
+      }
+      if (chart.value_decimals >= 0)
+        out += text(x + bar / 2 - 1, label_y, fmt::format("{:.{}f}", value, chart.value_decimals),
+                    "text-anchor=\"middle\" font-size=\"10\" fill=\"#333333\"");
+    }
+    out += text(frame.left + group * (static_cast<double>(c) + 0.5), frame.bottom + 16, chart.categories[c],
+                "text-anchor=\"middle\"");
+  }
+  out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333333\"/>\n", frame.left,
+                     zero, frame.right, zero);
+  out += text((frame.left + frame.right) / 2, chart.height - 10.0, chart.x_label, "text-anchor=\"middle\"");
+  return out + "</svg>\n";
+}
+
+namespace {
+
+std::pair<double, double> data_range(const std::vector<ScatterSeries>& series, bool use_x) {
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& s : series)
+    for (double v : use_x ? s.x : s.y)
+      if (std::isfinite(v)) {
+        low = std::min(low, v);
+        high = std::max(high, v);
+      }
+  if (!std::isfinite(low)) return {0, 1};
+  double margin = high > low ? (high - low) * 0.05 : 0.5;
+  return {low - margin, high + margin};
+}
+
+}  // namespace
+
+std::string svg(const ScatterPlot& plot) {
+  for (const auto& series : plot.series) {
+    if (series.x.size() != series.y.size())
+      fail("scatter plot '{}': series '{}' has {} x and {} y values", plot.title, series.name, series.x.size(),
+           series.y.size());
+    if (!series.tooltips.empty() && series.tooltips.size() != series.x.size())
+      fail("scatter plot '{}': series '{}' has {} tooltips for {} points", plot.title, series.name,
+           series.tooltips.size(), series.x.size());
+  }
+  auto [x_low, x_high] = plot.x_range.value_or(data_range(plot.series, true));
+  auto [y_low, y_high] = plot.y_range.value_or(data_range(plot.series, false));
+  Axis x_axis = nice_axis(x_low, x_high), y_axis_range = nice_axis(y_low, y_high);
+  if (plot.x_range) std::tie(x_axis.low, x_axis.high) = *plot.x_range;
+  if (plot.y_range) std::tie(y_axis_range.low, y_axis_range.high) = *plot.y_range;
+  std::string out = header(plot.width, plot.height, plot.title);
+  std::vector<std::string> names;
+  for (const auto& series : plot.series) names.push_back(series.name);
+  for (const auto& line : plot.lines)
+    if (!line.name.empty()) names.push_back(line.name);
+  int legend_rows = legend(out, names, plot.width);
+  Frame frame{kLeftMargin, kTitleHeight + kLegendHeight * legend_rows + 14.0, plot.width - kRightMargin * 1.0,
+              plot.height - kBottomMargin * 1.0};
+  out += y_axis(frame, y_axis_range, plot.y_label);
+  for (double v : ticks(x_axis)) {
+    if (v < x_axis.low - 1e-12 || v > x_axis.high + 1e-12) continue;
+    double x = frame.x_of(x_axis, v);
+    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e0e0e0\"/>\n", x,
+                       frame.top, frame.bottom);
+    out += text(x, frame.bottom + 16, fmt::format("{:.{}f}", v, x_axis.decimals), "text-anchor=\"middle\"");
+  }
+  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#333333\"/>\n",
+                     frame.left, frame.right, frame.bottom);
+  out += text((frame.left + frame.right) / 2, plot.height - 10.0, plot.x_label, "text-anchor=\"middle\"");
+
+  std::size_t colour = plot.series.size();
+  for (const auto& line : plot.lines) {
+    // The part of y = a x + b inside the plotted rectangle.
+    double from = x_axis.low, to = x_axis.high;
+    if (line.slope != 0) {
+      double a = (y_axis_range.low - line.intercept) / line.slope, b = (y_axis_range.high - line.intercept) / line.slope;
+      from = std::max(from, std::min(a, b));
+      to = std::min(to, std::max(a, b));
+    } else if (line.intercept < y_axis_range.low || line.intercept > y_axis_range.high) {
+      to = from - 1;
+    }
+    std::string stroke = line.name.empty() ? "#888888" : palette()[colour++ % palette().size()];
+    if (from < to)
+      out += fmt::format(
+          "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-dasharray=\"5 4\"/>\n",
+          frame.x_of(x_axis, from), frame.y_of(y_axis_range, line.slope * from + line.intercept),
+          frame.x_of(x_axis, to), frame.y_of(y_axis_range, line.slope * to + line.intercept), stroke);
+  }
+  for (std::size_t s = 0; s < plot.series.size(); ++s) {
+    const auto& series = plot.series[s];
+    for (std::size_t i = 0; i < series.x.size(); ++i) {
+      double x = series.x[i], y = series.y[i];
+      if (!std::isfinite(x) || !std::isfinite(y) || x < x_axis.low || x > x_axis.high || y < y_axis_range.low ||
+          y > y_axis_range.high)
+        continue;
+      std::string tip = series.tooltips.empty() ? fmt::format("({:.4g}, {:.4g})", x, y) : series.tooltips[i];
+      out += fmt::format(
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"0.7\"><title>{}</title></circle>\n",
+          frame.x_of(x_axis, x), frame.y_of(y_axis_range, y), palette()[s % palette().size()], html_escape(tip));
+    }
+  }
+  return out + "</svg>\n";
+}
+
+}  // namespace invar::chart

@@ -1,0 +1,142 @@
+#include "eval/report/report.hpp"
+
+#include <fmt/format.h>
+#include <utf8proc.h>
+
+#include <algorithm>
+
+#include "core/utf8.hpp"
+#include "core/io.hpp"
+
+namespace invar {
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (char32_t c : decode_utf8(text)) width += static_cast<std::size_t>(std::max(0, utf8proc_charwidth(static_cast<utf8proc_int32_t>(c))));
+  return width;
+}
+
+std::string TextTable::render() const {
+  std::size_t columns = header.size();
+  for (const auto& row : rows) columns = std::max(columns, row.size());
+  std::vector<std::size_t> widths(columns, 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
+  };
+  measure(header);
+  for (const auto& row : rows) measure(row);
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string out;
+    for (std::size_t c = 0; c < columns; ++c) {
+      std::string cell = c < row.size() ? row[c] : "";
+      std::string pad(widths[c] - display_width(cell), ' ');
+      bool right = c < align.size() && align[c] == Align::Right;
+      if (c > 0) out += "  ";
+      out += right ? pad + cell : cell + (c + 1 < columns ? pad : "");
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out;
+  if (!header.empty()) {
+    out += line(header);
+    std::size_t total = 0;
+    for (auto w : widths) total += w;
+    out += std::string(total + 2 * (columns > 0 ? columns - 1 : 0), '-') + "\n";
+  }
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+HtmlReport::HtmlReport(std::string title) : title_(std::move(title)) {
+  body_ += fmt::format("<h1>{}</h1>\n", html_escape(title_));
+}
+
+HtmlReport& HtmlReport::heading(const std::string& text, int level) {
+  level = std::clamp(level, 2, 4);
+  body_ += fmt::format("<h{0}>{1}</h{0}>\n", level, html_escape(text));
+  return *this;
+}
+
+HtmlReport& HtmlReport::paragraph(const std::string& text) {
+  body_ += fmt::format("<p>{}</p>\n", html_escape(text));
+  return *this;
+}
+
+HtmlReport& HtmlReport::settings(const std::vector<std::pair<std::string, std::string>>& items) {
+  body_ += "<dl class=\"settings\">\n";
+  for (const auto& [name, value] : items)
+    body_ += fmt::format("<dt>{}</dt><dd>{}</dd>\n", html_escape(name), html_escape(value));
+  body_ += "</dl>\n";
+  return *this;
+}
+
+HtmlReport& HtmlReport::table(const TextTable& table, const std::string& caption) {
+  body_ += "<table>\n";
+  if (!caption.empty()) body_ += fmt::format("<caption>{}</caption>\n", html_escape(caption));
+  auto cells = [&](const std::vector<std::string>& row, const char* tag) {
+    std::string out = "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      bool right = c < table.align.size() && table.align[c] == TextTable::Align::Right;
+      out += fmt::format("<{0}{1}>{2}</{0}>", tag, right ? " class=\"num\"" : "", html_escape(row[c]));
+    }
+    return out + "</tr>\n";
+  };
+  if (!table.header.empty()) body_ += "<thead>" + cells(table.header, "th") + "</thead>\n";
+  body_ += "<tbody>\n";
+  for (const auto& row : table.rows) body_ += cells(row, "td");
+  body_ += "</tbody>\n</table>\n";
+  return *this;
+}
+
+HtmlReport& HtmlReport::figure(const std::string& svg, const std::string& caption) {
+  body_ += "<figure>\n" + svg;
+  if (!caption.empty()) body_ += fmt::format("<figcaption>{}</figcaption>\n", html_escape(caption));
+  body_ += "</figure>\n";
+  return *this;
+}
+
+HtmlReport& HtmlReport::raw(const std::string& html) {
+  body_ += html;
+  return *this;
+}
+
+std::string HtmlReport::html() const {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
+      "body {{ font-family: Helvetica, Arial, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; "
+      "color: #222; }}\n"
+      "table {{ border-collapse: collapse; margin: 1em 0; }}\n"
+      "th, td {{ border-bottom: 1px solid #ddd; padding: 0.3em 0.8em; text-align: left; }}\n"
+      "td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}\n"
+      "caption {{ caption-side: top; text-align: left; font-weight: bold; padding-bottom: 0.4em; }}\n"
+      "figure {{ margin: 1em 0; }} figcaption {{ color: #555; font-size: 0.9em; }}\n"
+      "dl.settings {{ display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }}\n"
+      "dl.settings dt {{ font-weight: bold; }} dl.settings dd {{ margin: 0; font-family: monospace; }}\n"
+      "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
+      html_escape(title_), body_);
+}
+
+void HtmlReport::write(const std::string& path) const {
+  AtomicOutput out(path);
+  out.stream() << html();
+  out.commit();
+}
+
+}  // namespace invar

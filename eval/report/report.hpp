@@ -1,0 +1,48 @@
+#pragma once
+// Report building blocks shared by the evaluation commands: a plain-text table for the terminal and
+// a self-contained HTML page (inline CSS, SVG figures from eval/report/chart.hpp, no scripts or external
+// resources) written atomically.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace invar {
+
+// Escapes & < > " ' for HTML/SVG text and attribute values.
+std::string html_escape(std::string_view text);
+
+// Columns padded to their display width (code points, East Asian wide characters count 2).
+struct TextTable {
+  enum class Align { Left, Right };
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<Align> align;  // per column; missing entries are Left
+
+  std::string render() const;  // header, a rule, the rows; every line ends with "\n"
+};
+
+// Display width of UTF-8 text in terminal cells.
+std::size_t display_width(std::string_view text);
+
+class HtmlReport {
+ public:
+  explicit HtmlReport(std::string title);
+
+  HtmlReport& heading(const std::string& text, int level = 2);
+  HtmlReport& paragraph(const std::string& text);
+  // A definition list of settings: name → value.
+  HtmlReport& settings(const std::vector<std::pair<std::string, std::string>>& items);
+  HtmlReport& table(const TextTable& table, const std::string& caption = "");
+  HtmlReport& figure(const std::string& svg, const std::string& caption = "");
+  // Markup added as it is (already escaped by the caller).
+  HtmlReport& raw(const std::string& html);
+
+  std::string html() const;
+  void write(const std::string& path) const;  // via AtomicOutput: the page appears only when complete
+
+ private:
+  std::string title_;
+  std::string body_;
+};
+
+}  // namespace invar

@@ -1,0 +1,349 @@
+// The backend-independent half of kernels/backend.hpp: operand checks (so that every backend
+// rejects the same bad calls with the same message), the arena's bookkeeping, and helpers.
+#include "kernels/backend.hpp"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#ifdef INVAR_WITH_OPENCL
+#include "kernels/opencl/backend.hpp"
+#endif
+
+namespace invar {
+
+Activation parse_activation(const std::string& name, const std::string& where) {
+  if (name == "gelu") return Activation::GeluErf;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
+  if (name == "relu") return Activation::Relu;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  if (name == "tanh") return Activation::Tanh;
+  fail("{}: unsupported activation \"{}\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish, tanh)",
+       where, name);
+}
+
+std::vector<std::string> backend_names() {
+#ifdef INVAR_WITH_OPENCL
+  return {"cpu", "opencl"};
+#else
+  return {"cpu"};
+#endif
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
+  if (name == "cpu") return make_cpu_backend(options);
+#ifdef INVAR_WITH_OPENCL
+  if (name == "opencl" || name.starts_with("opencl:")) return make_opencl_backend(name, options);
+#endif
+  fail("unknown device \"{}\" (available: {}{})", name, fmt::join(backend_names(), ", "),
+       backend_names().size() > 1 ? "; opencl:PLATFORM:DEVICE picks an OpenCL device" : "");
+}
+
+const char* weight_type_name(WeightType type) { return type == WeightType::F16 ? "f16" : "f32"; }
+
+Shape weight_shape(const TensorData& src) {
+  if (src.dtype != DType::F32 && src.dtype != DType::F16 && src.dtype != DType::BF16) {
+    fail("weight of dtype {} is not a floating tensor", dtype_name(src.dtype));
+  }
+  if (src.shape.empty() || src.shape.size() > static_cast<std::size_t>(kMaxRank)) {
+    fail("weight of rank {} (supported: 1 to {})", src.shape.size(), kMaxRank);
+  }
+  Shape shape;
+  for (std::int64_t size : src.shape) shape.dims[static_cast<std::size_t>(shape.rank++)] = size;
+  return shape;
+}
+
+// ---- Arena ----
+
+Arena::~Arena() = default;
+
+void Arena::release_all() {
+  for (const Chunk& chunk : chunks_) release_storage(chunk.handle);
+  chunks_.clear();
+  used_ = used_in_last_ = 0;
+}
+
+void Arena::reset() {
+  if (chunks_.size() > 1) {
+    // The last batch needed several chunks: replace them by one that holds it all.
+    std::size_t total = 0;
+    for (const Chunk& chunk : chunks_) total += chunk.size;
+    release_all();
+    chunks_.push_back({allocate_storage(total), total});
+  }
+  used_ = used_in_last_ = 0;
+}
+
+Tensor Arena::alloc(DType dtype, Shape shape) {
+  const std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtype_size(dtype);
+  const std::size_t padded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  if (chunks_.empty() || used_in_last_ + padded > chunks_.back().size) {
+    // A new chunk, never a moved one: tensors handed out earlier stay valid.
+    const std::size_t previous = chunks_.empty() ? 0 : chunks_.back().size;
+    const std::size_t size = std::max(padded, std::max<std::size_t>(previous, 1 << 20));
+    chunks_.push_back({allocate_storage(size), size});
+    used_in_last_ = 0;
+  }
+  Tensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape = shape;
+  tensor.handle = chunks_.back().handle;
+  tensor.offset = used_in_last_;
+  used_in_last_ += padded;
+  used_ += padded;
+  return tensor;
+}
+
+std::size_t Arena::used() const { return used_; }
+
+std::size_t Arena::capacity() const {
+  std::size_t total = 0;
+  for (const Chunk& chunk : chunks_) total += chunk.size;
+  return total;
+}
+
+// ---- operand checks ----
+
+namespace {
+
+// Every op views a tensor as a matrix [rows, cols] with cols its last dimension.
+struct Dims {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+Dims matrix(const Tensor& t) {
+  if (t.shape.rank == 0) return {};
+  const std::int64_t cols = t.shape[t.shape.rank - 1];
+  return {cols == 0 ? 0 : t.numel() / cols, cols};
+}
+
+void require(bool ok, const char* op, const std::string& message) {
+  if (!ok) fail("backend op {}: {}", op, message);
+}
+
+void require_present(const Tensor& t, const char* op, const char* what) {
+  require(!t.empty(), op, fmt::format("{} is missing", what));
+}
+
+void require_f32(const Tensor& t, const char* op, const char* what) {
+  require_present(t, op, what);
+  require(t.dtype == DType::F32, op, fmt::format("{} must be F32, not {}", what, dtype_name(t.dtype)));
+}
+
+void require_vector(const Tensor& t, std::int64_t n, const char* op, const char* what) {
+  require_f32(t, op, what);
+  require(t.numel() == n, op, fmt::format("{} {} must have {} elements", what, t.shape.str(), n));
+}
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  return a.handle == b.handle && a.offset < b.offset + b.nbytes() && b.offset < a.offset + a.nbytes();
+}
+
+// The largest element index a (outer × inner) family of [rows, cols] matrices addresses.
+void require_view(const Tensor& t, const MatrixView& v, std::int64_t rows, std::int64_t cols, std::int64_t outer,
+                  std::int64_t inner, const char* op, const char* what) {
+  require_f32(t, op, what);
+  require(v.offset >= 0 && v.outer_stride >= 0 && v.inner_stride >= 0 && v.ld >= cols, op,
+          fmt::format("{} view has a negative offset or stride, or ld {} < {} columns", what, v.ld, cols));
+  if (rows == 0 || cols == 0 || outer == 0 || inner == 0) return;
+  const std::int64_t last =
+      v.offset + (outer - 1) * v.outer_stride + (inner - 1) * v.inner_stride + (rows - 1) * v.ld + cols - 1;
+  require(last < t.numel(), op,
+          fmt::format("{} view reaches element {} of a tensor {} with {}", what, last, t.shape.str(), t.numel()));
+}
+
+void require_strided(const Tensor& t, const StridedView& v, const std::array<std::int64_t, 4>& extent, const char* op,
+                     const char* what) {
+  require_present(t, op, what);
+  require(dtype_size(t.dtype) == 4, op, fmt::format("{} must have a 4-byte dtype", what));
+  std::int64_t last = v.offset;
+  bool empty = false;
+  for (std::size_t k = 0; k < 4; ++k) {
+    require(extent[k] >= 0 && v.strides[k] >= 0, op, "negative extent or stride");
+    if (extent[k] == 0)
+      empty = true;
+    else
+      last += (extent[k] - 1) * v.strides[k];
+  }
+  require(v.offset >= 0, op, "negative offset");
+  if (!empty) {
+    require(last < t.numel(), op, fmt::format("{} view reaches element {} of a tensor {}", what, last, t.shape.str()));
+  }
+}
+
+}  // namespace
+
+void Backend::require_weight(const Tensor& t, const char* op, const char* what) const {
+  require_present(t, op, what);
+  const bool f16 = t.dtype == DType::F16 && takes_f16_weights();
+  require(t.dtype == DType::F32 || f16, op,
+          fmt::format("{} must be F32{}, not {}", what, takes_f16_weights() ? " or F16" : "", dtype_name(t.dtype)));
+}
+
+std::vector<float> Backend::download_f32(const Tensor& src) {
+  require_f32(src, "download_f32", "src");
+  std::vector<float> host(static_cast<std::size_t>(src.numel()));
+  download(src, host.data());
+  return host;
+}
+
+void Backend::gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
+                   const Tensor& c) {
+  require_f32(a, "gemm", "a");
+  require_f32(b, "gemm", "b");
+  require_f32(c, "gemm", "c");
+  const Dims da = matrix(a), db = matrix(b), dc = matrix(c);
+  const std::int64_t m = trans_a ? da.cols : da.rows, k = trans_a ? da.rows : da.cols;
+  const std::int64_t kb = trans_b ? db.cols : db.rows, n = trans_b ? db.rows : db.cols;
+  require(k == kb && dc.rows == m && dc.cols == n, "gemm",
+          fmt::format("op(a) [{}, {}] · op(b) [{}, {}] does not give c {}", m, k, kb, n, c.shape.str()));
+  require(!overlaps(c, a) && !overlaps(c, b), "gemm", "c overlaps an input");
+  do_gemm(trans_a, trans_b, alpha, a, b, beta, c);
+}
+
+void Backend::gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                           const Tensor& a, const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta,
+                           const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) {
+  require(m >= 0 && n >= 0 && k >= 0 && outer >= 0 && inner >= 0, "gemm_batched", "negative size");
+  require_view(a, av, trans_a ? k : m, trans_a ? m : k, outer, inner, "gemm_batched", "a");
+  require_view(b, bv, trans_b ? n : k, trans_b ? k : n, outer, inner, "gemm_batched", "b");
+  require_view(c, cv, m, n, outer, inner, "gemm_batched", "c");
+  require(!overlaps(c, a) && !overlaps(c, b), "gemm_batched", "c overlaps an input");
+  do_gemm_batched(trans_a, trans_b, m, n, k, alpha, a, av, b, bv, beta, c, cv, outer, inner);
+}
+
+void Backend::linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) {
+  require_f32(x, "linear", "x");
+  require_weight(w, "linear", "w");
+  require_f32(y, "linear", "y");
+  const Dims dx = matrix(x), dw = matrix(w), dy = matrix(y);
+  require(w.shape.rank == 2 && dw.cols == dx.cols && dy.rows == dx.rows && dy.cols == dw.rows, "linear",
+          fmt::format("x {} · wᵀ {} does not give y {}", x.shape.str(), w.shape.str(), y.shape.str()));
+  if (!bias.empty()) require_vector(bias, dw.rows, "linear", "bias");
+  require(!overlaps(y, x) && !overlaps(y, w), "linear", "y overlaps an input");
+  do_linear(x, w, bias, act, y);
+}
+
+void Backend::do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) {
+  const Dims dx = matrix(x), dy = matrix(y);
+  const Tensor x2 = x.reshaped({dx.rows, dx.cols}), y2 = y.reshaped({dy.rows, dy.cols});
+  do_gemm(false, true, 1.0f, x2, w, 0.0f, y2);
+  if (!bias.empty() || act != Activation::None) do_bias_act(y2, bias, act);
+}
+
+void Backend::bias_act(const Tensor& x, const Tensor& bias, Activation act) {
+  require_f32(x, "bias_act", "x");
+  if (!bias.empty()) require_vector(bias, matrix(x).cols, "bias_act", "bias");
+  do_bias_act(x, bias, act);
+}
+
+void Backend::binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  const char* name = op == Binary::Add ? "add" : "mul";
+  require_f32(a, name, "a");
+  require_f32(b, name, "b");
+  require_f32(out, name, "out");
+  require(a.numel() == b.numel() && a.numel() == out.numel(), name,
+          fmt::format("sizes differ: {} and {} → {}", a.shape.str(), b.shape.str(), out.shape.str()));
+  do_binary(op, a, b, out);
+}
+
+void Backend::layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
+                         const Tensor& out) {
+  require_f32(x, "layer_norm", "x");
+  require_f32(out, "layer_norm", "out");
+  const Dims d = matrix(x);
+  require(out.numel() == x.numel() && matrix(out).cols == d.cols, "layer_norm",
+          fmt::format("out {} does not match x {}", out.shape.str(), x.shape.str()));
+  if (!residual.empty()) {
+    require_f32(residual, "layer_norm", "residual");
+    require(residual.numel() == x.numel(), "layer_norm",
+            fmt::format("residual {} does not match x {}", residual.shape.str(), x.shape.str()));
+  }
+  require_vector(gamma, d.cols, "layer_norm", "gamma");
+  require_vector(beta, d.cols, "layer_norm", "beta");
+  do_layer_norm(x, residual, gamma, beta, eps, out);
+}
+
+void Backend::rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) {
+  require_f32(x, "rms_norm", "x");
+  require_f32(out, "rms_norm", "out");
+  require(out.numel() == x.numel() && matrix(out).cols == matrix(x).cols, "rms_norm",
+          fmt::format("out {} does not match x {}", out.shape.str(), x.shape.str()));
+  require_vector(weight, matrix(x).cols, "rms_norm", "weight");
+  do_rms_norm(x, weight, eps, out);
+}
+
+void Backend::attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
+                                bool causal, std::int64_t causal_offset) {
+  require_f32(scores, "attention_softmax", "scores");
+  require(scores.shape.rank == 4, "attention_softmax",
+          fmt::format("scores {} must be [B, H, Tq, Tk]", scores.shape.str()));
+  const std::int64_t batch = scores.dim(0), heads = scores.dim(1), tq = scores.dim(2), tk = scores.dim(3);
+  if (!key_mask.empty()) {
+    require_f32(key_mask, "attention_softmax", "key_mask");
+    require(key_mask.numel() == batch * tk && matrix(key_mask).cols == tk, "attention_softmax",
+            fmt::format("key_mask {} must be [{}, {}]", key_mask.shape.str(), batch, tk));
+  }
+  if (!position_bias.empty()) {
+    require_f32(position_bias, "attention_softmax", "position_bias");
+    const Shape& s = position_bias.shape;
+    const bool shared = s == Shape{heads, tq, tk};
+    const bool per_batch = s == Shape{batch, heads, tq, tk};
+    require(shared || per_batch, "attention_softmax",
+            fmt::format("position_bias {} must be [{}, {}, {}] or [{}, {}, {}, {}]", s.str(), heads, tq, tk, batch,
+                        heads, tq, tk));
+  }
+  require(!causal || causal_offset >= 0, "attention_softmax", "negative causal offset");
+  do_attention_softmax(scores, scale, key_mask, position_bias, causal, causal_offset);
+}
+
+void Backend::gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate, const Tensor& out) {
+  require_weight(table, "gather_rows", "table");
+  require_f32(out, "gather_rows", "out");
+  require_present(ids, "gather_rows", "ids");
+  require(ids.dtype == DType::I32, "gather_rows", "ids must be I32");
+  const Dims dt = matrix(table), dout = matrix(out);
+  require(dout.cols == dt.cols && dout.rows == ids.numel(), "gather_rows",
+          fmt::format("out {} must be [{}, {}]", out.shape.str(), ids.numel(), dt.cols));
+  require(!overlaps(out, table), "gather_rows", "out overlaps the table");
+  do_gather_rows(table, ids, scale, accumulate, out);
+}
+
+void Backend::copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
+                           const std::array<std::int64_t, 4>& extent) {
+  require_strided(src, sv, extent, "copy_strided", "src");
+  require_strided(dst, dv, extent, "copy_strided", "dst");
+  require(src.dtype == dst.dtype, "copy_strided", "src and dst dtypes differ");
+  do_copy_strided(src, sv, dst, dv, extent);
+}
+
+void Backend::pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) {
+  require_f32(x, "pool", "x");
+  require_f32(mask, "pool", "mask");
+  require_f32(out, "pool", "out");
+  require(x.shape.rank == 3, "pool", fmt::format("x {} must be [B, T, N]", x.shape.str()));
+  const std::int64_t batch = x.dim(0), length = x.dim(1), width = x.dim(2);
+  require(mask.numel() == batch * length && matrix(mask).cols == length, "pool",
+          fmt::format("mask {} must be [{}, {}]", mask.shape.str(), batch, length));
+  require(out.numel() == batch * width && matrix(out).cols == width, "pool",
+          fmt::format("out {} must be [{}, {}]", out.shape.str(), batch, width));
+  require(mode != Pooling::Cls || length > 0, "pool", "CLS pooling of empty sequences");
+  do_pool(x, mask, mode, out);
+}
+
+void Backend::l2_normalize(const Tensor& x) {
+  require_f32(x, "l2_normalize", "x");
+  do_l2_normalize(x);
+}
+
+void Backend::log_softmax(const Tensor& x, const Tensor& out) {
+  require_f32(x, "log_softmax", "x");
+  require_f32(out, "log_softmax", "out");
+  require(out.numel() == x.numel() && matrix(out).cols == matrix(x).cols, "log_softmax",
+          fmt::format("out {} does not match x {}", out.shape.str(), x.shape.str()));
+  do_log_softmax(x, out);
+}
+
+}  // namespace invar

@@ -1,0 +1,307 @@
+// The CPU backend: OpenBLAS sgemm for every matrix product (or, when deterministic, the
+// fixed-order product of kernels/cpu/gemm.hpp), kernels/cpu for the rest, row loops split across a
+// ThreadPool. Tensor handles are host pointers.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+
+#include "kernels/backend.hpp"
+#include "core/error.hpp"
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/kernels.hpp"
+#include "kernels/cpu/thread_pool.hpp"
+
+namespace invar {
+
+namespace {
+
+float* ptr(const Tensor& t) { return reinterpret_cast<float*>(static_cast<std::byte*>(t.handle) + t.offset); }
+std::int32_t* id_ptr(const Tensor& t) {
+  return reinterpret_cast<std::int32_t*>(static_cast<std::byte*>(t.handle) + t.offset);
+}
+std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
+std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
+
+// Every weight F32, whatever its use (make_cpu_backend rejects WeightType::F16).
+class CpuWeightStore final : public WeightStore {
+ public:
+  Tensor add(const TensorData& src, WeightUse) override {
+    Tensor t;
+    t.shape = weight_shape(src);
+    bytes_ += t.nbytes();
+    if (src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0) {
+      t.handle = const_cast<std::byte*>(src.data);  // zero-copy: the backend never writes weights
+      return t;
+    }
+    owned_.push_back(to_f32(src));
+    t.handle = owned_.back().data();
+    return t;
+  }
+
+  Tensor add(const std::vector<float>& values, Shape shape, WeightUse) override {
+    if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
+      fail("{} values for a weight of shape {}", values.size(), shape.str());
+    }
+    owned_.push_back(values);
+    Tensor t;
+    t.shape = shape;
+    t.handle = owned_.back().data();
+    bytes_ += t.nbytes();
+    return t;
+  }
+
+  std::size_t bytes() const override { return bytes_; }
+
+ private:
+  std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
+  std::size_t bytes_ = 0;
+};
+
+class CpuArena final : public Arena {
+ public:
+  ~CpuArena() override { release_all(); }
+
+ protected:
+  void* allocate_storage(std::size_t bytes) override {
+    void* p = std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+    if (!p) fail("out of memory: cannot allocate {} MiB of activations", bytes >> 20);
+    return p;
+  }
+  void release_storage(void* handle) override { std::free(handle); }
+};
+
+CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTrans; }
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const BackendOptions& options)
+      : pool_(options.threads), deterministic_(options.deterministic) {
+    set_threads(options.threads);
+  }
+
+  std::string name() const override { return "cpu"; }
+
+  void set_threads(int threads) override {
+    threads = std::max(threads, 1);
+    openblas_set_num_threads(threads);
+    pool_.set_threads(threads);
+  }
+
+  std::unique_ptr<WeightStore> make_weight_store() override { return std::make_unique<CpuWeightStore>(); }
+  std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
+
+  void upload(const void* host, const Tensor& dst) override { std::memcpy(ptr(dst), host, dst.nbytes()); }
+  void download(const Tensor& src, void* host) override { std::memcpy(host, ptr(src), src.nbytes()); }
+
+ protected:
+  void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
+               const Tensor& c) override {
+    const std::int64_t m = rows_of(c), n = cols_of(c), k = trans_a ? rows_of(a) : cols_of(a);
+    product(trans_a, trans_b, m, n, k, alpha, {ptr(a), cols_of(a)}, {ptr(b), cols_of(b)}, beta, ptr(c), n);
+  }
+
+  void do_gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                       const Tensor& a, const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta,
+                       const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
+    for (std::int64_t o = 0; o < outer; ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        product(trans_a, trans_b, m, n, k, alpha, {ptr(a) + at(av, o, i), av.ld}, {ptr(b) + at(bv, o, i), bv.ld}, beta,
+                ptr(c) + at(cv, o, i), cv.ld);
+      }
+    }
+  }
+
+  void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override {
+    const std::int64_t cols = cols_of(x);
+    float* data = ptr(x);
+    const float* b = bias.empty() ? nullptr : ptr(bias);
+    rows_parallel(rows_of(x), cols * cost(act), [&](std::int64_t begin, std::int64_t end) {
+      float* rows = data + begin * cols;
+      const std::int64_t count = end - begin;
+      if (b) cpu::add_bias(rows, count, cols, b);
+      // Row by row: Eigen computes the elements before the first aligned address with scalar
+      // functions, so a thread's range must start where a row does for results not to depend on
+      // the split.
+      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols);
+    });
+  }
+
+  void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
+    const float *pa = ptr(a), *pb = ptr(b);
+    float* po = ptr(out);
+    const auto kernel = op == Binary::Add ? cpu::add : cpu::mul;
+    rows_parallel(a.numel(), 1, [&](std::int64_t begin, std::int64_t end) {
+      kernel(pa + begin, pb + begin, po + begin, end - begin);
+    });
+  }
+
+  void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
+                     const Tensor& out) override {
+    const std::int64_t cols = cols_of(x);
+    const float* px = ptr(x);
+    const float* pr = residual.empty() ? nullptr : ptr(residual);
+    float* po = ptr(out);
+    rows_parallel(rows_of(x), cols * 4, [&](std::int64_t begin, std::int64_t end) {
+      cpu::layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
+                      po + begin * cols, end - begin, cols);
+    });
+  }
+
+  void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
+    const std::int64_t cols = cols_of(x);
+    rows_parallel(rows_of(x), cols * 3, [&](std::int64_t begin, std::int64_t end) {
+      cpu::rms_norm(ptr(x) + begin * cols, ptr(weight), eps, ptr(out) + begin * cols, end - begin, cols);
+    });
+  }
+
+  void do_attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
+                            bool causal, std::int64_t causal_offset) override {
+    const std::int64_t heads = scores.dim(1), tq = scores.dim(2), tk = scores.dim(3);
+    const bool bias_per_batch = !position_bias.empty() && position_bias.shape.rank == 4;
+    float* s = ptr(scores);
+    const float* bias = position_bias.empty() ? nullptr : ptr(position_bias);
+    const float* mask = key_mask.empty() ? nullptr : ptr(key_mask);
+    rows_parallel(rows_of(scores), tk * 8, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t row = begin; row < end; ++row) {
+        const std::int64_t query = row % tq, head = (row / tq) % heads, batch = row / (tq * heads);
+        const float* row_bias = nullptr;
+        if (bias) row_bias = bias + ((bias_per_batch ? batch * heads : 0) + head) * tq * tk + query * tk;
+        const std::int64_t limit = causal ? query + causal_offset + 1 : tk;
+        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit);
+      }
+    });
+  }
+
+  void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
+                      const Tensor& out) override {
+    const std::int64_t rows = rows_of(table), cols = cols_of(table), count = ids.numel();
+    const std::int32_t* id = id_ptr(ids);
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (id[i] < 0 || id[i] >= rows) fail("gather_rows: id {} outside the table's {} rows", id[i], rows);
+    }
+    const float* src = ptr(table);
+    float* dst = ptr(out);
+    rows_parallel(count, cols, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        const float* from = src + id[i] * cols;
+        float* to = dst + i * cols;
+        for (std::int64_t c = 0; c < cols; ++c) to[c] = accumulate ? to[c] + scale * from[c] : scale * from[c];
+      }
+    });
+  }
+
+  void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
+                       const std::array<std::int64_t, 4>& extent) override {
+    const auto* from = reinterpret_cast<const std::uint32_t*>(ptr(src));
+    auto* to = reinterpret_cast<std::uint32_t*>(ptr(dst));
+    for (std::int64_t i0 = 0; i0 < extent[0]; ++i0) {
+      for (std::int64_t i1 = 0; i1 < extent[1]; ++i1) {
+        for (std::int64_t i2 = 0; i2 < extent[2]; ++i2) {
+          const std::int64_t s = sv.offset + i0 * sv.strides[0] + i1 * sv.strides[1] + i2 * sv.strides[2];
+          const std::int64_t d = dv.offset + i0 * dv.strides[0] + i1 * dv.strides[1] + i2 * dv.strides[2];
+          for (std::int64_t i3 = 0; i3 < extent[3]; ++i3) to[d + i3 * dv.strides[3]] = from[s + i3 * sv.strides[3]];
+        }
+      }
+    }
+  }
+
+  void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
+    const std::int64_t batch = x.dim(0), length = x.dim(1), cols = x.dim(2);
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const float* seq = ptr(x) + b * length * cols;
+      const float* m = ptr(mask) + b * length;
+      float* o = ptr(out) + b * cols;
+      switch (mode) {
+        case Pooling::Mean:
+          cpu::mean_pool(seq, m, length, cols, false, o);
+          break;
+        case Pooling::MeanSqrtLen:
+          cpu::mean_pool(seq, m, length, cols, true, o);
+          break;
+        case Pooling::Max:
+          cpu::max_pool(seq, m, length, cols, o);
+          break;
+        case Pooling::Cls:
+          std::memcpy(o, seq, static_cast<std::size_t>(cols) * sizeof(float));
+          break;
+      }
+    }
+  }
+
+  void do_l2_normalize(const Tensor& x) override { cpu::l2_normalize(ptr(x), rows_of(x), cols_of(x)); }
+
+  void do_log_softmax(const Tensor& x, const Tensor& out) override {
+    const std::int64_t cols = cols_of(x);
+    rows_parallel(rows_of(x), cols * 8, [&](std::int64_t begin, std::int64_t end) {
+      cpu::log_softmax(ptr(x) + begin * cols, ptr(out) + begin * cols, end - begin, cols);
+    });
+  }
+
+ private:
+  void product(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+               cpu::MatrixRef a, cpu::MatrixRef b, float beta, float* c, std::int64_t c_ld) {
+    if (m == 0 || n == 0) return;
+    if (deterministic_) {
+      cpu::fixed_order_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, c_ld, scratch_, pool_);
+      return;
+    }
+    cblas_sgemm(CblasRowMajor, blas_trans(trans_a), blas_trans(trans_b), blas_int(m), blas_int(n), blas_int(k), alpha,
+                a.data, blas_ld(a.ld), b.data, blas_ld(b.ld), beta, c, blas_ld(c_ld));
+  }
+  static blasint blas_int(std::int64_t v) {
+    if (v > std::numeric_limits<blasint>::max()) fail("matrix dimension {} exceeds the BLAS integer range", v);
+    return static_cast<blasint>(v);
+  }
+  // BLAS rejects a leading dimension of 0 even when the operand is empty.
+  static blasint blas_ld(std::int64_t v) { return blas_int(std::max<std::int64_t>(v, 1)); }
+  static std::int64_t at(const MatrixView& v, std::int64_t o, std::int64_t i) {
+    return v.offset + o * v.outer_stride + i * v.inner_stride;
+  }
+  // Rough per-element cost of an activation, for the parallel-or-inline decision.
+  static std::int64_t cost(Activation act) { return act == Activation::None || act == Activation::Relu ? 1 : 16; }
+  static void activate(Activation act, float* x, std::int64_t n) {
+    switch (act) {
+      case Activation::None:
+        break;
+      case Activation::GeluErf:
+        cpu::gelu_erf(x, n);
+        break;
+      case Activation::GeluTanh:
+        cpu::gelu_tanh(x, n);
+        break;
+      case Activation::Relu:
+        cpu::relu(x, n);
+        break;
+      case Activation::Silu:
+        cpu::silu(x, n);
+        break;
+      case Activation::Tanh:
+        cpu::tanh(x, n);
+        break;
+    }
+  }
+  template <typename F>
+  void rows_parallel(std::int64_t rows, std::int64_t cost_per_row, F body) {
+    pool_.parallel_for(rows, cost_per_row, body);
+  }
+
+  cpu::ThreadPool pool_;
+  bool deterministic_;
+  cpu::GemmScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
+  // Half-precision storage would need a converting GEMM; OpenBLAS has none (sbgemm is bfloat16).
+  if (options.weights != WeightType::F32)
+    fail("the cpu device stores weights in f32 only ({} weights need an OpenCL device)",
+         weight_type_name(options.weights));
+  return std::make_unique<CpuBackend>(options);
+}
+
+}  // namespace invar
