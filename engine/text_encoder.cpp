@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "loaders/hf_config.hpp"
+#include "models/hf_config.hpp"
 
 namespace invar {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernels/backend.hpp"  // Activation
-#include "loaders/hf_config.hpp"
+#include "models/hf_config.hpp"
 #include "models/weight_name.hpp"
 
 namespace invar {
@@ -46,7 +46,7 @@ struct EncoderSpec {
   std::vector<std::string> labels;  // id2label names, by id
 };
 
-// Reads the spec from config.json (parsed by loaders/hf_config). Fails naming the file for an
+// Reads the spec from config.json (parsed by models/hf_config). Fails naming the file for an
 // encoder-decoder or an unsupported setting (relative_key positions, unknown activation).
 EncoderSpec encoder_spec(const ModelConfig& config);
 

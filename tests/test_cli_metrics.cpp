@@ -8,7 +8,7 @@
 
 #include "eval/metrics/bleu.hpp"
 #include "eval/metrics/chrf.hpp"
-#include "eval/metrics/metaeval.hpp"
+#include "eval/metaeval/metaeval.hpp"
 #include "eval/metrics/mt_tokenize.hpp"
 #include "eval/stats/resampling.hpp"
 #include "eval/stats/stats.hpp"

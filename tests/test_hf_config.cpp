@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "loaders/hf_config.hpp"
+#include "models/hf_config.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"
 #include "support/test_support.hpp"

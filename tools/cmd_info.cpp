@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "engine/text/tokenizer.hpp"
-#include "loaders/hf_config.hpp"
+#include "models/hf_config.hpp"
 #include "loaders/invar_file.hpp"
 #include "tools/command.hpp"
 

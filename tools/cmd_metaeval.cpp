@@ -1,10 +1,10 @@
-// `invar metaeval`: how well a metric agrees with human judgements (eval/metrics/metaeval.hpp) — segment
+// `invar metaeval`: how well a metric agrees with human judgements (eval/metaeval/metaeval.hpp) — segment
 // correlations pooled and per group, system-level correlations and pairwise system accuracy.
 #include <memory>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "eval/metrics/metaeval.hpp"
+#include "eval/metaeval/metaeval.hpp"
 #include "tools/command.hpp"
 #include "tools/stats_io.hpp"
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/metaeval.hpp"
+#include "eval/metaeval/metaeval.hpp"
 
 #include <algorithm>
 #include <limits>

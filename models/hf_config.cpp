@@ -1,4 +1,4 @@
-#include "loaders/hf_config.hpp"
+#include "models/hf_config.hpp"
 
 #include <array>
 #include <cmath>
