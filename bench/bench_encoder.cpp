@@ -19,6 +19,7 @@
 
 #include "bench/random_model.hpp"
 #include "engine/encoder.hpp"
+#include "kernels/cpu/backend.hpp"
 
 namespace {
 

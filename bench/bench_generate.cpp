@@ -17,9 +17,10 @@
 #include <memory>
 #include <random>
 
-#include "kernels/backend.hpp"
 #include "core/error.hpp"
 #include "engine/seq2seq.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/seq2seq_spec.hpp"
 
@@ -54,10 +55,11 @@ std::vector<std::int64_t> marian_shape(const std::string& canonical) {
 class RandomMarian final : public ModelSource {
  public:
   RandomMarian() : config_(opus_mt_base_config()) {
-    const Seq2SeqSpec spec = seq2seq_spec(config_, path_);
+    const ModelConfig config = parse_model_config(config_, path_);
+    const Seq2SeqSpec spec = seq2seq_spec(config);
     std::mt19937 rng(1);
     std::normal_distribution<float> normal(0.0f, 0.02f);
-    for (const auto& name : seq2seq_weight_names(spec, config_)) {
+    for (const auto& name : seq2seq_weight_names(spec, config)) {
       if (!name.required) continue;
       bool stored = false;
       for (const auto& s : name.stored) stored = stored || tensors_.count(s) > 0;

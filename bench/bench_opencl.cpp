@@ -11,8 +11,9 @@
 #include <fstream>
 #include <random>
 
-#include "kernels/backend.hpp"
 #include "engine/seq2seq.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/registry.hpp"
 
 namespace invar {
 namespace {

@@ -13,7 +13,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "loaders/model_source.hpp"  // DType
+#include "core/dtype.hpp"
 
 namespace invar {
 

@@ -6,43 +6,6 @@
 #include "models/hf_config.hpp"
 
 namespace invar {
-namespace {
-
-Pooling to_pooling(PoolingMode mode) {
-  switch (mode) {
-    case PoolingMode::Cls:
-      return Pooling::Cls;
-    case PoolingMode::Max:
-      return Pooling::Max;
-    case PoolingMode::MeanSqrtLen:
-      return Pooling::MeanSqrtLen;
-    case PoolingMode::Mean:
-      break;
-  }
-  return Pooling::Mean;
-}
-
-}  // namespace
-
-const char* pooling_name(Pooling mode) {
-  switch (mode) {
-    case Pooling::Cls:
-      return "cls";
-    case Pooling::Max:
-      return "max";
-    case Pooling::MeanSqrtLen:
-      return "mean_sqrt_len_tokens";
-    case Pooling::Mean:
-      break;
-  }
-  return "mean";
-}
-
-Pooling parse_pooling(const std::string& name) {
-  for (Pooling mode : {Pooling::Mean, Pooling::Cls, Pooling::Max, Pooling::MeanSqrtLen})
-    if (name == pooling_name(mode)) return mode;
-  fail("--pooling must be mean, cls, max or mean_sqrt_len_tokens, got '{}'", name);
-}
 
 TextEncoder::TextEncoder(const ModelSource& source, Backend& backend)
     : source_(source), tokenizer_(make_tokenizer(source)), model_(source, backend) {
@@ -76,7 +39,7 @@ EmbeddingSettings TextEncoder::default_embedding_settings() const {
   settings.layer = model_.spec().layers;
   const auto st = load_sentence_transformer_config(source_);
   if (st) {
-    for (PoolingMode mode : st->pooling) settings.modes.push_back(to_pooling(mode));
+    settings.modes = st->pooling;
     settings.normalize = st->normalize;
   }
   if (settings.modes.empty()) settings.modes.push_back(Pooling::Mean);

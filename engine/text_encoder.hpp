@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
 #include "engine/decode/batching.hpp"
 #include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
+#include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {
@@ -31,10 +31,6 @@ struct EmbeddingSettings {
   bool normalize = false;
   std::int64_t layer = 0;      // hidden states after this many layers (the model's last by default)
 };
-
-// sentence-transformers' names: "mean", "cls", "max", "mean_sqrt_len_tokens"; parse fails for others.
-const char* pooling_name(Pooling mode);
-Pooling parse_pooling(const std::string& name);
 
 struct BatchOptions {
   std::size_t batch_size = 32;

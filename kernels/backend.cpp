@@ -7,38 +7,8 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#ifdef INVAR_WITH_OPENCL
-#include "kernels/opencl/backend.hpp"
-#endif
 
 namespace invar {
-
-Activation parse_activation(const std::string& name, const std::string& where) {
-  if (name == "gelu") return Activation::GeluErf;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
-  if (name == "relu") return Activation::Relu;
-  if (name == "silu" || name == "swish") return Activation::Silu;
-  if (name == "tanh") return Activation::Tanh;
-  fail("{}: unsupported activation \"{}\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish, tanh)",
-       where, name);
-}
-
-std::vector<std::string> backend_names() {
-#ifdef INVAR_WITH_OPENCL
-  return {"cpu", "opencl"};
-#else
-  return {"cpu"};
-#endif
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options) {
-  if (name == "cpu") return make_cpu_backend(options);
-#ifdef INVAR_WITH_OPENCL
-  if (name == "opencl" || name.starts_with("opencl:")) return make_opencl_backend(name, options);
-#endif
-  fail("unknown device \"{}\" (available: {}{})", name, fmt::join(backend_names(), ", "),
-       backend_names().size() > 1 ? "; opencl:PLATFORM:DEVICE picks an OpenCL device" : "");
-}
 
 const char* weight_type_name(WeightType type) { return type == WeightType::F16 ? "f16" : "f32"; }
 

@@ -21,28 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "core/activation.hpp"
+#include "core/pooling.hpp"
 #include "core/tensor.hpp"
+#include "loaders/model_source.hpp"  // TensorData
 
 namespace invar {
 
-// Element-wise activation applied after a bias (the names Hugging Face configs use in brackets).
-enum class Activation : std::uint8_t {
-  None,
-  GeluErf,   // x/2 (1 + erf(x/√2))                          ["gelu"]
-  GeluTanh,  // x/2 (1 + tanh(√(2/π)(x + 0.044715 x³)))      ["gelu_new", "gelu_pytorch_tanh"]
-  Relu,      // max(x, 0)                                      ["relu"]
-  Silu,      // x·sigmoid(x)                                   ["silu", "swish"]
-  Tanh,      // tanh(x)                                        ["tanh"]
-};
-
-// Maps a config's hidden_act / activation_function name; fails naming `where` for others.
-Activation parse_activation(const std::string& name, const std::string& where);
-
 // Element-wise binary operations.
 enum class Binary : std::uint8_t { Add, Mul };
-
-// sentence-transformers Pooling modes.
-enum class Pooling : std::uint8_t { Mean, Cls, Max, MeanSqrtLen };
 
 // The precision weights are stored in on a backend (BackendOptions::weights).
 enum class WeightType : std::uint8_t { F32, F16 };
@@ -262,13 +249,5 @@ struct BackendOptions {
   // OpenCL backend offers F16 (any device: it needs no cl_khr_fp16); the CPU backend rejects it.
   WeightType weights = WeightType::F32;
 };
-
-// The CPU backend: OpenBLAS sgemm for matrix products, kernels/cpu for the rest.
-std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
-
-// A backend by name ("cpu"; "opencl" or "opencl:PLATFORM:DEVICE" where built), for --device options and tests that run on
-// every backend; fails listing the names available.
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options = {});
-std::vector<std::string> backend_names();
 
 }  // namespace invar

@@ -12,14 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/dtype.hpp"
+
 namespace invar {
-
-enum class DType : std::uint8_t { F32, F16, BF16, I32, I64 };
-
-std::size_t dtype_size(DType dtype);
-const char* dtype_name(DType dtype);  // "F32", "F16", "BF16", "I32", "I64" (safetensors' names)
-std::optional<DType> parse_dtype_name(std::string_view name);
-bool is_floating(DType dtype);
 
 // A read-only view of one stored tensor. `data` points into a memory-mapped file (or a buffer the
 // source owns) and stays valid for the source's lifetime.
@@ -34,11 +29,6 @@ struct TensorData {
 
 // Converts any floating dtype to float32 (F16 and BF16 exactly; F32 copied).
 std::vector<float> to_f32(const TensorData& tensor);
-
-// The binary16 / bfloat16 value nearest to `value`, ties to even, as torch's .half() and
-// .bfloat16() round; overflow gives infinity, NaN stays a (quiet) NaN.
-std::uint16_t f32_to_f16_bits(float value);
-std::uint16_t f32_to_bf16_bits(float value);
 
 class ModelSource {
  public:

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/encoder.hpp"
 #include "core/error.hpp"
+#include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

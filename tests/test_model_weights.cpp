@@ -2,9 +2,10 @@
 // when several canonical names are tied to one stored tensor.
 #include <gtest/gtest.h>
 
-#include "kernels/backend.hpp"
 #include "core/error.hpp"
 #include "engine/model_weights.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "support/model_files.hpp"
 
 namespace invar {

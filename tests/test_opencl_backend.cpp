@@ -13,9 +13,10 @@
 #include <random>
 #include <sstream>
 
-#include "kernels/backend.hpp"
 #include "core/error.hpp"
+#include "kernels/backend.hpp"
 #include "kernels/opencl/runtime.hpp"
+#include "kernels/registry.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 

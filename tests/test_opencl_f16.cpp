@@ -9,10 +9,11 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/backend.hpp"
-#include "engine/encoder.hpp"
 #include "core/error.hpp"
+#include "engine/encoder.hpp"
 #include "engine/seq2seq.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/registry.hpp"
 #include "support/model_files.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"

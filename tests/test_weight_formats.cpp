@@ -9,9 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "kernels/backend.hpp"
 #include "engine/seq2seq.hpp"
 #include "engine/text_encoder.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "loaders/invar_file.hpp"
 #include "support/test_support.hpp"
 

@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 #include "engine/text/tokenizer.hpp"
-#include "models/hf_config.hpp"
 #include "loaders/invar_file.hpp"
+#include "models/hf_config.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {
@@ -72,7 +72,7 @@ nlohmann::json describe(const std::string& path) {
   }
   if (const auto sentence = load_sentence_transformer_config(*source)) {
     nlohmann::json pooling = nlohmann::json::array();
-    for (PoolingMode mode : sentence->pooling) pooling.push_back(pooling_mode_name(mode));
+    for (Pooling mode : sentence->pooling) pooling.push_back(pooling_name(mode));
     info["sentence_transformer"] = {{"pooling", pooling}, {"normalize", sentence->normalize}};
   }
   return info;

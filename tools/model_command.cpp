@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "kernels/registry.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {

@@ -8,8 +8,10 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <thread>
 
-#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
+
 #include "core/error.hpp"
 #include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/kernels.hpp"
@@ -302,6 +304,16 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
     fail("the cpu device stores weights in f32 only ({} weights need an OpenCL device)",
          weight_type_name(options.weights));
   return std::make_unique<CpuBackend>(options);
+}
+
+BackendFactory cpu_backend_factory() {
+  return {"cpu", "", [](const std::string& device) { return device == "cpu"; },
+          [](const std::string&, const BackendOptions& options) { return make_cpu_backend(options); },
+          [] {
+            return std::vector<DeviceInfo>{{"cpu", "host CPU (OpenBLAS + Eigen kernels)", "", 0,
+                                            std::max(1u, std::thread::hardware_concurrency()), false,
+                                            {WeightType::F32}}};
+          }};
 }
 
 }  // namespace invar

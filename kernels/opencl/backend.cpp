@@ -6,6 +6,7 @@
 #include "kernels/opencl/backend.hpp"
 
 #include <clblast.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -425,6 +426,19 @@ class OpenClBackend final : public Backend {
 std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions& options) {
   const auto [platform, device] = opencl::parse_device_name(name);
   return std::make_unique<OpenClBackend>(opencl::open_device(platform, device), options.weights);
+}
+
+BackendFactory opencl_backend_factory() {
+  return {"opencl", "opencl:PLATFORM:DEVICE picks an OpenCL device",
+          [](const std::string& device) { return device == "opencl" || device.starts_with("opencl:"); },
+          make_opencl_backend, [] {
+            std::vector<DeviceInfo> devices;
+            for (const opencl::DeviceInfo& d : opencl::list_devices())
+              devices.push_back({fmt::format("opencl:{}:{}", d.platform, d.device),
+                                 d.name + " (" + d.platform_name + ")", d.version + ", driver " + d.driver_version,
+                                 d.global_memory, d.compute_units, d.fp16, {WeightType::F32, WeightType::F16}});
+            return devices;
+          }};
 }
 
 }  // namespace invar

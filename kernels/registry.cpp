@@ -1,0 +1,39 @@
+#include "kernels/registry.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/cpu/backend.hpp"
+#ifdef INVAR_WITH_OPENCL
+#include "kernels/opencl/backend.hpp"
+#endif
+
+namespace invar {
+
+const std::vector<BackendFactory>& backend_factories() {
+  static const std::vector<BackendFactory> factories{
+      cpu_backend_factory(),
+#ifdef INVAR_WITH_OPENCL
+      opencl_backend_factory(),
+#endif
+  };
+  return factories;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const BackendFactory& factory : backend_factories()) names.emplace_back(factory.name);
+  return names;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options) {
+  std::string available, forms;
+  for (const BackendFactory& factory : backend_factories()) {
+    if (factory.accepts(device)) return factory.make(device, options);
+    available += fmt::format("{}{}", available.empty() ? "" : ", ", factory.name);
+    if (*factory.device_forms) forms += fmt::format("; {}", factory.device_forms);
+  }
+  fail("unknown device \"{}\" (available: {}{})", device, available, forms);
+}
+
+}  // namespace invar
