@@ -6,13 +6,13 @@
 #include <cmath>
 #include <filesystem>
 
+#include "eval/metaeval/metaeval.hpp"
 #include "eval/metrics/bleu.hpp"
 #include "eval/metrics/chrf.hpp"
-#include "eval/metaeval/metaeval.hpp"
 #include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/ter.hpp"
 #include "eval/stats/resampling.hpp"
 #include "eval/stats/stats.hpp"
-#include "eval/metrics/ter.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

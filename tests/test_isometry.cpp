@@ -34,10 +34,10 @@ double probability(int judgement) { return judgement ? 0.8 : 0.2; }
 
 // A data set whose pairs are all ("a b", "a c") → ("x y", "x z"), scored by the given judgements:
 // judgements[pair][detector] = [S_X, S_Y].
-IsometryDataSet judged_data_set(const std::string& name, const std::vector<std::vector<std::pair<int, int>>>& judgements,
+isometry::IsometryDataSet judged_data_set(const std::string& name, const std::vector<std::vector<std::pair<int, int>>>& judgements,
                                 const std::vector<std::string>& detectors) {
-  SentencePairs source{name + ".tsv", {}, {}, {}}, target{name + ".translations.tsv", {}, {}, {}};
-  DetectorScores scores{name + ".scores.tsv", detectors, {}, {}};
+  isometry::SentencePairs source{name + ".tsv", {}, {}, {}}, target{name + ".translations.tsv", {}, {}, {}};
+  isometry::DetectorScores scores{name + ".scores.tsv", detectors, {}, {}};
   scores.source.assign(detectors.size(), {});
   scores.target.assign(detectors.size(), {});
   for (std::size_t i = 0; i < judgements.size(); ++i) {
@@ -52,7 +52,7 @@ IsometryDataSet judged_data_set(const std::string& name, const std::vector<std::
       scores.target[d].push_back(probability(judgements[i][d].second));
     }
   }
-  return make_isometry_data_set(name, std::move(source), std::move(target), std::move(scores));
+  return isometry::make_isometry_data_set(name, std::move(source), std::move(target), std::move(scores));
 }
 
 const std::vector<std::string> kThree{"bert", "xlmr", "mpnet"};
@@ -62,13 +62,13 @@ const std::vector<std::string> kThree{"bert", "xlmr", "mpnet"};
 // ---- Categories ---------------------------------------------------------------------------------
 
 TEST(IsometryCategory, MapsJudgementsToThePapersCategories) {
-  EXPECT_EQ(isometry_category(std::pair{1, 1}), IsometryCategory::Isometric);
-  EXPECT_EQ(isometry_category(std::pair{0, 0}), IsometryCategory::Ambiguous);
-  EXPECT_EQ(isometry_category(std::pair{0, 1}), IsometryCategory::Type1Anisometry);
-  EXPECT_EQ(isometry_category(std::pair{1, 0}), IsometryCategory::Type2Anisometry);
-  EXPECT_EQ(isometry_category(std::nullopt), IsometryCategory::NoMajority);
-  EXPECT_STREQ(category_label(IsometryCategory::Type1Anisometry), "[0,1] type-1 anisometry");
-  EXPECT_STREQ(category_key(IsometryCategory::NoMajority), "none");
+  EXPECT_EQ(isometry::isometry_category(std::pair{1, 1}), isometry::IsometryCategory::Isometric);
+  EXPECT_EQ(isometry::isometry_category(std::pair{0, 0}), isometry::IsometryCategory::Ambiguous);
+  EXPECT_EQ(isometry::isometry_category(std::pair{0, 1}), isometry::IsometryCategory::Type1Anisometry);
+  EXPECT_EQ(isometry::isometry_category(std::pair{1, 0}), isometry::IsometryCategory::Type2Anisometry);
+  EXPECT_EQ(isometry::isometry_category(std::nullopt), isometry::IsometryCategory::NoMajority);
+  EXPECT_STREQ(category_label(isometry::IsometryCategory::Type1Anisometry), "[0,1] type-1 anisometry");
+  EXPECT_STREQ(category_key(isometry::IsometryCategory::NoMajority), "none");
 }
 
 TEST(IsometryCategory, EveryCombinationOfThreeDetectorsMatchesTheModeGoldens) {
@@ -81,11 +81,11 @@ TEST(IsometryCategory, EveryCombinationOfThreeDetectorsMatchesTheModeGoldens) {
     judgements.push_back(detectors);
   }
   const auto data = judged_data_set("all64", judgements, kThree);
-  const auto result = run_isometry({data}, {});
+  const auto result = isometry::run_isometry({data}, {});
   ASSERT_EQ(result.data_sets.size(), 1u);
   const auto& pairs = result.data_sets[0].pairs;
   ASSERT_EQ(pairs.size(), 64u);
-  CategoryCounts expected_counts{};
+  isometry::CategoryCounts expected_counts{};
   std::vector<std::size_t> expected_patterns(result.patterns.size(), 0);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].dump());
@@ -94,7 +94,7 @@ TEST(IsometryCategory, EveryCombinationOfThreeDetectorsMatchesTheModeGoldens) {
     if (!golden.is_null()) mode = std::pair{golden[0].get<int>(), golden[1].get<int>()};
     EXPECT_EQ(pairs[i].judgements, judgements[i]);
     EXPECT_EQ(pairs[i].mode.mode, mode);
-    EXPECT_EQ(pairs[i].category, isometry_category(mode));
+    EXPECT_EQ(pairs[i].category, isometry::isometry_category(mode));
     // The agreement pattern names exactly the detectors holding the mode.
     std::string pattern = "none";
     if (mode) {
@@ -104,7 +104,7 @@ TEST(IsometryCategory, EveryCombinationOfThreeDetectorsMatchesTheModeGoldens) {
       pattern = holding.size() == 3 ? "all" : holding[0] + "+" + holding[1];
     }
     EXPECT_EQ(result.patterns[pairs[i].pattern].name, pattern);
-    ++expected_counts[static_cast<std::size_t>(isometry_category(mode))];
+    ++expected_counts[static_cast<std::size_t>(isometry::isometry_category(mode))];
     ++expected_patterns[pairs[i].pattern];
   }
   EXPECT_EQ(result.data_sets[0].categories, expected_counts);
@@ -112,8 +112,8 @@ TEST(IsometryCategory, EveryCombinationOfThreeDetectorsMatchesTheModeGoldens) {
   // 4 unanimous combinations, 4·3·3 = 36 where two of three agree, 4·3·2 = 24 without a majority.
   EXPECT_EQ(expected_patterns.front(), 4u);
   EXPECT_EQ(expected_patterns.back(), 24u);
-  EXPECT_EQ(expected_counts[static_cast<std::size_t>(IsometryCategory::NoMajority)], 24u);
-  EXPECT_EQ(expected_counts[static_cast<std::size_t>(IsometryCategory::Isometric)], 10u);
+  EXPECT_EQ(expected_counts[static_cast<std::size_t>(isometry::IsometryCategory::NoMajority)], 24u);
+  EXPECT_EQ(expected_counts[static_cast<std::size_t>(isometry::IsometryCategory::Isometric)], 10u);
 }
 
 TEST(IsometryCategory, ThresholdIsInclusiveAndPerDetectorCountsAreKept) {
@@ -121,11 +121,11 @@ TEST(IsometryCategory, ThresholdIsInclusiveAndPerDetectorCountsAreKept) {
   auto data = judged_data_set("eps", {{{1, 1}}, {{0, 0}}}, {"only"});
   data.scores.source[0] = {0.3, 0.2999999};
   data.scores.target[0] = {0.3, 0.31};
-  IsometryOptions options;
+  isometry::IsometryOptions options;
   options.epsilon = 0.3;
-  const auto result = run_isometry({data}, options);
-  EXPECT_EQ(result.data_sets[0].pairs[0].category, IsometryCategory::Isometric);
-  EXPECT_EQ(result.data_sets[0].pairs[1].category, IsometryCategory::Type1Anisometry);
+  const auto result = isometry::run_isometry({data}, options);
+  EXPECT_EQ(result.data_sets[0].pairs[0].category, isometry::IsometryCategory::Isometric);
+  EXPECT_EQ(result.data_sets[0].pairs[1].category, isometry::IsometryCategory::Type1Anisometry);
   EXPECT_EQ(result.data_sets[0].detector_categories[0], result.data_sets[0].categories);
   // One detector always agrees with itself.
   EXPECT_EQ(result.patterns.size(), 2u);
@@ -133,23 +133,23 @@ TEST(IsometryCategory, ThresholdIsInclusiveAndPerDetectorCountsAreKept) {
 }
 
 TEST(IsometryAgreement, PatternsAreTheStrictMajorities) {
-  auto names = [](const std::vector<AgreementPattern>& patterns) {
+  auto names = [](const std::vector<isometry::AgreementPattern>& patterns) {
     std::vector<std::string> out;
     for (const auto& p : patterns) out.push_back(p.name);
     return out;
   };
-  EXPECT_EQ(names(agreement_patterns({"a"})), (std::vector<std::string>{"all", "none"}));
-  EXPECT_EQ(names(agreement_patterns({"a", "b"})), (std::vector<std::string>{"all", "none"}));
-  EXPECT_EQ(names(agreement_patterns({"a", "b", "c"})), (std::vector<std::string>{"all", "a+b", "a+c", "b+c", "none"}));
+  EXPECT_EQ(names(isometry::agreement_patterns({"a"})), (std::vector<std::string>{"all", "none"}));
+  EXPECT_EQ(names(isometry::agreement_patterns({"a", "b"})), (std::vector<std::string>{"all", "none"}));
+  EXPECT_EQ(names(isometry::agreement_patterns({"a", "b", "c"})), (std::vector<std::string>{"all", "a+b", "a+c", "b+c", "none"}));
   // Five detectors: 5 sets of four, 10 of three.
-  const auto five = agreement_patterns({"a", "b", "c", "d", "e"});
+  const auto five = isometry::agreement_patterns({"a", "b", "c", "d", "e"});
   ASSERT_EQ(five.size(), 17u);
   EXPECT_EQ(five[1].name, "a+b+c+d");
   EXPECT_EQ(five[6].name, "a+b+c");
   EXPECT_EQ(five[15].name, "c+d+e");
-  EXPECT_EQ(agreement_patterns(std::vector<std::string>(9, "d")).size(), 257u);
-  EXPECT_THROW(agreement_patterns({}), Error);
-  EXPECT_THROW(agreement_patterns(std::vector<std::string>(10, "d")), Error);
+  EXPECT_EQ(isometry::agreement_patterns(std::vector<std::string>(9, "d")).size(), 257u);
+  EXPECT_THROW(isometry::agreement_patterns({}), Error);
+  EXPECT_THROW(isometry::agreement_patterns(std::vector<std::string>(10, "d")), Error);
 }
 
 // ---- chrF̄2 and the correlation ------------------------------------------------------------------
@@ -169,7 +169,7 @@ TEST(IsometryChrf, CommutativeChrf2MatchesSacrebleu) {
   // Target pairs in the other order: the mean of both orders is the same.
   data.target.first = refs;
   data.target.second = hyps;
-  const auto result = run_isometry({data}, {});
+  const auto result = isometry::run_isometry({data}, {});
   EXPECT_EQ(result.chrf_name, "chrF2");
   for (std::size_t i = 0; i < hyps.size(); ++i) {
     SCOPED_TRACE(::testing::Message() << "segment " << i);
@@ -186,7 +186,7 @@ TEST(IsometryCorrelation, PearsonAndOneTailedTMatchScipy) {
   for (const auto& c : stats_golden()["correlation"]) {
     SCOPED_TRACE(::testing::Message() << "correlation case " << index++);
     const auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
-    const auto r = isometry_correlation(x, y);
+    const auto r = isometry::isometry_correlation(x, y);
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(r->n, x.size());
     EXPECT_TRUE(near_golden(r->r, c["pearson_r"]));
@@ -195,7 +195,7 @@ TEST(IsometryCorrelation, PearsonAndOneTailedTMatchScipy) {
     EXPECT_EQ(r->test.df, static_cast<double>(x.size() - 2));
     EXPECT_EQ(r->strength, stats::schober_strength(c["pearson_r"].get<double>()));
   }
-  EXPECT_FALSE(isometry_correlation({42.0}, {1.0}).has_value());
+  EXPECT_FALSE(isometry::isometry_correlation({42.0}, {1.0}).has_value());
 }
 
 TEST(IsometryCorrelation, UsesTheModeAndLeavesOutNoMajorityPairs) {
@@ -209,7 +209,7 @@ TEST(IsometryCorrelation, UsesTheModeAndLeavesOutNoMajorityPairs) {
   data.source.second = {"the cat sat", "green ideas", "fish swim", "the cat sits"};
   data.target.first = {"die Katze sass", "ein Hund", "Vögel singen", "die Katze"};
   data.target.second = {"die Katze sass", "grüne Ideen", "Fische", "der Hund bellt"};
-  const auto result = run_isometry({data}, {});
+  const auto result = isometry::run_isometry({data}, {});
   const auto& r = result.data_sets[0];
   ASSERT_TRUE(r.source && r.target);
   EXPECT_EQ(r.source->n, 3u);
@@ -230,19 +230,19 @@ TEST(IsometryFrequencies, SharesPerDataSetAndTheirMacroAverage) {
   // Data set A: 3 isometric, 1 type-2. Data set B: 1 isometric, 1 type-1.
   auto a = judged_data_set("A", {{iso, iso, iso}, {iso, iso, type1}, {iso, iso, iso}, {type2, type2, iso}}, kThree);
   auto b = judged_data_set("B", {{iso, type1, iso}, {type1, type1, type2}}, kThree);
-  const auto result = run_isometry({a, b}, {});
-  EXPECT_DOUBLE_EQ(category_share(result.data_sets[0].categories, IsometryCategory::Isometric), 0.75);
-  EXPECT_DOUBLE_EQ(category_share(result.data_sets[0].categories, IsometryCategory::Type2Anisometry), 0.25);
-  EXPECT_DOUBLE_EQ(category_share(result.data_sets[1].categories, IsometryCategory::Type1Anisometry), 0.5);
+  const auto result = isometry::run_isometry({a, b}, {});
+  EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[0].categories, isometry::IsometryCategory::Isometric), 0.75);
+  EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[0].categories, isometry::IsometryCategory::Type2Anisometry), 0.25);
+  EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[1].categories, isometry::IsometryCategory::Type1Anisometry), 0.5);
   // Macro-average: the mean of the two data sets' shares, not the pooled share (4/6).
   EXPECT_DOUBLE_EQ(result.macro_average[0], (0.75 + 0.5) / 2);
   EXPECT_DOUBLE_EQ(result.macro_average[2], 0.25);
   EXPECT_DOUBLE_EQ(result.macro_average[3], 0.125);
   EXPECT_DOUBLE_EQ(result.macro_average[4], 0.0);
   // Per detector: xlmr judged A as 3 × [1,1] and 1 × [1,0].
-  EXPECT_EQ(result.data_sets[0].detector_categories[1], (CategoryCounts{3, 0, 0, 1, 0}));
+  EXPECT_EQ(result.data_sets[0].detector_categories[1], (isometry::CategoryCounts{3, 0, 0, 1, 0}));
 
-  const auto j = isometry_json({a, b}, result);
+  const auto j = isometry::isometry_json({a, b}, result);
   EXPECT_EQ(j["data_sets"][0]["counts"]["isometric"], 3);
   EXPECT_EQ(j["data_sets"][1]["frequencies"]["type1"], 0.5);
   EXPECT_EQ(j["macro_average"]["isometric"], 0.625);
@@ -258,20 +258,20 @@ TEST(IsometryData, DifferentDetectorsAcrossDataSetsAreAnError) {
   auto a = judged_data_set("A", {{{1, 1}, {1, 1}}}, {"bert", "xlmr"});
   auto b = judged_data_set("B", {{{1, 1}, {1, 1}}}, {"bert", "mpnet"});
   try {
-    run_isometry({a, b}, {});
+    isometry::run_isometry({a, b}, {});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "A.scores.tsv scores detectors {bert, xlmr} but B.scores.tsv scores {bert, mpnet}; every "
                            "data set needs the same detectors");
   }
-  IsometryOptions options;
+  isometry::IsometryOptions options;
   options.epsilon = 1.0;
-  EXPECT_THROW(run_isometry({a}, options), Error);
+  EXPECT_THROW(isometry::run_isometry({a}, options), Error);
 }
 
 TEST(IsometryData, ComputedDetectorsAndTranslatorKeepTheOrder) {
-  SentencePairs source{"pairs.tsv", {"one", "two"}, {"uno", "dos"}, {1, 2}};
-  const TextTranslator upper = [](const std::vector<std::string>& texts) {
+  isometry::SentencePairs source{"pairs.tsv", {"one", "two"}, {"uno", "dos"}, {1, 2}};
+  const isometry::TextTranslator upper = [](const std::vector<std::string>& texts) {
     std::vector<std::string> out;
     for (auto t : texts) {
       std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -279,22 +279,22 @@ TEST(IsometryData, ComputedDetectorsAndTranslatorKeepTheOrder) {
     }
     return out;
   };
-  auto target = translate_pairs(source, upper, "upper");
+  auto target = isometry::translate_pairs(source, upper, "upper");
   EXPECT_EQ(target.first, (std::vector<std::string>{"ONE", "TWO"}));
   EXPECT_EQ(target.second, (std::vector<std::string>{"UNO", "DOS"}));
-  const ParaphraseDetector same_length{"len", [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  const isometry::ParaphraseDetector same_length{"len", [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
                                          std::vector<double> p;
                                          for (std::size_t i = 0; i < a.size(); ++i) p.push_back(a[i].size() == b[i].size());
                                          return p;
                                        }};
-  auto scores = detect_paraphrases(source, target, {same_length});
+  auto scores = isometry::detect_paraphrases(source, target, {same_length});
   EXPECT_EQ(scores.source[0], (std::vector<double>{1, 1}));
-  const ParaphraseDetector broken{"broken", [](const std::vector<std::string>&, const std::vector<std::string>&) {
+  const isometry::ParaphraseDetector broken{"broken", [](const std::vector<std::string>&, const std::vector<std::string>&) {
                                     return std::vector<double>{0.5};
                                   }};
-  EXPECT_THROW(detect_paraphrases(source, target, {broken}), Error);
-  const TextTranslator drops = [](const std::vector<std::string>&) { return std::vector<std::string>{"x"}; };
-  EXPECT_THROW(translate_pairs(source, drops, "drops"), Error);
+  EXPECT_THROW(isometry::detect_paraphrases(source, target, {broken}), Error);
+  const isometry::TextTranslator drops = [](const std::vector<std::string>&) { return std::vector<std::string>{"x"}; };
+  EXPECT_THROW(isometry::translate_pairs(source, drops, "drops"), Error);
 }
 
 // ---- The command ------------------------------------------------------------------------------------
@@ -554,7 +554,7 @@ TEST(IsometryModels, TranslatesDetectsVotesAndScoresEndToEnd) {
     const auto mode = stats::mode_of_pairs(judgements).mode;
     const json expected_mode = mode ? json{mode->first, mode->second} : json(nullptr);
     EXPECT_EQ(row["mode"], expected_mode);
-    EXPECT_EQ(row["category"], category_key(isometry_category(mode)));
+    EXPECT_EQ(row["category"], category_key(isometry::isometry_category(mode)));
     const metrics::ChrF chrf;
     EXPECT_DOUBLE_EQ(row["chrf_target"].get<double>(),
                      metrics::commutative_chrf(row["target"][0].get<std::string>(), row["target"][1].get<std::string>(), chrf).mean);

@@ -10,6 +10,7 @@
 #include "engine/text_encoder.hpp"
 #include "eval/lip/lip.hpp"
 #include "eval/lip/property_classifier.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -39,7 +40,7 @@ TEST(LipKl, EpsilonChangesScipyEntropyOnlyInTheLastDigits) {
     for (const auto& v : record["q"]) integral = integral && v.get<double>() == std::floor(v.get<double>()) && v.get<double>() >= 1;
     if (!integral) continue;
     double expected = record["kl_natural"].get<double>();
-    EXPECT_NEAR(lip_kl(counts(record["p"]), counts(record["q"])), expected, 1e-8 * expected) << record.dump();
+    EXPECT_NEAR(lip::lip_kl(counts(record["p"]), counts(record["q"])), expected, 1e-8 * expected) << record.dump();
   }
 }
 
@@ -47,22 +48,22 @@ TEST(LipKl, MatchesThePapersGetKlExactly) {
   // Values from get_kl(a, b) evaluated in Python on these label lists:
   //   a = [0]*52 + [1]*48, b = [0]*64 + [1]*36 → 0.030114925079565702
   //   a = [0]*10 + [1]*20 + [2]*30, b = [0]*20 + [1]*20 + [2]*20 → 0.08720802386920697
-  EXPECT_NEAR(lip_kl({52, 48}, {64, 36}), 0.030114925079565702, 1e-15);
-  EXPECT_NEAR(lip_kl({10, 20, 30}, {20, 20, 20}), 0.08720802386920697, 1e-15);
+  EXPECT_NEAR(lip::lip_kl({52, 48}, {64, 36}), 0.030114925079565702, 1e-15);
+  EXPECT_NEAR(lip::lip_kl({10, 20, 30}, {20, 20, 20}), 0.08720802386920697, 1e-15);
 }
 
 TEST(LipKl, ZeroBinsFollowTheEpsilonConvention) {
   // a = [0]*10 + [1]*5 (class 2 never a true label), b = [1]*12 + [2]*3 (class 0 never predicted).
   // Only classes 0 and 1 enter; q(0) = ε / (15 + 2ε) keeps the divergence finite; the 3 predictions
   // of class 2 count in q's total only. get_kl gives 13.300544090787936 ('13.301').
-  EXPECT_NEAR(lip_kl({10, 5, 0}, {0, 12, 3}), 13.300544090787936, 1e-12);
-  EXPECT_THROW(lip_kl({0, 0}, {1, 1}), Error);
+  EXPECT_NEAR(lip::lip_kl({10, 5, 0}, {0, 12, 3}), 13.300544090787936, 1e-12);
+  EXPECT_THROW(lip::lip_kl({0, 0}, {1, 1}), Error);
 }
 
 TEST(LipSignificance, ChiSquaredContingencyGoldens) {
   for (const auto& record : stats_golden()["chi2_contingency"]) {
     if (!record["yates"].get<bool>()) continue;  // get_significance uses scipy's default correction
-    auto result = lip_significance(counts(record["table"][0]), counts(record["table"][1]));
+    auto result = lip::lip_significance(counts(record["table"][0]), counts(record["table"][1]));
     double chi2 = record["chi2"].get<double>(), p = record["p"].get<double>();
     EXPECT_NEAR(result.chi2, chi2, 1e-9 * chi2) << record.dump();
     EXPECT_NEAR(result.pvalue, p, 1e-9 * p) << record.dump();
@@ -73,28 +74,28 @@ TEST(LipSignificance, ChiSquaredContingencyGoldens) {
 
 TEST(LipSignificance, ClassesAbsentFromBothRowsAreLeftOut) {
   // [[52, 0, 48], [64, 0, 36]] is tested as [[52, 48], [64, 36]] (dof 1, Yates): the golden values.
-  auto result = lip_significance({52, 0, 48}, {64, 0, 36});
+  auto result = lip::lip_significance({52, 0, 48}, {64, 0, 36});
   EXPECT_EQ(result.classes, (std::vector<std::size_t>{0, 2}));
   EXPECT_NEAR(result.chi2, 2.483579638752053, 1e-12);
   EXPECT_NEAR(result.pvalue, 0.11504016122838726, 1e-12);
   EXPECT_EQ(result.dof, 1.0);
   // One class left: nothing to compare; scipy's dof = 0 case gives χ² = 0 and p = 1.
-  auto single = lip_significance({0, 30}, {0, 25});
+  auto single = lip::lip_significance({0, 30}, {0, 25});
   EXPECT_EQ(single.dof, 0.0);
   EXPECT_EQ(single.chi2, 0.0);
   EXPECT_EQ(single.pvalue, 1.0);
   EXPECT_EQ(single.stars, "");
-  EXPECT_EQ(significance_stars(0.01), "**");
-  EXPECT_EQ(significance_stars(0.0100001), "*");
-  EXPECT_EQ(significance_stars(0.05), "*");
-  EXPECT_EQ(significance_stars(0.0500001), "");
+  EXPECT_EQ(lip::significance_stars(0.01), "**");
+  EXPECT_EQ(lip::significance_stars(0.0100001), "*");
+  EXPECT_EQ(lip::significance_stars(0.05), "*");
+  EXPECT_EQ(lip::significance_stars(0.0500001), "");
 }
 
 TEST(LipSplit, StratifiedDeterministicAndDisjoint) {
   std::vector<int> labels;
   for (int i = 0; i < 50; ++i) labels.push_back(i % 5 == 0 ? 1 : 0);  // 40 of class 0, 10 of class 1
   labels.push_back(2);                                                // a class with a single member
-  auto split = stratified_split(labels, 3, 0.2, 7);
+  auto split = lip::stratified_split(labels, 3, 0.2, 7);
   std::size_t held[3] = {0, 0, 0};
   for (auto i : split.held_out) ++held[labels[i]];
   EXPECT_EQ(held[0], 8u);
@@ -104,21 +105,21 @@ TEST(LipSplit, StratifiedDeterministicAndDisjoint) {
   all.insert(split.held_out.begin(), split.held_out.end());
   EXPECT_EQ(all.size(), labels.size());
   EXPECT_EQ(split.train.size() + split.held_out.size(), labels.size());
-  auto again = stratified_split(labels, 3, 0.2, 7);
+  auto again = lip::stratified_split(labels, 3, 0.2, 7);
   EXPECT_EQ(again.held_out, split.held_out);
-  EXPECT_NE(stratified_split(labels, 3, 0.2, 8).held_out, split.held_out);
-  EXPECT_TRUE(stratified_split(labels, 3, 0.0, 7).held_out.empty());
-  EXPECT_THROW(stratified_split(labels, 3, 1.0, 7), Error);
+  EXPECT_NE(lip::stratified_split(labels, 3, 0.2, 8).held_out, split.held_out);
+  EXPECT_TRUE(lip::stratified_split(labels, 3, 0.0, 7).held_out.empty());
+  EXPECT_THROW(lip::stratified_split(labels, 3, 1.0, 7), Error);
 }
 
 TEST(LipClassifierScores, AccuracyAndMacroF1) {
   // Class 0: tp 2, fp 1, fn 0 → P 2/3, R 1, F1 0.8. Class 1: tp 1, fp 0, fn 2 → P 1, R 1/3, F1 0.5.
   // Class 2 only predicted, never true: F1 0. Macro-F1 = (0.8 + 0.5 + 0) / 3.
-  auto scores = score_classifier({0, 0, 1, 1, 1}, {0, 0, 0, 1, 2});
+  auto scores = lip::score_classifier({0, 0, 1, 1, 1}, {0, 0, 0, 1, 2});
   EXPECT_DOUBLE_EQ(scores.accuracy, 0.6);
   EXPECT_NEAR(scores.macro_f1, 1.3 / 3.0, 1e-15);
-  EXPECT_EQ(mean_std({1.0, 2.0, 3.0}).std, 1.0);
-  EXPECT_EQ(mean_std({4.0}).std, 0.0);
+  EXPECT_EQ(lip::mean_std({1.0, 2.0, 3.0}).std, 1.0);
+  EXPECT_EQ(lip::mean_std({4.0}).std, 0.0);
 }
 
 // ---- `invar lip` ----------------------------------------------------------------------------------
@@ -209,7 +210,7 @@ TEST(LipCli, PreservedPropertyAndAClassAbsentFromB) {
   EXPECT_EQ(run["counts"]["truth"], (nlohmann::json{1, 2}));
   EXPECT_EQ(run["counts"]["original"], (nlohmann::json{1, 2}));
   EXPECT_EQ(run["counts"]["transformed"], (nlohmann::json{0, 3}));
-  EXPECT_NEAR(run["kl_truth_transformed"].get<double>(), lip_kl({1, 2}, {0, 3}), 1e-12);
+  EXPECT_NEAR(run["kl_truth_transformed"].get<double>(), lip::lip_kl({1, 2}, {0, 3}), 1e-12);
   EXPECT_LT(run["kl_truth_transformed"].get<double>(), 10.0);
   EXPECT_EQ(run["chi2"]["original_vs_transformed"]["classes"], (nlohmann::json{"neg", "pos"}));
   EXPECT_EQ(json["verdict"], "preserved");
@@ -287,7 +288,7 @@ TEST(LipSentenceEmbeddings, FeaturesAreTheGoldenSentenceTransformersEmbeddings) 
   auto source = ModelSource::open(test::fixture("core/bert-wordpiece"));
   auto backend = make_cpu_backend({.threads = 1});
   TextEncoder encoder(*source, *backend);
-  SentenceEmbeddings embeddings(encoder, BatchOptions{2, {}});
+  lip::SentenceEmbeddings embeddings(encoder, BatchOptions{2, {}});
   const auto golden = test::load_json(test::fixture("core/bert-wordpiece/golden.json"));
   std::vector<std::string> texts;
   for (const auto& c : golden["cases"]) texts.push_back(c["text"]);
@@ -321,7 +322,7 @@ TEST(LipCli, SentenceEmbeddingClassifierWithATinyEncoder) {
     for (const auto& c : run["counts"]["transformed"]) total += c.get<std::size_t>();
     EXPECT_EQ(total, 3u);
     EXPECT_NEAR(run["kl_truth_transformed"].get<double>(),
-                lip_kl(run["counts"]["truth"].get<std::vector<std::size_t>>(),
+                lip::lip_kl(run["counts"]["truth"].get<std::vector<std::size_t>>(),
                        run["counts"]["transformed"].get<std::vector<std::size_t>>()),
                 1e-12);
   }

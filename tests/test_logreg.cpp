@@ -15,7 +15,7 @@ using namespace invar;
 namespace {
 
 struct Dataset {
-  SparseMatrix X;
+  learn::SparseMatrix X;
   std::vector<int> y;
 };
 
@@ -42,7 +42,7 @@ struct Objective {
 };
 
 // One binary subproblem: `positive` marks y = +1, cost[i] the C_i of each sample.
-Objective binary_objective(const SparseMatrix& X, const std::vector<bool>& positive, const std::vector<double>& cost,
+Objective binary_objective(const learn::SparseMatrix& X, const std::vector<bool>& positive, const std::vector<double>& cost,
                            const std::vector<double>& w, double b) {
   Objective result;
   result.gradient.assign(w.size() + 1, 0.0);
@@ -70,7 +70,7 @@ double max_abs(const std::vector<double>& v) {
   return m;
 }
 
-void expect_minimum(const SparseMatrix& X, const std::vector<bool>& positive, const std::vector<double>& cost,
+void expect_minimum(const learn::SparseMatrix& X, const std::vector<bool>& positive, const std::vector<double>& cost,
                     const std::vector<double>& w, double b) {
   auto at_solution = binary_objective(X, positive, cost, w, b);
   auto at_zero = binary_objective(X, positive, cost, std::vector<double>(w.size(), 0.0), 0.0);
@@ -88,7 +88,7 @@ void expect_minimum(const SparseMatrix& X, const std::vector<bool>& positive, co
 }  // namespace
 
 TEST(LogisticRegression, BalancedWeightsAreNOverKCount) {
-  auto weights = balanced_class_weights({0, 0, 0, 1, 2, 2}, 3);
+  auto weights = learn::balanced_class_weights({0, 0, 0, 1, 2, 2}, 3);
   EXPECT_DOUBLE_EQ(weights[0], 6.0 / 9.0);
   EXPECT_DOUBLE_EQ(weights[1], 2.0);
   EXPECT_DOUBLE_EQ(weights[2], 1.0);
@@ -96,8 +96,8 @@ TEST(LogisticRegression, BalancedWeightsAreNOverKCount) {
 
 TEST(LogisticRegression, BinarySolutionMinimisesTheObjective) {
   auto data = overlapping(2);
-  for (auto weighting : {ClassWeighting::None, ClassWeighting::Balanced}) {
-    LogisticRegression model;
+  for (auto weighting : {learn::ClassWeighting::None, learn::ClassWeighting::Balanced}) {
+    learn::LogisticRegression model;
     model.fit(data.X, data.y, 2, {.C = 0.7, .class_weight = weighting, .tolerance = 1e-10});
     ASSERT_EQ(model.weights().size(), 1u);
     std::vector<bool> positive;
@@ -120,8 +120,8 @@ TEST(LogisticRegression, BinarySolutionMinimisesTheObjective) {
 
 TEST(LogisticRegression, OneVsRestWeightsOnlyThePositiveClass) {
   auto data = overlapping(3);
-  LogisticRegression model;
-  model.fit(data.X, data.y, 3, {.C = 2.0, .class_weight = ClassWeighting::Balanced, .tolerance = 1e-10});
+  learn::LogisticRegression model;
+  model.fit(data.X, data.y, 3, {.C = 2.0, .class_weight = learn::ClassWeighting::Balanced, .tolerance = 1e-10});
   ASSERT_EQ(model.weights().size(), 3u);
   for (std::size_t k = 0; k < 3; ++k) {
     std::vector<bool> positive;
@@ -145,7 +145,7 @@ TEST(LogisticRegression, OneVsRestWeightsOnlyThePositiveClass) {
 
 TEST(LogisticRegression, SeparableToySetIsLearnt) {
   // Class = which of three sparse features is present; a fourth feature is noise shared by all.
-  SparseMatrix X;
+  learn::SparseMatrix X;
   X.cols = 4;
   std::vector<int> y;
   for (int i = 0; i < 30; ++i) {
@@ -153,10 +153,10 @@ TEST(LogisticRegression, SeparableToySetIsLearnt) {
     X.add_row({{static_cast<std::uint32_t>(label), 1.0}, {3, 0.1 * (i % 4)}});
     y.push_back(label);
   }
-  LogisticRegression model;
+  learn::LogisticRegression model;
   model.fit(X, y, 3, {.C = 10.0});
   EXPECT_EQ(model.predict(X), y);
-  SparseMatrix unseen;
+  learn::SparseMatrix unseen;
   unseen.cols = 4;
   unseen.add_row({{2, 0.8}});
   unseen.add_row({{0, 1.0}, {3, 0.3}});
@@ -164,17 +164,17 @@ TEST(LogisticRegression, SeparableToySetIsLearnt) {
 
   std::vector<int> binary;
   for (int label : y) binary.push_back(label == 2 ? 1 : 0);
-  LogisticRegression two;
+  learn::LogisticRegression two;
   two.fit(X, binary, 2, {.C = 10.0});
   EXPECT_EQ(two.predict(X), binary);
 }
 
 TEST(LogisticRegression, RejectsBadTrainingData) {
-  SparseMatrix X;
+  learn::SparseMatrix X;
   X.cols = 1;
   X.add_row({{0, 1.0}});
   X.add_row({{0, -1.0}});
-  LogisticRegression model;
+  learn::LogisticRegression model;
   EXPECT_THROW(model.fit(X, {0, 0}, 2, {}), Error);      // class 1 never occurs
   EXPECT_THROW(model.fit(X, {0, 1, 1}, 2, {}), Error);   // label count differs from rows
   EXPECT_THROW(model.fit(X, {0, 1}, 2, {.C = 0.0}), Error);

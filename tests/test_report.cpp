@@ -20,9 +20,9 @@ std::size_t count(const std::string& text, const std::string& needle) {
 }  // namespace
 
 TEST(TextTable, PadsByDisplayWidthAndAlignsNumbers) {
-  TextTable table;
+  report::TextTable table;
   table.header = {"name", "score"};
-  table.align = {TextTable::Align::Left, TextTable::Align::Right};
+  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right};
   table.rows = {{"日本", "1.5"}, {"p̂(A)", "10.25"}};
   // 日本 is 4 cells wide, p̂ is one cell (a combining mark).
   EXPECT_EQ(table.render(),
@@ -30,15 +30,15 @@ TEST(TextTable, PadsByDisplayWidthAndAlignsNumbers) {
             "-----------\n"
             "日本    1.5\n"
             "p̂(A)  10.25\n");
-  EXPECT_EQ(display_width("p̂(A)"), 4u);
+  EXPECT_EQ(report::display_width("p̂(A)"), 4u);
 }
 
 TEST(Chart, BarChartDrawsOneBarPerSeriesAndCategory) {
-  chart::BarChart bars;
+  report::BarChart bars;
   bars.title = "A <b> & \"c\"";
   bars.categories = {"neg", "pos"};
   bars.series = {{"truth", {0.4, 0.6}, {}}, {"predicted", {0.5, 0.5}, {0.05, 0.0}}};
-  auto svg = chart::svg(bars);
+  auto svg = report::svg(bars);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_EQ(count(svg, "</svg>"), 1u);
   EXPECT_EQ(count(svg, "<title>neg — "), 2u);
@@ -47,15 +47,15 @@ TEST(Chart, BarChartDrawsOneBarPerSeriesAndCategory) {
   EXPECT_NE(svg.find("A &lt;b&gt; &amp; &quot;c&quot;"), std::string::npos);
   EXPECT_EQ(svg.find("<b>"), std::string::npos);
   bars.series[0].values.pop_back();
-  EXPECT_THROW(chart::svg(bars), Error);
+  EXPECT_THROW(report::svg(bars), Error);
 }
 
 TEST(Chart, BarHeightsAreProportionalToValues) {
-  chart::BarChart bars;
+  report::BarChart bars;
   bars.categories = {"x", "y"};
   bars.series = {{"s", {0.25, 0.5}, {}}};
   bars.y_max = 1.0;
-  auto svg = chart::svg(bars);
+  auto svg = report::svg(bars);
   std::regex height("<rect x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"[0-9.]+\" height=\"([0-9.]+)\" fill");
   std::vector<double> heights;
   for (std::sregex_iterator it(svg.begin(), svg.end(), height), end; it != end; ++it) heights.push_back(std::stod((*it)[1]));
@@ -64,24 +64,24 @@ TEST(Chart, BarHeightsAreProportionalToValues) {
 }
 
 TEST(Chart, ScatterPlotSkipsPointsOutsideTheRangeAndClipsLines) {
-  chart::ScatterPlot plot;
+  report::ScatterPlot plot;
   plot.title = "scatter";
   plot.series = {{"pairs", {0.1, 0.5, 2.0}, {0.2, 0.4, 0.9}, {"first", "second", "outside"}}};
   plot.x_range = {{0.0, 1.0}};
   plot.y_range = {{0.0, 1.0}};
   plot.lines = {{1.0, 0.0, "y = x"}};
-  auto svg = chart::svg(plot);
+  auto svg = report::svg(plot);
   EXPECT_EQ(count(svg, "<circle"), 2u);
   EXPECT_NE(svg.find("<title>second</title>"), std::string::npos);
   EXPECT_EQ(svg.find("outside"), std::string::npos);
   EXPECT_EQ(count(svg, "stroke-dasharray"), 1u);
   plot.series[0].y.pop_back();
-  EXPECT_THROW(chart::svg(plot), Error);
+  EXPECT_THROW(report::svg(plot), Error);
 }
 
 TEST(HtmlReport, SelfContainedPageWrittenAtomically) {
-  HtmlReport report("LIP <test>");
-  TextTable table;
+  report::HtmlReport report("LIP <test>");
+  report::TextTable table;
   table.header = {"a", "b"};
   table.rows = {{"x & y", "1"}};
   report.heading("Scores").paragraph("p < 0.05").table(table, "caption").figure("<svg></svg>", "figure");

@@ -3,8 +3,8 @@
 #include <numeric>
 
 #include "core/error.hpp"
-#include "eval/metrics/bleu.hpp"
 #include "eval/metaeval/metaeval.hpp"
+#include "eval/metrics/bleu.hpp"
 #include "eval/stats/resampling.hpp"
 
 using namespace invar;

@@ -12,8 +12,8 @@ using namespace invar;
 
 namespace {
 
-TfidfOptions bigrams(NgramAnalyzer analyzer = NgramAnalyzer::Char) {
-  TfidfOptions options;
+learn::TfidfOptions bigrams(learn::NgramAnalyzer analyzer = learn::NgramAnalyzer::Char) {
+  learn::TfidfOptions options;
   options.analyzer = analyzer;
   options.ngram_min = 2;
   options.ngram_max = 2;
@@ -42,7 +42,7 @@ TEST(Tfidf, CharBigramsByHand) {
   // Documents "abab", "AB", "bc" (lowercased first). Bigrams: {ab: 2, ba: 1}, {ab: 1}, {bc: 1}.
   // n = 3; df(ab) = 2, df(ba) = df(bc) = 1.
   // idf(ab) = ln(4/3) + 1 = 1.2876820724517808; idf(ba) = idf(bc) = ln(4/2) + 1 = 1.6931471805599454.
-  TfidfVectorizer vectorizer(bigrams());
+  learn::TfidfVectorizer vectorizer(bigrams());
   vectorizer.fit({"abab", "AB", "bc"});
   ASSERT_EQ(vectorizer.vocabulary(), (std::vector<std::string>{"ab", "ba", "bc"}));
   EXPECT_EQ(vectorizer.document_frequency(), (std::vector<std::size_t>{2, 1, 1}));
@@ -66,7 +66,7 @@ TEST(Tfidf, SublinearTfByHand) {
   //   = (0.7898069290660905, 0.6133555370249717).
   auto options = bigrams();
   options.sublinear_tf = true;
-  TfidfVectorizer vectorizer(options);
+  learn::TfidfVectorizer vectorizer(options);
   vectorizer.fit({"abab", "AB", "bc"});
   auto X = vectorizer.transform({"abab"});
   EXPECT_NEAR(X.at(0, 0), 0.7898069290660905, 1e-12);
@@ -74,7 +74,7 @@ TEST(Tfidf, SublinearTfByHand) {
 }
 
 TEST(Tfidf, CharAnalyzerCollapsesOnlyRunsOfWhitespace) {
-  TfidfVectorizer vectorizer(bigrams());
+  learn::TfidfVectorizer vectorizer(bigrams());
   // "a  b\tc": the two spaces become one, the single tab stays: "a b\tc".
   EXPECT_EQ(vectorizer.analyze("a  b\tc"), (std::vector<std::string>{"a ", " b", "b\t", "\tc"}));
   // U+3000 + space is a run of Python whitespace; U+200B is not whitespace.
@@ -82,23 +82,23 @@ TEST(Tfidf, CharAnalyzerCollapsesOnlyRunsOfWhitespace) {
             (std::vector<std::string>{"x ", " y", "y\u200b", "\u200bz"}));
   auto options = bigrams();
   options.ngram_max = 3;
-  TfidfVectorizer up_to_three(options);
+  learn::TfidfVectorizer up_to_three(options);
   // All bigrams first, then all trigrams; n-grams count code points, not bytes.
   EXPECT_EQ(up_to_three.analyze("Éte"), (std::vector<std::string>{"ét", "te", "éte"}));
   EXPECT_EQ(up_to_three.analyze("a"), (std::vector<std::string>{}));
 }
 
 TEST(Tfidf, CharWbPadsWordsAndKeepsShortWordsOnce) {
-  auto options = bigrams(NgramAnalyzer::CharWb);
+  auto options = bigrams(learn::NgramAnalyzer::CharWb);
   options.ngram_max = 3;
-  TfidfVectorizer vectorizer(options);
+  learn::TfidfVectorizer vectorizer(options);
   // " ab ": bigrams " a", "ab", "b ", trigrams " ab", "ab "; " c ": bigrams " c", "c ", then the padded
   // word itself (3 code points) once for n = 3.
   EXPECT_EQ(vectorizer.analyze("ab  c"),
             (std::vector<std::string>{" a", "ab", "b ", " ab", "ab ", " c", "c ", " c "}));
   options.ngram_min = 4;
   options.ngram_max = 6;
-  TfidfVectorizer long_grams(options);
+  learn::TfidfVectorizer long_grams(options);
   EXPECT_EQ(long_grams.analyze("ab c"), (std::vector<std::string>{" ab ", " c "}));
 }
 
@@ -106,36 +106,36 @@ TEST(Tfidf, DocumentFrequencyPruning) {
   // "aab", "ab", "bb": df(aa) = 1, df(ab) = 2, df(bb) = 1; n = 3.
   const std::vector<std::string> docs{"aab", "ab", "bb"};
   auto options = bigrams();
-  options.max_df = DocumentFrequencyBound::parse("0.6");  // 0.6 * 3 = 1.8: ab goes
-  TfidfVectorizer high(options);
+  options.max_df = learn::DocumentFrequencyBound::parse("0.6");  // 0.6 * 3 = 1.8: ab goes
+  learn::TfidfVectorizer high(options);
   high.fit(docs);
   EXPECT_EQ(high.vocabulary(), (std::vector<std::string>{"aa", "bb"}));
   EXPECT_EQ(high.pruned_terms(), 1u);
   // idf uses the number of documents, not of kept terms: ln(4/2) + 1.
   EXPECT_NEAR(high.idf()[0], std::log(2.0) + 1.0, 1e-15);
 
-  options.max_df = DocumentFrequencyBound::parse("1.0");
-  options.min_df = DocumentFrequencyBound::parse("2");
-  TfidfVectorizer low(options);
+  options.max_df = learn::DocumentFrequencyBound::parse("1.0");
+  options.min_df = learn::DocumentFrequencyBound::parse("2");
+  learn::TfidfVectorizer low(options);
   low.fit(docs);
   EXPECT_EQ(low.vocabulary(), (std::vector<std::string>{"ab"}));
 
-  options.min_df = DocumentFrequencyBound::parse("0.5");  // 1.5 documents
-  TfidfVectorizer low_share(options);
+  options.min_df = learn::DocumentFrequencyBound::parse("0.5");  // 1.5 documents
+  learn::TfidfVectorizer low_share(options);
   low_share.fit(docs);
   EXPECT_EQ(low_share.vocabulary(), (std::vector<std::string>{"ab"}));
 
-  options.min_df = DocumentFrequencyBound::parse("3");
-  TfidfVectorizer none_left(options);
+  options.min_df = learn::DocumentFrequencyBound::parse("3");
+  learn::TfidfVectorizer none_left(options);
   EXPECT_THROW(none_left.fit(docs), Error);
-  options.min_df = DocumentFrequencyBound::parse("2");
-  options.max_df = DocumentFrequencyBound::parse("1");
-  TfidfVectorizer crossed(options);
+  options.min_df = learn::DocumentFrequencyBound::parse("2");
+  options.max_df = learn::DocumentFrequencyBound::parse("1");
+  learn::TfidfVectorizer crossed(options);
   EXPECT_THROW(crossed.fit(docs), Error);
 }
 
 TEST(Tfidf, VocabularyIsInCodePointOrder) {
-  TfidfVectorizer vectorizer(bigrams());
+  learn::TfidfVectorizer vectorizer(bigrams());
   vectorizer.fit({"\U0001F600a \u00e9a Za"});
   auto vocabulary = vectorizer.vocabulary();
   ASSERT_FALSE(vocabulary.empty());
@@ -147,17 +147,17 @@ TEST(Tfidf, VocabularyIsInCodePointOrder) {
 }
 
 TEST(Tfidf, ParsesDocumentFrequencyBounds) {
-  auto count = DocumentFrequencyBound::parse("2");
+  auto count = learn::DocumentFrequencyBound::parse("2");
   EXPECT_FALSE(count.proportion);
   EXPECT_EQ(count.limit(10), 2.0);
-  auto share = DocumentFrequencyBound::parse("0.001");
+  auto share = learn::DocumentFrequencyBound::parse("0.001");
   EXPECT_TRUE(share.proportion);
   EXPECT_DOUBLE_EQ(share.limit(2000), 2.0);
-  EXPECT_THROW(DocumentFrequencyBound::parse("0"), Error);
-  EXPECT_THROW(DocumentFrequencyBound::parse("1.5"), Error);
-  EXPECT_THROW(DocumentFrequencyBound::parse("many"), Error);
-  TfidfOptions bad;
+  EXPECT_THROW(learn::DocumentFrequencyBound::parse("0"), Error);
+  EXPECT_THROW(learn::DocumentFrequencyBound::parse("1.5"), Error);
+  EXPECT_THROW(learn::DocumentFrequencyBound::parse("many"), Error);
+  learn::TfidfOptions bad;
   bad.ngram_min = 3;
   bad.ngram_max = 2;
-  EXPECT_THROW(TfidfVectorizer{bad}, Error);
+  EXPECT_THROW(learn::TfidfVectorizer{bad}, Error);
 }

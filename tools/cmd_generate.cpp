@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "engine/translator.hpp"
 #include "core/io.hpp"
+#include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"

@@ -20,7 +20,7 @@ struct IsometryArguments {
   std::vector<std::string> detectors;
   std::string translator;
   std::optional<std::string> paraphrase_label;
-  ModelTranslatorOptions translation;
+  isometry::ModelTranslatorOptions translation;
   ModelOptions compute;  // --batch-size, --threads, --device
   std::vector<std::string> columns;
   bool header = false;
@@ -56,13 +56,13 @@ void expect_files_or_model(const std::vector<std::string>& files, const char* fi
   if (!files.empty()) expect_one_per_data_set(files, file_option, data_sets);
 }
 
-std::vector<ParaphraseDetector> open_detectors(const IsometryArguments& args, Backend& backend) {
-  std::vector<ParaphraseDetector> detectors;
+std::vector<isometry::ParaphraseDetector> open_detectors(const IsometryArguments& args, Backend& backend) {
+  std::vector<isometry::ParaphraseDetector> detectors;
   std::set<std::string> names;
   for (const auto& argument : args.detectors) {
-    auto [name, model] = detector_name_and_model(argument);
+    auto [name, model] = isometry::detector_name_and_model(argument);
     if (!names.insert(name).second) fail("two detectors are named '{}'; name them with --detector NAME=MODEL", name);
-    detectors.push_back(model_paraphrase_detector(
+    detectors.push_back(isometry::model_paraphrase_detector(
         model, backend, {.name = name, .paraphrase_label = args.paraphrase_label, .batch_size = args.compute.batch_size}));
   }
   return detectors;
@@ -70,46 +70,46 @@ std::vector<ParaphraseDetector> open_detectors(const IsometryArguments& args, Ba
 
 void run(const IsometryArguments& args) {
   if (args.pairs.empty()) fail("isometry needs --pairs FILE (sentence pairs in the source language)");
-  validate_epsilon(args.epsilon);
+  isometry::validate_epsilon(args.epsilon);
   const auto data_sets = args.pairs.size();
   expect_files_or_model(args.translations, "--translations", !args.translator.empty(), "--translator", data_sets);
   expect_files_or_model(args.detector_scores, "--detector-scores", !args.detectors.empty(), "--detector", data_sets);
   if (!args.columns.empty() && args.columns.size() != 2) fail("--columns takes two columns, FIRST,SECOND");
-  PairColumns columns{.header = args.header};
+  isometry::PairColumns columns{.header = args.header};
   if (!args.columns.empty()) {
     columns.first = args.columns[0];
     columns.second = args.columns[1];
   }
   const auto names = data_set_names(args);
-  std::vector<SentencePairs> sources;
-  for (const auto& path : args.pairs) sources.push_back(read_sentence_pairs(path, columns));
+  std::vector<isometry::SentencePairs> sources;
+  for (const auto& path : args.pairs) sources.push_back(isometry::read_sentence_pairs(path, columns));
 
   std::unique_ptr<Backend> backend;
   if (!args.translator.empty() || !args.detectors.empty()) backend = open_backend(args.compute);
-  TextTranslator translator;
+  isometry::TextTranslator translator;
   if (!args.translator.empty()) {
     auto options = args.translation;
     options.batch_size = args.compute.batch_size;
-    translator = model_translator(args.translator, *backend, options);
+    translator = isometry::model_translator(args.translator, *backend, options);
   }
-  const auto detectors = args.detectors.empty() ? std::vector<ParaphraseDetector>{} : open_detectors(args, *backend);
+  const auto detectors = args.detectors.empty() ? std::vector<isometry::ParaphraseDetector>{} : open_detectors(args, *backend);
 
-  std::vector<IsometryDataSet> data;
+  std::vector<isometry::IsometryDataSet> data;
   for (std::size_t s = 0; s < data_sets; ++s) {
-    auto target = translator ? translate_pairs(sources[s], translator, args.translator)
-                             : read_sentence_pairs(args.translations[s], columns);
-    auto scores = detectors.empty() ? read_detector_scores(args.detector_scores[s])
-                                    : detect_paraphrases(sources[s], target, detectors);
-    data.push_back(make_isometry_data_set(names[s], std::move(sources[s]), std::move(target), std::move(scores)));
+    auto target = translator ? isometry::translate_pairs(sources[s], translator, args.translator)
+                             : isometry::read_sentence_pairs(args.translations[s], columns);
+    auto scores = detectors.empty() ? isometry::read_detector_scores(args.detector_scores[s])
+                                    : isometry::detect_paraphrases(sources[s], target, detectors);
+    data.push_back(isometry::make_isometry_data_set(names[s], std::move(sources[s]), std::move(target), std::move(scores)));
   }
 
-  IsometryOptions options;
+  isometry::IsometryOptions options;
   options.epsilon = args.epsilon;
-  auto result = run_isometry(data, options);
-  if (!args.per_pair.empty()) write_isometry_pairs(args.per_pair, data, result);
-  if (!args.report.empty()) write_isometry_html(args.report, data, result);
-  if (args.json) std::cout << isometry_json(data, result).dump(2) << '\n';
-  else std::cout << isometry_text_report(data, result);
+  auto result = isometry::run_isometry(data, options);
+  if (!args.per_pair.empty()) isometry::write_isometry_pairs(args.per_pair, data, result);
+  if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result);
+  if (args.json) std::cout << isometry::isometry_json(data, result).dump(2) << '\n';
+  else std::cout << isometry::isometry_text_report(data, result);
 }
 
 void setup(CLI::App& root) {

@@ -1,14 +1,14 @@
 // `invar lip`: the Language Invariant Property benchmark (Bianchi et al.) — does a transformation
-// (translation, paraphrase, style transfer) keep a property of the text? See eval/lip.hpp.
+// (translation, paraphrase, style transfer) keep a property of the text? See eval/lip/lip.hpp.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "core/error.hpp"
-#include "eval/lip/lip.hpp"
-#include "engine/translator.hpp"
 #include "core/io.hpp"
+#include "eval/lip/lip.hpp"
 #include "eval/lip/report.hpp"
+#include "eval/lip/transform.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
@@ -39,42 +39,18 @@ struct LipArguments {
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
 };
 
-FeaturizerFactory tf_featurizer(const LipArguments& args) {
-  TfidfOptions options = lip_tfidf_options();
-  if (args.analyzer == "char_wb") options.analyzer = NgramAnalyzer::CharWb;
+lip::FeaturizerFactory tf_featurizer(const LipArguments& args) {
+  learn::TfidfOptions options = lip::lip_tfidf_options();
+  if (args.analyzer == "char_wb") options.analyzer = learn::NgramAnalyzer::CharWb;
   else if (args.analyzer != "char") fail("--analyzer must be char or char_wb, got '{}'", args.analyzer);
   if (args.ngram_range.size() != 2) fail("--ngram-range takes two numbers, MIN,MAX");
   options.ngram_min = args.ngram_range[0];
   options.ngram_max = args.ngram_range[1];
   options.sublinear_tf = args.sublinear_tf;
-  options.min_df = DocumentFrequencyBound::parse(args.min_df);
-  options.max_df = DocumentFrequencyBound::parse(args.max_df);
+  options.min_df = learn::DocumentFrequencyBound::parse(args.min_df);
+  options.max_df = learn::DocumentFrequencyBound::parse(args.max_df);
   options.validate();
-  return [options] { return std::make_unique<TfidfFeaturizer>(options); };
-}
-
-// B = t(A) by a seq2seq model, with the model's own search settings; saved when asked, so the
-// run can be repeated or inspected with --transformed.
-LabelledTexts transform_texts(const ModelSource& model, Backend& backend, const LabelledTexts& original,
-                              const LipArguments& args) {
-  Translator translator(model, backend);
-  auto language = [](const std::string& code) { return code.empty() ? std::nullopt : std::optional(code); };
-  translator.set_languages(language(args.source_language), language(args.target_language));
-  Progress progress("transform", original.texts.size());
-  TranslateOptions options;
-  options.batch_size = args.compute.batch_size;
-  options.where = [&original](std::size_t row) { return fmt::format("{}:{}", original.path, original.line_numbers[row]); };
-  options.progress = [&progress](std::size_t done) { progress.set(done); };
-  LabelledTexts transformed;
-  transformed.path = args.save_transformed.empty() ? model.path() + " (--transform)" : args.save_transformed;
-  transformed.texts = translator.translate(original.texts, translator.default_settings(), options);
-  for (std::size_t i = 0; i < transformed.texts.size(); ++i) transformed.line_numbers.push_back(i + 1);
-  if (!args.save_transformed.empty()) {
-    AtomicOutput out(args.save_transformed);
-    for (const auto& text : transformed.texts) out.write_line(text);
-    out.commit();
-  }
-  return transformed;
+  return [options] { return std::make_unique<lip::TfidfFeaturizer>(options); };
 }
 
 void run(const LipArguments& given) {
@@ -93,14 +69,14 @@ void run(const LipArguments& given) {
   if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty()))
     fail("lip needs --train, --original and --transformed or --transform (or --example)");
 
-  LipOptions options;
+  lip::LipOptions options;
   options.runs = args.runs;
   options.seed = args.seed;
   options.held_out = args.held_out;
   options.regression.C = args.C;
   options.regression.tolerance = args.tolerance;
-  if (args.class_weight == "balanced") options.regression.class_weight = ClassWeighting::Balanced;
-  else if (args.class_weight == "none") options.regression.class_weight = ClassWeighting::None;
+  if (args.class_weight == "balanced") options.regression.class_weight = learn::ClassWeighting::Balanced;
+  else if (args.class_weight == "none") options.regression.class_weight = learn::ClassWeighting::None;
   else fail("--class-weight must be balanced or none, got '{}'", args.class_weight);
   // Models live until the end of the run: featurizers and the translator point into them.
   std::vector<std::unique_ptr<ModelSource>> sources;
@@ -111,15 +87,15 @@ void run(const LipArguments& given) {
     return *sources.back();
   };
   std::unique_ptr<TextEncoder> encoder;
-  std::shared_ptr<SentenceEmbeddings> embeddings;
+  std::shared_ptr<lip::SentenceEmbeddings> embeddings;
   if (args.classifier == "tf") {
     if (!args.encoder.empty()) fail("-m/--model is the SE classifier's encoder; use it with --classifier se");
     options.featurizer = tf_featurizer(args);
   } else if (args.classifier == "se") {
     if (args.encoder.empty()) fail("--classifier se needs a sentence encoder: -m MODEL");
     encoder = std::make_unique<TextEncoder>(open_model(args.encoder), *backend);
-    embeddings = std::make_shared<SentenceEmbeddings>(*encoder, BatchOptions{args.compute.batch_size, {}});
-    options.featurizer = [embeddings] { return std::make_unique<EmbeddingFeaturizer>(embeddings); };
+    embeddings = std::make_shared<lip::SentenceEmbeddings>(*encoder, BatchOptions{args.compute.batch_size, {}});
+    options.featurizer = [embeddings] { return std::make_unique<lip::EmbeddingFeaturizer>(embeddings); };
   } else {
     fail("--classifier must be tf or se, got '{}'", args.classifier);
   }
@@ -134,18 +110,24 @@ void run(const LipArguments& given) {
   if (args.transform.empty()) {
     transformed = read_texts(args.transformed, transformed_columns);
   } else {
-    transformed = transform_texts(open_model(args.transform), *backend, original, args);
+    Progress progress("transform", original.texts.size());
+    transformed = lip::transform_texts(open_model(args.transform), *backend, original,
+                                       {.source_language = args.source_language,
+                                        .target_language = args.target_language,
+                                        .batch_size = args.compute.batch_size,
+                                        .save_path = args.save_transformed,
+                                        .progress = [&progress](std::size_t done) { progress.set(done); }});
   }
-  auto data = make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed));
+  auto data = lip::make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed));
 
-  auto result = run_lip(data, options);
+  auto result = lip::run_lip(data, options);
   if (embeddings && embeddings->truncated() > 0)
     fmt::print(stderr, "invar: warning: {} texts were longer than {} tokens and were truncated for the sentence encoder\n",
                embeddings->truncated(), encoder->max_length());
-  if (!args.predictions.empty()) write_lip_predictions(args.predictions, data, result);
-  if (!args.report.empty()) write_lip_html(args.report, data, result);
-  if (args.json) std::cout << lip_json(data, result).dump(2) << '\n';
-  else std::cout << lip_text_report(data, result);
+  if (!args.predictions.empty()) lip::write_lip_predictions(args.predictions, data, result);
+  if (!args.report.empty()) lip::write_lip_html(args.report, data, result);
+  if (args.json) std::cout << lip::lip_json(data, result).dump(2) << '\n';
+  else std::cout << lip::lip_text_report(data, result);
 }
 
 void setup(CLI::App& root) {

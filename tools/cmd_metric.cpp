@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "eval/metrics/bleu.hpp"
 #include "eval/metrics/chrf.hpp"
-#include "core/io.hpp"
-#include "eval/stats/resampling.hpp"
 #include "eval/metrics/ter.hpp"
+#include "eval/stats/resampling.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
 

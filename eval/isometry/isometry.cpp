@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 
-namespace invar {
+namespace invar::isometry {
 
 // ---- Inputs --------------------------------------------------------------------------------------
 
@@ -303,4 +303,4 @@ IsometryResult run_isometry(const std::vector<IsometryDataSet>& data_sets, const
   return result;
 }
 
-}  // namespace invar
+}  // namespace invar::isometry

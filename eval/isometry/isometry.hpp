@@ -24,7 +24,7 @@
 #include "eval/metrics/chrf.hpp"
 #include "eval/stats/stats.hpp"
 
-namespace invar {
+namespace invar::isometry {
 
 // ---- What the study runs on ------------------------------------------------------------------
 
@@ -159,4 +159,4 @@ IsometryResult run_isometry(const std::vector<IsometryDataSet>& data_sets, const
 // counts[k] / total (0 for no pairs).
 double category_share(const CategoryCounts& counts, IsometryCategory category);
 
-}  // namespace invar
+}  // namespace invar::isometry

@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/error.hpp"
 #include "engine/encoder.hpp"
 #include "engine/text_encoder.hpp"
-#include "core/error.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 
-namespace invar {
+namespace invar::isometry {
 
 namespace {
 
@@ -107,4 +107,4 @@ TextTranslator model_translator(const std::string& model, Backend& backend, cons
   };
 }
 
-}  // namespace invar
+}  // namespace invar::isometry

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "kernels/backend.hpp"
 #include "eval/isometry/isometry.hpp"
+#include "kernels/backend.hpp"
 
-namespace invar {
+namespace invar::isometry {
 
 struct ModelDetectorOptions {
   std::string name;                             // default: the model's file or folder name
@@ -39,4 +39,4 @@ TextTranslator model_translator(const std::string& model, Backend& backend, cons
 // folder (a '=' after a '/' belongs to the path).
 std::pair<std::string, std::string> detector_name_and_model(const std::string& argument);
 
-}  // namespace invar
+}  // namespace invar::isometry

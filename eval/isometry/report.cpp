@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "eval/report/chart.hpp"
 #include "core/io.hpp"
+#include "eval/report/chart.hpp"
 #include "eval/report/report.hpp"
 
-namespace invar {
+namespace invar::isometry {
 
 namespace {
 
@@ -27,10 +27,10 @@ std::string format_p(double p) {
 }
 
 // Left-aligned label columns, then right-aligned numbers.
-TextTable numeric_table(std::vector<std::string> header, std::size_t label_columns) {
-  TextTable table;
-  table.align.assign(header.size(), TextTable::Align::Right);
-  std::fill(table.align.begin(), table.align.begin() + static_cast<std::ptrdiff_t>(label_columns), TextTable::Align::Left);
+report::TextTable numeric_table(std::vector<std::string> header, std::size_t label_columns) {
+  report::TextTable table;
+  table.align.assign(header.size(), report::TextTable::Align::Right);
+  std::fill(table.align.begin(), table.align.begin() + static_cast<std::ptrdiff_t>(label_columns), report::TextTable::Align::Left);
   table.header = std::move(header);
   return table;
 }
@@ -40,7 +40,7 @@ std::vector<std::string> category_header(std::vector<std::string> first) {
   return first;
 }
 
-TextTable category_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+report::TextTable category_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   auto table = numeric_table(category_header({"data set", "pairs"}), 1);
   for (std::size_t s = 0; s < data.size(); ++s) {
     std::vector<std::string> row{data[s].name, std::to_string(data[s].source.size())};
@@ -53,7 +53,7 @@ TextTable category_table(const std::vector<IsometryDataSet>& data, const Isometr
   return table;
 }
 
-TextTable detector_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+report::TextTable detector_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   auto table = numeric_table(category_header({"data set", "detector"}), 2);
   for (std::size_t s = 0; s < data.size(); ++s)
     for (std::size_t d = 0; d < result.detectors.size(); ++d) {
@@ -65,7 +65,7 @@ TextTable detector_table(const std::vector<IsometryDataSet>& data, const Isometr
   return table;
 }
 
-TextTable agreement_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+report::TextTable agreement_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   std::vector<std::string> header{"data set"};
   for (const auto& pattern : result.patterns) header.push_back(pattern.name);
   auto table = numeric_table(std::move(header), 1);
@@ -79,7 +79,7 @@ TextTable agreement_table(const std::vector<IsometryDataSet>& data, const Isomet
   return table;
 }
 
-TextTable correlation_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+report::TextTable correlation_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   auto table = numeric_table({"data set", "side", "n", "r", "t", "df", "p (r > 0)", "strength"}, 2);
   for (std::size_t s = 0; s < data.size(); ++s)
     for (bool target : {false, true}) {
@@ -132,26 +132,26 @@ std::string pair_tooltip(const IsometryDataSet& set, std::size_t i, IsometryCate
 }
 
 std::string category_chart(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
-  chart::BarChart bars;
+  report::BarChart bars;
   bars.title = "Categories of translated pairs";
   bars.x_label = "category of the mode [S_X, S_Y]";
   bars.y_label = "relative frequency";
   for (auto category : kAllIsometryCategories) bars.categories.push_back(category_label(category));
   for (std::size_t s = 0; s < data.size(); ++s) {
-    chart::BarSeries series{data[s].name, {}, {}};
+    report::BarSeries series{data[s].name, {}, {}};
     for (auto category : kAllIsometryCategories) series.values.push_back(category_share(result.data_sets[s].categories, category));
     bars.series.push_back(std::move(series));
   }
   if (data.size() > 1) bars.series.push_back({"macro-average", {result.macro_average.begin(), result.macro_average.end()}, {}});
   bars.y_max = 1.0;
   bars.width = 760;
-  return chart::svg(bars);
+  return report::svg(bars);
 }
 
 // A plot of a score of the target pair against the same score of the source pair, both in [0, max].
-chart::ScatterPlot target_vs_source(const std::string& score, const std::string& of_source,
+report::ScatterPlot target_vs_source(const std::string& score, const std::string& of_source,
                                     const std::string& of_target, double max) {
-  chart::ScatterPlot plot;
+  report::ScatterPlot plot;
   plot.title = score + ": target pair vs source pair";
   plot.x_label = of_source;
   plot.y_label = of_target;
@@ -163,7 +163,7 @@ chart::ScatterPlot target_vs_source(const std::string& score, const std::string&
 std::string probability_scatter(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   auto plot = target_vs_source("P(paraphrase)", "P(paraphrase) of (s1, s2)", "P(paraphrase) of (f(s1), f(s2))", 1.0);
   for (std::size_t d = 0; d < result.detectors.size(); ++d) {
-    chart::ScatterSeries series{result.detectors[d], {}, {}, {}};
+    report::ScatterSeries series{result.detectors[d], {}, {}, {}};
     for (std::size_t s = 0; s < data.size(); ++s)
       for (std::size_t i = 0; i < data[s].source.size(); ++i) {
         series.x.push_back(data[s].scores.source[d][i]);
@@ -173,13 +173,13 @@ std::string probability_scatter(const std::vector<IsometryDataSet>& data, const 
     plot.series.push_back(std::move(series));
   }
   plot.lines.push_back({0, result.epsilon, fmt::format("ε = {}", result.epsilon)});
-  return chart::svg(plot);
+  return report::svg(plot);
 }
 
 std::string chrf_scatter(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   auto plot = target_vs_source("chrF̄2", "chrF̄2(s1, s2)", "chrF̄2(f(s1), f(s2))", 100.0);
   for (auto category : kAllIsometryCategories) {
-    chart::ScatterSeries series{category_label(category), {}, {}, {}};
+    report::ScatterSeries series{category_label(category), {}, {}, {}};
     for (std::size_t s = 0; s < data.size(); ++s)
       for (std::size_t i = 0; i < data[s].source.size(); ++i) {
         const auto& pair = result.data_sets[s].pairs[i];
@@ -190,13 +190,13 @@ std::string chrf_scatter(const std::vector<IsometryDataSet>& data, const Isometr
       }
     plot.series.push_back(std::move(series));
   }
-  return chart::svg(plot);
+  return report::svg(plot);
 }
 
 }  // namespace
 
 std::string isometry_text_report(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
-  TextTable header;
+  report::TextTable header;
   for (const auto& [name, value] : settings(data, result)) header.rows.push_back({name, value});
   std::string out = "Isometry of translation on binary semantic-equivalence spaces\n" + header.render() + "\n";
   out += std::string(kCategoryCaption) + "\n" + category_table(data, result).render() + "\n";
@@ -262,7 +262,7 @@ void write_isometry_pairs(const std::string& path, const std::vector<IsometryDat
 
 void write_isometry_html(const std::string& path, const std::vector<IsometryDataSet>& data,
                          const IsometryResult& result) {
-  HtmlReport report("Isometry of translation");
+  report::HtmlReport report("Isometry of translation");
   report.settings(settings(data, result));
   report.figure(category_chart(data, result));
   report.table(category_table(data, result), kCategoryCaption);
@@ -275,4 +275,4 @@ void write_isometry_html(const std::string& path, const std::vector<IsometryData
   report.write(path);
 }
 
-}  // namespace invar
+}  // namespace invar::isometry

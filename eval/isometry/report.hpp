@@ -10,7 +10,7 @@
 
 #include "eval/isometry/isometry.hpp"
 
-namespace invar {
+namespace invar::isometry {
 
 std::string isometry_text_report(const std::vector<IsometryDataSet>& data, const IsometryResult& result);
 nlohmann::json isometry_json(const std::vector<IsometryDataSet>& data, const IsometryResult& result);
@@ -22,4 +22,4 @@ void write_isometry_pairs(const std::string& path, const std::vector<IsometryDat
 void write_isometry_html(const std::string& path, const std::vector<IsometryDataSet>& data,
                          const IsometryResult& result);
 
-}  // namespace invar
+}  // namespace invar::isometry

@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 
-namespace invar {
+namespace invar::learn {
 
 std::vector<double> balanced_class_weights(const std::vector<int>& labels, std::size_t num_classes) {
   std::vector<std::size_t> counts(num_classes, 0);
@@ -153,4 +153,4 @@ std::vector<int> LogisticRegression::predict(const SparseMatrix& features) const
   return labels;
 }
 
-}  // namespace invar
+}  // namespace invar::learn

@@ -17,7 +17,7 @@
 
 #include "eval/learn/sparse.hpp"
 
-namespace invar {
+namespace invar::learn {
 
 enum class ClassWeighting { None, Balanced };
 
@@ -38,14 +38,13 @@ class LogisticRegression {
            const LogisticRegressionOptions& options);
 
   std::size_t num_classes() const { return num_classes_; }
-  std::size_t num_features() const { return num_features_; }
   // One weight row per binary subproblem: a single row (class 1 vs class 0) for two classes,
   // otherwise row k = class k vs the rest. intercepts() has one entry per row.
   const std::vector<std::vector<double>>& weights() const { return weights_; }
   const std::vector<double>& intercepts() const { return intercepts_; }
   const std::vector<double>& class_weights() const { return class_weights_; }
 
-  // w.x + b per row of weights(); features beyond num_features() are ignored.
+  // w.x + b per row of weights(); features beyond those fitted are ignored.
   std::vector<double> decision_function(const SparseMatrix& features, std::size_t row) const;
   std::vector<std::vector<double>> predict_proba(const SparseMatrix& features) const;
   // Binary: class 1 when w.x + b > 0; K classes: the first class with the largest decision value.
@@ -59,4 +58,4 @@ class LogisticRegression {
   std::vector<double> class_weights_;
 };
 
-}  // namespace invar
+}  // namespace invar::learn

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 
-namespace invar {
+namespace invar::learn {
 
 void SparseMatrix::add_row(const std::vector<std::pair<std::uint32_t, double>>& entries) {
   for (const auto& [column, value] : entries) {
@@ -49,4 +49,4 @@ SparseMatrix SparseMatrix::from_dense(const std::vector<std::vector<float>>& row
   return out;
 }
 
-}  // namespace invar
+}  // namespace invar::learn

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace invar {
+namespace invar::learn {
 
 struct SparseMatrix {
   std::size_t cols = 0;
@@ -24,4 +24,4 @@ struct SparseMatrix {
   static SparseMatrix from_dense(const std::vector<std::vector<float>>& rows, std::size_t cols);
 };
 
-}  // namespace invar
+}  // namespace invar::learn

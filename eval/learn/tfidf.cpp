@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 
-namespace invar {
+namespace invar::learn {
 
 DocumentFrequencyBound DocumentFrequencyBound::parse(const std::string& text) {
   std::size_t used = 0;
@@ -140,7 +140,6 @@ void TfidfVectorizer::fit(const std::vector<std::string>& documents) {
   if (kept.empty()) fail("TF-IDF: after pruning, no n-grams remain; try a lower min_df or a higher max_df");
   std::sort(kept.begin(), kept.end());  // byte order of UTF-8 is code-point order
   pruned_terms_ = df.size() - kept.size();
-  documents_fitted_ = n;
   vocabulary_.clear();
   index_.clear();
   idf_.clear();
@@ -188,4 +187,4 @@ SparseMatrix TfidfVectorizer::transform(const std::vector<std::string>& document
   return matrix;
 }
 
-}  // namespace invar
+}  // namespace invar::learn

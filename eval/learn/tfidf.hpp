@@ -21,7 +21,7 @@
 
 #include "eval/learn/sparse.hpp"
 
-namespace invar {
+namespace invar::learn {
 
 enum class NgramAnalyzer { Char, CharWb };
 
@@ -61,7 +61,6 @@ class TfidfVectorizer {
   const std::vector<std::string>& vocabulary() const { return vocabulary_; }
   const std::vector<double>& idf() const { return idf_; }
   const std::vector<std::size_t>& document_frequency() const { return document_frequency_; }
-  std::size_t documents_fitted() const { return documents_fitted_; }
   // N-grams seen in fit() but removed by min_df / max_df (sklearn's stop_words_).
   std::size_t pruned_terms() const { return pruned_terms_; }
   std::optional<std::size_t> index(const std::string& ngram) const;
@@ -74,8 +73,7 @@ class TfidfVectorizer {
   std::unordered_map<std::string, std::uint32_t> index_;
   std::vector<double> idf_;
   std::vector<std::size_t> document_frequency_;
-  std::size_t documents_fitted_ = 0;
   std::size_t pruned_terms_ = 0;
 };
 
-}  // namespace invar
+}  // namespace invar::learn

@@ -13,7 +13,7 @@
 #include "core/io.hpp"
 #include "eval/stats/stats.hpp"
 
-namespace invar {
+namespace invar::lip {
 
 double lip_kl(const std::vector<std::size_t>& original, const std::vector<std::size_t>& predicted) {
   if (original.size() != predicted.size()) fail("KL: {} and {} classes", original.size(), predicted.size());
@@ -65,32 +65,12 @@ LipSignificance lip_significance(const std::vector<std::size_t>& first, const st
 
 namespace {
 
-LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
-  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text"}};
-  if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
-  auto read = read_text_columns(path, wanted, columns.header);
-  LabelledTexts result;
-  result.path = std::move(read.path);
-  result.texts = std::move(read.texts[0]);
-  if (with_label) result.labels = std::move(read.texts[1]);
-  result.line_numbers = std::move(read.line_numbers);
-  return result;
-}
-
 std::vector<std::string> label_set(const LabelledTexts& data) {
   std::set<std::string> labels(data.labels.begin(), data.labels.end());
   return {labels.begin(), labels.end()};
 }
 
 }  // namespace
-
-LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns) {
-  return read_columns(path, columns, true);
-}
-
-LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns) {
-  return read_columns(path, columns, false);
-}
 
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
                       LabelledTexts transformed) {
@@ -254,9 +234,9 @@ MeanStd mean_std(const std::vector<double>& values) {
   return result;
 }
 
-}  // namespace invar
+}  // namespace invar::lip
 
-namespace invar {
+namespace invar::lip {
 
 LipVerdict overall_verdict(const LipResult& result) {
   std::map<LipVerdict, std::size_t> votes;
@@ -271,4 +251,4 @@ LipVerdict overall_verdict(const LipResult& result) {
   return best;
 }
 
-}  // namespace invar
+}  // namespace invar::lip

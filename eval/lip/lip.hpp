@@ -30,9 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "core/io.hpp"
 #include "eval/lip/property_classifier.hpp"
 
-namespace invar {
+namespace invar::lip {
 
 // ---- The paper's statistics on class counts (index = class) ------------------------------------
 
@@ -54,28 +55,6 @@ std::string significance_stars(double pvalue);
 
 // ---- Data ----------------------------------------------------------------------------------------
 
-struct LabelledTexts {
-  std::string path;
-  std::vector<std::string> texts;
-  std::vector<std::string> labels;
-  std::vector<std::size_t> line_numbers;  // where each row starts in the file
-};
-
-// Which columns hold the text and the label. TSV/CSV: a 1-based number or a header name (a name
-// implies a header line); JSONL: the keys. Empty selectors take the defaults: 1 and 2 for TSV/CSV,
-// "text" and "label" for JSONL. The format follows the extension (.tsv, .csv, .jsonl/.json; any
-// other file is read as TSV, or as plain lines when only a text is needed).
-struct ColumnSelection {
-  std::string text;
-  std::string label;
-  bool header = false;
-};
-
-// Rows of (text, label); fails naming FILE:LINE on an empty text or label.
-LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns);
-// Texts only (the transformed B); fails on an empty text.
-LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns);
-
 struct LipData {
   std::vector<std::string> classes;  // sorted by code point: class index = position
   LabelledTexts train;
@@ -96,7 +75,7 @@ struct LipOptions {
   std::uint64_t seed = 0;
   double held_out = 0.2;  // share of each class kept out of training to score the classifier; 0 = none
   FeaturizerFactory featurizer;
-  LogisticRegressionOptions regression;
+  learn::LogisticRegressionOptions regression;
 };
 
 enum class LipVerdict { Preserved, ClassifierBias, TransformationBias };
@@ -148,12 +127,12 @@ struct MeanStd {
 };
 MeanStd mean_std(const std::vector<double>& values);
 
-}  // namespace invar
+}  // namespace invar::lip
 
-namespace invar {
+namespace invar::lip {
 
 // The verdict most runs reached; a tie goes to the more serious one (transformation bias, then
 // classifier bias).
 LipVerdict overall_verdict(const LipResult& result);
 
-}  // namespace invar
+}  // namespace invar::lip

@@ -7,12 +7,12 @@
 
 #include "core/error.hpp"
 
-namespace invar {
+namespace invar::lip {
 
 std::string TfidfFeaturizer::description() const {
   const auto& o = vectorizer_.options();
   return fmt::format("TF-IDF {} {}-{}-grams{}, min_df {}, max_df {}{}",
-                     o.analyzer == NgramAnalyzer::Char ? "char" : "char_wb", o.ngram_min, o.ngram_max,
+                     o.analyzer == learn::NgramAnalyzer::Char ? "char" : "char_wb", o.ngram_min, o.ngram_max,
                      o.sublinear_tf ? ", sublinear tf" : "", o.min_df.str(), o.max_df.str(),
                      o.lowercase ? "" : ", case kept");
 }
@@ -22,7 +22,7 @@ SentenceEmbeddings::SentenceEmbeddings(TextEncoder& encoder, BatchOptions batche
   encoder_.cap_length_for_embeddings();
 }
 
-SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
+learn::SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
   std::vector<TextInput> missing;
   std::set<std::string> queued;
   for (const auto& text : texts)
@@ -36,7 +36,7 @@ SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
   std::vector<std::vector<float>> dense;
   dense.reserve(texts.size());
   for (const auto& text : texts) dense.push_back(cache_.at(text));
-  return SparseMatrix::from_dense(dense, encoder_.embedding_width(settings_));
+  return learn::SparseMatrix::from_dense(dense, encoder_.embedding_width(settings_));
 }
 
 std::string SentenceEmbeddings::description() const {
@@ -47,9 +47,9 @@ std::string SentenceEmbeddings::description() const {
                      encoder_.embedding_width(settings_));
 }
 
-TfidfOptions lip_tfidf_options() {
-  TfidfOptions options;
-  options.analyzer = NgramAnalyzer::Char;
+learn::TfidfOptions lip_tfidf_options() {
+  learn::TfidfOptions options;
+  options.analyzer = learn::NgramAnalyzer::Char;
   options.ngram_min = 2;
   options.ngram_max = 6;
   options.sublinear_tf = true;
@@ -58,7 +58,7 @@ TfidfOptions lip_tfidf_options() {
   return options;
 }
 
-PropertyClassifier::PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, LogisticRegressionOptions options)
+PropertyClassifier::PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, learn::LogisticRegressionOptions options)
     : featurizer_(std::move(featurizer)), options_(options) {}
 
 void PropertyClassifier::fit(const std::vector<std::string>& texts, const std::vector<int>& labels,
@@ -79,7 +79,7 @@ PropertyClassifier::Prediction PropertyClassifier::predict_with_probabilities(co
 std::string PropertyClassifier::description() const {
   return fmt::format("{}; L2 logistic regression (liblinear, C {}, class weights {}, intercept {})",
                      featurizer_->description(), options_.C,
-                     options_.class_weight == ClassWeighting::Balanced ? "balanced" : "none",
+                     options_.class_weight == learn::ClassWeighting::Balanced ? "balanced" : "none",
                      options_.fit_intercept ? "regularised" : "none");
 }
 
@@ -110,4 +110,4 @@ ClassifierScores score_classifier(const std::vector<int>& truth, const std::vect
   return scores;
 }
 
-}  // namespace invar
+}  // namespace invar::lip

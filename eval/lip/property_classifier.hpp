@@ -15,13 +15,13 @@
 #include "eval/learn/sparse.hpp"
 #include "eval/learn/tfidf.hpp"
 
-namespace invar {
+namespace invar::lip {
 
 class TextFeaturizer {
  public:
   virtual ~TextFeaturizer() = default;
   virtual void fit(const std::vector<std::string>& texts) = 0;
-  virtual SparseMatrix transform(const std::vector<std::string>& texts) = 0;
+  virtual learn::SparseMatrix transform(const std::vector<std::string>& texts) = 0;
   virtual std::string description() const = 0;  // the settings, for reports
 };
 
@@ -30,14 +30,13 @@ using FeaturizerFactory = std::function<std::unique_ptr<TextFeaturizer>()>;
 
 class TfidfFeaturizer : public TextFeaturizer {
  public:
-  explicit TfidfFeaturizer(TfidfOptions options) : vectorizer_(options) {}
+  explicit TfidfFeaturizer(learn::TfidfOptions options) : vectorizer_(options) {}
   void fit(const std::vector<std::string>& texts) override { vectorizer_.fit(texts); }
-  SparseMatrix transform(const std::vector<std::string>& texts) override { return vectorizer_.transform(texts); }
+  learn::SparseMatrix transform(const std::vector<std::string>& texts) override { return vectorizer_.transform(texts); }
   std::string description() const override;
-  const TfidfVectorizer& vectorizer() const { return vectorizer_; }
 
  private:
-  TfidfVectorizer vectorizer_;
+  learn::TfidfVectorizer vectorizer_;
 };
 
 // Sentence embeddings of texts as the model's sentence-transformers modules compute them, each text
@@ -46,7 +45,7 @@ class SentenceEmbeddings {
  public:
   SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches);
   // One dense row per text, in order.
-  SparseMatrix rows(const std::vector<std::string>& texts);
+  learn::SparseMatrix rows(const std::vector<std::string>& texts);
   // Texts longer than the model's limit, truncated (each counted once).
   std::size_t truncated() const { return truncated_; }
   std::string description() const;
@@ -63,7 +62,7 @@ class EmbeddingFeaturizer : public TextFeaturizer {
  public:
   explicit EmbeddingFeaturizer(std::shared_ptr<SentenceEmbeddings> embeddings) : embeddings_(std::move(embeddings)) {}
   void fit(const std::vector<std::string>&) override {}
-  SparseMatrix transform(const std::vector<std::string>& texts) override { return embeddings_->rows(texts); }
+  learn::SparseMatrix transform(const std::vector<std::string>& texts) override { return embeddings_->rows(texts); }
   std::string description() const override { return embeddings_->description(); }
 
  private:
@@ -71,11 +70,11 @@ class EmbeddingFeaturizer : public TextFeaturizer {
 };
 
 // The LIP paper's TF-IDF setting: analyzer "char", n-grams 2–6, sublinear tf, min_df 0.001, max_df 0.6.
-TfidfOptions lip_tfidf_options();
+learn::TfidfOptions lip_tfidf_options();
 
 class PropertyClassifier {
  public:
-  PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, LogisticRegressionOptions options);
+  PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, learn::LogisticRegressionOptions options);
 
   // labels are class indices in [0, num_classes); every class must occur.
   void fit(const std::vector<std::string>& texts, const std::vector<int>& labels, std::size_t num_classes);
@@ -90,8 +89,8 @@ class PropertyClassifier {
 
  private:
   std::unique_ptr<TextFeaturizer> featurizer_;
-  LogisticRegressionOptions options_;
-  LogisticRegression model_;
+  learn::LogisticRegressionOptions options_;
+  learn::LogisticRegression model_;
 };
 
 // Accuracy and sklearn's f1_score(average="macro"): the mean F1 over the classes that occur in the
@@ -103,4 +102,4 @@ struct ClassifierScores {
 };
 ClassifierScores score_classifier(const std::vector<int>& truth, const std::vector<int>& predicted);
 
-}  // namespace invar
+}  // namespace invar::lip

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <functional>
 
-#include "eval/report/chart.hpp"
 #include "core/io.hpp"
+#include "eval/report/chart.hpp"
 #include "eval/report/report.hpp"
 
-namespace invar {
+namespace invar::lip {
 
 namespace {
 
@@ -74,11 +74,11 @@ MeanStd share_over_runs(const LipResult& result, const Distribution& d, std::siz
   return over_runs(result, [&](const LipRun& run) { return share(run.*(d.counts), k); });
 }
 
-TextTable classifier_table(const LipData& data, const LipResult& result) {
-  TextTable table;
+report::TextTable classifier_table(const LipData& data, const LipResult& result) {
+  report::TextTable table;
   table.header = {"classifier", "training texts", "held-out texts", "accuracy", "macro-F1"};
-  table.align = {TextTable::Align::Left, TextTable::Align::Right, TextTable::Align::Right, TextTable::Align::Right,
-                 TextTable::Align::Right};
+  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
+                 report::TextTable::Align::Right};
   auto add = [&](const std::string& name, auto check, auto training) {
     const auto& first = result.runs.front();
     if (!(first.*check)) {
@@ -95,16 +95,16 @@ TextTable classifier_table(const LipData& data, const LipResult& result) {
   return table;
 }
 
-TextTable distribution_table(const LipResult& result) {
-  TextTable table;
+report::TextTable distribution_table(const LipResult& result) {
+  report::TextTable table;
   table.header = {"property value"};
-  table.align = {TextTable::Align::Left};
+  table.align = {report::TextTable::Align::Left};
   for (const auto& d : distributions()) {
     table.header.push_back(d.symbol);
-    table.align.push_back(TextTable::Align::Right);
+    table.align.push_back(report::TextTable::Align::Right);
   }
   table.header.push_back("p(B) − p(A)");
-  table.align.push_back(TextTable::Align::Right);
+  table.align.push_back(report::TextTable::Align::Right);
   for (std::size_t k = 0; k < result.classes.size(); ++k) {
     std::vector<std::string> row{result.classes[k]};
     for (const auto& d : distributions()) {
@@ -119,11 +119,11 @@ TextTable distribution_table(const LipResult& result) {
   return table;
 }
 
-TextTable score_table(const LipResult& result) {
-  TextTable table;
+report::TextTable score_table(const LipResult& result) {
+  report::TextTable table;
   table.header = {"score", "value", "dof", "p", ""};
-  table.align = {TextTable::Align::Left, TextTable::Align::Right, TextTable::Align::Right, TextTable::Align::Right,
-                 TextTable::Align::Left};
+  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
+                 report::TextTable::Align::Left};
   table.rows.push_back({"KL(p̂(A) ‖ p(A))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_original; }), 3), "", "", ""});
   table.rows.push_back({"KL(p̂(A) ‖ p(B))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_transformed; }), 3), "", "", ""});
   for (const auto& test : tests()) {
@@ -198,7 +198,7 @@ std::string lip_reading(const LipData& data, const LipResult& result) {
 
 std::string lip_text_report(const LipData& data, const LipResult& result) {
   std::string out;
-  TextTable header;
+  report::TextTable header;
   for (const auto& [name, value] : settings(data, result)) header.rows.push_back({name, value});
   out += "Language Invariant Property benchmark\n" + header.render() + "\n";
   out += "Classifier check on held-out training data (assess its bias before reading the LIP)\n";
@@ -299,19 +299,19 @@ void write_lip_predictions(const std::string& path, const LipData& data, const L
 }
 
 void write_lip_html(const std::string& path, const LipData& data, const LipResult& result) {
-  HtmlReport report("Language Invariant Property: " + data.transformed.path);
+  report::HtmlReport report("Language Invariant Property: " + data.transformed.path);
   report.settings(settings(data, result));
   report.heading("Verdict").paragraph(lip_reading(data, result));
   report.table(classifier_table(data, result),
                "Classifier check on held-out training data (assess its bias before reading the LIP)");
 
-  chart::BarChart bars;
+  report::BarChart bars;
   bars.title = "Property distributions";
   bars.x_label = "property value";
   bars.y_label = "share of texts";
   bars.categories = result.classes;
   for (const auto& d : distributions()) {
-    chart::BarSeries series{fmt::format("{} {}", d.symbol, d.description), {}, {}};
+    report::BarSeries series{fmt::format("{} {}", d.symbol, d.description), {}, {}};
     for (std::size_t k = 0; k < result.classes.size(); ++k) {
       auto value = share_over_runs(result, d, k);
       series.values.push_back(value.mean);
@@ -320,12 +320,12 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
     bars.series.push_back(std::move(series));
   }
   bars.width = std::max(640, 160 * static_cast<int>(result.classes.size()));
-  report.figure(chart::svg(bars), result.runs.size() > 1 ? "Bars: mean over runs; whiskers: ± one standard deviation."
+  report.figure(report::svg(bars), result.runs.size() > 1 ? "Bars: mean over runs; whiskers: ± one standard deviation."
                                                          : "");
   report.table(distribution_table(result), "Distributions");
   report.table(score_table(result), "Scores (KL: the paper's get_kl; χ²: chi2_contingency on the 2 × K counts)");
   if (result.runs.size() > 1) {
-    TextTable runs;
+    report::TextTable runs;
     runs.header = {"seed", "KL(p̂(A) ‖ p(A))", "KL(p̂(A) ‖ p(B))", "p, p(A) vs p(B)", "verdict"};
     for (const auto& run : result.runs)
       runs.rows.push_back({std::to_string(run.seed), fmt::format("{:.3f}", run.kl_original),
@@ -336,4 +336,4 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
   report.write(path);
 }
 
-}  // namespace invar
+}  // namespace invar::lip

@@ -8,7 +8,7 @@
 
 #include "eval/lip/lip.hpp"
 
-namespace invar {
+namespace invar::lip {
 
 std::string lip_text_report(const LipData& data, const LipResult& result);
 nlohmann::json lip_json(const LipData& data, const LipResult& result);
@@ -20,4 +20,4 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
 // The reading of the result in one or two sentences (see eval/lip/lip.hpp).
 std::string lip_reading(const LipData& data, const LipResult& result);
 
-}  // namespace invar
+}  // namespace invar::lip

@@ -270,12 +270,4 @@ ScoreReport Bleu::report_row(const std::vector<double>& summed) const {
   return report(compute(s));
 }
 
-CommutativeScore commutative_bleu(std::string_view a, std::string_view b, const Bleu& bleu) {
-  CommutativeScore out;
-  out.forward = bleu.sentence_score(a, b).score;
-  out.backward = bleu.sentence_score(b, a).score;
-  out.mean = (out.forward + out.backward) / 2;
-  return out;
-}
-
 }  // namespace invar::metrics

@@ -96,8 +96,4 @@ class Bleu : public CorpusMetric {
   BleuOptions options_;
 };
 
-// sacrebleu.sentence_bleu(a, [b]) and sentence_bleu(b, [a]) with this metric's settings (use
-// effective_order = true for sacrebleu's sentence_bleu defaults) and their mean.
-CommutativeScore commutative_bleu(std::string_view a, std::string_view b, const Bleu& bleu);
-
 }  // namespace invar::metrics

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "eval/metrics/common.hpp"
-#include "eval/metrics/report.hpp"
 #include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/report.hpp"
 
 namespace invar::metrics {
 

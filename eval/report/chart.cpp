@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "eval/report/report.hpp"
 
-namespace invar::chart {
+namespace invar::report {
 
 const std::vector<std::string>& palette() {
   static const std::vector<std::string> colours{"#0072B2", "#E69F00", "#009E73", "#CC79A7",
@@ -279,4 +279,4 @@ std::string svg(const ScatterPlot& plot) {
   return out + "</svg>\n";
 }
 
-}  // namespace invar::chart
+}  // namespace invar::report

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace invar::chart {
+namespace invar::report {
 
 // Colours given to series in order (colour-blind-safe, Okabe–Ito).
 const std::vector<std::string>& palette();
@@ -60,4 +60,4 @@ struct ScatterPlot {
 
 std::string svg(const ScatterPlot& plot);
 
-}  // namespace invar::chart
+}  // namespace invar::report

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "core/utf8.hpp"
 #include "core/io.hpp"
+#include "core/utf8.hpp"
 
-namespace invar {
+namespace invar::report {
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -139,4 +139,4 @@ void HtmlReport::write(const std::string& path) const {
   out.commit();
 }
 
-}  // namespace invar
+}  // namespace invar::report

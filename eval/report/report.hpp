@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace invar {
+namespace invar::report {
 
 // Escapes & < > " ' for HTML/SVG text and attribute values.
 std::string html_escape(std::string_view text);
@@ -45,4 +45,4 @@ class HtmlReport {
   std::string body_;
 };
 
-}  // namespace invar
+}  // namespace invar::report
