@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/attention.hpp"
 #include "core/error.hpp"
+#include "engine/attention.hpp"
 #include "engine/model_weights.hpp"
 
 namespace invar {
@@ -68,7 +68,7 @@ EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
   embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h}, WeightUse::Matrix);
   if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h}, WeightUse::Matrix);
   embed_norm_ = weights.norm("embed.norm", h);
-  if (spec.family == ModelFamily::Mpnet)
+  if (spec.relative_buckets > 0)
     relative_table_ = weights.host("relative_attention_bias", {spec.relative_buckets, spec.heads});
   for (std::int64_t i = 0; i < spec.layers; ++i) {
     const std::string prefix = "layers." + std::to_string(i) + ".";

@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "kernels/backend.hpp"
 #include "engine/text/tokenizer.hpp"
+#include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/encoder_spec.hpp"
 

@@ -2,17 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
-#include "engine/attention.hpp"
 #include "core/error.hpp"
+#include "engine/attention.hpp"
 #include "engine/decode/logits_processors.hpp"
 #include "engine/model_weights.hpp"
 
 namespace invar {
 
 namespace {
+
+std::int32_t token_id(std::int64_t id, const char* field, const ModelConfig& config) {
+  if (id > std::numeric_limits<std::int32_t>::max()) fail("{}: field '{}' holds token id {}, too large", config.where, field, id);
+  return static_cast<std::int32_t>(id);
+}
+
+std::optional<std::int32_t> token_id(std::optional<std::int64_t> id, const char* field, const ModelConfig& config) {
+  if (!id) return std::nullopt;
+  return token_id(*id, field, config);
+}
 
 struct Layer {
   Linear qkv;            // self-attention q, k, v fused: [3d, d]
@@ -71,10 +82,38 @@ std::int64_t ceil_pow2(std::int64_t n) {
 
 }  // namespace
 
+SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spec) {
+  const GenerationDefaults& g = config.generation;
+  SearchSettings settings;
+  settings.num_beams = g.num_beams;
+  settings.num_return_sequences = g.num_return_sequences;
+  settings.max_length = g.max_length;
+  settings.min_length = g.min_length;
+  settings.no_repeat_ngram_size = g.no_repeat_ngram_size;
+  settings.length_penalty = g.length_penalty;
+  settings.early_stopping = g.early_stopping;
+  settings.do_sample = g.do_sample;
+  settings.temperature = g.temperature;
+  settings.top_k = g.top_k;
+  settings.top_p = g.top_p;
+  for (const auto& sequence : g.bad_words_ids) {
+    std::vector<std::int32_t>& ids = settings.bad_words_ids.emplace_back();
+    for (std::int64_t id : sequence) ids.push_back(token_id(id, "bad_words_ids", config));
+  }
+  settings.forced_bos_token_id = token_id(g.forced_bos_token_id, "forced_bos_token_id", config);
+  settings.forced_eos_token_id = token_id(g.forced_eos_token_id, "forced_eos_token_id", config);
+  settings.decoder_start_token_id = spec.decoder_start_token_id;
+  settings.eos_token_id = spec.eos_token_id;
+  settings.pad_token_id = spec.pad_token_id;
+  if (spec.beam_masks_pad) settings.beam_masked_token_id = spec.pad_token_id;
+  return settings;
+}
+
 class Seq2SeqModel::Impl {
  public:
   Impl(const ModelSource& source, Backend& backend);
 
+  const ModelConfig config;
   const Seq2SeqSpec spec;
   SearchSettings defaults;
   Backend& backend;
@@ -127,13 +166,14 @@ class Seq2SeqModel::Impl {
 };
 
 Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
-    : spec(seq2seq_spec(source.config(), source.path() + "/config.json")),
+    : config(load_model_config(source)),
+      spec(seq2seq_spec(config)),
       backend(backend_ref),
       source_(source),
-      weights_(source, backend_ref, seq2seq_weight_names(spec, source.config())),
+      weights_(source, backend_ref, seq2seq_weight_names(spec, config)),
       encoder_arena_(backend_ref.make_arena()),
       step_arena_(backend_ref.make_arena()) {
-  defaults = search_defaults(source.config(), spec);
+  defaults = search_defaults(config, spec);
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
   d_ = spec.d_model;

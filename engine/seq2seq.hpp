@@ -13,14 +13,18 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/backend.hpp"
 #include "engine/decode/generation.hpp"
+#include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/seq2seq_spec.hpp"
 
 namespace invar {
 
 using TokenIds = std::vector<std::int32_t>;
+
+// Hugging Face generate()'s settings as config.json sets them (models/hf_config: PretrainedConfig
+// 4.19's defaults and the family's), for the model's special tokens.
+SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spec);
 
 class Seq2SeqModel {
  public:

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "engine/decode/batching.hpp"
 #include "core/error.hpp"
+#include "engine/decode/batching.hpp"
 
 namespace invar {
 
@@ -39,7 +39,7 @@ Translator::Translator(const ModelSource& source, Backend& backend)
 
 void Translator::set_languages(const std::optional<std::string>& source_language,
                                const std::optional<std::string>& target_language) {
-  const bool framed = tokenizer_->family() == "mbart" || tokenizer_->family() == "m2m_100";
+  const bool framed = codes_frame_sequences(tokenizer_->family().languages);
   if (source_language) {
     if (!framed) fail("the {} model takes no source language (--src-lang '{}')", model_.spec().model_type, *source_language);
     tokenizer_->lang_id(*source_language);  // fails for an unknown code before the tokenizer changes

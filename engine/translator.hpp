@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend.hpp"
 #include "engine/decode/generation.hpp"
 #include "engine/seq2seq.hpp"
 #include "engine/text/tokenizer.hpp"
+#include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {

@@ -7,11 +7,11 @@ namespace invar {
 EncoderSpec encoder_spec(const ModelConfig& config) {
   const std::string& where = config.where;
   const ModelFamily family = config.family;
-  if (family != ModelFamily::Bert && family != ModelFamily::Roberta && family != ModelFamily::XlmRoberta &&
-      family != ModelFamily::Mpnet)
-    fail("{}: model_type '{}' is not an encoder-only model (bert, roberta, xlm-roberta, mpnet)", where,
-         config.model_type);
-  if (family != ModelFamily::Mpnet && config.position_embedding_type != "absolute")
+  const Family& row = invar::family(family);
+  if (row.kind != ModelKind::Encoder)
+    fail("{}: model_type '{}' is not an encoder-only model ({})", where, config.model_type,
+         model_types(ModelKind::Encoder));
+  if (!config.position_embedding_type.empty() && config.position_embedding_type != "absolute")
     fail("{}: position_embedding_type '{}' is not supported (absolute)", where, config.position_embedding_type);
   EncoderSpec spec;
   spec.family = family;
@@ -26,19 +26,20 @@ EncoderSpec encoder_spec(const ModelConfig& config) {
   spec.pad_token_id = static_cast<std::int32_t>(config.pad_token_id.value_or(0));
   if (spec.pad_token_id < 0 || spec.pad_token_id >= spec.vocab)
     fail("{}: pad_token_id {} is outside the vocabulary ({})", where, spec.pad_token_id, spec.vocab);
-  spec.fairseq_positions = family != ModelFamily::Bert;
+  spec.fairseq_positions = row.first_position == FirstPosition::AfterPad;
   spec.max_tokens = spec.fairseq_positions ? spec.position_rows - spec.pad_token_id - 1 : spec.position_rows;
   if (spec.max_tokens < 2)
     fail("{}: max_position_embeddings {} leaves no room for a sequence", where, spec.position_rows);
   spec.activation = parse_activation(config.activation, where);
+  // BertPredictionHeadTransform applies hidden_act; RobertaLMHead (and XLM-R's, MPNet's) always gelu.
   spec.mlm_activation = family == ModelFamily::Bert ? spec.activation : Activation::GeluErf;
   spec.norm_eps = static_cast<float>(config.layer_norm_eps);
-  if (family == ModelFamily::Mpnet) {
+  if (row.relative_attention_bias) {
     spec.relative_buckets = config.relative_attention_num_buckets;
     spec.relative_max_distance = 128;
     if (spec.relative_buckets < 4) fail("{}: relative_attention_num_buckets must be at least 4", where);
   }
-  spec.classifier = family == ModelFamily::Bert ? ClassifierKind::Pooler : ClassifierKind::Dense;
+  spec.classifier = row.pooler_classifier ? ClassifierKind::Pooler : ClassifierKind::Dense;
   spec.num_labels = config.num_labels();
   spec.regression = config.problem_type == ProblemType::Regression || spec.num_labels == 1;
   spec.multi_label = config.problem_type == ProblemType::MultiLabelClassification;

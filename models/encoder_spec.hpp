@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"  // Activation
+#include "core/activation.hpp"
 #include "models/hf_config.hpp"
 #include "models/weight_name.hpp"
 

@@ -1,40 +1,15 @@
 #include "models/hf_config.hpp"
 
 #include <array>
-#include <cmath>
 
 #include "core/error.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/model_source.hpp"
+#include "models/family.hpp"
 
 namespace invar {
 
 namespace {
-
-struct FamilyName {
-  ModelFamily family;
-  const char* model_type;
-};
-
-constexpr std::array<FamilyName, 11> kFamilies{{
-    {ModelFamily::Bert, "bert"},
-    {ModelFamily::Roberta, "roberta"},
-    {ModelFamily::XlmRoberta, "xlm-roberta"},
-    {ModelFamily::Mpnet, "mpnet"},
-    {ModelFamily::Marian, "marian"},
-    {ModelFamily::Bart, "bart"},
-    {ModelFamily::MBart, "mbart"},
-    {ModelFamily::Pegasus, "pegasus"},
-    {ModelFamily::M2M100, "m2m_100"},
-    {ModelFamily::Fsmt, "fsmt"},
-    {ModelFamily::T5, "t5"},
-}};
-
-std::string supported_types() {
-  std::string list;
-  for (const auto& entry : kFamilies) list += (list.empty() ? "" : ", ") + std::string(entry.model_type);
-  return list;
-}
 
 // Typed access to config.json fields: an absent (or null) field takes the family default, a
 // present one must have the right JSON type; errors name the file and the field.
@@ -92,19 +67,26 @@ class Fields {
   const std::string& where_;
 };
 
-ModelFamily family_of(const nlohmann::json& config, const std::string& where) {
+const Family& family_of(const nlohmann::json& config, const std::string& where) {
   auto it = config.find("model_type");
-  if (it == config.end()) fail("{}: no 'model_type' (supported: {})", where, supported_types());
+  if (it == config.end()) fail("{}: no 'model_type' (supported: {})", where, model_types());
   if (!it->is_string()) fail("{}: 'model_type' must be a string, got {}", where, it->dump());
-  for (const auto& entry : kFamilies)
-    if (*it == entry.model_type) return entry.family;
-  fail("{}: unknown model_type '{}' (supported: {})", where, it->get<std::string>(), supported_types());
+  if (const Family* row = find_family(it->get<std::string>())) return *row;
+  fail("{}: unknown model_type '{}' (supported: {})", where, it->get<std::string>(), model_types());
+}
+
+// The special tokens, with the family's defaults for absent fields.
+void read_tokens(const Fields& f, ModelConfig& c) {
+  const ConfigDefaults& d = family(c.family).defaults;
+  c.pad_token_id = f.token("pad_token_id", d.pad_token_id);
+  c.bos_token_id = f.token("bos_token_id", d.bos_token_id);
+  c.eos_token_id = f.token("eos_token_id", d.eos_token_id);
+  c.decoder_start_token_id = f.token("decoder_start_token_id", d.decoder_start_token_id);
 }
 
 // BertConfig; RobertaConfig and XLMRobertaConfig (subclasses of it in 4.19) change only the
 // special tokens; MPNetConfig has its own, close defaults.
 void read_encoder(const Fields& f, ModelConfig& c) {
-  const bool bert = c.family == ModelFamily::Bert;
   const bool mpnet = c.family == ModelFamily::Mpnet;
   c.vocab_size = f.size("vocab_size", mpnet ? 30527 : 30522);
   c.target_vocab_size = c.vocab_size;
@@ -121,16 +103,12 @@ void read_encoder(const Fields& f, ModelConfig& c) {
     c.type_vocab_size = f.size("type_vocab_size", 2);
     c.position_embedding_type = f.string("position_embedding_type", "absolute");
   }
-  c.pad_token_id = f.token("pad_token_id", bert ? 0 : 1);
-  c.bos_token_id = f.token("bos_token_id", bert ? std::nullopt : std::optional<std::int64_t>(0));
-  c.eos_token_id = f.token("eos_token_id", bert ? std::nullopt : std::optional<std::int64_t>(2));
 }
 
 // BartConfig and its relatives: same field names, different defaults.
 void read_bart_family(const Fields& f, ModelConfig& c) {
-  const ModelFamily family = c.family;
-  const bool m2m = family == ModelFamily::M2M100, fsmt = family == ModelFamily::Fsmt;
-  const bool marian = family == ModelFamily::Marian, pegasus = family == ModelFamily::Pegasus;
+  const bool m2m = c.family == ModelFamily::M2M100, fsmt = c.family == ModelFamily::Fsmt;
+  const bool marian = c.family == ModelFamily::Marian;
   if (fsmt) {
     c.vocab_size = f.size("src_vocab_size", 42024);
     c.target_vocab_size = f.size("tgt_vocab_size", 42024);
@@ -146,30 +124,14 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
   c.encoder_ffn_dim = f.size("encoder_ffn_dim", 4096);
   c.decoder_ffn_dim = f.size("decoder_ffn_dim", 4096);
   c.max_position_embeddings = f.size("max_position_embeddings", 1024);
-  c.activation = f.string("activation_function", m2m || fsmt ? "relu" : "gelu");
+  c.activation = f.string("activation_function", family(c.family).defaults.activation);
   c.layer_norm_eps = 1e-5;
-  c.scale_embedding = f.boolean("scale_embedding", m2m || fsmt);
+  c.scale_embedding = f.boolean("scale_embedding", family(c.family).defaults.scale_embedding);
   if (marian) c.share_encoder_decoder_embeddings = f.boolean("share_encoder_decoder_embeddings", true);
   if (fsmt) {
     c.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
-    c.langs = {"en", "de"};
-    if (const auto* langs = f.find("langs")) {
-      if (!langs->is_array() || langs->size() != 2 || !(*langs)[0].is_string() || !(*langs)[1].is_string())
-        fail("{}: field 'langs' must be [source, target], got {}", f.where(), langs->dump());
-      c.langs = langs->get<std::vector<std::string>>();
-    }
   }
 
-  std::optional<std::int64_t> pad = 1, bos = 0, eos = 2, start, forced_eos = 2;
-  if (family == ModelFamily::Bart || m2m || fsmt) start = 2;
-  if (m2m) forced_eos.reset();
-  if (marian) pad = start = 58100, bos.reset(), eos = forced_eos = 0;
-  if (pegasus) pad = start = 0, bos.reset(), eos = forced_eos = 1;
-  c.pad_token_id = f.token("pad_token_id", pad);
-  c.bos_token_id = f.token("bos_token_id", bos);
-  c.eos_token_id = f.token("eos_token_id", eos);
-  c.decoder_start_token_id = f.token("decoder_start_token_id", start);
-  c.generation.forced_eos_token_id = forced_eos;
 }
 
 void read_t5(const Fields& f, ModelConfig& c) {
@@ -183,24 +145,20 @@ void read_t5(const Fields& f, ModelConfig& c) {
   c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
   c.relative_attention_max_distance = f.size("relative_attention_max_distance", 128);
   c.layer_norm_eps = f.number("layer_norm_epsilon", 1e-6);
-  c.feed_forward_proj = f.string("feed_forward_proj", "relu");
+  const std::string projection = f.string("feed_forward_proj", "relu");
   // "ACT" or "gated-ACT"; the legacy "gated-gelu" means gelu_new (tanh approximation).
-  const auto dash = c.feed_forward_proj.find('-');
-  c.is_gated_act = dash != std::string::npos && c.feed_forward_proj.compare(0, dash, "gated") == 0;
+  const auto dash = projection.find('-');
+  c.is_gated_act = dash != std::string::npos && projection.compare(0, dash, "gated") == 0;
   if ((dash != std::string::npos && !c.is_gated_act) ||
-      (c.is_gated_act && c.feed_forward_proj.find('-', dash + 1) != std::string::npos) ||
-      c.feed_forward_proj.empty() || c.feed_forward_proj.back() == '-')
-    fail("{}: feed_forward_proj '{}' is not 'ACT' or 'gated-ACT'", f.where(), c.feed_forward_proj);
-  c.activation = c.is_gated_act ? c.feed_forward_proj.substr(dash + 1) : c.feed_forward_proj;
-  if (c.feed_forward_proj == "gated-gelu") c.activation = "gelu_new";
-  c.pad_token_id = f.token("pad_token_id", 0);
-  c.eos_token_id = f.token("eos_token_id", 1);
-  c.bos_token_id = f.token("bos_token_id", std::nullopt);
-  c.decoder_start_token_id = f.token("decoder_start_token_id", std::nullopt);
+      (c.is_gated_act && projection.find('-', dash + 1) != std::string::npos) || projection.empty() ||
+      projection.back() == '-')
+    fail("{}: feed_forward_proj '{}' is not 'ACT' or 'gated-ACT'", f.where(), projection);
+  c.activation = c.is_gated_act ? projection.substr(dash + 1) : projection;
+  if (projection == "gated-gelu") c.activation = "gelu_new";
 }
 
 // PretrainedConfig: labels, problem type, generate() defaults (after the family's own).
-void read_common(const Fields& f, const nlohmann::json& json, ModelConfig& c) {
+void read_common(const Fields& f, ModelConfig& c) {
   if (const auto* architectures = f.find("architectures")) {
     if (!architectures->is_array()) fail("{}: field 'architectures' must be a list", f.where());
     for (const auto& name : *architectures) {
@@ -208,9 +166,9 @@ void read_common(const Fields& f, const nlohmann::json& json, ModelConfig& c) {
       c.architectures.push_back(name.get<std::string>());
     }
   }
-  c.is_encoder_decoder = f.boolean("is_encoder_decoder", c.decoder_layers > 0 || c.family == ModelFamily::T5);
+  const Family& row = family(c.family);
+  c.is_encoder_decoder = f.boolean("is_encoder_decoder", row.kind == ModelKind::Seq2Seq);
   if (c.family != ModelFamily::Fsmt) c.tie_word_embeddings = f.boolean("tie_word_embeddings", true);
-  c.sep_token_id = f.token("sep_token_id", std::nullopt);
 
   if (const auto* id2label = f.find("id2label")) {
     if (!id2label->is_object()) fail("{}: field 'id2label' must be an object", f.where());
@@ -226,8 +184,7 @@ void read_common(const Fields& f, const nlohmann::json& json, ModelConfig& c) {
       c.id2label[id] = label.get<std::string>();
     }
   } else {
-    // BartConfig passes num_labels=3 to PretrainedConfig; everyone else gets its default of 2.
-    const std::int64_t count = f.size("num_labels", c.family == ModelFamily::Bart ? 3 : 2);
+    const std::int64_t count = f.size("num_labels", row.defaults.num_labels);
     for (std::int64_t i = 0; i < count; ++i) c.id2label[i] = "LABEL_" + std::to_string(i);
   }
   if (const auto* label2id = f.find("label2id")) {
@@ -252,21 +209,16 @@ void read_common(const Fields& f, const nlohmann::json& json, ModelConfig& c) {
   }
 
   GenerationDefaults& g = c.generation;
-  const bool fsmt = c.family == ModelFamily::Fsmt;  // FSMTConfig sets num_beams=5, max_length=200
-  g.max_length = static_cast<int>(f.size("max_length", fsmt ? 200 : 20, 0));
+  g.max_length = static_cast<int>(f.size("max_length", row.defaults.max_length, 0));
   g.min_length = static_cast<int>(f.size("min_length", 0, 0));
   g.do_sample = f.boolean("do_sample", false);
   g.early_stopping = f.boolean("early_stopping", false);
-  g.num_beams = static_cast<int>(f.size("num_beams", fsmt ? 5 : 1));
-  g.num_beam_groups = static_cast<int>(f.size("num_beam_groups", 1));
-  g.diversity_penalty = f.number("diversity_penalty", 0.0);
+  g.num_beams = static_cast<int>(f.size("num_beams", row.defaults.num_beams));
   g.temperature = f.number("temperature", 1.0);
   g.top_k = static_cast<int>(f.size("top_k", 50, 0));
   g.top_p = f.number("top_p", 1.0);
-  g.repetition_penalty = f.number("repetition_penalty", 1.0);
   g.length_penalty = f.number("length_penalty", 1.0);
   g.no_repeat_ngram_size = static_cast<int>(f.size("no_repeat_ngram_size", 0, 0));
-  g.encoder_no_repeat_ngram_size = static_cast<int>(f.size("encoder_no_repeat_ngram_size", 0, 0));
   g.num_return_sequences = static_cast<int>(f.size("num_return_sequences", 1));
   if (const auto* bad = f.find("bad_words_ids")) {
     const auto valid = [](const nlohmann::json& list) {
@@ -282,8 +234,7 @@ void read_common(const Fields& f, const nlohmann::json& json, ModelConfig& c) {
     g.bad_words_ids = bad->get<std::vector<std::vector<std::int64_t>>>();
   }
   g.forced_bos_token_id = f.token("forced_bos_token_id", g.forced_bos_token_id);
-  g.forced_eos_token_id = f.token("forced_eos_token_id", g.forced_eos_token_id);
-  c.raw = json;
+  g.forced_eos_token_id = f.token("forced_eos_token_id", row.defaults.forced_eos_token_id);
 }
 
 void check_shapes(const ModelConfig& c) {
@@ -296,54 +247,30 @@ void check_shapes(const ModelConfig& c) {
 
 }  // namespace
 
-const char* model_type_name(ModelFamily family) {
-  for (const auto& entry : kFamilies)
-    if (entry.family == family) return entry.model_type;
-  return "?";
-}
-
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& where) {
   if (!json.is_object()) fail("{}: not a JSON object", where);
   ModelConfig config;
   config.where = where;
-  config.family = family_of(json, where);
-  config.model_type = model_type_name(config.family);
+  const Family& row = family_of(json, where);
+  config.family = row.id;
+  config.model_type = row.model_type;
   const Fields fields(json, where);
-  switch (config.family) {
-    case ModelFamily::Bert:
-    case ModelFamily::Roberta:
-    case ModelFamily::XlmRoberta:
-    case ModelFamily::Mpnet:
-      read_encoder(fields, config);
-      break;
-    case ModelFamily::T5:
-      read_t5(fields, config);
-      break;
-    default:
-      read_bart_family(fields, config);
+  if (row.kind == ModelKind::Encoder) {
+    read_encoder(fields, config);
+  } else if (row.id == ModelFamily::T5) {
+    read_t5(fields, config);
+  } else {
+    read_bart_family(fields, config);
   }
+  read_tokens(fields, config);
   check_shapes(config);
   if (config.head_dim == 0) config.head_dim = config.hidden_size / config.encoder_attention_heads;
-  read_common(fields, json, config);
+  read_common(fields, config);
   return config;
 }
 
 ModelConfig load_model_config(const ModelSource& source) {
   return parse_model_config(source.config(), source.path() + "/config.json");
-}
-
-const char* pooling_mode_name(PoolingMode mode) {
-  switch (mode) {
-    case PoolingMode::Cls:
-      return "cls";
-    case PoolingMode::Max:
-      return "max";
-    case PoolingMode::Mean:
-      return "mean";
-    case PoolingMode::MeanSqrtLen:
-      return "mean_sqrt_len_tokens";
-  }
-  return "?";
 }
 
 namespace {
@@ -368,11 +295,11 @@ void read_pooling(const ModelSource& source, const std::string& dir, SentenceTra
   const Fields f(pooling, where);
   config.word_embedding_dimension = f.size("word_embedding_dimension", 0, 0);
   // Only the modes sentence-transformers concatenates, in its order.
-  const std::array<std::pair<const char*, PoolingMode>, 4> modes{{
-      {"pooling_mode_cls_token", PoolingMode::Cls},
-      {"pooling_mode_max_tokens", PoolingMode::Max},
-      {"pooling_mode_mean_tokens", PoolingMode::Mean},
-      {"pooling_mode_mean_sqrt_len_tokens", PoolingMode::MeanSqrtLen},
+  const std::array<std::pair<const char*, Pooling>, 4> modes{{
+      {"pooling_mode_cls_token", Pooling::Cls},
+      {"pooling_mode_max_tokens", Pooling::Max},
+      {"pooling_mode_mean_tokens", Pooling::Mean},
+      {"pooling_mode_mean_sqrt_len_tokens", Pooling::MeanSqrtLen},
   }};
   for (const auto& [key, mode] : modes)
     if (f.boolean(key, false)) config.pooling.push_back(mode);

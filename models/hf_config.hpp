@@ -11,14 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "core/pooling.hpp"
+#include "models/family.hpp"
+
 namespace invar {
 
 class ModelSource;
-
-enum class ModelFamily { Bert, Roberta, XlmRoberta, Mpnet, Marian, Bart, MBart, Pegasus, M2M100, Fsmt, T5 };
-
-// config.json's model_type for the family: "bert", "xlm-roberta", "m2m_100", ...
-const char* model_type_name(ModelFamily family);
 
 enum class ProblemType { Unspecified, Regression, SingleLabelClassification, MultiLabelClassification };
 
@@ -29,15 +27,11 @@ struct GenerationDefaults {
   bool do_sample = false;
   bool early_stopping = false;
   int num_beams = 1;
-  int num_beam_groups = 1;
-  double diversity_penalty = 0.0;
   double temperature = 1.0;
   int top_k = 50;
   double top_p = 1.0;
-  double repetition_penalty = 1.0;
   double length_penalty = 1.0;
   int no_repeat_ngram_size = 0;
-  int encoder_no_repeat_ngram_size = 0;
   int num_return_sequences = 1;
   std::vector<std::vector<std::int64_t>> bad_words_ids;
   std::optional<std::int64_t> forced_bos_token_id;
@@ -77,12 +71,10 @@ struct ModelConfig {
   // Encoder-decoder families.
   bool scale_embedding = false;  // embeddings times sqrt(d_model)
   bool share_encoder_decoder_embeddings = true;  // Marian
-  std::string feed_forward_proj;                 // T5: "relu", "gated-gelu", ...
   bool is_gated_act = false;                     // T5 "gated-*"
-  std::vector<std::string> langs;                // FSMT [source, target]
   bool tie_word_embeddings = true;
 
-  std::optional<std::int64_t> pad_token_id, bos_token_id, eos_token_id, sep_token_id, decoder_start_token_id;
+  std::optional<std::int64_t> pad_token_id, bos_token_id, eos_token_id, decoder_start_token_id;
 
   std::map<std::int64_t, std::string> id2label;  // LABEL_i for num_labels labels when absent
   std::map<std::string, std::int64_t> label2id;
@@ -90,7 +82,6 @@ struct ModelConfig {
   std::int64_t num_labels() const { return static_cast<std::int64_t>(id2label.size()); }
 
   GenerationDefaults generation;
-  nlohmann::json raw;  // config.json as stored
 };
 
 // Reads config.json's content; `where` names the file in errors (e.g. "FOLDER/config.json: unknown
@@ -98,14 +89,11 @@ struct ModelConfig {
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where);
 ModelConfig load_model_config(const ModelSource& source);
 
-enum class PoolingMode { Cls, Max, Mean, MeanSqrtLen };
-const char* pooling_mode_name(PoolingMode mode);  // "cls", "max", "mean", "mean_sqrt_len_tokens"
-
 // A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize.
 struct SentenceTransformerConfig {
   // Pooled vectors concatenated in this order (sentence-transformers' order: cls, max, mean,
   // mean_sqrt_len_tokens), each word_embedding_dimension wide.
-  std::vector<PoolingMode> pooling;
+  std::vector<Pooling> pooling;
   std::int64_t word_embedding_dimension = 0;
   bool normalize = false;                    // a Normalize module follows the pooling
   std::optional<std::int64_t> max_seq_length;  // sentence_bert_config.json; absent = the model's limit

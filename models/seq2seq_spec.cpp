@@ -1,5 +1,7 @@
 #include "models/seq2seq_spec.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "core/error.hpp"
@@ -8,152 +10,80 @@ namespace invar {
 
 namespace {
 
-const char* const kFamilies = "marian, bart, mbart, pegasus, m2m_100 (NLLB), fsmt, t5";
+float as_float(double value) { return static_cast<float>(value); }
 
-std::int64_t get_int(const nlohmann::json& config, const char* key, const std::string& where) {
-  auto it = config.find(key);
-  if (it == config.end() || !it->is_number_integer()) fail("{}: field '{}' is missing or not an integer", where, key);
-  const std::int64_t value = it->get<std::int64_t>();
-  if (value < 0) fail("{}: field '{}' must not be negative, got {}", where, key, value);
-  return value;
-}
-
-std::int64_t get_int(const nlohmann::json& config, const char* key, std::int64_t fallback, const std::string& where) {
-  return config.contains(key) && !config[key].is_null() ? get_int(config, key, where) : fallback;
-}
-
-std::optional<std::int32_t> get_token(const nlohmann::json& config, const char* key) {
-  auto it = config.find(key);
-  if (it == config.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<std::int32_t>();
-}
-
-std::int32_t require_token(const nlohmann::json& config, const char* key, const std::string& where) {
-  auto token = get_token(config, key);
-  if (!token) fail("{}: field '{}' is missing", where, key);
-  return *token;
-}
-
-void read_bart_family(const nlohmann::json& config, const std::string& where, Seq2SeqSpec& spec) {
-  spec.d_model = get_int(config, "d_model", where);
-  spec.encoder_layers = get_int(config, "encoder_layers", where);
-  spec.decoder_layers = get_int(config, "decoder_layers", where);
-  spec.encoder_heads = get_int(config, "encoder_attention_heads", where);
-  spec.decoder_heads = get_int(config, "decoder_attention_heads", where);
-  spec.encoder_ffn = get_int(config, "encoder_ffn_dim", where);
-  spec.decoder_ffn = get_int(config, "decoder_ffn_dim", where);
-  spec.max_positions = get_int(config, "max_position_embeddings", where);
-  if (spec.encoder_heads == 0 || spec.decoder_heads == 0 || spec.d_model % spec.encoder_heads != 0 ||
-      spec.encoder_heads != spec.decoder_heads)
-    fail("{}: d_model {} must split evenly over the attention heads ({} encoder, {} decoder)", where, spec.d_model,
+void check_heads(const ModelConfig& c, Seq2SeqSpec& spec) {
+  if (c.family == ModelFamily::T5) return;  // d_kv is its own field: heads × d_kv need not equal d_model
+  if (spec.encoder_heads != spec.decoder_heads || spec.d_model % spec.encoder_heads != 0)
+    fail("{}: d_model {} must split evenly over the attention heads ({} encoder, {} decoder)", c.where, spec.d_model,
          spec.encoder_heads, spec.decoder_heads);
-  spec.head_dim = spec.d_model / spec.encoder_heads;
-  spec.activation = parse_activation(config.value("activation_function", std::string("gelu")), where);
-  if (config.value("scale_embedding", spec.model_type == "fsmt"))
-    spec.embed_scale = std::sqrt(static_cast<float>(spec.d_model));
 }
 
-void read_t5(const nlohmann::json& config, const std::string& where, Seq2SeqSpec& spec) {
-  spec.d_model = get_int(config, "d_model", where);
-  spec.head_dim = get_int(config, "d_kv", where);
-  spec.encoder_heads = spec.decoder_heads = get_int(config, "num_heads", where);
-  spec.encoder_layers = get_int(config, "num_layers", where);
-  spec.decoder_layers = get_int(config, "num_decoder_layers", spec.encoder_layers, where);
-  spec.encoder_ffn = spec.decoder_ffn = get_int(config, "d_ff", where);
-  spec.relative_buckets = get_int(config, "relative_attention_num_buckets", 32, where);
-  spec.relative_max_distance = get_int(config, "relative_attention_max_distance", 128, where);
-  spec.positions = PositionKind::Relative;
-  spec.pre_norm = true;
-  spec.rms_norm = true;
-  spec.final_norm = true;
-  spec.norm_eps = static_cast<float>(config.value("layer_norm_epsilon", 1e-6));
+void read_t5(const ModelConfig& c, Seq2SeqSpec& spec) {
+  spec.relative_buckets = c.relative_attention_num_buckets;
+  spec.relative_max_distance = c.relative_attention_max_distance;
   spec.attention_scaling = false;
-  // "ACT" or "gated-ACT" (T5Config): T5 v1.1 and flan-t5 say "gated-gelu", which T5Config maps to
-  // gelu_new for backward compatibility.
-  const std::string projection = config.value("feed_forward_proj", std::string("relu"));
-  spec.gated_ffn = projection.starts_with("gated-");
-  const std::string act = spec.gated_ffn ? projection.substr(6) : projection;
-  spec.activation = projection == "gated-gelu" ? Activation::GeluTanh
-                                               : parse_activation(act, fmt::format("{}: feed_forward_proj", where));
-  if (config.value("tie_word_embeddings", true)) spec.lm_input_scale = 1.0f / std::sqrt(static_cast<float>(spec.d_model));
+  spec.gated_ffn = c.is_gated_act;
+  if (c.tie_word_embeddings) spec.lm_input_scale = 1.0f / std::sqrt(static_cast<float>(spec.d_model));
 }
 
 }  // namespace
 
-Seq2SeqSpec seq2seq_spec(const nlohmann::json& config, const std::string& where) {
+Seq2SeqSpec seq2seq_spec(const ModelConfig& c) {
+  const Family& row = family(c.family);
+  if (row.kind != ModelKind::Seq2Seq)
+    fail("{}: model_type '{}' is an encoder-only model; generation needs an encoder-decoder ({})", c.where,
+         c.model_type, model_types(ModelKind::Seq2Seq));
   Seq2SeqSpec spec;
-  spec.model_type = config.value("model_type", std::string());
-  const std::string& type = spec.model_type;
-  const bool known = type == "marian" || type == "bart" || type == "mbart" || type == "pegasus" || type == "m2m_100" ||
-                     type == "fsmt" || type == "t5";
-  if (!known) {
-    if (!config.value("is_encoder_decoder", false))
-      fail("{}: model_type '{}' is an encoder-only model; generation needs an encoder-decoder ({})", where, type,
-           kFamilies);
-    fail("{}: model_type '{}' is not a supported encoder-decoder ({})", where, type, kFamilies);
-  }
-  if (type == "t5") {
-    read_t5(config, where, spec);
-  } else {
-    read_bart_family(config, where, spec);
-  }
-  if (type == "fsmt") {
-    spec.source_vocab = get_int(config, "src_vocab_size", where);
-    spec.target_vocab = get_int(config, "tgt_vocab_size", where);
-  } else {
-    spec.source_vocab = spec.target_vocab = get_int(config, "vocab_size", where);
-  }
-  spec.pad_token_id = require_token(config, "pad_token_id", where);
-  spec.eos_token_id = require_token(config, "eos_token_id", where);
-  auto start = get_token(config, "decoder_start_token_id");
-  if (!start) start = get_token(config, "bos_token_id");
-  if (!start) fail("{}: neither 'decoder_start_token_id' nor 'bos_token_id' is set", where);
-  spec.decoder_start_token_id = *start;
+  spec.family = c.family;
+  spec.model_type = c.model_type;
+  spec.d_model = c.hidden_size;
+  spec.encoder_heads = c.encoder_attention_heads;
+  spec.decoder_heads = c.decoder_attention_heads;
+  check_heads(c, spec);
+  spec.head_dim = c.head_dim;
+  spec.encoder_layers = c.encoder_layers;
+  spec.decoder_layers = c.decoder_layers;
+  spec.encoder_ffn = c.encoder_ffn_dim;
+  spec.decoder_ffn = c.decoder_ffn_dim;
+  spec.source_vocab = c.vocab_size;
+  spec.target_vocab = c.target_vocab_size;
+  spec.max_positions = c.max_position_embeddings;
+  const char* activation_field = c.family == ModelFamily::T5 ? "feed_forward_proj" : "activation_function";
+  spec.activation = parse_activation(c.activation, fmt::format("{}: {}", c.where, activation_field));
 
-  if (type == "marian" || type == "pegasus") {
-    spec.positions = PositionKind::SinusoidalHalves;
-  } else if (type == "bart" || type == "mbart") {
-    spec.positions = PositionKind::Learned;
-    spec.position_offset = 2;  // fairseq's learned positions start after the padding index
-  } else if (type == "m2m_100" || type == "fsmt") {
-    spec.positions = PositionKind::SinusoidalFairseq;
-    spec.position_offset = spec.pad_token_id + 1;
-  }
-  spec.pre_norm = spec.pre_norm || type == "mbart" || type == "pegasus" || type == "m2m_100";
-  spec.final_norm = spec.final_norm || type == "mbart" || type == "pegasus" || type == "m2m_100";
-  spec.layernorm_embedding = type == "bart" || type == "mbart";
-  spec.final_logits_bias = type == "marian" || type == "bart" || type == "mbart" || type == "pegasus";
+  spec.positions = row.positions;
+  spec.pre_norm = row.pre_norm;
+  spec.final_norm = row.final_norm;
+  spec.rms_norm = row.rms_norm;
+  spec.layernorm_embedding = row.embedding_norm;
+  spec.final_logits_bias = row.final_logits_bias;
+  spec.beam_masks_pad = row.beam_masks_pad;
+  spec.norm_eps = as_float(c.layer_norm_eps);
+  if (c.scale_embedding) spec.embed_scale = std::sqrt(static_cast<float>(spec.d_model));
+  if (c.family == ModelFamily::T5) read_t5(c, spec);
 
+  if (!c.pad_token_id) fail("{}: field 'pad_token_id' is missing", c.where);
+  if (!c.eos_token_id) fail("{}: field 'eos_token_id' is missing", c.where);
+  // generate(): decoder_start_token_id, else bos_token_id.
+  const auto start = c.decoder_start_token_id ? c.decoder_start_token_id : c.bos_token_id;
+  if (!start) fail("{}: neither 'decoder_start_token_id' nor 'bos_token_id' is set", c.where);
   const std::int64_t vocab = std::max(spec.source_vocab, spec.target_vocab);
-  for (std::int32_t token : {spec.pad_token_id, spec.eos_token_id, spec.decoder_start_token_id})
-    if (token < 0 || token >= vocab) fail("{}: special token id {} is outside the vocabulary ({})", where, token, vocab);
+  for (std::int64_t token : {*c.pad_token_id, *c.eos_token_id, *start})
+    if (token >= vocab) fail("{}: special token id {} is outside the vocabulary ({})", c.where, token, vocab);
+  spec.pad_token_id = static_cast<std::int32_t>(*c.pad_token_id);
+  spec.eos_token_id = static_cast<std::int32_t>(*c.eos_token_id);
+  spec.decoder_start_token_id = static_cast<std::int32_t>(*start);
+  switch (row.first_position) {
+    case FirstPosition::Zero:
+      break;
+    case FirstPosition::Two:
+      spec.position_offset = 2;  // fairseq's learned positions start after the padding index
+      break;
+    case FirstPosition::AfterPad:
+      spec.position_offset = spec.pad_token_id + 1;
+  }
   return spec;
-}
-
-SearchSettings search_defaults(const nlohmann::json& config, const Seq2SeqSpec& spec) {
-  const std::string where = "config.json";
-  SearchSettings settings;
-  settings.num_beams = static_cast<int>(get_int(config, "num_beams", 1, where));
-  settings.num_return_sequences = static_cast<int>(get_int(config, "num_return_sequences", 1, where));
-  settings.max_length = static_cast<int>(get_int(config, "max_length", 20, where));
-  settings.min_length = static_cast<int>(get_int(config, "min_length", 0, where));
-  settings.no_repeat_ngram_size = static_cast<int>(get_int(config, "no_repeat_ngram_size", 0, where));
-  settings.length_penalty = config.value("length_penalty", 1.0);
-  settings.early_stopping = config.value("early_stopping", false);
-  settings.do_sample = config.value("do_sample", false);
-  settings.temperature = config.value("temperature", 1.0);
-  settings.top_k = static_cast<int>(get_int(config, "top_k", 50, where));
-  settings.top_p = config.value("top_p", 1.0);
-  if (config.contains("bad_words_ids") && config["bad_words_ids"].is_array())
-    settings.bad_words_ids = config["bad_words_ids"].get<std::vector<std::vector<std::int32_t>>>();
-  settings.forced_bos_token_id = get_token(config, "forced_bos_token_id");
-  settings.forced_eos_token_id = get_token(config, "forced_eos_token_id");
-  settings.decoder_start_token_id = spec.decoder_start_token_id;
-  settings.eos_token_id = spec.eos_token_id;
-  settings.pad_token_id = spec.pad_token_id;
-  // MarianMTModel.adjust_logits_during_generation: the pad token is never predicted in beam search.
-  if (spec.model_type == "marian") settings.beam_masked_token_id = spec.pad_token_id;
-  return settings;
 }
 
 namespace {
@@ -185,24 +115,24 @@ void add_attention(std::vector<WeightName>& names, const std::string& canonical,
 
 }  // namespace
 
-std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const nlohmann::json& config) {
-  const bool t5 = spec.model_type == "t5";
+std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const ModelConfig& config) {
+  const bool t5 = spec.family == ModelFamily::T5;
   const bool bias = !t5;
-  const bool fsmt = spec.model_type == "fsmt";
+  const bool fsmt = spec.family == ModelFamily::Fsmt;
   std::vector<WeightName> names;
   for (const std::string stack : {"enc", "dec"}) {
     const bool decoder = stack == "dec";
     const std::string prefix = t5 ? (decoder ? "decoder." : "encoder.") : (decoder ? "model.decoder." : "model.encoder.");
     const std::string shared = t5 ? "shared.weight" : "model.shared.weight";
     WeightName embed{stack + ".embed_tokens", {prefix + "embed_tokens.weight"}, true};
-    const bool separate_decoder_embeddings = fsmt || !config.value("share_encoder_decoder_embeddings", true);
+    const bool separate_decoder_embeddings = fsmt || !config.share_encoder_decoder_embeddings;
     if (!(decoder && separate_decoder_embeddings) && !fsmt) embed.stored.insert(embed.stored.begin(), shared);
     names.push_back(embed);
     if (spec.positions == PositionKind::Relative) {
       names.push_back({stack + ".relative_attention_bias",
                        {prefix + "block.0.layer.0.SelfAttention.relative_attention_bias.weight"}, true});
     } else {
-      const std::string table = spec.model_type == "m2m_100" ? "embed_positions.weights" : "embed_positions.weight";
+      const std::string table = spec.family == ModelFamily::M2M100 ? "embed_positions.weights" : "embed_positions.weight";
       names.push_back({stack + ".embed_positions", {prefix + table}, spec.positions == PositionKind::Learned});
     }
     if (spec.layernorm_embedding) add_norm(names, stack + ".embed_norm", prefix + "layernorm_embedding", true);
@@ -240,9 +170,9 @@ std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const nloh
   WeightName head{"lm_head", {"lm_head.weight"}, true};
   if (fsmt) {
     head.stored = {"model.decoder.output_projection.weight", "model.decoder.embed_tokens.weight"};
-  } else if (config.value("tie_word_embeddings", true)) {
+  } else if (config.tie_word_embeddings) {
     head.stored.insert(head.stored.begin(), t5 ? "shared.weight" : "model.shared.weight");
-    if (!config.value("share_encoder_decoder_embeddings", true))
+    if (!config.share_encoder_decoder_embeddings)
       head.stored.insert(head.stored.begin(), "model.decoder.embed_tokens.weight");
   }
   names.push_back(head);

@@ -1,29 +1,23 @@
 #pragma once
 // The encoder-decoder families as specs: what differs between Marian, BART, mBART, Pegasus,
 // M2M100/NLLB, FSMT and T5 is data (norm placement, positions, scaling, tying), read from
-// config.json, plus a table from Hugging Face weight names to the engine's canonical names. One
-// implementation (engine/seq2seq.cpp) runs them all.
-#include <nlohmann/json.hpp>
-
+// config.json (models/hf_config) and the family table (models/family), plus a table from Hugging
+// Face weight names to the engine's canonical names. One implementation (engine/seq2seq.cpp) runs
+// them all.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"  // Activation
-#include "engine/decode/generation.hpp"
+#include "core/activation.hpp"
+#include "models/family.hpp"
+#include "models/hf_config.hpp"
 #include "models/weight_name.hpp"
 
 namespace invar {
 
-enum class PositionKind : std::uint8_t {
-  Relative,           // T5: no position embedding, a learned bias on attention scores by bucketed offset
-  Learned,            // BART, mBART: a table whose row position + offset (2) is added
-  SinusoidalHalves,   // Marian, Pegasus: sin(p·ω_i) in the first half, cos in the second, ω_i = 10000^(-2i/d)
-  SinusoidalFairseq,  // M2M100/NLLB, FSMT: ω_i = exp(-i·ln(10000)/(d/2-1)); non-pad tokens at pad + 1 + i
-};
-
 struct Seq2SeqSpec {
+  ModelFamily family = ModelFamily::Marian;
   std::string model_type;  // as config.json says: "marian", "bart", "mbart", "pegasus", "m2m_100", "fsmt", "t5"
   std::int64_t d_model = 0;
   std::int64_t head_dim = 0;
@@ -45,6 +39,7 @@ struct Seq2SeqSpec {
   bool gated_ffn = false;            // T5 v1.1 "gated-gelu": act(x·wi_0) * (x·wi_1)
   Activation activation = Activation::GeluErf;
   bool final_logits_bias = false;
+  bool beam_masks_pad = false;       // Marian: the pad token is never predicted in beam search
   float lm_input_scale = 1.0f;       // T5 with tied embeddings: d_model^-0.5 before the LM head
   std::int64_t relative_buckets = 0, relative_max_distance = 0;
 
@@ -53,19 +48,15 @@ struct Seq2SeqSpec {
   std::int32_t decoder_start_token_id = 0;
 };
 
-// Reads the spec from config.json; `where` names the file in errors. Fails clearly for a model that
-// is not an encoder-decoder of a supported family (e.g. "bert is an encoder-only model").
-Seq2SeqSpec seq2seq_spec(const nlohmann::json& config, const std::string& where);
-
-// Hugging Face generate()'s settings as config.json sets them (PretrainedConfig 4.19 defaults for
-// keys it lacks), for this model's special tokens.
-SearchSettings search_defaults(const nlohmann::json& config, const Seq2SeqSpec& spec);
+// The spec of a parsed config.json; fails naming the file for a model that is not an
+// encoder-decoder (e.g. "bert is an encoder-only model") or whose sizes do not fit together.
+Seq2SeqSpec seq2seq_spec(const ModelConfig& config);
 
 // Canonical names: "{enc,dec}.embed_tokens", "{enc,dec}.embed_positions", "{enc,dec}.embed_norm.{weight,bias}",
 // "{enc,dec}.final_norm.{weight,bias}", "{enc,dec}.relative_attention_bias",
 // "{enc,dec}.layers.N.{self_attn,cross_attn}.{q,k,v,o}.{weight,bias}",
 // "{enc,dec}.layers.N.{self_attn_norm,cross_attn_norm,ffn_norm}.{weight,bias}",
 // "{enc,dec}.layers.N.ffn.{in,gate,out}.{weight,bias}", "lm_head", "final_logits_bias".
-std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const nlohmann::json& config);
+std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const ModelConfig& config);
 
 }  // namespace invar

@@ -5,11 +5,12 @@
 
 #include <random>
 
-#include "kernels/backend.hpp"
 #include "core/error.hpp"
 #include "engine/text/moses.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"
 #include "support/test_support.hpp"
@@ -145,7 +146,8 @@ std::string fsmt_config(const std::string& extra = "") {
     "src_vocab_size": 12, "tgt_vocab_size": 15, "d_model": 8, "encoder_layers": 1, "decoder_layers": 1,
     "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 16, "decoder_ffn_dim": 16,
     "max_position_embeddings": 32, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
-    "decoder_start_token_id": 2, "num_beams": 2, "max_length": 8, "tie_word_embeddings": false)" +
+    "decoder_start_token_id": 2, "num_beams": 2, "max_length": 8, "tie_word_embeddings": false,
+    "activation_function": "gelu")" +
          extra + "}";
 }
 
@@ -170,7 +172,7 @@ std::unique_ptr<Tokenizer> open_tokenizer(const std::string& folder) {
 
 TEST(FsmtTokenizer, BpeMergesByRankWithWordEnds) {
   auto tokenizer = open_tokenizer(fsmt_folder());
-  EXPECT_EQ(tokenizer->family(), "fsmt");
+  EXPECT_STREQ(tokenizer->family().model_type, "fsmt");
   EXPECT_EQ(tokenizer->algorithm(), "moses-bpe");
   // lower: l o w e r</w> -> (l o) -> lo w e r</w> -> (e r</w>) -> lo w er</w>; "lo w" has no rank
   // (only "lo w</w>" does).

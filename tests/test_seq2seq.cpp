@@ -11,11 +11,12 @@
 #include <map>
 #include <tuple>
 
-#include "kernels/backend.hpp"
 #include "core/error.hpp"
 #include "engine/seq2seq.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "support/model_files.hpp"
 #include "support/test_support.hpp"

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <random>
 
-#include "engine/decode/beam_search.hpp"
 #include "core/error.hpp"
+#include "engine/decode/beam_search.hpp"
 #include "engine/decode/logits_processors.hpp"
 
 namespace invar {

@@ -6,9 +6,9 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "engine/text/regex.hpp"
 #include "engine/text/tokenizer_files.hpp"
-#include "core/utf8.hpp"
 
 namespace invar {
 namespace {
@@ -133,7 +133,7 @@ namespace {
 
 class BpeTokenizer final : public Tokenizer {
  public:
-  BpeTokenizer(const TokenizerFiles& files, const std::string& family) {
+  BpeTokenizer(const TokenizerFiles& files, const Family& family) {
     base_vocab_size_ = files.read_vocab("vocab.json", "the byte-level BPE vocabulary", vocab_);
     load_merges(files);
     add_prefix_space_ = files.flag("add_prefix_space", false);
@@ -248,7 +248,7 @@ class BpeTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const std::string& family) {
+std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const Family& family) {
   return std::make_unique<BpeTokenizer>(files, family);
 }
 

@@ -6,9 +6,9 @@
 #include <array>
 
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 #include "engine/text/moses.hpp"
 #include "engine/text/tokenizer_files.hpp"
-#include "core/utf8.hpp"
 
 namespace invar {
 namespace {
@@ -43,7 +43,7 @@ struct MosesPipeline {
 
 class FsmtTokenizer final : public Tokenizer {
  public:
-  FsmtTokenizer(const TokenizerFiles& files, const std::string& family) {
+  FsmtTokenizer(const TokenizerFiles& files, const Family& family) {
     auto [source, target] = read_languages(files);
     try {
       source_moses_ = std::make_unique<MosesPipeline>(source);
@@ -145,7 +145,7 @@ class FsmtTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const std::string& family) {
+std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const Family& family) {
   return std::make_unique<FsmtTokenizer>(files, family);
 }
 

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "engine/text/regex.hpp"
 #include "core/utf8.hpp"
+#include "engine/text/regex.hpp"
 
 namespace invar {
 

@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "engine/text/tokenizer_files.hpp"
 #include "core/utf8.hpp"
+#include "engine/text/tokenizer_files.hpp"
 
 namespace invar {
 namespace {
@@ -67,21 +67,8 @@ std::string some_codes(const std::vector<std::string>& codes) {
 
 class SentencePieceTokenizer final : public Tokenizer {
  public:
-  SentencePieceTokenizer(const TokenizerFiles& files, const std::string& family) : family_(family) {
-    SpecialTokens tokens;
-    if (family == "xlm-roberta" || family == "mbart")
-      tokens = init_fairseq(files);
-    else if (family == "marian")
-      tokens = init_marian(files);
-    else if (family == "pegasus")
-      tokens = init_pegasus(files);
-    else if (family == "m2m_100")
-      tokens = init_m2m100(files);
-    else if (family == "t5")
-      tokens = init_t5(files);
-    else
-      fail("{}: no SentencePiece tokenizer for model family '{}'", files.path(), family);
-    init_base(family_, std::move(tokens), files);
+  SentencePieceTokenizer(const TokenizerFiles& files, const Family& family) : languages_framing_(family.languages) {
+    init_base(family, init_vocabulary(files, family), files);
     build_layouts();
   }
 
@@ -95,13 +82,13 @@ class SentencePieceTokenizer final : public Tokenizer {
   }
 
   void set_source_language(std::string_view code) override {
-    if (family_ != "mbart" && family_ != "m2m_100") Tokenizer::set_source_language(code);
+    if (!codes_frame_sequences(languages_framing_)) Tokenizer::set_source_language(code);
     source_language_ = std::string(code);
     build_layouts();
   }
 
   void set_target_language(std::string_view code) override {
-    if (family_ != "mbart" && family_ != "m2m_100") Tokenizer::set_target_language(code);
+    if (!codes_frame_sequences(languages_framing_)) Tokenizer::set_target_language(code);
     target_language_ = std::string(code);
     build_layouts();
   }
@@ -110,7 +97,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::vector<std::string> split_text(std::string_view text, Side side) const override {
     std::vector<std::string> pieces;
     std::string stripped;
-    if (family_ == "marian") {
+    if (languages_framing_ == LanguageFraming::TargetToken) {
       stripped = remove_language_codes(text, pieces);
       text = stripped;
     }
@@ -164,7 +151,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   const SpecialLayout& layout(Side side) const override {
     if (side == Side::Source) return source_layout_;
     if (!target_layout_)
-      fail("the {} tokenizer has no target language: set tgt_lang in tokenizer_config.json or choose one", family_);
+      fail("the {} tokenizer has no target language: set tgt_lang in tokenizer_config.json or choose one",
+           family().model_type);
     return *target_layout_;
   }
 
@@ -175,8 +163,27 @@ class SentencePieceTokenizer final : public Tokenizer {
     return side == Side::Target && target_spm_ ? *target_spm_ : *source_spm_;
   }
 
-  // XLMRobertaTokenizer / MBartTokenizer.
-  // Loads the vocabularies, sets the decoding rule, returns the special tokens.
+  // Loads the vocabularies of the family's tokenizer class, sets the decoding rule, returns the
+  // special tokens.
+  SpecialTokens init_vocabulary(const TokenizerFiles& files, const Family& family) {
+    switch (family.pieces) {
+      case PieceIds::FairseqOffset:
+        return init_fairseq(files);
+      case PieceIds::VocabJson:
+        return init_marian(files);
+      case PieceIds::ReservedOffset:
+        return init_pegasus(files);
+      case PieceIds::VocabJsonCodes:
+        return init_m2m100(files);
+      case PieceIds::ExtraIdsAtEnd:
+        return init_t5(files);
+      case PieceIds::None:
+        break;
+    }
+    fail("{}: no SentencePiece tokenizer for model family '{}'", files.path(), family.model_type);
+  }
+
+  // XLMRobertaTokenizer / MBartTokenizer (language codes after the pieces).
   SpecialTokens init_fairseq(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "sentencepiece.bpe.model");
     auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
@@ -186,7 +193,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     source_vocab_.add("</s>", 2);
     source_vocab_.add("<unk>", 3);
     std::int32_t next = pieces + offset;
-    if (family_ == "mbart") {
+    if (languages_framing_ == LanguageFraming::CodeSuffix) {
       languages_ = kMbartLanguages;
       for (const auto& code : languages_) source_vocab_.add(code, next++);
     }
@@ -203,7 +210,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     defaults.mask = added_token("<mask>", true, false);
     auto specials = files.special_tokens(defaults, TokenizerFiles::Wrap::MaskOnly);
     // MBartTokenizer: the language codes first, then any other additional special tokens.
-    if (family_ == "mbart") add_language_tokens(specials, files, true, "en_XX");
+    if (languages_framing_ == LanguageFraming::CodeSuffix) add_language_tokens(specials, files, true, "en_XX");
     decode_mode_ = DecodeMode::Join;
     return specials;
   }
@@ -325,7 +332,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   // src_lang / tgt_lang come from tokenizer_config.json.
   void add_language_tokens(SpecialTokens& tokens, const TokenizerFiles& files, bool first, const char* source) {
     std::vector<SpecialToken> languages;
-    for (const auto& code : languages_) languages.push_back(plain_token(family_ == "m2m_100" ? "__" + code + "__" : code));
+    for (const auto& code : languages_) languages.push_back(plain_token(language_spelling(code)));
     tokens.additional = first ? merged(languages, tokens.additional) : merged(tokens.additional, languages);
     source_language_ = files.string("src_lang").value_or(source);
     target_language_ = files.string("tgt_lang");
@@ -339,48 +346,65 @@ class SentencePieceTokenizer final : public Tokenizer {
     return front;
   }
 
+  // How the family writes a language code as a token: "__de__" (M2M100), ">>de<<" (Marian), "de_DE" (mBART).
+  std::string language_spelling(std::string_view code) const {
+    switch (languages_framing_) {
+      case LanguageFraming::CodePrefix:
+        return code.starts_with("__") ? std::string(code) : "__" + std::string(code) + "__";
+      case LanguageFraming::TargetToken:
+        return code.starts_with(">>") ? std::string(code) : ">>" + std::string(code) + "<<";
+      case LanguageFraming::CodeSuffix:
+      case LanguageFraming::None:
+        break;
+    }
+    return std::string(code);
+  }
+
   std::string language_token(std::string_view code) const {
-    std::string token;
-    if (family_ == "m2m_100")
-      token = code.starts_with("__") ? std::string(code) : "__" + std::string(code) + "__";
-    else if (family_ == "marian")
-      token = code.starts_with(">>") ? std::string(code) : ">>" + std::string(code) + "<<";
-    else
-      token = std::string(code);
+    std::string token = language_spelling(code);
     if (!find_token(token))
-      fail("unknown language code '{}' for the {} tokenizer (valid: {})", code, family_, some_codes(languages_));
+      fail("unknown language code '{}' for the {} tokenizer (valid: {})", code, family().model_type,
+           some_codes(languages_));
     return token;
   }
 
-  // Each family's build_inputs_with_special_tokens, for the source and (labels) target side.
+  // The tokenizer class's build_inputs_with_special_tokens, for the source and (labels) target side.
   void build_layouts() {
     auto eos = require_special(specials().eos, "end-of-sequence");
     SpecialLayout source;
     std::optional<SpecialLayout> target;
-    if (family_ == "xlm-roberta") {
-      auto cls = require_special(specials().cls, "classification (cls)");
-      auto sep = require_special(specials().sep, "separator (sep)");
-      source.prefix = {cls};
-      source.middle = {sep, sep};
-      source.suffix = {sep};
-      target = source;
-    } else if (family_ == "mbart") {
-      // MBartTokenizer: no prefix, suffix [eos, language code].
-      source.suffix = {eos, lang_id(source_language_)};
-      if (target_language_) target = SpecialLayout{{}, {}, {eos, lang_id(*target_language_)}};
-    } else if (family_ == "m2m_100") {
-      // M2M100Tokenizer: prefix [language token], suffix [eos].
-      source.prefix = {lang_id(source_language_)};
-      source.suffix = {eos};
-      if (target_language_) target = SpecialLayout{{lang_id(*target_language_)}, {}, {eos}};
-    } else if (family_ == "t5") {
-      source.middle = {eos};
-      source.suffix = {eos};
-      source.eos_if_absent = true;
-      target = source;
-    } else {  // Marian, Pegasus: text </s>, pairs without separator.
-      source.suffix = {eos};
-      target = source;
+    switch (family().framing) {
+      case SequenceFraming::DoubleSep: {  // XLMRobertaTokenizer
+        auto cls = require_special(specials().cls, "classification (cls)");
+        auto sep = require_special(specials().sep, "separator (sep)");
+        source.prefix = {cls};
+        source.middle = {sep, sep};
+        source.suffix = {sep};
+        target = source;
+        break;
+      }
+      case SequenceFraming::LanguageCode:
+        if (languages_framing_ == LanguageFraming::CodeSuffix) {
+          // MBartTokenizer: no prefix, suffix [eos, language code].
+          source.suffix = {eos, lang_id(source_language_)};
+          if (target_language_) target = SpecialLayout{{}, {}, {eos, lang_id(*target_language_)}};
+        } else {
+          // M2M100Tokenizer: prefix [language token], suffix [eos].
+          source.prefix = {lang_id(source_language_)};
+          source.suffix = {eos};
+          if (target_language_) target = SpecialLayout{{lang_id(*target_language_)}, {}, {eos}};
+        }
+        break;
+      case SequenceFraming::EosEach:  // T5Tokenizer
+        source.middle = {eos};
+        source.suffix = {eos};
+        source.eos_if_absent = true;
+        target = source;
+        break;
+      case SequenceFraming::ClsSep:
+      case SequenceFraming::EosSuffix:  // Marian, Pegasus: text </s>, pairs without separator.
+        source.suffix = {eos};
+        target = source;
     }
     source_layout_ = std::move(source);
     target_layout_ = std::move(target);
@@ -406,7 +430,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     return out;
   }
 
-  std::string family_;
+  LanguageFraming languages_framing_;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> source_spm_;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> target_spm_;  // Marian only
   Vocab source_vocab_;
@@ -422,7 +446,7 @@ class SentencePieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const std::string& family) {
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const Family& family) {
   return std::make_unique<SentencePieceTokenizer>(files, family);
 }
 

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "engine/text/tokenizer_files.hpp"
 #include "core/utf8.hpp"
+#include "engine/text/tokenizer_files.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {
@@ -113,11 +113,6 @@ std::vector<std::int32_t> Tokenizer::text_ids(std::string_view text, Side side) 
   return ids;
 }
 
-std::size_t Tokenizer::num_special_tokens(bool pair) const {
-  const auto& framing = layout(Side::Source);
-  return framing.prefix.size() + framing.suffix.size() + (pair ? framing.middle.size() : 0);
-}
-
 Encoding Tokenizer::frame(std::vector<std::int32_t> a, const std::vector<std::int32_t>* b_in, std::size_t max_length,
                           Side side) const {
   const auto& framing = layout(side);
@@ -127,7 +122,8 @@ Encoding Tokenizer::frame(std::vector<std::int32_t> a, const std::vector<std::in
     // text and special tokens fit.
     std::size_t specials = framing.prefix.size() + framing.suffix.size() + (b_in ? framing.middle.size() : 0);
     if (max_length <= specials)
-      fail("cannot truncate to {} tokens: the {} tokenizer adds {} special tokens", max_length, family_, specials);
+      fail("cannot truncate to {} tokens: the {} tokenizer adds {} special tokens", max_length, family_->model_type,
+           specials);
     std::size_t total = a.size() + b.size() + specials;
     for (; total > max_length; --total) {
       if (a.size() > b.size())
@@ -181,7 +177,8 @@ BatchEncoding Tokenizer::pad(std::span<const Encoding> encodings) const {
   BatchEncoding batch;
   if (longest > 0 && !encodings.empty()) {
     bool ragged = std::any_of(encodings.begin(), encodings.end(), [&](const Encoding& e) { return e.ids.size() < longest; });
-    if (ragged && !pad_id()) fail("the {} tokenizer has no padding token, so sequences cannot be batched", family_);
+    if (ragged && !pad_id())
+      fail("the {} tokenizer has no padding token, so sequences cannot be batched", family_->model_type);
   }
   std::int32_t pad = pad_id().value_or(0);
   for (const auto& encoding : encodings) {
@@ -207,14 +204,6 @@ BatchEncoding Tokenizer::encode_batch(std::span<const std::string> texts, std::s
   return pad(encodings);
 }
 
-BatchEncoding Tokenizer::encode_pair_batch(std::span<const std::pair<std::string, std::string>> pairs,
-                                           std::size_t max_length) const {
-  std::vector<Encoding> encodings;
-  encodings.reserve(pairs.size());
-  for (const auto& [a, b] : pairs) encodings.push_back(encode_pair(a, b, max_length));
-  return pad(encodings);
-}
-
 std::string clean_up_tokenization(std::string text) {
   static const std::pair<std::string_view, std::string_view> kRules[] = {
       {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
@@ -233,7 +222,7 @@ std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool skip_speci
   };
   for (auto id : ids) {
     if (id < 0 || static_cast<std::size_t>(id) >= size)
-      fail("token id {} is outside the {} vocabulary (0..{})", id, family_, size - 1);
+      fail("token id {} is outside the {} vocabulary (0..{})", id, family_->model_type, size - 1);
     if (skip_special_tokens && is_special(id)) continue;
     // Added tokens are not text of the base vocabulary: HF keeps them as separate words.
     auto index = static_cast<std::size_t>(id);
@@ -276,7 +265,6 @@ bool Tokenizer::is_special(std::int32_t id) const {
   return std::binary_search(special_ids_.begin(), special_ids_.end(), id);
 }
 
-std::vector<std::int32_t> Tokenizer::special_ids() const { return special_ids_; }
 
 bool Tokenizer::is_special_token(std::string_view token) const {
   return std::any_of(all_specials_.begin(), all_specials_.end(),
@@ -292,23 +280,23 @@ std::optional<std::int32_t> Tokenizer::special_id(const std::optional<SpecialTok
 
 std::int32_t Tokenizer::require_special(const std::optional<SpecialToken>& token, std::string_view name) const {
   if (auto id = special_id(token)) return *id;
-  fail("the {} tokenizer has no {} token", family_, name);
+  fail("the {} tokenizer has no {} token", family_->model_type, name);
 }
 
 std::int32_t Tokenizer::lang_id(std::string_view code) const {
-  fail("the {} tokenizer has no language codes (asked for '{}')", family_, code);
+  fail("the {} tokenizer has no language codes (asked for '{}')", family_->model_type, code);
 }
 
 void Tokenizer::set_source_language(std::string_view code) {
-  fail("the {} tokenizer has no source language to set (asked for '{}')", family_, code);
+  fail("the {} tokenizer has no source language to set (asked for '{}')", family_->model_type, code);
 }
 
 void Tokenizer::set_target_language(std::string_view code) {
-  fail("the {} tokenizer has no target language to set (asked for '{}')", family_, code);
+  fail("the {} tokenizer has no target language to set (asked for '{}')", family_->model_type, code);
 }
 
-void Tokenizer::init_base(std::string family, SpecialTokens specials, const TokenizerFiles& files) {
-  family_ = std::move(family);
+void Tokenizer::init_base(const Family& family, SpecialTokens specials, const TokenizerFiles& files) {
+  family_ = &family;
   specials_ = std::move(specials);
 
   std::vector<SpecialToken> all;
@@ -522,72 +510,35 @@ SpecialTokens TokenizerFiles::special_tokens(SpecialTokens defaults, Wrap wrap) 
 // ---------------------------------------------------------------------------------------------
 // The factory
 
-namespace {
-
-enum class Algorithm { WordPiece, SentencePiece, Bpe, MosesBpe };
-
-struct FamilyEntry {
-  const char* family;      // config.json model_type
-  const char* class_name;  // tokenizer_config.json tokenizer_class (slow)
-  Algorithm algorithm;
-};
-
-const FamilyEntry kFamilies[] = {
-    {"bert", "BertTokenizer", Algorithm::WordPiece},
-    {"mpnet", "MPNetTokenizer", Algorithm::WordPiece},
-    {"roberta", "RobertaTokenizer", Algorithm::Bpe},
-    {"bart", "BartTokenizer", Algorithm::Bpe},
-    {"xlm-roberta", "XLMRobertaTokenizer", Algorithm::SentencePiece},
-    {"marian", "MarianTokenizer", Algorithm::SentencePiece},
-    {"mbart", "MBartTokenizer", Algorithm::SentencePiece},
-    {"pegasus", "PegasusTokenizer", Algorithm::SentencePiece},
-    {"m2m_100", "M2M100Tokenizer", Algorithm::SentencePiece},
-    {"t5", "T5Tokenizer", Algorithm::SentencePiece},
-    {"fsmt", "FSMTTokenizer", Algorithm::MosesBpe},
-};
-
-std::string supported_families() {
-  std::string out;
-  for (const auto& entry : kFamilies) out += (out.empty() ? "" : ", ") + std::string(entry.family);
-  return out;
-}
-
-}  // namespace
-
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source) {
   TokenizerFiles files(source);
-  const FamilyEntry* entry = nullptr;
+  const Family* row = nullptr;
   // tokenizer_class names the tokenizer a model was saved with (a RoBERTa-architecture model may
   // carry a BERT tokenizer); the fast variant reads the same slow files here.
   if (auto name = files.string("tokenizer_class")) {
-    std::string slow = *name;
-    if (slow.size() > 4 && slow.ends_with("Fast")) slow.resize(slow.size() - 4);
-    for (const auto& candidate : kFamilies)
-      if (slow == candidate.class_name) entry = &candidate;
-    if (!entry)
+    row = find_family_by_tokenizer_class(*name);
+    if (!row)
       fail("{}: tokenizer_config.json: tokenizer_class '{}' is not supported (supported families: {})", files.path(),
-           *name, supported_families());
+           *name, model_types());
   } else {
     const auto& config = files.config();
     auto it = config.find("model_type");
     if (it == config.end() || !it->is_string())
       fail("{}: config.json has no model_type, so the tokenizer cannot be chosen", files.path());
-    auto model_type = it->get<std::string>();
-    for (const auto& candidate : kFamilies)
-      if (model_type == candidate.family) entry = &candidate;
-    if (!entry)
-      fail("{}: config.json: model_type '{}' has no supported tokenizer (supported: {})", files.path(), model_type,
-           supported_families());
+    row = find_family(it->get<std::string>());
+    if (!row)
+      fail("{}: config.json: model_type '{}' has no supported tokenizer (supported: {})", files.path(),
+           it->get<std::string>(), model_types());
   }
-  switch (entry->algorithm) {
-    case Algorithm::WordPiece:
-      return make_wordpiece_tokenizer(files, entry->family);
-    case Algorithm::SentencePiece:
-      return make_sentencepiece_tokenizer(files, entry->family);
-    case Algorithm::Bpe:
-      return make_bpe_tokenizer(files, entry->family);
-    case Algorithm::MosesBpe:
-      return make_fsmt_tokenizer(files, entry->family);
+  switch (row->tokenizer) {
+    case TokenizerAlgorithm::WordPiece:
+      return make_wordpiece_tokenizer(files, *row);
+    case TokenizerAlgorithm::SentencePiece:
+      return make_sentencepiece_tokenizer(files, *row);
+    case TokenizerAlgorithm::ByteLevelBpe:
+      return make_bpe_tokenizer(files, *row);
+    case TokenizerAlgorithm::MosesBpe:
+      return make_fsmt_tokenizer(files, *row);
   }
   fail("{}: unknown tokenizer algorithm", files.path());
 }

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/family.hpp"
+
 namespace invar {
 
 class ModelSource;
@@ -91,10 +93,10 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  // What the factory found: "wordpiece", "sentencepiece", "bpe" or "moses-bpe"; the family ("bert", "marian",
-  // ...) as config.json's model_type names it.
+  // What the factory found: "wordpiece", "sentencepiece", "bpe" or "moses-bpe"; the family's row
+  // of models/family (the tokenizer_class's family where tokenizer_config.json names one).
   virtual std::string_view algorithm() const = 0;
-  const std::string& family() const { return family_; }
+  const Family& family() const { return *family_; }
 
   // Hugging Face's tokenize(): pieces of the text, special tokens found in it kept whole, no
   // special tokens added.
@@ -108,8 +110,6 @@ class Tokenizer {
   Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length = 0) const;
   Encoding encode_target(std::string_view text, std::size_t max_length = 0) const;
   BatchEncoding encode_batch(std::span<const std::string> texts, std::size_t max_length = 0) const;
-  BatchEncoding encode_pair_batch(std::span<const std::pair<std::string, std::string>> pairs,
-                                  std::size_t max_length = 0) const;
   // Pads encodings to the longest with pad_id() (Hugging Face pads on the right for all families).
   BatchEncoding pad(std::span<const Encoding> encodings) const;
 
@@ -125,8 +125,6 @@ class Tokenizer {
   // len(tokenizer): the base vocabulary plus added tokens.
   std::size_t vocab_size() const;
   bool is_special(std::int32_t id) const;
-  std::vector<std::int32_t> special_ids() const;
-  std::size_t num_special_tokens(bool pair) const;
 
   std::optional<std::int32_t> pad_id() const { return special_id(specials_.pad); }
   std::optional<std::int32_t> eos_id() const { return special_id(specials_.eos); }
@@ -169,7 +167,7 @@ class Tokenizer {
   // Subclasses call this once their vocabularies exist: adds added_tokens.json, gives special
   // tokens missing from the vocabulary new ids (HF's sanitize_special_tokens), resolves special
   // tokens to ids and reads model_max_length / decoder_start_token_id.
-  void init_base(std::string family, SpecialTokens specials, const TokenizerFiles& files);
+  void init_base(const Family& family, SpecialTokens specials, const TokenizerFiles& files);
   std::optional<std::int32_t> special_id(const std::optional<SpecialToken>& token) const;
   const SpecialTokens& specials() const { return specials_; }
   // HF's all_special_tokens_extended: the attributes in order, then the additional ones, unique.
@@ -182,7 +180,7 @@ class Tokenizer {
   Encoding frame(std::vector<std::int32_t> a, const std::vector<std::int32_t>* b, std::size_t max_length,
                  Side side) const;
 
-  std::string family_;
+  const Family* family_ = nullptr;
   SpecialTokens specials_;
   std::vector<SpecialToken> all_specials_;
   std::vector<SpecialToken> no_split_;          // special tokens, longest first

@@ -67,9 +67,9 @@ BpeRanks parse_bpe_merges(std::string_view text, std::size_t skip_lines, bool fi
 // lowest-ranked adjacent pair, left to right, until no adjacent pair has a rank.
 std::vector<std::string> apply_bpe_merges(std::vector<std::string> symbols, const BpeRanks& ranks);
 
-std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const std::string& family);
-std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const std::string& family);
-std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const std::string& family);
-std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const std::string& family);
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const Family& family);
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const Family& family);
+std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const Family& family);
+std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const Family& family);
 
 }  // namespace invar

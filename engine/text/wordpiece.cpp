@@ -7,8 +7,8 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "engine/text/tokenizer_files.hpp"
 #include "core/utf8.hpp"
+#include "engine/text/tokenizer_files.hpp"
 
 namespace invar {
 namespace {
@@ -88,7 +88,7 @@ std::vector<std::u32string> split_whitespace(std::u32string_view text) {
 
 class WordPieceTokenizer final : public Tokenizer {
  public:
-  WordPieceTokenizer(const TokenizerFiles& files, const std::string& family) {
+  WordPieceTokenizer(const TokenizerFiles& files, const Family& family) {
     load_vocab(files);
     do_lower_case_ = files.flag("do_lower_case", true);
     do_basic_tokenize_ = files.flag("do_basic_tokenize", true);
@@ -102,7 +102,8 @@ class WordPieceTokenizer final : public Tokenizer {
 
     SpecialTokens defaults;
     auto wrap = TokenizerFiles::Wrap::None;
-    if (family == "mpnet") {
+    const bool double_sep = family.framing == SequenceFraming::DoubleSep;
+    if (double_sep) {
       // MPNetTokenizer: RoBERTa's special tokens and framing over a BERT vocabulary.
       defaults.bos = defaults.cls = added_token("<s>", false, false);
       defaults.eos = defaults.sep = added_token("</s>", false, false);
@@ -126,7 +127,7 @@ class WordPieceTokenizer final : public Tokenizer {
     auto sep = require_special(specials().sep, "separator (sep)");
     layout_.prefix = {cls};
     layout_.suffix = {sep};
-    if (family == "mpnet") {
+    if (double_sep) {
       layout_.middle = {sep, sep};
     } else {
       layout_.middle = {sep};
@@ -281,7 +282,7 @@ class WordPieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const std::string& family) {
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const Family& family) {
   return std::make_unique<WordPieceTokenizer>(files, family);
 }
 

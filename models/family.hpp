@@ -1,0 +1,108 @@
+#pragma once
+// Every model family invar runs, one row each: the one place that knows what a config.json
+// model_type means. The config reader (hf_config), the specs (encoder_spec, seq2seq_spec) and the
+// tokenizer factory read these fields; no code outside models/ compares family names.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace invar {
+
+enum class ModelFamily : std::uint8_t { Bert, Roberta, XlmRoberta, Mpnet, Marian, Bart, MBart, Pegasus, M2M100, Fsmt, T5 };
+
+enum class ModelKind : std::uint8_t { Encoder, Seq2Seq };
+
+// The algorithm of the family's tokenizer (engine/text has one implementation of each).
+enum class TokenizerAlgorithm : std::uint8_t { WordPiece, ByteLevelBpe, SentencePiece, MosesBpe };
+
+// How language codes enter the token sequences.
+enum class LanguageFraming : std::uint8_t {
+  None,         // none, or a language pair fixed by the model (FSMT)
+  TargetToken,  // Marian multilingual models: ">>xx<<" written at the start of the source text
+  CodeSuffix,   // mBART: tokens, </s>, language code (source and target)
+  CodePrefix,   // M2M100/NLLB: __code__, tokens, </s> (source and target)
+};
+
+// How special tokens frame one text or a pair (the tokenizer class's build_inputs_with_special_tokens).
+enum class SequenceFraming : std::uint8_t {
+  ClsSep,        // BERT: [CLS] a [SEP] b [SEP], token types 0 then 1
+  DoubleSep,     // RoBERTa, XLM-R, MPNet, BART: <s> a </s></s> b </s>
+  EosSuffix,     // Marian, Pegasus, FSMT: a </s>; a pair a b </s>
+  EosEach,       // T5: a </s> b </s>, each </s> added only when the text lacks it
+  LanguageCode,  // mBART, M2M100: the language code where LanguageFraming says, and </s>
+};
+
+// How a SentencePiece model's pieces map to ids (each tokenizer class's vocabulary).
+enum class PieceIds : std::uint8_t {
+  None,            // not a SentencePiece tokenizer
+  FairseqOffset,   // XLM-R, mBART: <s> <pad> </s> <unk>, then piece i at i + 1 (mBART: then language codes), <mask>
+  VocabJson,       // Marian: vocab.json, with source.spm / target.spm
+  ReservedOffset,  // Pegasus: <pad> </s> masks and <unk_i> reserved below `offset`, piece i at i + offset
+  VocabJsonCodes,  // M2M100: vocab.json, then the __code__ language tokens
+  ExtraIdsAtEnd,   // T5: piece i at i, then <extra_id_N> counting down from the end
+};
+
+// Whether language codes are part of the token sequence (set by --src-lang / --tgt-lang).
+constexpr bool codes_frame_sequences(LanguageFraming framing) {
+  return framing == LanguageFraming::CodeSuffix || framing == LanguageFraming::CodePrefix;
+}
+
+enum class PositionKind : std::uint8_t {
+  Relative,           // T5: no position embedding, a learned bias on attention scores by bucketed offset
+  Learned,            // a table indexed by position + the family's first position
+  SinusoidalHalves,   // Marian, Pegasus: sin(p·ω_i) in the first half, cos in the second, ω_i = 10000^(-2i/d)
+  SinusoidalFairseq,  // M2M100/NLLB, FSMT: ω_i = exp(-i·ln(10000)/(d/2-1))
+};
+
+// Where position numbering starts.
+enum class FirstPosition : std::uint8_t {
+  Zero,
+  Two,       // BART, mBART: fairseq's learned positions start after two reserved rows
+  AfterPad,  // fairseq numbering: padding sits at pad_token_id, real tokens from pad_token_id + 1
+};
+
+// config.json fields whose default differs by family (the PretrainedConfig subclass of
+// transformers 4.19 that the family's model_type selects).
+struct ConfigDefaults {
+  std::optional<std::int64_t> pad_token_id, bos_token_id, eos_token_id, decoder_start_token_id;
+  std::optional<std::int64_t> forced_eos_token_id;
+  int num_beams = 1;
+  int max_length = 20;
+  std::int64_t num_labels = 2;
+  bool scale_embedding = false;
+  const char* activation = "gelu";
+};
+
+struct Family {
+  ModelFamily id;
+  const char* model_type;      // as config.json names it
+  ModelKind kind;
+  const char* tokenizer_class; // Hugging Face's slow tokenizer class (tokenizer_config.json may name it)
+  TokenizerAlgorithm tokenizer;
+  SequenceFraming framing;
+  PieceIds pieces;
+  LanguageFraming languages;
+  PositionKind positions;
+  FirstPosition first_position;
+  bool relative_attention_bias;  // a learned bias by bucketed relative position (MPNet, T5)
+  bool pre_norm;                 // normalise before each sublayer (else after the residual add)
+  bool final_norm;               // a norm after the last layer of each stack
+  bool rms_norm;                 // T5LayerNorm instead of LayerNorm
+  bool embedding_norm;           // a LayerNorm right after the embeddings (every encoder; BART, mBART)
+  bool pooler_classifier;        // BertForSequenceClassification's pooler; else RobertaClassificationHead
+  bool final_logits_bias;        // a bias added to the LM head's logits
+  bool beam_masks_pad;           // MarianMTModel.adjust_logits_during_generation: pad never predicted in beams
+  ConfigDefaults defaults;
+};
+
+const Family& family(ModelFamily id);
+// The row of a config.json model_type, or of a tokenizer_config.json tokenizer_class (with or
+// without the "Fast" suffix); nullptr when no family has it.
+const Family* find_family(std::string_view model_type);
+const Family* find_family_by_tokenizer_class(std::string_view tokenizer_class);
+// "bert, roberta, ..." (every family), or only those of one kind, for error messages.
+std::string model_types();
+std::string model_types(ModelKind kind);
+
+}  // namespace invar
