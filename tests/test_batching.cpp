@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/decode/batching.hpp"
 #include "core/error.hpp"
+#include "engine/decode/batching.hpp"
 
 namespace invar {
 namespace {

@@ -7,8 +7,8 @@
 #include <limits>
 #include <set>
 
-#include "engine/decode/beam_search.hpp"
 #include "core/error.hpp"
+#include "engine/decode/beam_search.hpp"
 #include "engine/decode/generation.hpp"
 #include "engine/decode/logits_processors.hpp"
 

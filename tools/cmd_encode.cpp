@@ -10,9 +10,9 @@
 #include <functional>
 #include <optional>
 
-#include "engine/text_encoder.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "engine/text_encoder.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 

@@ -2,8 +2,8 @@
 #include <memory>
 
 #include "core/error.hpp"
-#include "engine/text/tokenizer.hpp"
 #include "core/io.hpp"
+#include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 
