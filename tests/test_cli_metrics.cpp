@@ -384,7 +384,7 @@ TEST(MetricCli, BadInputNamesFileAndLine) {
   expect_error({"metric", "chrf", "--hyp", h, "--ref", bad_utf8}, bad_utf8 + ":2: invalid UTF-8 at byte 3 of the line");
   expect_error({"metric", "bleu", "--hyp", h}, "give --ref FILE (one or more) or --source FILE to compare the hypotheses with");
   expect_error({"metric", "bleu", "--hyp", h, "--ref", h, "--tokenize", "moses"},
-               "--tokenize must be 13a, intl, zh, char or none, got 'moses'");
+               "--tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got 'moses'");
   expect_error({"metric", "bleu", "--hyp", h, "--ref", h, "--smooth-value", "0.5"},
                "--smooth-value applies to floor and add-k smoothing only");
   expect_error({"metric", "ter", "--hyp", h, "--ref", h, "--paired-bs"},

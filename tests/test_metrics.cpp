@@ -210,7 +210,7 @@ TEST(Bleu, EffectiveOrder) {
 TEST(Bleu, SmoothingMethods) {
   const auto stats = Bleu().segment_stats("a b c d", {"a b x d"});
   EXPECT_EQ(stats.correct, (std::vector<std::int64_t>{3, 1, 0, 0}));
-  EXPECT_EQ(stats.total, (std::array<std::int64_t, 4>{4, 3, 2, 1}));
+  EXPECT_EQ(stats.total, (std::vector<std::int64_t>{4, 3, 2, 1}));
   auto geometric = [](std::array<double, 4> p) {
     return std::exp((std::log(p[0]) + std::log(p[1]) + std::log(p[2]) + std::log(p[3])) / 4);
   };

@@ -5,6 +5,7 @@
 // --paired-ar, the target-language tokenizer and the raw sufficient statistics.
 // Not ported: test_api.py and test_dataset.py (WMT test-set downloads, which invar does not do) and
 // test_significance.py (it pins numpy's PCG64 draws; invar draws from mt19937_64).
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -342,4 +343,164 @@ TEST(SacrebleuPairedAr, PValueFormulaAndFairSwaps) {
   // Seeded: the same call gives the same p.
   EXPECT_EQ(randomize({3, -1, 2, 5, -4}, 500).pvalue, randomize({3, -1, 2, 5, -4}, 500).pvalue);
   EXPECT_THROW(randomize({1, 2}, 0), Error);
+}
+
+// ---- the command line: --num-refs, --stats, --paired-ar, -l, --max-ngram-order --------------------
+
+namespace {
+
+std::string write_lines(const std::string& dir, const std::string& name, const std::vector<std::string>& lines) {
+  std::string content;
+  for (const auto& line : lines) content += line + "\n";
+  test::write_file(dir + "/" + name, content);
+  return dir + "/" + name;
+}
+
+test::CliResult run_ok(const std::vector<std::string>& args) {
+  auto result = test::run_cli(args);
+  EXPECT_EQ(result.exit_code, 0) << fmt::format("{}", fmt::join(args, " ")) << "\n" << result.err;
+  return result;
+}
+
+void expect_error(const std::vector<std::string>& args, const std::string& message) {
+  const auto result = test::run_cli(args);
+  EXPECT_EQ(result.exit_code, 1) << fmt::format("{}", fmt::join(args, " "));
+  EXPECT_EQ(result.err, "invar: error: " + message + "\n");
+  EXPECT_TRUE(result.out.empty()) << result.out;
+}
+
+struct CliFiles {
+  std::string dir, hyps, ref1, ref2, tabbed;
+};
+
+const CliFiles& cli_files() {
+  static const CliFiles files = [] {
+    CliFiles f;
+    f.dir = test::temp_dir();
+    f.hyps = write_lines(f.dir, "hyps.txt", kHyps);
+    f.ref1 = write_lines(f.dir, "ref1.txt", kRefStreams[0]);
+    f.ref2 = write_lines(f.dir, "ref2.txt", kRefStreams[1]);
+    std::vector<std::string> tabbed;
+    for (std::size_t i = 0; i < kHyps.size(); ++i) tabbed.push_back(kRefStreams[0][i] + "\t" + kRefStreams[1][i]);
+    f.tabbed = write_lines(f.dir, "refs.tsv", tabbed);
+    return f;
+  }();
+  return files;
+}
+
+}  // namespace
+
+TEST(SacrebleuCli, NumRefsReadsTabSeparatedReferencesLikeSeveralFiles) {
+  const auto& f = cli_files();
+  for (const char* metric : {"bleu", "chrf", "ter"}) {
+    const auto files = run_ok({"metric", metric, "-i", f.hyps, "-r", f.ref1, "-r", f.ref2}).out;
+    EXPECT_EQ(run_ok({"metric", metric, "-i", f.hyps, "-r", f.tabbed, "--num-refs", "2"}).out, files);
+  }
+  EXPECT_EQ(run_ok({"metric", "bleu", "-i", f.hyps, "-r", f.tabbed, "--num-refs", "2"}).out,
+            "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.4.3 = 48.5 82.4/50.0/45.5/37.5 (BP = 0.943 "
+            "ratio = 0.944 hyp_len = 17 ref_len = 18)\n");
+  expect_error({"metric", "bleu", "-i", f.hyps, "-r", f.tabbed, "--num-refs", "3"},
+               f.tabbed + ":1: references: expected 3 tab-separated fields (--num-refs), found 2");
+  expect_error({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "-r", f.ref2, "--num-refs", "2"},
+               "--num-refs reads every reference of a segment from one line: give exactly one --ref FILE");
+  expect_error({"metric", "bleu", "-i", f.hyps, "-r", f.tabbed, "--num-refs", "0"}, "--num-refs must be >= 1, got 0");
+}
+
+TEST(SacrebleuCli, MaxNgramOrderAndTargetLanguageTokenizer) {
+  const auto& f = cli_files();
+  EXPECT_EQ(run_ok({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "-r", f.ref2, "--max-ngram-order", "6", "-w", "2"})
+                .out,
+            "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|ngram:6|version:2.4.3 = 43.28 "
+            "82.4/50.0/45.5/37.5/40.0/33.3 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n");
+  const auto signature = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto result = run_ok(args);
+    return json::parse(result.out)["signature"].get<std::string>();
+  };
+  EXPECT_EQ(signature({"-l", "de-ja"}), "nrefs:1|case:mixed|eff:no|tok:ja-mecab-0.996-IPA|smooth:exp|version:2.4.3");
+  EXPECT_EQ(signature({"-l", "en-zh"}), "nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|version:2.4.3");
+  EXPECT_EQ(signature({"-l", "ja-de"}), "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.4.3");
+  // An explicit tokenizer wins, with sacrebleu's advice on stderr.
+  const auto chosen = test::run_cli({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "-l", "en-ja", "-t", "char"});
+  EXPECT_EQ(chosen.exit_code, 0);
+  EXPECT_NE(chosen.out.find("|tok:char|"), std::string::npos);
+  EXPECT_EQ(chosen.err, "invar: consider --tokenize ja-mecab for target language 'ja'\n");
+  const auto korean = test::run_cli({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "-l", "en-ko"});
+  EXPECT_EQ(korean.exit_code, 1);
+  EXPECT_NE(korean.err.find("ko-mecab needs MeCab-ko with mecab-ko-dic"), std::string::npos) << korean.err;
+  expect_error({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "-l", "english"},
+               "--language-pair must be SRC-TRG (e.g. de-ja), got 'english'");
+}
+
+TEST(SacrebleuCli, RawStatisticsAreTheMetricsRows) {
+  const auto& f = cli_files();
+  const auto refs = streams(kRefStreams);
+  const Bleu bleu;
+  const auto corpus = run_ok({"metric", "bleu", "-i", f.hyps, "-r", f.tabbed, "--num-refs", "2", "--stats"}).out;
+  EXPECT_EQ(corpus,
+            "system\tcompared_with\tsys_len\tref_len\tcounts_1\tcounts_2\tcounts_3\tcounts_4\ttotals_1\ttotals_2\t"
+            "totals_3\ttotals_4\n" +
+                f.hyps + "\treferences\t17\t18\t14\t7\t5\t3\t17\t14\t11\t8\n");
+  const auto summed = bleu.corpus_stats(kHyps, refs);
+  EXPECT_EQ(summed.correct, (std::vector<std::int64_t>{14, 7, 5, 3}));
+  EXPECT_EQ(summed.total, (std::vector<std::int64_t>{17, 14, 11, 8}));
+
+  // Per line, as JSON Lines, equal to each metric's segment rows.
+  const ChrF chrf({.word_order = 2});
+  const auto lines = run_ok({"metric", "chrf", "--word-order", "2", "-i", f.hyps, "-r", f.ref1, "-r", f.ref2,
+                             "--stats", "--sentence", "--json"})
+                         .out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < kHyps.size(); ++i) {
+    const auto end = lines.find('\n', start);
+    const auto line = json::parse(lines.substr(start, end - start));
+    start = end + 1;
+    EXPECT_EQ(line["line"], i + 1);
+    const auto row = chrf.segment_row(kHyps[i], refs[i]);
+    const auto names = chrf.row_names();
+    ASSERT_EQ(line.size(), names.size() + 1);
+    for (std::size_t k = 0; k < names.size(); ++k) EXPECT_EQ(line[names[k]].get<double>(), row[k]) << names[k];
+  }
+  const auto ter = json::parse(run_ok({"metric", "ter", "-i", f.hyps, "-r", f.ref1, "-r", f.ref2, "--stats", "--json"}).out);
+  const auto ter_row = sum_rows(segment_rows(Ter(), kHyps, refs));
+  EXPECT_EQ(ter["num_edits"].get<double>(), ter_row[0]);
+  EXPECT_EQ(ter["ref_length"].get<double>(), ter_row[1]);
+  EXPECT_EQ(ter["signature"], "nrefs:2|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.4.3");
+  expect_error({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "--stats", "--confidence"},
+               "--stats prints statistics, not scores: leave out --commutative, --score-only and the resampling "
+               "options");
+}
+
+TEST(SacrebleuCli, PairedApproximateRandomization) {
+  const auto& f = cli_files();
+  const auto other = write_lines(f.dir, "other.txt", {"The dog bit a man.", "It was surprising.", "The man bit him."});
+  const auto out = run_ok({"metric", "bleu", "-i", f.hyps, "-i", other, "-r", f.ref1, "--paired-ar"}).out;
+  const auto newline = out.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  // sacrebleu's signature with --paired-ar: ar (trials, default 10000) and seed after nrefs; no interval.
+  EXPECT_EQ(out.substr(0, newline),
+            f.hyps + ": BLEU|nrefs:1|ar:10000|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.4.3 = 45.1 "
+                     "70.6/42.9/36.4/37.5 (BP = 1.000 ratio = 1.000 hyp_len = 17 ref_len = 17)");
+  const auto json_out =
+      json::parse(run_ok({"metric", "bleu", "-i", f.hyps, "-i", other, "-r", f.ref1, "--paired-ar", "--json"}).out);
+  const Bleu bleu;
+  const auto refs = streams({kRefStreams[0]});
+  const auto expected = stats::paired_randomization(
+      segment_rows(bleu, kHyps, refs),
+      segment_rows(bleu, {"The dog bit a man.", "It was surprising.", "The man bit him."}, refs),
+      [&](const std::vector<double>& sum) { return bleu.score_row(sum); });
+  EXPECT_EQ(json_out[1]["p_value"].get<double>(), expected.pvalue);
+  EXPECT_FALSE(json_out[0].contains("p_value"));
+  // A system against itself: no trial differs by more than 0, p = 1 / (trials + 1).
+  const auto self = run_ok({"metric", "bleu", "-i", f.hyps, "-i", f.hyps, "-r", f.ref1, "--paired-ar",
+                            "--paired-ar-n", "99", "--short"})
+                        .out;
+  EXPECT_EQ(self.substr(self.find('\n') + 1),
+            f.hyps + ": BLEU|#:1|ar:99|rs:12345|c:mixed|e:no|tok:13a|s:exp|v:2.4.3 = 45.1 70.6/42.9/36.4/37.5 (BP = "
+                     "1.000 ratio = 1.000 hyp_len = 17 ref_len = 17) (p = 0.0100)*\n");
+  expect_error({"metric", "bleu", "-i", f.hyps, "-r", f.ref1, "--paired-ar"},
+               "--paired-ar compares systems: give a baseline and at least one more --hyp FILE");
+  expect_error({"metric", "bleu", "-i", f.hyps, "-i", other, "-r", f.ref1, "--paired-ar", "--paired-bs"},
+               "--paired-bs and --paired-ar are two tests: choose one");
 }

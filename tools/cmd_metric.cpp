@@ -340,8 +340,10 @@ void check_arguments(const MetricArguments& args) {
   if (!args.language_pair.empty() && !target_language(args.language_pair))
     fail("--language-pair must be SRC-TRG (e.g. de-ja), got '{}'", args.language_pair);
   if (args.paired_bs && args.paired_ar) fail("--paired-bs and --paired-ar are two tests: choose one");
-  if ((args.paired_bs || args.paired_ar) && args.hyps.size() < 2)
-    fail("--paired-bs and --paired-ar compare systems: give a baseline and at least one more --hyp FILE");
+  if (args.paired_bs && args.hyps.size() < 2)
+    fail("--paired-bs compares systems: give a baseline and at least one more --hyp FILE");
+  if (args.paired_ar && args.hyps.size() < 2)
+    fail("--paired-ar compares systems: give a baseline and at least one more --hyp FILE");
   if (args.paired_bs && args.confidence) fail("--paired-bs already reports confidence intervals; leave out --confidence");
   if (args.paired_ar && args.confidence) fail("--paired-ar reports no confidence intervals (as sacrebleu); leave out --confidence");
   if (args.paired_ar && args.paired_ar_n < 1) fail("--paired-ar-n must be >= 1, got {}", args.paired_ar_n);
