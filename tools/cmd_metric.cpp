@@ -307,7 +307,10 @@ void run_raw_stats(const CorpusMetric& metric, const MetricArguments& args,
     return json;
   };
   const auto row_text = [&](const std::vector<double>& row, std::string prefix) {
-    for (double v : row) prefix += "\t" + stat_text(v);
+    for (double v : row) {
+      prefix += '\t';
+      prefix += stat_text(v);
+    }
     return prefix;
   };
   if (args.sentence) {
