@@ -145,19 +145,28 @@ TEST(SacrebleuTestSentenceBleu, SmoothingTokenizersAndCase) {
     bool lowercase;
     BleuTokenizer tok;
     double expected;
+    std::string signature;  // sacrebleu's, as BLEUSignature formats these settings
   };
   using S = BleuSmoothing;
   using T = BleuTokenizer;
+  const std::string head = "nrefs:1|case:mixed|eff:yes|tok:";
   const std::vector<Case> cases = {
-      {S::Exp, {}, false, T::V13a, 8.493},       {S::None, {}, false, T::V13a, 0.0},
-      {S::Floor, {}, false, T::V13a, 4.51688},   {S::Floor, 0.1, false, T::V13a, 4.51688},
-      {S::Floor, 0.5, false, T::V13a, 10.10},    {S::AddK, {}, false, T::V13a, 14.882},
-      {S::AddK, 1, false, T::V13a, 14.882},      {S::AddK, 2, false, T::V13a, 21.389},
-      {S::Exp, {}, false, T::None, 7.347},       {S::Exp, {}, false, T::Intl, 8.493},
-      {S::Exp, {}, false, T::Char, 40.8759},     {S::Exp, {}, true, T::Char, 42.0267}};
+      {S::Exp, {}, false, T::V13a, 8.493, head + "13a|smooth:exp|version:2.4.3"},
+      {S::None, {}, false, T::V13a, 0.0, head + "13a|smooth:none|version:2.4.3"},
+      {S::Floor, {}, false, T::V13a, 4.51688, head + "13a|smooth:floor[0.10]|version:2.4.3"},
+      {S::Floor, 0.1, false, T::V13a, 4.51688, head + "13a|smooth:floor[0.10]|version:2.4.3"},
+      {S::Floor, 0.5, false, T::V13a, 10.10, head + "13a|smooth:floor[0.50]|version:2.4.3"},
+      {S::AddK, {}, false, T::V13a, 14.882, head + "13a|smooth:add-k[1.00]|version:2.4.3"},
+      {S::AddK, 1, false, T::V13a, 14.882, head + "13a|smooth:add-k[1.00]|version:2.4.3"},
+      {S::AddK, 2, false, T::V13a, 21.389, head + "13a|smooth:add-k[2.00]|version:2.4.3"},
+      {S::Exp, {}, false, T::None, 7.347, head + "none|smooth:exp|version:2.4.3"},
+      {S::Exp, {}, false, T::Intl, 8.493, head + "intl|smooth:exp|version:2.4.3"},
+      {S::Exp, {}, false, T::Char, 40.8759, head + "char|smooth:exp|version:2.4.3"},
+      {S::Exp, {}, true, T::Char, 42.0267, "nrefs:1|case:lc|eff:yes|tok:char|smooth:exp|version:2.4.3"}};
   for (const auto& c : cases) {
     const Bleu bleu({.tokenize = c.tok, .smooth = c.smooth, .smooth_value = c.value, .lowercase = c.lowercase,
                      .effective_order = true});
+    EXPECT_EQ(bleu.signature(1).format(), c.signature);
     EXPECT_NEAR(bleu.sentence_score(sys, ref).score, c.expected, 1e-3) << bleu.signature(1).format();
     // test_cases_zero_bleu (#141): no match at all is 0 whatever the smoothing.
     if (c.tok == T::V13a && !c.lowercase && !(c.smooth == S::Floor && c.value == 0.5))
@@ -185,6 +194,10 @@ TEST(SacrebleuTestChrf, CorpusEpsAndEffectiveOrderAndWhitespace) {
        {"Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."}, 64.1302698},
       {{"Niemand hat die Absicht, eine Mauer zu errichten"}, {"Niemand hat die Absicht, eine Mauer zu errichten"},
        100.0}};
+  EXPECT_EQ(ChrF({.beta = 3, .eps_smoothing = true}).signature(1).format(),
+            "nrefs:1|case:mixed|eff:no|nc:6|nw:0|space:no|version:2.4.3");
+  EXPECT_EQ(ChrF({.beta = 3, .whitespace = true}).signature(1).format(),
+            "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:yes|version:2.4.3");
   for (const auto& c : eps)
     EXPECT_NEAR(ChrF({.beta = 3, .eps_smoothing = true}).corpus_score(c.hyps, streams({c.refs})), c.expected, 1e-4)
         << c.hyps[0];
@@ -250,6 +263,7 @@ TEST(SacrebleuTestTer, Corpus) {
         "Sie können beispielsweise ein Dokument erstellen , das ein Auto enthalt , das sich über die Bühne bewegt .",
         "wählen Sie im Dialogfeld \" Neu aus Vorlage \" eine Vorlage aus und klicken Sie auf \" Neu . \""},
        0.136}};
+  EXPECT_EQ(Ter().signature(1).format(), "nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.4.3");
   for (const auto& c : cases)
     EXPECT_NEAR(Ter().corpus_score(c.hyps, streams({c.refs})).score, 100 * c.expected, 1e-3) << c.hyps[0];
 }
