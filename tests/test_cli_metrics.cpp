@@ -384,7 +384,7 @@ TEST(MetricCli, BadInputNamesFileAndLine) {
   expect_error({"metric", "chrf", "--hyp", h, "--ref", bad_utf8}, bad_utf8 + ":2: invalid UTF-8 at byte 3 of the line");
   expect_error({"metric", "bleu", "--hyp", h}, "give --ref FILE (one or more) or --source FILE to compare the hypotheses with");
   expect_error({"metric", "bleu", "--hyp", h, "--ref", h, "--tokenize", "moses"},
-               "--tokenize must be 13a, intl, zh, char or none, got 'moses'");
+               "--tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got 'moses'");
   expect_error({"metric", "bleu", "--hyp", h, "--ref", h, "--smooth-value", "0.5"},
                "--smooth-value applies to floor and add-k smoothing only");
   expect_error({"metric", "ter", "--hyp", h, "--ref", h, "--paired-bs"},
@@ -646,6 +646,48 @@ TEST(MetaEvalCli, SystemAndSegmentLevelsAgainstTheLibrary) {
   const auto text = run_ok({"metaeval", "--scores", table, "--group-column", "lang"}).out;
   EXPECT_NE(text.find("pairwise accuracy"), std::string::npos);
   EXPECT_NE(text.find("  fr"), std::string::npos);
+}
+
+TEST(MetaEvalCli, ManyScoreColumnsInOneRunEqualSeparateRuns) {
+  const auto dir = test::temp_dir();
+  const auto table = write_lines(dir, "segments.tsv",
+                                 {"system\tlang\tbleu\tter\thuman", "A\tde\t0.9\t10\t5", "B\tde\t0.4\t30\t3",
+                                  "A\tfr\t0.7\t20\t4", "C\tfr\t0.1\t60\t1", "B\tfr\t0.5\t25\t2",
+                                  "C\tde\t0.2\t50\t2"});
+  const std::vector<std::string> base{"metaeval", "--scores", table, "--group-column", "lang"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const auto both = json::parse(run_ok(with({"--score-column", "bleu", "--score-column", "ter",
+                                             "--lower-is-better-column", "ter", "--json"}))
+                                    .out);
+  ASSERT_EQ(both["metrics"].size(), 2u);
+  const auto bleu = json::parse(run_ok(with({"--score-column", "bleu", "--json"})).out);
+  const auto ter = json::parse(run_ok(with({"--score-column", "ter", "--lower-is-better", "--json"})).out);
+  EXPECT_EQ(both["metrics"][0]["metric"], "bleu");
+  EXPECT_EQ(both["metrics"][1]["metric"], "ter");
+  for (const auto& [i, alone] : {std::pair{0, bleu}, std::pair{1, ter}})
+    for (const auto& [key, value] : alone.items()) EXPECT_EQ(both["metrics"][i][key], value) << key;
+  EXPECT_EQ(both["metrics"][1]["higher_is_better"], false);
+  EXPECT_EQ(both["metrics"][1]["pairwise"]["correct"], 3);
+
+  // Text: each metric's report under its name, then one summary line per metric.
+  const auto text = run_ok(with({"--score-column", "bleu", "--score-column", "ter"})).out;
+  const auto bleu_text = run_ok(with({"--score-column", "bleu"})).out;
+  const std::string head = "== bleu ==\n" + bleu_text + "\n== ter ==\n";
+  EXPECT_EQ(text.substr(0, head.size()), head);
+  EXPECT_NE(text.find("\nmetric "), std::string::npos);
+  EXPECT_NE(text.find(fmt::format("\n{:<24} ", "ter")), std::string::npos);
+
+  // A column of the other file must exist; --lower-is-better-column must name a score column.
+  const auto corpus = write_lines(dir, "corpus.tsv", {"system\tbleu", "A\t0.1", "B\t0.2", "C\t0.3"});
+  const auto missing = test::run_cli(with({"--score-column", "bleu", "--score-column", "ter", "--system-scores", corpus}));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("ter"), std::string::npos) << missing.err;
+  expect_error(with({"--score-column", "bleu", "--lower-is-better-column", "chrf"}),
+               "--lower-is-better-column 'chrf' is not one of the --score-column names");
 }
 
 TEST(MetaEvalCli, BadInputNamesFileAndLine) {

@@ -1,5 +1,6 @@
-// `invar metaeval`: how well a metric agrees with human judgements (eval/metaeval/metaeval.hpp) — segment
-// correlations pooled and per group, system-level correlations and pairwise system accuracy.
+// `invar metaeval`: how well metrics agree with human judgements (eval/metaeval/metaeval.hpp) — segment
+// correlations pooled and per group, system-level correlations and pairwise system accuracy — for
+// one score column, or for several in one run (each evaluated alone, then a summary table).
 #include <memory>
 
 #include "core/error.hpp"
@@ -15,15 +16,20 @@ using nlohmann::ordered_json;
 
 struct MetaEvalArguments {
   std::string scores, human, system_scores;
-  std::string system_column = "system", group_column, score_column = "score", human_column = "human";
+  std::string system_column = "system", group_column, human_column = "human";
+  std::vector<std::string> score_columns{"score"};
   bool header = false;
   bool lower_is_better = false;
+  std::vector<std::string> lower_is_better_columns;
   ResultOutput output;
 };
 
-std::vector<metaeval::Segment> read_segments(const MetaEvalArguments& args) {
+// The segments of every score column, in --score-column order.
+std::vector<std::vector<metaeval::Segment>> read_segments(const MetaEvalArguments& args) {
   const bool same_file = args.human.empty();
-  std::vector<std::string> selectors{args.system_column, args.score_column};
+  const std::size_t metrics = args.score_columns.size();
+  std::vector<std::string> selectors{args.system_column};
+  selectors.insert(selectors.end(), args.score_columns.begin(), args.score_columns.end());
   if (same_file) selectors.push_back(args.human_column);
   if (!args.group_column.empty()) selectors.push_back(args.group_column);
   const auto scores = read_columns(args.scores, selectors, args.header);
@@ -34,23 +40,26 @@ std::vector<metaeval::Segment> read_segments(const MetaEvalArguments& args) {
       fail("{} has {} rows but {} has {}; scores and human judgements must be line-aligned", scores.table.path,
            scores.table.rows.size(), human->table.path, human->table.rows.size());
   }
-  std::vector<metaeval::Segment> segments;
+  std::vector<std::vector<metaeval::Segment>> segments(metrics);
   for (std::size_t r = 0; r < scores.table.rows.size(); ++r) {
     const auto& row = scores.table.rows[r];
     metaeval::Segment s;
     s.system = row[scores.index[0]];
     if (s.system.empty()) fail("{}: empty system name in column '{}'", scores.table.where(r), args.system_column);
-    s.metric = parse_number(row[scores.index[1]], scores.table.where(r));
-    s.human = same_file ? parse_number(row[scores.index[2]], scores.table.where(r))
+    s.human = same_file ? parse_number(row[scores.index[1 + metrics]], scores.table.where(r))
                         : parse_number(human->table.rows[r][human->index[0]], human->table.where(r));
     if (!args.group_column.empty()) s.group = row[scores.index.back()];
-    segments.push_back(std::move(s));
+    for (std::size_t m = 0; m < metrics; ++m) {
+      s.metric = parse_number(row[scores.index[1 + m]], scores.table.where(r));
+      segments[m].push_back(s);
+    }
   }
   return segments;
 }
 
-std::map<std::string, double> read_system_scores(const std::string& path, const MetaEvalArguments& args) {
-  const auto columns = read_columns(path, {args.system_column, args.score_column}, args.header);
+std::map<std::string, double> read_system_scores(const std::string& path, const std::string& score_column,
+                                                 const MetaEvalArguments& args) {
+  const auto columns = read_columns(path, {args.system_column, score_column}, args.header);
   std::map<std::string, double> out;
   for (std::size_t r = 0; r < columns.table.rows.size(); ++r) {
     const auto& row = columns.table.rows[r];
@@ -74,10 +83,23 @@ std::string correlation_text(const std::string& name, const metaeval::Correlatio
                      c.kendall.tau, c.kendall.pvalue);
 }
 
-void run(const MetaEvalArguments& args) {
-  metaeval::MetaEvalOptions options{.higher_is_better = !args.lower_is_better};
-  if (!args.system_scores.empty()) options.system_metric = read_system_scores(args.system_scores, args);
-  const auto result = metaeval::meta_evaluate(read_segments(args), options);
+struct Evaluated {
+  metaeval::MetaEvaluation result;
+  ordered_json json;
+  std::string text;
+};
+
+bool lower_is_better(const MetaEvalArguments& args, const std::string& column) {
+  return args.lower_is_better || std::ranges::find(args.lower_is_better_columns, column) !=
+                                     args.lower_is_better_columns.end();
+}
+
+// One score column: its JSON object and its text report.
+Evaluated evaluate(const MetaEvalArguments& args, const std::string& column,
+                   const std::vector<metaeval::Segment>& segments) {
+  metaeval::MetaEvalOptions options{.higher_is_better = !lower_is_better(args, column)};
+  if (!args.system_scores.empty()) options.system_metric = read_system_scores(args.system_scores, column, args);
+  const auto result = metaeval::meta_evaluate(segments, options);
 
   ordered_json json;
   std::string text = "System          metric      human\n";
@@ -110,7 +132,46 @@ void run(const MetaEvalArguments& args) {
     groups.push_back(std::move(entry));
     text += correlation_text("  " + result.groups[g], result.per_group[g]);
   }
-  write_result(args.output, json, text);
+  return {result, std::move(json), std::move(text)};
+}
+
+// Several columns: one line per metric of the figures a metric study tabulates.
+std::string summary_text(const std::vector<std::string>& columns, const std::vector<Evaluated>& evaluated) {
+  std::string text = fmt::format("{:<24} {:>9} {:>9} {:>11} {:>9} {:>9} {:>9}\n", "metric", "sys rho", "sys tau",
+                                 "pairwise", "seg r", "seg rho", "seg tau");
+  for (std::size_t m = 0; m < columns.size(); ++m) {
+    const auto& r = evaluated[m].result;
+    text += fmt::format("{:<24} {:>9.4f} {:>9.4f} {:>11} {:>9.4f} {:>9.4f} {:>9.4f}\n", columns[m],
+                        r.system_level.spearman.statistic, r.system_level.kendall.tau,
+                        fmt::format("{}/{}", r.pairwise.correct, r.pairwise.pairs - r.pairwise.human_ties),
+                        r.segment_pooled.pearson.statistic, r.segment_pooled.spearman.statistic,
+                        r.segment_pooled.kendall.tau);
+  }
+  return text;
+}
+
+void run(const MetaEvalArguments& args) {
+  for (const auto& column : args.lower_is_better_columns)
+    if (std::ranges::find(args.score_columns, column) == args.score_columns.end())
+      fail("--lower-is-better-column '{}' is not one of the --score-column names", column);
+  const auto segments = read_segments(args);
+  if (args.score_columns.size() == 1) {
+    const auto one = evaluate(args, args.score_columns.front(), segments.front());
+    write_result(args.output, one.json, one.text);
+    return;
+  }
+  std::vector<Evaluated> evaluated;
+  ordered_json json;
+  auto& metrics = json["metrics"] = ordered_json::array();
+  std::string text;
+  for (std::size_t m = 0; m < args.score_columns.size(); ++m) {
+    evaluated.push_back(evaluate(args, args.score_columns[m], segments[m]));
+    ordered_json entry{{"metric", args.score_columns[m]}};
+    entry.update(evaluated.back().json);
+    metrics.push_back(std::move(entry));
+    text += fmt::format("== {} ==\n{}\n", args.score_columns[m], evaluated.back().text);
+  }
+  write_result(args.output, json, text + summary_text(args.score_columns, evaluated));
 }
 
 void setup(CLI::App& root) {
@@ -129,12 +190,18 @@ void setup(CLI::App& root) {
   app->add_option("--system-column", args->system_column, "System column: header name, 1-based number or JSONL key")
       ->capture_default_str();
   app->add_option("--group-column", args->group_column, "Group column (language, data set) for per-group correlations");
-  app->add_option("--score-column", args->score_column, "Metric score column")->capture_default_str();
+  app->add_option("--score-column", args->score_columns,
+                  "Metric score column; repeat for several metrics in one run (each evaluated alone, then a "
+                  "summary table; JSON: {\"metrics\": [...]})")
+      ->capture_default_str();
   app->add_option("--human-column", args->human_column, "Human judgement column")->capture_default_str();
   app->add_option("--system-scores", args->system_scores,
-                  "System-level metric scores (system and score columns, e.g. corpus BLEU) instead of segment means");
+                  "System-level metric scores (the system column and every score column, e.g. corpus BLEU) instead "
+                  "of segment means");
   app->add_flag("--header", args->header, "TSV/CSV files start with a header line (implied by column names)");
-  app->add_flag("--lower-is-better", args->lower_is_better, "The metric is an error rate (e.g. TER)");
+  app->add_flag("--lower-is-better", args->lower_is_better, "Every metric is an error rate (e.g. TER)");
+  app->add_option("--lower-is-better-column", args->lower_is_better_columns,
+                  "A score column that is an error rate (repeatable), when others are not");
   add_output_options(app, args->output);
   app->callback([args] { run(*args); });
 }

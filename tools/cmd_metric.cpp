@@ -3,8 +3,12 @@
 // commutative variant of isometry studies, bootstrap confidence intervals and paired bootstrap
 // tests. Every score comes from the metric's per-segment statistics (eval/metrics/common.hpp), so
 // sentence, corpus, commutative and resampled scores share one code path.
+#include <fmt/ranges.h>
+
+#include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -15,68 +19,13 @@
 #include "eval/stats/resampling.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
+#include "tools/metric_inputs.hpp"
 
 namespace invar::cli {
 namespace {
 
 using metrics::CorpusMetric;
 using metrics::ScoreReport;
-
-struct MetricArguments {
-  std::vector<std::string> hyps;
-  std::vector<std::string> refs;
-  std::string source;
-  std::string output = "-";
-  bool sentence = false;
-  bool commutative = false;
-  bool json = false;
-  bool score_only = false;
-  bool short_signature = false;
-  int width = 1;
-  int threads = 0;
-  bool confidence = false;
-  int confidence_n = 1000;
-  bool paired_bs = false;
-  int paired_bs_n = 1000;
-  std::uint64_t seed = 12345;
-};
-
-// One comparison: the hypotheses against the source (self-) or the references (ref-).
-struct Comparison {
-  std::string kind;  // "source" or "references"
-  std::vector<std::vector<std::string>> refs;
-};
-
-// Lines as sacrebleu's CLI reads them: each rstrip()ped (Python whitespace).
-std::vector<std::string> read_segments(const std::string& path) {
-  auto lines = read_lines(path);
-  if (lines.empty()) fail("{}: no lines to score", path);
-  for (auto& line : lines) line.resize(metrics::rstrip_whitespace(line).size());
-  return lines;
-}
-
-void check_aligned(const std::string& path, std::size_t lines, const std::string& first, std::size_t expected) {
-  if (lines != expected)
-    fail("{} has {} lines but {} has {}; hypotheses, references and sources must be line-aligned", path, lines,
-         first, expected);
-}
-
-std::vector<Comparison> read_comparisons(const MetricArguments& args, std::size_t segments) {
-  std::vector<Comparison> out;
-  auto add = [&](const std::string& kind, const std::vector<std::string>& files) {
-    Comparison c{kind, std::vector<std::vector<std::string>>(segments)};
-    for (const auto& file : files) {
-      auto lines = read_segments(file);
-      check_aligned(file, lines.size(), args.hyps.front(), segments);
-      for (std::size_t i = 0; i < segments; ++i) c.refs[i].push_back(std::move(lines[i]));
-    }
-    out.push_back(std::move(c));
-  };
-  if (!args.source.empty()) add("source", {args.source});
-  if (!args.refs.empty()) add("references", args.refs);
-  if (out.empty()) fail("give --ref FILE (one or more) or --source FILE to compare the hypotheses with");
-  return out;
-}
 
 // The hypotheses as the references of the other direction (commutative scores).
 std::vector<std::vector<std::string>> as_references(const std::vector<std::string>& hyps) {
@@ -119,7 +68,10 @@ void make_commutative(Result& r, double backward) {
 std::string signature_text(const CorpusMetric& metric, const std::vector<std::vector<std::string>>& refs,
                            const MetricArguments& args, int bootstrap_samples) {
   auto signature = metric.signature(metrics::reference_count(refs));
-  if (bootstrap_samples > 0) signature.set_bootstrap(bootstrap_samples, args.seed);
+  if (args.paired_ar)
+    signature.set_randomization(args.paired_ar_n, args.seed);
+  else if (bootstrap_samples > 0)
+    signature.set_bootstrap(bootstrap_samples, args.seed);
   return signature.format(args.short_signature && !args.json);
 }
 
@@ -152,13 +104,35 @@ nlohmann::ordered_json result_json(const Result& r, const MetricArguments& args)
 
 using Rows = std::vector<std::vector<double>>;
 
+// --confidence, --paired-bs and --paired-ar (sacrebleu's CLI: no interval with --paired-ar). The
+// baseline of --paired-bs gets its interval from the same resamples as the paired test.
+void resample(Result& r, const CorpusMetric& metric, const MetricArguments& args, const Rows& baseline,
+              const Rows& rows, bool is_baseline) {
+  const auto score = [&](const std::vector<double>& summed) { return metric.score_row(summed); };
+  const int samples = args.paired_bs ? args.paired_bs_n : args.confidence_n;
+  const stats::BootstrapOptions bootstrap{.samples = samples, .seed = args.seed};
+  std::optional<stats::BootstrapInterval> interval;
+  if (args.paired_ar && !is_baseline) {
+    r.pvalue = stats::paired_randomization(baseline, rows, score, {.trials = args.paired_ar_n, .seed = args.seed}).pvalue;
+  } else if (args.paired_bs && !is_baseline) {
+    const auto test = stats::paired_bootstrap(baseline, rows, score, bootstrap);
+    interval = test.system;
+    r.pvalue = test.pvalue;
+  } else if (args.paired_bs || args.confidence) {
+    interval = stats::bootstrap_ci(rows, score, bootstrap);
+  }
+  if (interval) {
+    r.report.ci_mean = interval->mean;
+    r.report.ci_half_width = interval->half_width;
+  }
+}
+
 // Corpus scores: one Result per system and comparison.
 void run_corpus(const CorpusMetric& metric, const MetricArguments& args,
                 const std::vector<std::vector<std::string>>& systems, const std::vector<Comparison>& comparisons,
                 AtomicOutput& out) {
   const auto score = [&](const std::vector<double>& summed) { return metric.score_row(summed); };
   const int samples = args.paired_bs ? args.paired_bs_n : args.confidence ? args.confidence_n : 0;
-  const stats::BootstrapOptions bootstrap{.samples = samples, .seed = args.seed};
   std::vector<Result> results;
   for (const auto& c : comparisons) {
     const auto signature = signature_text(metric, c.refs, args, samples);
@@ -174,20 +148,8 @@ void run_corpus(const CorpusMetric& metric, const MetricArguments& args,
       if (args.commutative)
         make_commutative(r, score(metrics::sum_rows(metrics::segment_rows(
                                 metric, first_references(c.refs), as_references(systems[s]), args.threads))));
-      // The baseline of --paired-bs gets its interval from the same resamples as the paired test.
-      std::optional<stats::BootstrapInterval> interval;
-      if (args.paired_bs && s > 0) {
-        const auto test = stats::paired_bootstrap(baseline, rows, score, bootstrap);
-        interval = test.system;
-        r.pvalue = test.pvalue;
-      } else if (args.paired_bs || args.confidence) {
-        interval = stats::bootstrap_ci(rows, score, bootstrap);
-        if (args.paired_bs) baseline = rows;
-      }
-      if (interval) {
-        r.report.ci_mean = interval->mean;
-        r.report.ci_half_width = interval->half_width;
-      }
+      if (s == 0 && (args.paired_bs || args.paired_ar)) baseline = rows;
+      resample(r, metric, args, baseline, rows, s == 0);
       results.push_back(std::move(r));
     }
   }
@@ -228,14 +190,76 @@ void run_sentences(const CorpusMetric& metric, const MetricArguments& args, cons
   }
 }
 
-void run(const MetricArguments& args, const CorpusMetric& metric) {
+// A statistic as downstream tools want it: counts as integers, TER's average lengths as reals.
+nlohmann::ordered_json stat_json(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 9007199254740992.0) return static_cast<std::int64_t>(value);
+  return value;
+}
+
+std::string stat_text(double value) { return stat_json(value).dump(); }
+
+// --stats: the sufficient statistics instead of scores, one row per segment (--sentence) or one
+// summed row per system and comparison; TSV with a header, or JSON (Lines for --sentence).
+void run_raw_stats(const CorpusMetric& metric, const MetricArguments& args,
+                   const std::vector<std::vector<std::string>>& systems, const std::vector<Comparison>& comparisons,
+                   AtomicOutput& out) {
+  const auto names = metric.row_names();
+  const auto row_json = [&](const std::vector<double>& row, nlohmann::ordered_json json) {
+    for (std::size_t k = 0; k < names.size(); ++k) json[names[k]] = stat_json(row[k]);
+    return json;
+  };
+  const auto row_text = [&](const std::vector<double>& row, std::string prefix) {
+    for (double v : row) {
+      prefix += '\t';
+      prefix += stat_text(v);
+    }
+    return prefix;
+  };
+  if (args.sentence) {
+    if (!args.json) out.write_line(fmt::format("line\t{}", fmt::join(names, "\t")));
+    const auto rows = metrics::segment_rows(metric, systems.front(), comparisons.front().refs, args.threads);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      out.write_line(args.json ? row_json(rows[i], {{"line", i + 1}}).dump() : row_text(rows[i], std::to_string(i + 1)));
+    return;
+  }
+  if (!args.json) out.write_line(fmt::format("system\tcompared_with\t{}", fmt::join(names, "\t")));
+  auto list = nlohmann::ordered_json::array();
+  for (const auto& c : comparisons)
+    for (std::size_t s = 0; s < systems.size(); ++s) {
+      const auto summed = metrics::sum_rows(metrics::segment_rows(metric, systems[s], c.refs, args.threads));
+      if (!args.json) {
+        out.write_line(row_text(summed, args.hyps[s] + "\t" + c.kind));
+        continue;
+      }
+      list.push_back(row_json(summed, {{"system", args.hyps[s]},
+                                       {"compared_with", c.kind},
+                                       {"signature", signature_text(metric, c.refs, args, 0)}}));
+    }
+  if (args.json) out.write_line(list.size() == 1 ? list.front().dump(1) : list.dump(1));
+}
+
+void check_arguments(const MetricArguments& args) {
   if (args.width < 0 || args.width > 17) fail("--width must be between 0 and 17, got {}", args.width);
   if (args.threads < 0) fail("--threads must be >= 0 (0 = all cores), got {}", args.threads);
+  if (args.num_refs < 1) fail("--num-refs must be >= 1, got {}", args.num_refs);
+  if (!args.language_pair.empty() && !target_language(args.language_pair))
+    fail("--language-pair must be SRC-TRG (e.g. de-ja), got '{}'", args.language_pair);
+  if (args.paired_bs && args.paired_ar) fail("--paired-bs and --paired-ar are two tests: choose one");
   if (args.paired_bs && args.hyps.size() < 2)
     fail("--paired-bs compares systems: give a baseline and at least one more --hyp FILE");
+  if (args.paired_ar && args.hyps.size() < 2)
+    fail("--paired-ar compares systems: give a baseline and at least one more --hyp FILE");
   if (args.paired_bs && args.confidence) fail("--paired-bs already reports confidence intervals; leave out --confidence");
-  if ((args.paired_bs || args.confidence) && (args.sentence || args.commutative))
-    fail("bootstrap resampling applies to corpus scores; leave out --sentence and --commutative");
+  if (args.paired_ar && args.confidence) fail("--paired-ar reports no confidence intervals (as sacrebleu); leave out --confidence");
+  if (args.paired_ar && args.paired_ar_n < 1) fail("--paired-ar-n must be >= 1, got {}", args.paired_ar_n);
+  if ((args.paired_bs || args.paired_ar || args.confidence) && (args.sentence || args.commutative))
+    fail("resampling tests apply to corpus scores; leave out --sentence and --commutative");
+  if (args.raw_stats && (args.paired_bs || args.paired_ar || args.confidence || args.commutative || args.score_only))
+    fail("--stats prints statistics, not scores: leave out --commutative, --score-only and the resampling options");
+}
+
+void run(const MetricArguments& args, const CorpusMetric& metric) {
+  check_arguments(args);
   std::vector<std::vector<std::string>> systems;
   for (const auto& file : args.hyps) {
     systems.push_back(read_segments(file));
@@ -248,9 +272,11 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
         fail("--commutative swaps hypothesis and reference: give exactly one reference file");
 
   AtomicOutput out(args.output);
-  if (args.sentence) {
-    if (systems.size() > 1) fail("--sentence scores one system: give one --hyp FILE");
-    if (comparisons.size() > 1) fail("--sentence scores one comparison: give --source or --ref, not both");
+  if (args.sentence && systems.size() > 1) fail("--sentence scores one system: give one --hyp FILE");
+  if (args.sentence && comparisons.size() > 1) fail("--sentence scores one comparison: give --source or --ref, not both");
+  if (args.raw_stats) {
+    run_raw_stats(metric, args, systems, comparisons, out);
+  } else if (args.sentence) {
     run_sentences(metric, args, systems.front(), comparisons.front(), out);
   } else {
     run_corpus(metric, args, systems, comparisons, out);
@@ -265,6 +291,12 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
       ->required();
   app->add_option("-r,--ref", args.refs,
                   "References, line-aligned with the hypotheses (repeat for several references per segment)");
+  app->add_option("--num-refs", args.num_refs,
+                  "References per segment in the one --ref FILE, tab-separated on each line (sacrebleu --num-refs)")
+      ->capture_default_str();
+  app->add_option("-l,--language-pair", args.language_pair,
+                  "Language pair SRC-TRG; BLEU without --tokenize then tokenizes as sacrebleu does for TRG "
+                  "(zh: zh, ja: ja-mecab, ko: ko-mecab, else 13a)");
   app->add_option("--source", args.source,
                   "Sources, line-aligned: score the hypotheses against their sources (self-BLEU of style "
                   "transfer: how much of the input is copied). With --ref too, both are reported, labelled "
@@ -278,6 +310,10 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
                 "JSON with the fields of sacrebleu's JSON output (plus invar_version); with --sentence, JSON "
                 "Lines {line, score} with unrounded scores");
   app->add_flag("-b,--score-only", args.score_only, "Print only the score");
+  app->add_flag("--stats", args.raw_stats,
+                "Print the raw sufficient statistics instead of scores (BLEU: sys_len, ref_len, n-gram counts and "
+                "totals; chrF: hyp/ref/match per order; TER: edits and average reference length): TSV with a header, "
+                "per line with --sentence, or JSON with --json");
   app->add_flag("--short", args.short_signature, "Abbreviated signature (#:1|c:mixed|...) in text output");
   app->add_option("-w,--width", args.width, "Decimals of printed scores")->capture_default_str();
   app->add_option("--threads", args.threads, "Threads scoring segments (0 = all cores); results do not depend on it")
@@ -288,6 +324,10 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
                 "Paired bootstrap test of every --hyp against the first (Koehn 2004, as sacrebleu --paired-bs); "
                 "p < 0.05 is starred");
   app->add_option("--paired-bs-n", args.paired_bs_n, "Resamples for --paired-bs")->capture_default_str();
+  app->add_flag("--paired-ar", args.paired_ar,
+                "Paired approximate randomization test of every --hyp against the first (as sacrebleu --paired-ar: "
+                "p = (1 + #{trials with |Δ| > |Δ observed|}) / (trials + 1)); p < 0.05 is starred");
+  app->add_option("--paired-ar-n", args.paired_ar_n, "Trials for --paired-ar")->capture_default_str();
   app->add_option("--seed", args.seed,
                   "Resampling seed (the draws come from mt19937_64, not numpy: the last digits of intervals and "
                   "p-values differ from sacrebleu's)")
@@ -299,14 +339,34 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
       "Lines are rstrip()ped as sacrebleu's CLI reads them.");
 }
 
+// sacrebleu: an explicit --tokenize wins (with a warning when it does not suit the target
+// language); without one, the target language chooses.
+metrics::BleuTokenizer choose_tokenizer(const std::string& name, const std::string& language_pair) {
+  const auto target = language_pair.empty() ? std::nullopt : target_language(language_pair);
+  const auto suited = metrics::bleu_tokenizer_for_language(target.value_or(""));
+  if (name.empty()) return suited;
+  const auto chosen = metrics::parse_bleu_tokenizer(name);
+  if (!chosen) fail("--tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got '{}'", name);
+  if (target && suited != metrics::BleuTokenizer::V13a && *chosen != suited)
+    fmt::print(stderr, "invar: consider --tokenize {} for target language '{}'\n", metrics::bleu_tokenizer_name(suited),
+               *target);
+  return *chosen;
+}
+
 void setup_bleu(CLI::App& parent) {
   auto args = std::make_shared<MetricArguments>();
   auto options = std::make_shared<metrics::BleuOptions>();
-  auto tokenize = std::make_shared<std::string>("13a");
+  auto tokenize = std::make_shared<std::string>();
   auto smooth = std::make_shared<std::string>("exp");
   auto* app = parent.add_subcommand("bleu", "BLEU (Papineni et al. 2002) as sacrebleu 2.4.3 computes it");
   add_common_options(app, *args);
-  app->add_option("-t,--tokenize", *tokenize, "Tokenizer: 13a, intl, zh, char, none")->capture_default_str();
+  app->add_option("-t,--tokenize", *tokenize,
+                  "Tokenizer: 13a, intl, zh, char, ja-mecab, ko-mecab, none (default: 13a, or as -l's target "
+                  "language asks)");
+  app->add_option("--max-ngram-order", options->max_ngram_order,
+                  "Highest n-gram order (sacrebleu's max_ngram_order; a non-default order adds ngram:N to the "
+                  "signature)")
+      ->capture_default_str();
   app->add_option("-s,--smooth,--smooth-method", *smooth, "Smoothing: exp, floor, add-k, none")->capture_default_str();
   app->add_option("--smooth-value", options->smooth_value, "Value for floor (default 0.1) and add-k (default 1)");
   app->add_flag("--lowercase", options->lowercase, "Case-insensitive (Python str.lower())");
@@ -314,11 +374,10 @@ void setup_bleu(CLI::App& parent) {
                 "Leave out n-gram orders without matches (always on with --sentence)");
   app->callback([=] {
     auto chosen = *options;
-    auto t = metrics::parse_bleu_tokenizer(*tokenize);
-    if (!t) fail("--tokenize must be 13a, intl, zh, char or none, got '{}'", *tokenize);
+    auto t = choose_tokenizer(*tokenize, args->language_pair);
     auto s = metrics::parse_bleu_smoothing(*smooth);
     if (!s) fail("--smooth must be exp, floor, add-k or none, got '{}'", *smooth);
-    chosen.tokenize = *t;
+    chosen.tokenize = t;
     chosen.smooth = *s;
     if (chosen.smooth_value && chosen.smooth != metrics::BleuSmoothing::Floor &&
         chosen.smooth != metrics::BleuSmoothing::AddK)

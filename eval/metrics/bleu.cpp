@@ -1,6 +1,7 @@
 #include "eval/metrics/bleu.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,8 @@ std::optional<BleuTokenizer> parse_bleu_tokenizer(std::string_view name) {
   if (name == "intl") return BleuTokenizer::Intl;
   if (name == "zh") return BleuTokenizer::Zh;
   if (name == "char") return BleuTokenizer::Char;
+  if (name == "ja-mecab") return BleuTokenizer::JaMecab;
+  if (name == "ko-mecab") return BleuTokenizer::KoMecab;
   return std::nullopt;
 }
 
@@ -55,9 +58,18 @@ const char* bleu_tokenizer_name(BleuTokenizer tokenizer) {
     case BleuTokenizer::Intl: return "intl";
     case BleuTokenizer::Zh: return "zh";
     case BleuTokenizer::Char: return "char";
+    case BleuTokenizer::JaMecab: return "ja-mecab";
+    case BleuTokenizer::KoMecab: return "ko-mecab";
     case BleuTokenizer::V13a: break;
   }
   return "13a";
+}
+
+BleuTokenizer bleu_tokenizer_for_language(std::string_view target_language) {
+  if (target_language == "zh") return BleuTokenizer::Zh;
+  if (target_language == "ja") return BleuTokenizer::JaMecab;
+  if (target_language == "ko") return BleuTokenizer::KoMecab;
+  return BleuTokenizer::V13a;
 }
 
 std::optional<BleuSmoothing> parse_bleu_smoothing(std::string_view name) {
@@ -81,7 +93,9 @@ const char* bleu_smoothing_name(BleuSmoothing smoothing) {
 BleuStats& BleuStats::operator+=(const BleuStats& other) {
   sys_len += other.sys_len;
   ref_len += other.ref_len;
-  for (int n = 0; n < kBleuMaxOrder; ++n) {
+  correct.resize(std::max(correct.size(), other.correct.size()), 0);
+  total.resize(std::max(total.size(), other.total.size()), 0);
+  for (std::size_t n = 0; n < other.correct.size(); ++n) {
     correct[n] += other.correct[n];
     total[n] += other.total[n];
   }
@@ -90,14 +104,23 @@ BleuStats& BleuStats::operator+=(const BleuStats& other) {
 
 std::string BleuScore::verbose() const {
   const double ratio = ref_len ? static_cast<double>(sys_len) / static_cast<double>(ref_len) : 0.0;
-  return fmt::format("{:.1f}/{:.1f}/{:.1f}/{:.1f} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})",
-                     precisions[0], precisions[1], precisions[2], precisions[3], bp, ratio, sys_len, ref_len);
+  return fmt::format("{:.1f} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})", fmt::join(precisions, "/"), bp,
+                     ratio, sys_len, ref_len);
 }
 
 Bleu::Bleu(BleuOptions options) : options_(options) {
   if (options_.smooth_value && (options_.smooth == BleuSmoothing::Floor || options_.smooth == BleuSmoothing::AddK) &&
       !(*options_.smooth_value >= 0))
     fail("BLEU: the smoothing value must be >= 0, got {}", *options_.smooth_value);
+  if (options_.max_ngram_order < 1) fail("BLEU: max_ngram_order must be >= 1, got {}", options_.max_ngram_order);
+  if (options_.tokenize == BleuTokenizer::JaMecab) mecab_ = MecabTokenizer::get(MecabTokenizer::Language::Japanese);
+  if (options_.tokenize == BleuTokenizer::KoMecab) mecab_ = MecabTokenizer::get(MecabTokenizer::Language::Korean);
+}
+
+Bleu::~Bleu() = default;
+
+std::string Bleu::tokenizer_signature() const {
+  return mecab_ ? mecab_->signature() : bleu_tokenizer_name(options_.tokenize);
 }
 
 std::string Bleu::preprocess(std::string_view segment) const {
@@ -112,6 +135,8 @@ std::string Bleu::preprocess(std::string_view segment) const {
     case BleuTokenizer::Intl: return tokenize_intl(segment);
     case BleuTokenizer::Zh: return tokenize_zh(segment);
     case BleuTokenizer::Char: return tokenize_char(segment);
+    case BleuTokenizer::JaMecab:
+    case BleuTokenizer::KoMecab: return mecab_->tokenize(segment);
     case BleuTokenizer::V13a: break;
   }
   return tokenize_13a(segment);
@@ -129,13 +154,14 @@ BleuStats Bleu::segment_stats(std::string_view hypothesis, const std::vector<std
   s.merged.clear();
   std::vector<std::int64_t> ref_lens;
   ref_lens.reserve(references.size());
-  std::array<std::int64_t, kBleuMaxOrder> ignored{};
+  const int order = options_.max_ngram_order;
+  std::vector<std::int64_t> ignored(order);
   for (const auto& ref : s.refs) {
     split_whitespace(ref, s.tokens);
     s.symbols.resize(s.tokens.size());
     for (std::size_t i = 0; i < s.tokens.size(); ++i) s.symbols[i] = s.interner.insert(s.tokens[i]);
     ref_lens.push_back(static_cast<std::int64_t>(s.tokens.size()));
-    s.matcher.add_reference(s.symbols.data(), s.symbols.size(), kBleuMaxOrder, kWordRoot, ignored.data());
+    s.matcher.add_reference(s.symbols.data(), s.symbols.size(), order, kWordRoot, ignored.data());
     // Clip against the maximum count of each n-gram over the references.
     s.merged.resize(s.matcher.size(), 0);
     auto& counts = s.matcher.counts();
@@ -144,10 +170,12 @@ BleuStats Bleu::segment_stats(std::string_view hypothesis, const std::vector<std
   }
 
   BleuStats stats;
+  stats.correct.assign(order, 0);
+  stats.total.assign(order, 0);
   split_whitespace(s.hyp, s.tokens);
   s.symbols.resize(s.tokens.size());
   for (std::size_t i = 0; i < s.tokens.size(); ++i) s.symbols[i] = s.interner.find(s.tokens[i]);
-  s.matcher.match(s.symbols.data(), s.symbols.size(), kBleuMaxOrder, kWordRoot, s.merged, stats.total.data(),
+  s.matcher.match(s.symbols.data(), s.symbols.size(), order, kWordRoot, s.merged, stats.total.data(),
                   stats.correct.data());
   stats.sys_len = static_cast<std::int64_t>(s.tokens.size());
   // The closest reference length; the shorter one on ties.
@@ -166,13 +194,17 @@ BleuStats Bleu::segment_stats(std::string_view hypothesis, const std::vector<std
 
 BleuScore Bleu::compute(const BleuStats& stats) const {
   const double smooth_value = options_.smooth_value.value_or(default_smooth_value(options_.smooth));
+  const int order = options_.max_ngram_order;
+  if (stats.correct.size() > static_cast<std::size_t>(order) || stats.total.size() > static_cast<std::size_t>(order))
+    fail("BLEU: statistics of {} n-gram orders for max_ngram_order {}", stats.correct.size(), order);
   BleuScore out;
   out.sys_len = stats.sys_len;
   out.ref_len = stats.ref_len;
-  for (int n = 0; n < kBleuMaxOrder; ++n) {
-    out.counts[n] = static_cast<double>(stats.correct[n]);
-    out.totals[n] = static_cast<double>(stats.total[n]);
-  }
+  out.counts.assign(stats.correct.begin(), stats.correct.end());
+  out.totals.assign(stats.total.begin(), stats.total.end());
+  out.counts.resize(order, 0.0);  // statistics of no segment at all
+  out.totals.resize(order, 0.0);
+  out.precisions.assign(order, 0.0);
   if (stats.sys_len < stats.ref_len)
     out.bp = stats.sys_len > 0
                  ? std::exp(1 - static_cast<double>(stats.ref_len) / static_cast<double>(stats.sys_len))
@@ -183,8 +215,8 @@ BleuScore Bleu::compute(const BleuStats& stats) const {
   if (std::all_of(stats.correct.begin(), stats.correct.end(), [](std::int64_t c) { return c == 0; })) return out;
 
   double smooth_mteval = 1.;
-  int eff_order = kBleuMaxOrder;
-  for (int n = 1; n <= kBleuMaxOrder; ++n) {
+  int eff_order = order;
+  for (int n = 1; n <= order; ++n) {
     if (options_.smooth == BleuSmoothing::AddK && n > 1) {
       out.counts[n - 1] += smooth_value;
       out.totals[n - 1] += smooth_value;
@@ -240,11 +272,15 @@ Signature Bleu::signature(int nrefs) const {
   Signature sig(nrefs);
   sig.add("case", "c", options_.lowercase ? "lc" : "mixed");
   sig.add("eff", "e", options_.effective_order ? "yes" : "no");
-  sig.add("tok", "tok", bleu_tokenizer_name(options_.tokenize));
+  sig.add("tok", "tok", tokenizer_signature());
   std::string smooth = bleu_smoothing_name(options_.smooth);
   if (options_.smooth == BleuSmoothing::Floor || options_.smooth == BleuSmoothing::AddK)
     smooth += fmt::format("[{:.2f}]", options_.smooth_value.value_or(default_smooth_value(options_.smooth)));
   sig.add("smooth", "s", smooth);
+  // sacrebleu's signature leaves max_ngram_order out, so two orders would share one signature;
+  // invar names a non-default order (the default keeps sacrebleu's signature byte for byte).
+  if (options_.max_ngram_order != kBleuMaxOrder)
+    sig.add("ngram", "n", std::to_string(options_.max_ngram_order));
   return sig;
 }
 
@@ -259,15 +295,23 @@ std::vector<double> Bleu::segment_row(std::string_view hypothesis, const std::ve
 }
 
 ScoreReport Bleu::report_row(const std::vector<double>& summed) const {
-  if (summed.size() != 2 + 2 * kBleuMaxOrder) fail("BLEU: expected {} statistics, got {}", 2 + 2 * kBleuMaxOrder, summed.size());
+  const std::size_t order = options_.max_ngram_order;
+  if (summed.size() != 2 + 2 * order) fail("BLEU: expected {} statistics, got {}", 2 + 2 * order, summed.size());
   BleuStats s;
   s.sys_len = std::llround(summed[0]);
   s.ref_len = std::llround(summed[1]);
-  for (int n = 0; n < kBleuMaxOrder; ++n) {
-    s.correct[n] = std::llround(summed[2 + n]);
-    s.total[n] = std::llround(summed[2 + kBleuMaxOrder + n]);
+  for (std::size_t n = 0; n < order; ++n) {
+    s.correct.push_back(std::llround(summed[2 + n]));
+    s.total.push_back(std::llround(summed[2 + order + n]));
   }
   return report(compute(s));
+}
+
+std::vector<std::string> Bleu::row_names() const {
+  std::vector<std::string> names{"sys_len", "ref_len"};
+  for (int n = 1; n <= options_.max_ngram_order; ++n) names.push_back(fmt::format("counts_{}", n));
+  for (int n = 1; n <= options_.max_ngram_order; ++n) names.push_back(fmt::format("totals_{}", n));
+  return names;
 }
 
 }  // namespace invar::metrics

@@ -9,26 +9,32 @@
 //
 // Self-BLEU / reference-BLEU of style-transfer studies are this metric with the source or the
 // human reference passed as the reference; nothing else differs.
-#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "eval/metrics/common.hpp"
+#include "eval/metrics/mecab_tokenize.hpp"
 #include "eval/metrics/report.hpp"
 
 namespace invar::metrics {
 
-enum class BleuTokenizer { None, V13a, Intl, Zh, Char };
-std::optional<BleuTokenizer> parse_bleu_tokenizer(std::string_view name);  // "none", "13a", "intl", "zh", "char"
+enum class BleuTokenizer { None, V13a, Intl, Zh, Char, JaMecab, KoMecab };
+// "none", "13a", "intl", "zh", "char", "ja-mecab", "ko-mecab"
+std::optional<BleuTokenizer> parse_bleu_tokenizer(std::string_view name);
 const char* bleu_tokenizer_name(BleuTokenizer tokenizer);
+// sacrebleu's choice when no tokenizer is given but the target language is known (`-l de-ja`):
+// zh → zh, ja → ja-mecab, ko → ko-mecab, anything else 13a.
+BleuTokenizer bleu_tokenizer_for_language(std::string_view target_language);
 
 enum class BleuSmoothing { None, Floor, AddK, Exp };
 std::optional<BleuSmoothing> parse_bleu_smoothing(std::string_view name);  // "none", "floor", "add-k", "exp"
 const char* bleu_smoothing_name(BleuSmoothing smoothing);
 
+// sacrebleu's MAX_NGRAM_ORDER: the default of BleuOptions::max_ngram_order.
 inline constexpr int kBleuMaxOrder = 4;
 
 struct BleuOptions {
@@ -37,23 +43,25 @@ struct BleuOptions {
   std::optional<double> smooth_value;  // nullopt: floor 0.1, add-k 1 (sacrebleu's defaults)
   bool lowercase = false;
   bool effective_order = false;
+  int max_ngram_order = kBleuMaxOrder;  // n-gram orders 1..max_ngram_order (sacrebleu's max_ngram_order)
 };
 
-// Sufficient statistics of one segment or (summed) of a corpus.
+// Sufficient statistics of one segment or (summed) of a corpus; correct/total have one entry per
+// n-gram order.
 struct BleuStats {
   std::int64_t sys_len = 0;
   std::int64_t ref_len = 0;
-  std::array<std::int64_t, kBleuMaxOrder> correct{};
-  std::array<std::int64_t, kBleuMaxOrder> total{};
+  std::vector<std::int64_t> correct;
+  std::vector<std::int64_t> total;
   BleuStats& operator+=(const BleuStats& other);
 };
 
 struct BleuScore {
   double score = 0;
   // As sacrebleu returns them: with add-k, orders 2-4 are incremented by k (when anything matched).
-  std::array<double, kBleuMaxOrder> counts{};
-  std::array<double, kBleuMaxOrder> totals{};
-  std::array<double, kBleuMaxOrder> precisions{};
+  std::vector<double> counts;
+  std::vector<double> totals;
+  std::vector<double> precisions;
   double bp = 0;
   std::int64_t sys_len = 0;
   std::int64_t ref_len = 0;
@@ -64,6 +72,7 @@ struct BleuScore {
 class Bleu : public CorpusMetric {
  public:
   explicit Bleu(BleuOptions options = {});
+  ~Bleu() override;
   const BleuOptions& options() const { return options_; }
 
   // sacrebleu's _preprocess_segment: optional str.lower(), rstrip(), tokenizer.
@@ -83,17 +92,21 @@ class Bleu : public CorpusMetric {
   std::vector<BleuScore> sentence_scores(const std::vector<std::string>& hyps,
                                          const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
+  // The signature's tok value: the tokenizer's name, or MeCab's "ja-mecab-0.996-IPA".
+  std::string tokenizer_signature() const;
   // nrefs as computed by reference_count() (-1 = var).
   Signature signature(int nrefs) const override;
   ScoreReport report(const BleuScore& score) const;
 
-  // Row: sys_len, ref_len, correct[4], total[4].
+  // Row: sys_len, ref_len, counts (correct) per order, totals per order.
   std::vector<double> segment_row(std::string_view hypothesis,
                                   const std::vector<std::string>& references) const override;
   ScoreReport report_row(const std::vector<double>& summed) const override;
+  std::vector<std::string> row_names() const override;
 
  private:
   BleuOptions options_;
+  std::shared_ptr<const MecabTokenizer> mecab_;  // for ja-mecab / ko-mecab
 };
 
 }  // namespace invar::metrics

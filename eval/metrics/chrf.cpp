@@ -256,6 +256,17 @@ ScoreReport ChrF::report_row(const std::vector<double>& summed) const {
   return report(f_score(stats.data()));
 }
 
+std::vector<std::string> ChrF::row_names() const {
+  std::vector<std::string> names;
+  const auto add = [&](const char* kind, int order) {
+    for (int n = 1; n <= order; ++n)
+      for (const char* part : {"hyp", "ref", "match"}) names.push_back(fmt::format("{}{}_{}", kind, n, part));
+  };
+  add("chr", options_.char_order);
+  add("word", options_.word_order);
+  return names;
+}
+
 CommutativeScore commutative_chrf(std::string_view a, std::string_view b, const ChrF& chrf) {
   CommutativeScore out;
   out.forward = chrf.sentence_score(a, b);

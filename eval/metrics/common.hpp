@@ -20,6 +20,8 @@ class CorpusMetric {
   virtual std::vector<double> segment_row(std::string_view hypothesis,
                                           const std::vector<std::string>& references) const = 0;
   virtual ScoreReport report_row(const std::vector<double>& summed) const = 0;
+  // A name per row column (sacrebleu's statistics in its order), for printing raw statistics.
+  virtual std::vector<std::string> row_names() const = 0;
   double score_row(const std::vector<double>& summed) const { return report_row(summed).score; }
   virtual Signature signature(int nrefs) const = 0;
 };

@@ -23,6 +23,11 @@ void Signature::set_bootstrap(int samples, unsigned long long seed) {
   fields_.insert(fields_.begin() + 2, {"seed", "rs", std::to_string(seed)});
 }
 
+void Signature::set_randomization(int trials, unsigned long long seed) {
+  fields_.insert(fields_.begin() + 1, {"ar", "ar", std::to_string(trials)});
+  fields_.insert(fields_.begin() + 2, {"seed", "rs", std::to_string(seed)});
+}
+
 std::string Signature::format(bool short_form) const {
   std::string out;
   for (const auto& field : fields_) {

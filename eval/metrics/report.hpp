@@ -19,6 +19,8 @@ class Signature {
   void add(std::string name, std::string abbreviation, std::string value);
   // Bootstrap resampling fields (sacrebleu's bs / seed), placed right after nrefs.
   void set_bootstrap(int samples, unsigned long long seed);
+  // Paired approximate randomization fields (sacrebleu's ar / seed), placed right after nrefs.
+  void set_randomization(int trials, unsigned long long seed);
   // "name:value|..." with `version` last; short_form uses the abbreviations ("#:1|c:mixed|...").
   std::string format(bool short_form = false) const;
 

@@ -302,4 +302,6 @@ ScoreReport Ter::report_row(const std::vector<double>& summed) const {
   return report(compute({summed[0], summed[1]}));
 }
 
+std::vector<std::string> Ter::row_names() const { return {"num_edits", "ref_length"}; }
+
 }  // namespace invar::metrics

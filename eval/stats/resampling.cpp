@@ -35,6 +35,23 @@ void check_stats(const std::vector<std::vector<double>>& stats, const char* what
       fail("{}: segment {} has {} statistics, segment 1 has {}", what, i + 1, stats[i].size(), stats[0].size());
 }
 
+void check_paired(const std::vector<std::vector<double>>& baseline, const std::vector<std::vector<double>>& system,
+                  const char* what) {
+  check_stats(baseline, what);
+  check_stats(system, what);
+  if (baseline.size() != system.size())
+    fail("{}: the baseline has {} segments, the system {}", what, baseline.size(), system.size());
+  if (baseline[0].size() != system[0].size())
+    fail("{}: the baseline has {} statistics per segment, the system {}", what, baseline[0].size(), system[0].size());
+}
+
+std::vector<double> column_sums(const std::vector<std::vector<double>>& stats) {
+  std::vector<double> sum(stats[0].size(), 0.0);
+  for (const auto& row : stats)
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += row[k];
+  return sum;
+}
+
 std::vector<double> resampled(const std::vector<std::vector<double>>& stats, const std::vector<std::uint32_t>& indices,
                               int samples, const StatsScore& score) {
   const std::size_t n = stats.size(), width = stats[0].size();
@@ -92,22 +109,48 @@ BootstrapInterval bootstrap_mean_ci(const std::vector<double>& values, const Boo
   return bootstrap_ci(rows, [n](const std::vector<double>& sum) { return sum[0] / n; }, options);
 }
 
+PairedRandomization paired_randomization(const std::vector<std::vector<double>>& baseline_stats,
+                                         const std::vector<std::vector<double>>& system_stats, const StatsScore& score,
+                                         const RandomizationOptions& options) {
+  check_paired(baseline_stats, system_stats, "paired approximate randomization");
+  if (options.trials < 1) fail("paired approximate randomization: trials must be >= 1, got {}", options.trials);
+  PairedRandomization out;
+  out.baseline_score = score(column_sums(baseline_stats));
+  out.system_score = score(column_sums(system_stats));
+  const double observed = std::fabs(out.baseline_score - out.system_score);
+  const std::size_t width = baseline_stats[0].size();
+  std::mt19937_64 rng(options.seed);
+  std::vector<double> a(width), b(width);
+  std::size_t exceed = 0;
+  for (int t = 0; t < options.trials; ++t) {
+    std::fill(a.begin(), a.end(), 0.0);
+    std::fill(b.begin(), b.end(), 0.0);
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < baseline_stats.size(); ++i) {
+      if (i % 64 == 0) bits = rng();
+      const bool keep = bits & 1u;
+      bits >>= 1;
+      const auto& to_a = keep ? baseline_stats[i] : system_stats[i];
+      const auto& to_b = keep ? system_stats[i] : baseline_stats[i];
+      for (std::size_t k = 0; k < width; ++k) {
+        a[k] += to_a[k];
+        b[k] += to_b[k];
+      }
+    }
+    // multeval: "the != is important": a difference equal to the observed one does not count.
+    if (std::fabs(score(a) - score(b)) > observed) ++exceed;
+  }
+  out.pvalue = static_cast<double>(exceed + 1) / static_cast<double>(options.trials + 1);
+  return out;
+}
+
 PairedBootstrap paired_bootstrap(const std::vector<std::vector<double>>& baseline_stats,
                                  const std::vector<std::vector<double>>& system_stats, const StatsScore& score,
                                  const BootstrapOptions& options) {
-  check_stats(baseline_stats, "paired bootstrap (baseline)");
-  check_stats(system_stats, "paired bootstrap (system)");
-  if (baseline_stats.size() != system_stats.size())
-    fail("paired bootstrap: the baseline has {} segments, the system {}", baseline_stats.size(), system_stats.size());
-  auto total = [&](const std::vector<std::vector<double>>& stats) {
-    std::vector<double> sum(stats[0].size(), 0.0);
-    for (const auto& row : stats)
-      for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += row[k];
-    return score(sum);
-  };
+  check_paired(baseline_stats, system_stats, "paired bootstrap");
   PairedBootstrap out;
-  out.baseline_score = total(baseline_stats);
-  out.system_score = total(system_stats);
+  out.baseline_score = score(column_sums(baseline_stats));
+  out.system_score = score(column_sums(system_stats));
   const auto indices = bootstrap_indices(baseline_stats.size(), options);
   const auto base = resampled(baseline_stats, indices, options.samples, score);
   const auto sys = resampled(system_stats, indices, options.samples, score);

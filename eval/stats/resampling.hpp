@@ -54,6 +54,25 @@ PairedBootstrap paired_bootstrap(const std::vector<std::vector<double>>& baselin
                                  const std::vector<std::vector<double>>& system_stats, const StatsScore& score,
                                  const BootstrapOptions& options = {});
 
+// sacrebleu's paired approximate randomization test (--paired-ar; Riezler & Maxwell 2005, the
+// p-value of multeval's StratifiedApproximateRandomizationTest): in every trial each segment's
+// statistics go to pseudo-system A from the baseline and to B from the system, or the other way
+// round, with probability 1/2 each; p = (1 + #{ |score(A) − score(B)| > |Δ_observed| }) / (trials + 1).
+// sacrebleu's defaults: 10,000 trials, seed 12345. The swaps come from mt19937_64 (one bit per
+// segment), not numpy: the last digits of p differ from sacrebleu's.
+struct RandomizationOptions {
+  int trials = 10000;
+  std::uint64_t seed = 12345;
+};
+struct PairedRandomization {
+  double baseline_score = 0;
+  double system_score = 0;
+  double pvalue = 0;
+};
+PairedRandomization paired_randomization(const std::vector<std::vector<double>>& baseline_stats,
+                                         const std::vector<std::vector<double>>& system_stats, const StatsScore& score,
+                                         const RandomizationOptions& options = {});
+
 // Resample index matrix (samples × n), row-major: the draws every function above uses.
 std::vector<std::uint32_t> bootstrap_indices(std::size_t n, const BootstrapOptions& options);
 
