@@ -182,7 +182,7 @@ void validate_relation(const Relation& relation, const std::string& where) {
 }
 
 std::string relation_dot(const Relation& relation) {
-  std::string dot = fmt::format("digraph {} {{\n  label={}; labelloc=t; rankdir=LR; nodesep=0.4; ranksep=0.7;\n",
+  std::string dot = fmt::format("digraph {} {{\n  label={}; labelloc=t; rankdir=LR; forcelabels=true; nodesep=0.4; ranksep=0.7;\n",
                                 quoted("relation"), quoted(relation.name));
   dot += "  node [fontname=\"Helvetica\", fontsize=12, style=filled, fillcolor=white];\n";
   dot += "  edge [fontname=\"Helvetica\", fontsize=11];\n";
@@ -194,10 +194,11 @@ std::string relation_dot(const Relation& relation) {
   }
   for (const auto& arrow : relation.arrows)
     dot += fmt::format("  {} -> {} [label={}];\n", quoted(arrow.from), quoted(arrow.to), quoted(arrow.label));
-  // A constraint is not a computation: dashed, undirected and left out of the ranking.
+  // A constraint is not a computation: dashed, undirected and left out of the ranking. Its label is
+  // an xlabel: Graphviz 2.42's dot corrupts its heap laying out labels of such same-rank edges.
   for (const auto& constraint : relation.constraints)
     for (std::size_t k = 0; k + 1 < constraint.nodes.size(); ++k)
-      dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", label={}];\n",
+      dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
                          quoted(constraint.nodes[k]), quoted(constraint.nodes[k + 1]),
                          quoted(k == 0 ? constraint.label : ""));
   return dot + "}\n";
