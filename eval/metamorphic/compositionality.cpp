@@ -202,7 +202,16 @@ CompositionalityResult run_compositionality(ModelUnderTest& model, const std::ve
   if (std::count(labels.begin(), labels.end(), 1) == 0 || std::count(labels.begin(), labels.end(), 0) == 0)
     fail("the probe needs insertion pairs labelled hypernym and others (hyponym or none)");
 
-  const auto split = stratified_split(labels, 2, settings.held_out, settings.seed);
+  // Held out by insertion pair, not by input: the same words in another context would otherwise
+  // let the probe score words it was trained on.
+  std::vector<int> pair_labels;
+  for (const auto& insertion : insertions) pair_labels.push_back(insertion.relation == LexicalRelation::Hypernym);
+  const auto pairs = stratified_split(pair_labels, 2, settings.held_out, settings.seed);
+  Split split;
+  for (std::size_t k = 0; k < contexts.size(); ++k) {
+    for (auto m : pairs.train) split.train.push_back(k * m_count + m);
+    for (auto m : pairs.held_out) split.held_out.push_back(k * m_count + m);
+  }
   LogisticRegression probe;
   probe.fit(features.select_rows(split.train), pick(labels, split.train), 2, {.C = settings.C});
   const auto probabilities = probe.predict_proba(features);

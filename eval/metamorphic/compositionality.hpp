@@ -64,7 +64,7 @@ CompositionalityResult count_compositionality(const std::vector<Context>& contex
                                               const std::vector<std::vector<double>>& entailment);
 
 struct ProbeSettings {
-  double held_out = 0.2;  // stratified share kept out of training to measure the probe's accuracy
+  double held_out = 0.2;  // stratified share of insertion pairs kept out of training to measure the probe's accuracy
   std::uint64_t seed = 0;
   double C = 1.0;         // L2 logistic regression (liblinear), as eval/learn/logreg.hpp
 };
