@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "eval/metamorphic/compositionality.hpp"
@@ -384,4 +385,218 @@ TEST(MetamorphicTransitivity, SamplingIsSeededAndStaysInAGroup) {
     groups.insert(t.group);
   }
   EXPECT_EQ(groups, (std::set<std::string>{"de", "en"}));
+}
+
+// ---- `invar metamorphic` end to end on the fixture models ----
+
+namespace {
+
+using nlohmann::json;
+
+std::string model(const std::string& name) { return test::fixture("core/" + name); }
+
+std::vector<json> jsonl(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+const char* const kReviews =
+    "A wonderful film with great acting.\nTerrible plot and boring characters.\nI liked it a lot.\n"
+    "Not worth the money.\nAn average movie.\nThe best thing I have seen this year.\n";
+
+// The error line of a failed run: exit status 1, one line naming the problem.
+std::string error_of(const test::CliResult& result) {
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  return result.err;
+}
+
+}  // namespace
+
+TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/reviews.txt", kReviews);
+  const auto run = test::run_cli({"-q", "metamorphic", "pairwise", "-m", model("bert-pair-cls"), "--label", "paraphrase",
+                                  "--sources", dir + "/reviews.txt", "--transform", "neutral", "--json", "--per-source",
+                                  dir + "/per-source.jsonl", "--csv", dir + "/counts.csv", "--report", dir + "/report.html"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = json::parse(run.out);
+  ASSERT_EQ(result["transformations"].size(), 6u);
+  const auto sources = jsonl(test::read_file(dir + "/per-source.jsonl"));
+  ASSERT_EQ(sources.size(), 6u);
+
+  // The source scores are what `invar classify` gives for the label.
+  const auto classified = test::run_cli({"-q", "classify", "-m", model("bert-pair-cls")}, kReviews);
+  ASSERT_EQ(classified.exit_code, 0) << classified.err;
+  const auto probs = jsonl(classified.out);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    EXPECT_EQ(sources[i]["line"], i + 1);
+    EXPECT_NEAR(sources[i]["score"].get<double>(), probs[i]["probs"][1].get<double>(), 1e-6);
+    EXPECT_EQ(sources[i]["label"], probs[i]["label"]);
+  }
+  // Each transformation's counts are the reference's on the scores the per-source file reports.
+  for (const auto& t : result["transformations"]) {
+    const std::string name = t["name"];
+    std::vector<double> s, f;
+    for (const auto& line : sources) {
+      s.push_back(line["score"]);
+      f.push_back(line["transformations"][name]["score"]);
+    }
+    const auto expected = reference_order(s, f);
+    EXPECT_EQ(t["tests"].get<std::uint64_t>(), expected.tests) << name;
+    EXPECT_EQ(t["violations"].get<std::uint64_t>(), expected.violations) << name;
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      EXPECT_EQ(sources[i]["transformations"][name]["violations"].get<std::uint64_t>(), expected.source_violations[i]);
+  }
+  EXPECT_EQ(test::read_file(dir + "/counts.csv").rfind("transformation,tests,violations,rate\nprefix-1,", 0), 0u);
+  const auto html = test::read_file(dir + "/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);  // the relation's diagram
+  EXPECT_NE(html.find("prefix-3"), std::string::npos);
+}
+
+TEST(MetamorphicCli, SingleInputOnARegressorWithFollowUpFiles) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/reviews.txt", kReviews);
+  test::write_file(dir + "/shouted.txt", "A WONDERFUL FILM!\nTERRIBLE!\nLIKED IT!\nNOT WORTH IT!\nAVERAGE!\nTHE BEST!\n");
+  const auto run = test::run_cli({"-q", "metamorphic", "single", "-m", model("xlmr-regression"), "--sources",
+                                  dir + "/reviews.txt", "--follow-ups", "shouted=" + dir + "/shouted.txt", "--transform",
+                                  "typo=noise:0.2", "--property", "order", "--direction", "decrease", "--json",
+                                  "--per-source", dir + "/per-source.jsonl"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = json::parse(run.out);
+  ASSERT_EQ(result["transformations"].size(), 2u);
+  EXPECT_EQ(result["transformations"][0]["name"], "typo");
+  EXPECT_EQ(result["transformations"][1]["name"], "shouted");
+  const auto classified = jsonl(test::run_cli({"-q", "classify", "-m", model("xlmr-regression")}, kReviews).out);
+  const auto sources = jsonl(test::read_file(dir + "/per-source.jsonl"));
+  std::uint64_t violations = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    EXPECT_NEAR(sources[i]["score"].get<double>(), classified[i]["score"].get<double>(), 1e-6);
+    const bool violated = sources[i]["transformations"]["shouted"]["score"].get<double>() > sources[i]["score"].get<double>();
+    EXPECT_EQ(sources[i]["transformations"]["shouted"]["violations"].get<std::uint64_t>(), violated ? 1u : 0u);
+    violations += violated;
+  }
+  EXPECT_EQ(result["transformations"][1]["tests"], 6);
+  EXPECT_EQ(result["transformations"][1]["violations"], violations);
+}
+
+TEST(MetamorphicCli, SingleSimilarityOfEmbeddingsAndPairwiseEquivalence) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/reviews.txt", kReviews);
+  const auto cosine = test::run_cli({"-q", "metamorphic", "single", "-m", model("xlmr"), "--sources", dir + "/reviews.txt",
+                                     "--transform", "suffix:Thanks.", "--property", "similarity", "--embeddings",
+                                     "--delta", "1.5", "--json"});
+  ASSERT_EQ(cosine.exit_code, 0) << cosine.err;
+  EXPECT_EQ(json::parse(cosine.out)["transformations"][0]["violations"], 6);  // a cosine is never ≥ 1.5
+  const auto equivalence = test::run_cli({"-q", "metamorphic", "pairwise", "-m", model("xlmr-pair-cls"), "--sources",
+                                          dir + "/reviews.txt", "--transform", "neutral", "--property", "equivalence", "--json"});
+  ASSERT_EQ(equivalence.exit_code, 0) << equivalence.err;
+  for (const auto& t : json::parse(equivalence.out)["transformations"]) EXPECT_LE(t["violations"], t["tests"]);
+}
+
+TEST(MetamorphicCli, ScoreFileRunsWithoutAModel) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/scores.tsv", "source\tprefix\n0.1\t0.5\n0.2\t0.4\n0.3\t0.9\n");
+  const auto run = test::run_cli({"metamorphic", "pairwise", "--scores", dir + "/scores.tsv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("prefix              3           1  0.3333"), std::string::npos) << run.out;
+}
+
+TEST(MetamorphicCli, CompositionalityOnAnNliModel) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/contexts.tsv", "I saw a {} in the garden.\tupward\nI did not see a {} in the garden.\tdownward\n"
+                                          "Every {} likes to run.\tdownward\nSome {} was sleeping.\tupward\n");
+  test::write_file(dir + "/insertions.tsv", "animal\tdog\thypernym\ndog\tanimal\thyponym\nbird\tsparrow\thypernym\n"
+                                            "sparrow\tbird\thyponym\ncat\ttable\tnone\nflower\trose\thypernym\n"
+                                            "rose\tflower\thyponym\ncar\ttree\tnone\n");
+  for (const auto* name : {"bert-pair-cls", "xlmr-pair-cls"}) {
+    const auto run = test::run_cli({"-q", "metamorphic", "compositionality", "-m", model(name), "--label", "1", "--contexts",
+                                    dir + "/contexts.tsv", "--insertions", dir + "/insertions.tsv", "--json", "--report",
+                                    dir + "/c.html"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto result = json::parse(run.out);
+    EXPECT_EQ(result["overall"]["tests"], 4 * 28);  // 8 insertions: 28 pairs per context, unless probe scores tie
+    EXPECT_EQ(result["overall"]["violations"].get<int>(),
+              result["upward"]["violations"].get<int>() + result["downward"]["violations"].get<int>());
+    int insertion_tests = 0;
+    for (const auto& m : result["insertions"]) insertion_tests += m["tests"].get<int>();
+    EXPECT_EQ(insertion_tests, 2 * 4 * 28);
+    EXPECT_EQ(result["probe"]["layer"], 1);
+    EXPECT_EQ(result["probe"]["train"].get<int>() + result["probe"]["held_out"].get<int>(), 32);
+    EXPECT_TRUE(result["probe"]["accuracy"].is_number());
+    EXPECT_NE(test::read_file(dir + "/c.html").find("stroke-dasharray"), std::string::npos);
+  }
+  test::write_file(dir + "/glued.tsv", "I saw a{} there.\tupward\n");
+  const auto glued = test::run_cli({"metamorphic", "compositionality", "-m", model("xlmr-pair-cls"), "--contexts",
+                                    dir + "/glued.tsv", "--insertions", dir + "/insertions.tsv"});
+  EXPECT_NE(error_of(glued).find("glued.tsv:1: the insertion 'sparrow' cannot be located"), std::string::npos);
+}
+
+TEST(MetamorphicCli, TransitivityOnAPairModel) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/triplets.tsv", "car\tauto\tvehicle\ten\nbig\tlarge\thuge\ten\nHund\tKöter\tTier\tde\n");
+  const auto run = test::run_cli({"-q", "metamorphic", "transitivity", "-m", model("bert-pair-cls"), "--label", "paraphrase",
+                                  "--label", "not_paraphrase", "--triplets", dir + "/triplets.tsv", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = json::parse(run.out);
+  ASSERT_EQ(result["relations"].size(), 2u);
+  // Every pair gets one of the two labels: each triplet's premise holds for at most one relation.
+  int tests = 0;
+  for (const auto& r : result["relations"]) {
+    EXPECT_EQ(r["candidates"], 3);
+    EXPECT_EQ(r["groups"]["de"]["candidates"], 1);
+    tests += r["tests"].get<int>();
+  }
+  EXPECT_LE(tests, 3);
+  test::write_file(dir + "/labels.tsv", "car\tauto\tsyn\nauto\tvehicle\tsyn\ncar\tvehicle\tnone\n");
+  test::write_file(dir + "/one.tsv", "car\tauto\tvehicle\n");
+  const auto from_file = test::run_cli({"metamorphic", "transitivity", "--pair-labels", dir + "/labels.tsv", "--label", "syn",
+                                        "--triplets", dir + "/one.tsv", "--json"});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_EQ(json::parse(from_file.out)["relations"][0]["violations"], 1);
+  const auto unknown = test::run_cli({"metamorphic", "transitivity", "-m", model("bert-pair-cls"), "--label", "synonym",
+                                      "--triplets", dir + "/triplets.tsv"});
+  EXPECT_NE(error_of(unknown).find("unknown label 'synonym'"), std::string::npos);
+}
+
+TEST(MetamorphicCli, DiagramAsSvgOrDot) {
+  const auto dir = test::temp_dir();
+  const auto svg = test::run_cli({"metamorphic", "diagram", "pairwise-order", "-o", dir + "/p.svg"});
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_EQ(test::read_file(dir + "/p.svg").rfind("<svg", 0), 0u);
+  const auto dot = test::run_cli({"metamorphic", "diagram", "transitivity", "--dot"});
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
+  EXPECT_EQ(dot.out.rfind("digraph", 0), 0u);
+  test::write_file(dir + "/empty.json", R"({"name": "nothing", "nodes": []})");
+  EXPECT_NE(error_of(test::run_cli({"metamorphic", "diagram", "--relation", dir + "/empty.json"})).find("empty.json: the relation is empty"),
+            std::string::npos);
+}
+
+TEST(MetamorphicCli, BadInputFailsWithOneLineNamingTheFile) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/one.txt", "Only one review.\n");
+  test::write_file(dir + "/reviews.txt", kReviews);
+  test::write_file(dir + "/short.txt", "a\nb\n");
+  const std::vector<std::string> base{"metamorphic", "pairwise", "-m", model("bert-pair-cls")};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return error_of(test::run_cli(args));
+  };
+  EXPECT_NE(with({"--sources", dir + "/one.txt", "--transform", "neutral"}).find("at least two sources"), std::string::npos);
+  EXPECT_NE(with({"--sources", dir + "/reviews.txt", "--follow-ups", "x=" + dir + "/short.txt"}).find("short.txt: 2 follow-ups"),
+            std::string::npos);
+  EXPECT_NE(with({"--sources", dir + "/reviews.txt", "--transform", "neutral", "--label", "happy"}).find("unknown label 'happy'"),
+            std::string::npos);
+  EXPECT_NE(with({"--sources", dir + "/reviews.txt"}).find("no transformation"), std::string::npos);
+  test::write_file(dir + "/contexts.tsv", "No placeholder here.\tupward\n");
+  test::write_file(dir + "/insertions.tsv", "animal\tdog\thypernym\ndog\tanimal\thyponym\n");
+  EXPECT_NE(error_of(test::run_cli({"metamorphic", "compositionality", "-m", model("bert-pair-cls"), "--contexts",
+                                    dir + "/contexts.tsv", "--insertions", dir + "/insertions.tsv"}))
+                .find("contexts.tsv:1: the context has no placeholder"),
+            std::string::npos);
 }
