@@ -16,50 +16,16 @@
 #include "eval/metamorphic/systematicity.hpp"
 #include "eval/metamorphic/transforms.hpp"
 #include "eval/metamorphic/transitivity.hpp"
+#include "support/pairwise_reference.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
 using namespace invar::metamorphic;
+using invar::test::reference_classes;
+using invar::test::reference_order;
+using invar::test::reference_similarity;
 
 namespace {
-
-// The definitions of eval/metamorphic/pairwise.hpp, pair by pair.
-template <typename Premise, typename Violated>
-PairwiseCounts reference(std::size_t n, Premise premise, Violated violated) {
-  PairwiseCounts counts;
-  counts.source_tests.assign(n, 0);
-  counts.source_violations.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j) {
-      if (!premise(i, j)) continue;
-      ++counts.tests;
-      ++counts.source_tests[i];
-      ++counts.source_tests[j];
-      if (!violated(i, j)) continue;
-      ++counts.violations;
-      ++counts.source_violations[i];
-      ++counts.source_violations[j];
-    }
-  return counts;
-}
-
-PairwiseCounts reference_order(const std::vector<double>& s, const std::vector<double>& t) {
-  return reference(
-      s.size(), [&](std::size_t i, std::size_t j) { return s[i] != s[j]; },
-      [&](std::size_t i, std::size_t j) { return s[i] < s[j] ? t[i] > t[j] : t[i] < t[j]; });
-}
-
-PairwiseCounts reference_classes(const std::vector<int>& s, const std::vector<int>& t) {
-  return reference(
-      s.size(), [&](std::size_t i, std::size_t j) { return s[i] == s[j]; },
-      [&](std::size_t i, std::size_t j) { return t[i] != t[j]; });
-}
-
-PairwiseCounts reference_similarity(const std::vector<double>& s, const std::vector<double>& t, double delta) {
-  return reference(
-      s.size(), [&](std::size_t i, std::size_t j) { return std::abs(s[i] - s[j]) <= delta; },
-      [&](std::size_t i, std::size_t j) { return !(std::abs(t[i] - t[j]) <= delta); });
-}
 
 void expect_same(const PairwiseCounts& fast, const PairwiseCounts& slow) {
   EXPECT_EQ(fast.tests, slow.tests);
