@@ -448,6 +448,7 @@ TEST(MetamorphicCli, SingleInputOnARegressorWithFollowUpFiles) {
   }
   EXPECT_EQ(result["transformations"][1]["tests"], 6);
   EXPECT_EQ(result["transformations"][1]["violations"], violations);
+  EXPECT_EQ(result["transformations"][1]["violating_lines"].size(), violations);
 }
 
 TEST(MetamorphicCli, SingleSimilarityOfEmbeddingsAndPairwiseEquivalence) {

@@ -190,7 +190,8 @@ void run_compositionality_command(const CompositionalityArguments& args) {
   const auto contexts = read_contexts(args.contexts);
   const auto insertions = read_insertions(args.insertions);
   auto backend = open_backend(args.model.compute);
-  Progress progress("compositionality", contexts.size() * insertions.size());
+  // Every input runs twice: for its entailment score, then for the probe's hidden states.
+  Progress progress("compositionality", 2 * contexts.size() * insertions.size());
   ModelUnderTest model(args.model.model, *backend,
                        {args.model.label, args.model.compute.batch_size, [&progress](std::size_t done) { progress.advance(done); }});
   if (model.regression()) fail("{}: compositionality needs an NLI classifier, not a regression model", args.model.model);

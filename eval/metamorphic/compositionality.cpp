@@ -184,7 +184,7 @@ CompositionalityResult run_compositionality(ModelUnderTest& model, const std::ve
   const auto encodings = encoder.encode(inputs, true, truncated);
   const auto layer = spec.layers - 1;
   const auto hidden = encoder.batched<std::vector<float>>(
-      encodings, {32, {}}, [&](std::span<const Encoding> batch) { return encoder.model().hidden_states(batch, layer); });
+      encodings, model.batches(), [&](std::span<const Encoding> batch) { return encoder.model().hidden_states(batch, layer); });
   const auto width = static_cast<std::size_t>(spec.hidden);
   SparseMatrix features;
   features.cols = 2 * width;

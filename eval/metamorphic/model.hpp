@@ -41,6 +41,8 @@ class ModelUnderTest {
   // else "positive" or "entailment" (any case), else label 1 of a two-label model; fails otherwise.
   std::size_t score_label() const { return score_label_; }
   bool regression() const;
+  // The batch size and progress callback of the settings, for callers running the encoder directly.
+  BatchOptions batches() const { return {settings_.batch_size, settings_.progress}; }
 
   // Scores and classes of texts (pairs when `second` is not empty, line-aligned with `first`).
   Outputs classify(const std::vector<std::string>& first, const std::vector<std::string>& second = {});

@@ -137,6 +137,11 @@ nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const R
   for (const auto& t : result.transformations) {
     auto entry = count_json(t);
     entry["name"] = t.name;
+    if (result.settings.arity == Arity::Single) {
+      entry["violating_lines"] = nlohmann::json::array();
+      for (std::size_t i = 0; i < t.source_violations.size(); ++i)
+        if (t.source_violations[i] > 0) entry["violating_lines"].push_back(suite.line_numbers[i]);
+    }
     out["transformations"].push_back(entry);
   }
   return out;
