@@ -207,18 +207,20 @@ std::string relation_dot(const Relation& relation) {
 std::string relation_svg(const Relation& relation) {
   validate_relation(relation, relation.name.empty() ? "relation" : relation.name);
   const std::string dot = relation_dot(relation);
-  std::unique_ptr<GVC_t, int (*)(GVC_t*)> context(gvContext(), gvFreeContext);
+  // One context for the whole process: Graphviz 2.42 keeps a text-size cache across contexts that
+  // a freed context leaves dangling (a use-after-free on the second diagram).
+  static GVC_t* const context = gvContext();
   if (!context) fail("Graphviz could not start (gvContext failed)");
   std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph(agmemread(dot.c_str()), agclose);
   if (!graph) fail("Graphviz could not read the DOT of relation '{}'", relation.name);
-  if (gvLayout(context.get(), graph.get(), "dot") != 0)
+  if (gvLayout(context, graph.get(), "dot") != 0)
     fail("Graphviz could not lay out relation '{}' (is the dot layout plugin installed? see `dot -c`)", relation.name);
   char* data = nullptr;
   unsigned int length = 0;
-  const int rendered = gvRenderData(context.get(), graph.get(), "svg", &data, &length);
+  const int rendered = gvRenderData(context, graph.get(), "svg", &data, &length);
   std::string svg = rendered == 0 && data ? std::string(data, length) : "";
   if (data) gvFreeRenderData(data);
-  gvFreeLayout(context.get(), graph.get());
+  gvFreeLayout(context, graph.get());
   if (svg.empty()) fail("Graphviz could not render relation '{}' as SVG", relation.name);
   // The page embeds the <svg> element itself, without the XML prologue and DOCTYPE.
   const auto start = svg.find("<svg");

@@ -55,6 +55,7 @@ void validate_relation(const Relation& relation, const std::string& where);
 
 std::string relation_dot(const Relation& relation);
 // The DOT laid out by Graphviz's dot engine and rendered as one <svg> element (no XML prologue).
+// Not thread-safe (neither is Graphviz): call it from one thread.
 std::string relation_svg(const Relation& relation);
 
 }  // namespace invar::metamorphic
