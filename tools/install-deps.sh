@@ -6,7 +6,8 @@ packages=(
   libeigen3-dev libopenblas-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libzip-dev zlib1g-dev unzip
-  libmecab-dev mecab-utils mecab-ipadic mecab-ipadic-utf8 liblinear-dev libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libmecab-dev mecab-utils mecab-ipadic mecab-ipadic-utf8 liblinear-dev libgraphviz-dev
+  libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
 )
 missing=()

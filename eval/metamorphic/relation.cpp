@@ -1,0 +1,230 @@
+#include "eval/metamorphic/relation.hpp"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+namespace invar::metamorphic {
+
+namespace {
+
+Node text(std::string id, std::string label, bool source = false) { return {std::move(id), std::move(label), NodeKind::Text, source}; }
+Node numeric(std::string id, std::string label) { return {std::move(id), std::move(label), NodeKind::Numeric, false}; }
+
+const char* property_symbol(Property property) {
+  switch (property) {
+    case Property::Equivalence: return "=";
+    case Property::Similarity: return "≈δ";
+    case Property::Order: return "≤";
+  }
+  return "?";
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string field_string(const nlohmann::json& object, const char* key, const std::string& where, bool required) {
+  if (!object.contains(key)) {
+    if (required) fail("{}: missing field '{}'", where, key);
+    return "";
+  }
+  if (!object[key].is_string()) fail("{}.{}: expected a string", where, key);
+  return object[key].get<std::string>();
+}
+
+const nlohmann::json& field_array(const nlohmann::json& object, const char* key, const std::string& where) {
+  static const nlohmann::json empty = nlohmann::json::array();
+  if (!object.contains(key)) return empty;
+  if (!object[key].is_array()) fail("{}.{}: expected an array", where, key);
+  return object[key];
+}
+
+}  // namespace
+
+Relation single_relation(Property property) {
+  Relation r{fmt::format("single-input {}", property_name(property)), {}, {}, {}};
+  r.nodes = {text("x", "x", true), text("tx", "t(x)"), numeric("fx", "f(x)"), numeric("ftx", "f(t(x))")};
+  r.arrows = {{"x", "tx", "t"}, {"x", "fx", "f"}, {"tx", "ftx", "f"}};
+  r.constraints = {{{"fx", "ftx"}, property_symbol(property)}};
+  return r;
+}
+
+Relation pairwise_relation(Property property) {
+  Relation r{fmt::format("pairwise {}", property_name(property)), {}, {}, {}};
+  r.nodes = {text("x1", "x₁", true), text("x2", "x₂", true), text("tx1", "t(x₁)"), text("tx2", "t(x₂)"),
+             numeric("fx1", "f(x₁)"), numeric("fx2", "f(x₂)"), numeric("ftx1", "f(t(x₁))"), numeric("ftx2", "f(t(x₂))")};
+  r.arrows = {{"x1", "tx1", "t"}, {"x2", "tx2", "t"}, {"x1", "fx1", "f"}, {"x2", "fx2", "f"},
+              {"tx1", "ftx1", "f"}, {"tx2", "ftx2", "f"}};
+  const std::string symbol = property_symbol(property);
+  r.constraints = {{{"fx1", "fx2"}, "premise " + symbol}, {{"ftx1", "ftx2"}, "⇒ hypothesis " + symbol}};
+  return r;
+}
+
+Relation compositionality_relation() {
+  Relation r{"pairwise compositionality", {}, {}, {}};
+  r.nodes = {text("c", "context c", true), text("w1", "(x₁, y₁)", true), text("w2", "(x₂, y₂)", true),
+             text("i1", "(c[x₁], c[y₁])"), text("i2", "(c[x₂], c[y₂])"),
+             numeric("g1", "g(c[x₁], c[y₁])"), numeric("g2", "g(c[x₂], c[y₂])"),
+             numeric("f1", "f(c[x₁], c[y₁])"), numeric("f2", "f(c[x₂], c[y₂])")};
+  r.arrows = {{"c", "i1", "t"}, {"w1", "i1", "t"}, {"c", "i2", "t"}, {"w2", "i2", "t"},
+              {"i1", "g1", "g (probe)"}, {"i2", "g2", "g (probe)"}, {"i1", "f1", "f"}, {"i2", "f2", "f"}};
+  r.constraints = {{{"g1", "g2"}, "premise ≤"}, {{"f1", "f2"}, "⇒ ≤ (downward) / ≥ (upward)"}};
+  return r;
+}
+
+Relation transitivity_relation() {
+  Relation r{"three-way transitivity", {}, {}, {}};
+  r.nodes = {text("a", "a", true), text("b", "b", true), text("c", "c", true),
+             numeric("ab", "f(a, b)"), numeric("bc", "f(b, c)"), numeric("ac", "f(a, c)")};
+  r.arrows = {{"a", "ab", "f"}, {"b", "ab", "f"}, {"b", "bc", "f"}, {"c", "bc", "f"}, {"a", "ac", "f"}, {"c", "ac", "f"}};
+  r.constraints = {{{"ab", "bc"}, "premise R ∧ R"}, {{"bc", "ac"}, "⇒ R"}};
+  return r;
+}
+
+std::vector<std::string> builtin_relation_names() {
+  return {"single-equivalence", "single-similarity", "single-order", "pairwise-equivalence",
+          "pairwise-similarity", "pairwise-order", "compositionality", "transitivity"};
+}
+
+Relation builtin_relation(const std::string& name) {
+  for (auto property : {Property::Equivalence, Property::Similarity, Property::Order}) {
+    if (name == std::string("single-") + property_name(property)) return single_relation(property);
+    if (name == std::string("pairwise-") + property_name(property)) return pairwise_relation(property);
+  }
+  if (name == "compositionality") return compositionality_relation();
+  if (name == "transitivity") return transitivity_relation();
+  fail("unknown relation '{}' (built in: {})", name, fmt::join(builtin_relation_names(), ", "));
+}
+
+Relation read_relation(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot open the relation file", path);
+  nlohmann::json data;
+  try {
+    data = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    fail("{}: not valid JSON (byte {}): {}", path, e.byte, e.what());
+  }
+  if (!data.is_object()) fail("{}: expected a JSON object describing a relation", path);
+  Relation r;
+  r.name = field_string(data, "name", path, false);
+  const auto& nodes = field_array(data, "nodes", path);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto where = fmt::format("{}: nodes[{}]", path, i);
+    if (!nodes[i].is_object()) fail("{}: expected an object", where);
+    Node node{field_string(nodes[i], "id", where, true), field_string(nodes[i], "label", where, false), NodeKind::Text, false};
+    const auto kind = field_string(nodes[i], "kind", where, false);
+    if (kind == "numeric") node.kind = NodeKind::Numeric;
+    else if (!kind.empty() && kind != "text") fail("{}.kind: expected \"text\" or \"numeric\", got \"{}\"", where, kind);
+    if (nodes[i].contains("source")) {
+      if (!nodes[i]["source"].is_boolean()) fail("{}.source: expected true or false", where);
+      node.source = nodes[i]["source"].get<bool>();
+    }
+    r.nodes.push_back(std::move(node));
+  }
+  const auto& arrows = field_array(data, "arrows", path);
+  for (std::size_t i = 0; i < arrows.size(); ++i) {
+    const auto where = fmt::format("{}: arrows[{}]", path, i);
+    if (!arrows[i].is_object()) fail("{}: expected an object", where);
+    r.arrows.push_back({field_string(arrows[i], "from", where, true), field_string(arrows[i], "to", where, true),
+                        field_string(arrows[i], "label", where, false)});
+  }
+  const auto& constraints = field_array(data, "constraints", path);
+  for (std::size_t i = 0; i < constraints.size(); ++i) {
+    const auto where = fmt::format("{}: constraints[{}]", path, i);
+    if (!constraints[i].is_object()) fail("{}: expected an object", where);
+    Constraint constraint{{}, field_string(constraints[i], "label", where, false)};
+    for (const auto& id : field_array(constraints[i], "nodes", where)) {
+      if (!id.is_string()) fail("{}.nodes: expected node ids (strings)", where);
+      constraint.nodes.push_back(id.get<std::string>());
+    }
+    r.constraints.push_back(std::move(constraint));
+  }
+  validate_relation(r, path);
+  return r;
+}
+
+void validate_relation(const Relation& relation, const std::string& where) {
+  if (relation.nodes.empty()) fail("{}: the relation is empty (no nodes)", where);
+  std::set<std::string> ids;
+  bool any_source = false;
+  for (std::size_t i = 0; i < relation.nodes.size(); ++i) {
+    const auto& id = relation.nodes[i].id;
+    if (id.empty()) fail("{}: nodes[{}].id is empty", where, i);
+    if (!ids.insert(id).second) fail("{}: nodes[{}].id '{}' is used twice", where, i, id);
+    any_source = any_source || relation.nodes[i].source;
+  }
+  if (!any_source) fail("{}: no node is a source input (\"source\": true)", where);
+  auto known = [&](const std::string& id, const std::string& field) {
+    if (!ids.count(id)) fail("{}: {} names an unknown node '{}'", where, field, id);
+  };
+  for (std::size_t i = 0; i < relation.arrows.size(); ++i) {
+    known(relation.arrows[i].from, fmt::format("arrows[{}].from", i));
+    known(relation.arrows[i].to, fmt::format("arrows[{}].to", i));
+  }
+  for (std::size_t i = 0; i < relation.constraints.size(); ++i) {
+    if (relation.constraints[i].nodes.size() < 2) fail("{}: constraints[{}].nodes needs two or more nodes", where, i);
+    for (const auto& id : relation.constraints[i].nodes) known(id, fmt::format("constraints[{}].nodes", i));
+  }
+}
+
+std::string relation_dot(const Relation& relation) {
+  std::string dot = fmt::format("digraph {} {{\n  label={}; labelloc=t; rankdir=LR; forcelabels=true; nodesep=0.4; ranksep=0.7;\n",
+                                quoted("relation"), quoted(relation.name));
+  dot += "  node [fontname=\"Helvetica\", fontsize=12, style=filled, fillcolor=white];\n";
+  dot += "  edge [fontname=\"Helvetica\", fontsize=11];\n";
+  for (const auto& node : relation.nodes) {
+    const bool is_text = node.kind == NodeKind::Text;
+    dot += fmt::format("  {} [label={}, shape={}, fillcolor={}];\n", quoted(node.id),
+                       quoted(node.label.empty() ? node.id : node.label), is_text ? "circle" : "box",
+                       node.source ? "\"#c8c8c8\"" : "white");
+  }
+  for (const auto& arrow : relation.arrows)
+    dot += fmt::format("  {} -> {} [label={}];\n", quoted(arrow.from), quoted(arrow.to), quoted(arrow.label));
+  // A constraint is not a computation: dashed, undirected and left out of the ranking. Its label is
+  // an xlabel: Graphviz 2.42's dot corrupts its heap laying out labels of such same-rank edges.
+  for (const auto& constraint : relation.constraints)
+    for (std::size_t k = 0; k + 1 < constraint.nodes.size(); ++k)
+      dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
+                         quoted(constraint.nodes[k]), quoted(constraint.nodes[k + 1]),
+                         quoted(k == 0 ? constraint.label : ""));
+  return dot + "}\n";
+}
+
+std::string relation_svg(const Relation& relation) {
+  validate_relation(relation, relation.name.empty() ? "relation" : relation.name);
+  const std::string dot = relation_dot(relation);
+  // One context for the whole process: Graphviz 2.42 keeps a text-size cache across contexts that
+  // a freed context leaves dangling (a use-after-free on the second diagram).
+  static GVC_t* const context = gvContext();
+  if (!context) fail("Graphviz could not start (gvContext failed)");
+  std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph(agmemread(dot.c_str()), agclose);
+  if (!graph) fail("Graphviz could not read the DOT of relation '{}'", relation.name);
+  if (gvLayout(context, graph.get(), "dot") != 0)
+    fail("Graphviz could not lay out relation '{}' (is the dot layout plugin installed? see `dot -c`)", relation.name);
+  char* data = nullptr;
+  unsigned int length = 0;
+  const int rendered = gvRenderData(context, graph.get(), "svg", &data, &length);
+  std::string svg = rendered == 0 && data ? std::string(data, length) : "";
+  if (data) gvFreeRenderData(data);
+  gvFreeLayout(context, graph.get());
+  if (svg.empty()) fail("Graphviz could not render relation '{}' as SVG", relation.name);
+  // The page embeds the <svg> element itself, without the XML prologue and DOCTYPE.
+  const auto start = svg.find("<svg");
+  return start == std::string::npos ? svg : svg.substr(start);
+}
+
+}  // namespace invar::metamorphic
