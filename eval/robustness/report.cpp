@@ -86,7 +86,7 @@ TextTable comparison_table(const ScoreResult& result) {
     const auto& mb = k == 0 ? b.task : b.phenomena[k - 1];
     std::vector<std::string> row{c.column, mean_std_text(ma, a.models.size()), mean_std_text(mb, b.models.size())};
     if (c.tested) {
-      row.insert(row.end(), {fmt::format("{:.4f}", c.welch.t), fmt::format("{:.2f}", c.welch.df), p_text(c.welch.pvalue), c.stars});
+      row.insert(row.end(), {number(c.welch.t), fmt::format("{:.2f}", c.welch.df), p_text(c.welch.pvalue), c.stars});
     } else {
       row.insert(row.end(), {"-", "-", "-", "needs ≥ 2 models each"});
     }
