@@ -265,6 +265,15 @@ std::string svg(const ScatterPlot& plot) {
   }
   for (std::size_t s = 0; s < plot.series.size(); ++s) {
     const auto& series = plot.series[s];
+    if (series.connected) {
+      std::string points;
+      for (std::size_t i = 0; i < series.x.size(); ++i)
+        if (std::isfinite(series.x[i]) && std::isfinite(series.y[i]))
+          points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", frame.x_of(x_axis, series.x[i]),
+                                frame.y_of(y_axis_range, series.y[i]));
+      out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", points,
+                         palette()[s % palette().size()]);
+    }
     for (std::size_t i = 0; i < series.x.size(); ++i) {
       double x = series.x[i], y = series.y[i];
       if (!std::isfinite(x) || !std::isfinite(y) || x < x_axis.low || x > x_axis.high || y < y_axis_range.low ||

@@ -1,7 +1,7 @@
 #pragma once
 // Self-contained SVG charts for reports (no script, no external fonts or styles): grouped bar
-// charts of distributions, with optional ± error bars, and scatter plots with an optional reference
-// line. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
+// charts of distributions, with optional ± error bars, and scatter plots (or line charts) with an
+// optional reference line. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
 // write as a .svg file. Non-finite values and points outside a given range are not drawn.
 #include <optional>
 #include <string>
@@ -38,6 +38,7 @@ struct ScatterSeries {
   std::vector<double> x;
   std::vector<double> y;
   std::vector<std::string> tooltips;  // optional, one per point (shown on hover)
+  bool connected = false;             // joined by a line in the given order: a line chart
 };
 
 struct Line {  // y = slope * x + intercept, drawn across the plot

@@ -77,6 +77,16 @@ double numpy_mean(const std::vector<double>& values) {
   return numpy_sum(values.data(), values.size()) / static_cast<double>(values.size());
 }
 
+MeanStd mean_std(const std::vector<double>& values) {
+  if (values.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  MeanStd result{numpy_mean(values), 0};
+  if (values.size() < 2) return result;
+  std::vector<double> squares;
+  for (double v : values) squares.push_back((v - result.mean) * (v - result.mean));
+  result.std = std::sqrt(numpy_sum(squares.data(), squares.size()) / static_cast<double>(values.size() - 1));
+  return result;
+}
+
 // ---- Correlation --------------------------------------------------------------------------------
 
 Correlation pearson(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative) {

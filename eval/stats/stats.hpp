@@ -25,6 +25,14 @@ const char* alternative_name(Alternative alternative);
 double numpy_sum(const double* values, std::size_t n);
 double numpy_mean(const std::vector<double>& values);
 
+// Mean and sample standard deviation, as np.mean and np.std(ddof=1): 0 for a single value; NaN
+// for both when there are none.
+struct MeanStd {
+  double mean = 0;
+  double std = 0;
+};
+MeanStd mean_std(const std::vector<double>& values);
+
 // ---- Correlation --------------------------------------------------------------------------------
 
 struct Correlation {

@@ -1,0 +1,252 @@
+#include "eval/robustness/templates.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <random>
+#include <set>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+namespace invar::robustness {
+
+namespace {
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    fields.push_back(line.substr(start, tab - start));
+  fields.push_back(line.substr(start));
+  return fields;
+}
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Calls `on_slot(begin, end, NAME)` for each @NAME@ in `text`; an '@' not opening a slot is text.
+template <typename OnSlot>
+void for_each_slot(const std::string& text, OnSlot on_slot) {
+  for (std::size_t at = text.find('@'); at != std::string::npos; at = text.find('@', at + 1)) {
+    std::size_t end = at + 1;
+    while (end < text.size() && is_name_char(text[end])) ++end;
+    if (end == at + 1 || end >= text.size() || text[end] != '@') continue;
+    on_slot(at, end + 1, upper(text.substr(at + 1, end - at - 1)));
+    at = end;
+  }
+}
+
+struct Reader {
+  TemplateSet set;
+  std::map<std::string, std::size_t> templates_per_phenomenon;
+  std::string labels_where;
+
+  void line(const std::vector<std::string>& fields, const std::string& where) {
+    const std::string& kind = fields[0];
+    if (kind == "labels") return labels(fields, where);
+    if (kind == "slot" || kind == "flip") return slot(fields, where, kind == "flip");
+    if (kind == "template") return add_template(fields, where);
+    fail("{}: unknown line kind '{}' (expected labels, slot, flip or template, then tab-separated fields)", where,
+         kind);
+  }
+
+  void labels(const std::vector<std::string>& fields, const std::string& where) {
+    if (!labels_where.empty()) fail("{}: labels declared twice (first at {})", where, labels_where);
+    std::set<std::string> seen;
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      if (is_blank(fields[i])) fail("{}: label {} is empty", where, i);
+      if (!seen.insert(fields[i]).second) fail("{}: label '{}' listed twice", where, fields[i]);
+      set.labels.push_back(fields[i]);
+    }
+    if (set.labels.size() < 2) fail("{}: a task needs at least two labels", where);
+    labels_where = where;
+  }
+
+  void slot(const std::vector<std::string>& fields, const std::string& where, bool label_changing) {
+    if (fields.size() < 2 || is_blank(fields[1])) fail("{}: slot line without a slot name", where);
+    Slot slot{upper(fields[1]), {fields.begin() + 2, fields.end()}, label_changing, where};
+    if (!std::all_of(slot.name.begin(), slot.name.end(), is_name_char))
+      fail("{}: slot name '{}' may hold only letters, digits, '_' and '-'", where, fields[1]);
+    if (slot.replacements.empty()) fail("{}: slot @{}@ has no replacement list", where, slot.name);
+    if (label_changing && slot.replacements.size() < 2)
+      fail("{}: label-changing slot @{}@ needs a default and at least one replacement that flips the label", where,
+           slot.name);
+    if (auto it = set.slots.find(slot.name); it != set.slots.end())
+      fail("{}: slot @{}@ is already defined at {} (slot names are case-insensitive)", where, slot.name,
+           it->second.where);
+    set.slots.emplace(slot.name, std::move(slot));
+  }
+
+  void add_template(const std::vector<std::string>& fields, const std::string& where) {
+    if (fields.size() == 3)
+      fail("{}: template without a label: expected template<TAB>PHENOMENON<TAB>LABEL<TAB>TEXT", where);
+    if (fields.size() != 4)
+      fail("{}: a template line has 4 tab-separated fields (template, PHENOMENON, LABEL, TEXT), got {}", where,
+           fields.size());
+    if (is_blank(fields[1])) fail("{}: template without a phenomenon", where);
+    if (is_blank(fields[2])) fail("{}: template without a label", where);
+    if (is_blank(fields[3])) fail("{}: template without a text", where);
+    const std::size_t n = ++templates_per_phenomenon[fields[1]];
+    set.templates.push_back({fields[1], fields[2], fields[3], fmt::format("{}-{}", fields[1], n), where});
+  }
+
+  // Checks that need every file read: slots exist, labels agree, label-changing slots are binary.
+  void finish(std::vector<std::string>& warnings) {
+    if (set.templates.empty()) fail("no templates in the template files (lines 'template<TAB>PHENOMENON<TAB>LABEL<TAB>TEXT')");
+    std::set<std::string> used, template_labels;
+    for (const auto& t : set.templates) {
+      template_labels.insert(t.label);
+      if (!set.labels.empty() && std::find(set.labels.begin(), set.labels.end(), t.label) == set.labels.end())
+        fail("{}: label '{}' is not one of the task's labels ({}) declared at {}", t.where, t.label,
+             fmt::join(set.labels, ", "), labels_where);
+      for (const auto& name : slot_names(t.text)) {
+        if (!set.slots.count(name)) fail("{}: slot @{}@ has no replacement list (no 'slot' line defines it)", t.where, name);
+        used.insert(name);
+      }
+    }
+    if (set.labels.empty()) set.labels.assign(template_labels.begin(), template_labels.end());
+    for (const auto& [name, slot] : set.slots) {
+      if (!used.count(name)) warnings.push_back(fmt::format("{}: slot @{}@ is used by no template", slot.where, name));
+      if (slot.label_changing && used.count(name) && set.labels.size() != 2)
+        fail("{}: label-changing slot @{}@ needs a binary task, but the labels are {} ({})", slot.where, name,
+             set.labels.size(), fmt::join(set.labels, ", "));
+    }
+  }
+};
+
+std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound) {
+  // Rejection sampling rather than std::uniform_int_distribution, whose output differs between
+  // standard libraries: the same seed gives the same sample everywhere.
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
+  std::uint64_t x = 0;
+  do x = rng();
+  while (x >= limit);
+  return x % bound;
+}
+
+// `count` distinct indices below `total`, ascending (Floyd's algorithm).
+std::vector<std::uint64_t> sample_indices(std::uint64_t total, std::uint64_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::set<std::uint64_t> chosen;
+  for (std::uint64_t j = total - count; j < total; ++j) {
+    std::uint64_t pick = uniform_below(rng, j + 1);
+    if (!chosen.insert(pick).second) chosen.insert(j);
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+std::string collapse_spaces(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+    if (std::string_view(",.;:!?").find(c) != std::string_view::npos && !out.empty() && out.back() == ' ')
+      out.pop_back();
+    out += c;
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+const std::string& other_label(const std::vector<std::string>& labels, const std::string& label) {
+  return labels[0] == label ? labels[1] : labels[0];
+}
+
+// The text, label and replacements of combination `index` (mixed radix, the last slot fastest).
+GeneratedText fill(const Template& t, const std::vector<const Slot*>& slots, std::uint64_t index,
+                   const std::vector<std::string>& labels) {
+  GeneratedText out{"", t.label, t.phenomenon, t.id, {}};
+  std::map<std::string, std::string> values;
+  out.replacements.resize(slots.size());
+  for (std::size_t k = slots.size(); k-- > 0;) {
+    const auto& list = slots[k]->replacements;
+    const std::size_t choice = index % list.size();
+    index /= list.size();
+    out.replacements[k] = {slots[k]->name, list[choice]};
+    values[slots[k]->name] = list[choice];
+    if (slots[k]->label_changing && choice != 0) out.label = other_label(labels, out.label);
+  }
+  std::size_t copied = 0;
+  for_each_slot(t.text, [&](std::size_t begin, std::size_t end, const std::string& name) {
+    out.text += t.text.substr(copied, begin - copied) + values[name];
+    copied = end;
+  });
+  out.text = collapse_spaces(out.text + t.text.substr(copied));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> slot_names(const std::string& text) {
+  std::vector<std::string> names;
+  for_each_slot(text, [&](std::size_t, std::size_t, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  });
+  return names;
+}
+
+TemplateSet read_templates(const std::vector<std::string>& paths, std::vector<std::string>& warnings) {
+  if (paths.empty()) fail("no template files given");
+  Reader reader;
+  for (const auto& path : paths) {
+    LineReader lines(path);
+    std::string line;
+    while (lines.next(line)) {
+      if (is_blank(line) || line.front() == '#') continue;
+      reader.line(split_tabs(line), lines.where());
+    }
+  }
+  reader.finish(warnings);
+  return std::move(reader.set);
+}
+
+std::vector<GeneratedText> expand(const TemplateSet& set, const ExpandOptions& options) {
+  std::vector<GeneratedText> out;
+  std::unordered_map<std::string, std::size_t> seen;  // phenomenon + '\t' + text → index in out
+  for (std::size_t t = 0; t < set.templates.size(); ++t) {
+    const Template& tmpl = set.templates[t];
+    std::vector<const Slot*> slots;
+    std::uint64_t total = 1;
+    for (const auto& name : slot_names(tmpl.text)) {
+      slots.push_back(&set.slots.at(name));
+      if (total > std::numeric_limits<std::uint64_t>::max() / slots.back()->replacements.size())
+        fail("{}: template {} has too many combinations to enumerate", tmpl.where, tmpl.id);
+      total *= slots.back()->replacements.size();
+    }
+    std::vector<std::uint64_t> indices;
+    if (options.max_per_template > 0 && total > options.max_per_template) {
+      indices = sample_indices(total, options.max_per_template, options.seed + t);
+    } else {
+      for (std::uint64_t i = 0; i < total; ++i) indices.push_back(i);
+    }
+    for (std::uint64_t index : indices) {
+      GeneratedText text = fill(tmpl, slots, index, set.labels);
+      auto [it, inserted] = seen.emplace(text.phenomenon + '\t' + text.text, out.size());
+      if (inserted) {
+        out.push_back(std::move(text));
+      } else if (out[it->second].label != text.label) {
+        fail("{}: '{}' is generated with label '{}' here and with label '{}' by template {}", tmpl.where, text.text,
+             text.label, out[it->second].label, out[it->second].template_id);
+      }
+    }
+  }
+  if (out.empty()) fail("the templates generate no texts");
+  return out;
+}
+
+std::vector<std::string> phenomena(const std::vector<GeneratedText>& texts) {
+  std::vector<std::string> names;
+  for (const auto& t : texts)
+    if (std::find(names.begin(), names.end(), t.phenomenon) == names.end()) names.push_back(t.phenomenon);
+  return names;
+}
+
+}  // namespace invar::robustness

@@ -1,0 +1,69 @@
+#pragma once
+// Template-based test beds for semantic robustness (La Malfa & Kwiatkowska, "The King is Naked",
+// AAAI 2022, Section 5): a template is a text with slots written @NAME@ and a label; each slot has a
+// replacement list whose first entry is the default; expanding a template fills its slots with
+// every combination of replacements. The file format is documented in docs/robustness.md.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace invar::robustness {
+
+struct Slot {
+  std::string name;                       // upper case: slot names are case-insensitive
+  std::vector<std::string> replacements;  // the first is the default; "" is allowed
+  bool label_changing = false;            // a non-default replacement flips the (binary) label
+  std::string where;                      // FILE:LINE of its definition
+};
+
+struct Template {
+  std::string phenomenon;
+  std::string label;
+  std::string text;
+  std::string id;     // "PHENOMENON-N", N counting the phenomenon's templates from 1 in file order
+  std::string where;  // FILE:LINE
+};
+
+struct TemplateSet {
+  std::vector<std::string> labels;  // the task's labels, from `labels` lines (empty when undeclared)
+  std::map<std::string, Slot> slots;
+  std::vector<Template> templates;
+};
+
+// Reads and checks template files (slots may live in any of them: a shared slot table beside one
+// file per phenomenon). Fails naming FILE:LINE on a malformed line, a template without a label or
+// text, a slot defined twice or without replacements, a template slot with no replacement list, a
+// label-changing slot on a task whose labels are not exactly two, a template label outside the
+// declared labels. `warnings` receives one line per slot no template uses.
+TemplateSet read_templates(const std::vector<std::string>& paths, std::vector<std::string>& warnings);
+
+// The slot names of a template's text in order of first appearance, upper-cased.
+std::vector<std::string> slot_names(const std::string& text);
+
+// One generated text and where it came from.
+struct GeneratedText {
+  std::string text;
+  std::string label;
+  std::string phenomenon;
+  std::string template_id;
+  std::vector<std::pair<std::string, std::string>> replacements;  // slot → value, in slot order
+};
+
+struct ExpandOptions {
+  std::size_t max_per_template = 0;  // 0 = every combination; else a seeded sample of this many
+  std::uint64_t seed = 0;
+};
+
+// The cartesian product of each template's slot replacements (the last slot varying fastest), or
+// a sample of combinations drawn without replacement (seed + template index, the same on every
+// platform) kept in product order. Spaces left by empty replacements are collapsed (runs of spaces
+// become one, none at either end or before , . ; : ! ?). A text generated twice within a
+// phenomenon is kept once (the first); the same text with two labels is an error.
+std::vector<GeneratedText> expand(const TemplateSet& set, const ExpandOptions& options = {});
+
+// Texts grouped by phenomenon, in order of first appearance.
+std::vector<std::string> phenomena(const std::vector<GeneratedText>& texts);
+
+}  // namespace invar::robustness

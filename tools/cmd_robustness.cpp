@@ -1,0 +1,321 @@
+// `invar robustness expand|score|ablate`: semantic robustness on template-based test beds
+// (La Malfa & Kwiatkowska, AAAI 2022). See eval/robustness/ and docs/robustness.md.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "eval/robustness/ablation.hpp"
+#include "eval/robustness/predict.hpp"
+#include "eval/robustness/report.hpp"
+#include "tools/bundled_data.hpp"
+#include "tools/command.hpp"
+#include "tools/model_command.hpp"
+
+namespace invar::cli {
+namespace {
+
+using namespace invar::robustness;
+
+// The phenomenon texts: template files (or the bundled test beds) expanded, and external sets.
+struct BedArguments {
+  std::vector<std::string> templates, phenomena;
+  bool bundled = false;
+  std::size_t max_per_template = 0;
+  std::uint64_t seed = 0;
+  Columns columns;
+};
+
+void add_bed_options(CLI::App& app, BedArguments& args) {
+  app.add_option("--templates", args.templates,
+                 "Template files (docs/robustness.md): slot tables and templates, expanded into the phenomenon sets");
+  app.add_flag("--bundled", args.bundled,
+               "Use invar's bundled test beds (examples/robustness: shallow negation, mixed sentiment, irony; "
+               "labels negative/positive)");
+  app.add_option("--max-per-template", args.max_per_template,
+                 "Keep a seeded sample of at most this many combinations per template (0 = all)")
+      ->capture_default_str();
+  app.add_option("--seed", args.seed, "Seed of the --max-per-template sample")->capture_default_str();
+}
+
+void add_column_options(CLI::App& app, BedArguments& args) {
+  app.add_option("--text-column", args.columns.text,
+                 "Text column of the labelled files: 1-based number or header name (TSV/CSV, default 1), key (JSONL, "
+                 "default text)");
+  app.add_option("--label-column", args.columns.label, "Label column (default 2 / label)");
+  app.add_option("--phenomenon-column", args.columns.phenomenon,
+                 "Phenomenon column of --phenomena files (default 3 / phenomenon)");
+  app.add_flag("--header", args.columns.header, "TSV/CSV files start with a header line");
+}
+
+std::vector<std::string> template_files(const BedArguments& args) {
+  std::vector<std::string> files = args.templates;
+  if (args.bundled) {
+    const std::filesystem::path folder = bundled_path("examples/robustness");
+    for (const char* name : {"slots.tsv", "negation.tsv", "mixed.tsv", "irony.tsv"})
+      files.push_back(std::filesystem::proximate(folder / name).string());
+  }
+  return files;
+}
+
+std::vector<GeneratedText> generated_texts(const BedArguments& args) {
+  std::vector<GeneratedText> texts;
+  const auto files = template_files(args);
+  if (!files.empty()) {
+    std::vector<std::string> warnings;
+    const TemplateSet set = read_templates(files, warnings);
+    for (const auto& warning : warnings) fmt::print(stderr, "invar: warning: {}\n", warning);
+    texts = expand(set, {args.max_per_template, args.seed});
+  }
+  for (const auto& path : args.phenomena) {
+    auto external = read_phenomenon_set(path, args.columns);
+    texts.insert(texts.end(), external.begin(), external.end());
+  }
+  if (files.empty() && args.phenomena.empty())
+    fail("no phenomenon texts: give --templates FILE..., --bundled or --phenomena FILE");
+  return texts;
+}
+
+// ---- expand ----
+
+struct ExpandArguments {
+  BedArguments bed;
+  std::vector<std::string> files;
+  std::string output = "-";
+  std::string format;
+};
+
+void write_expansion(const std::vector<GeneratedText>& texts, const std::string& path, bool jsonl) {
+  AtomicOutput out(path);
+  for (const auto& t : texts) {
+    nlohmann::ordered_json replacements = nlohmann::ordered_json::object();
+    for (const auto& [slot, value] : t.replacements) replacements[slot] = value;
+    if (jsonl) {
+      out.write_line(nlohmann::ordered_json{{"text", t.text}, {"label", t.label}, {"phenomenon", t.phenomenon},
+                                    {"template", t.template_id}, {"replacements", replacements}}
+                         .dump());
+    } else {
+      out.write_line(t.text + '\t' + t.label + '\t' + t.phenomenon + '\t' + t.template_id + '\t' + replacements.dump());
+    }
+  }
+  out.commit();
+}
+
+void run_expand(const ExpandArguments& given) {
+  ExpandArguments args = given;
+  args.bed.templates.insert(args.bed.templates.end(), given.files.begin(), given.files.end());
+  if (template_files(args.bed).empty()) fail("expand needs template files (positional or --templates) or --bundled");
+  std::string format = args.format;
+  if (format.empty()) format = table_format_from_path(args.output) == TableFormat::Jsonl ? "jsonl" : "tsv";
+  const auto texts = generated_texts(args.bed);
+  write_expansion(texts, args.output, format == "jsonl");
+  const auto names = phenomena(texts);
+  for (const auto& name : names) {
+    std::size_t n = 0;
+    for (const auto& t : texts) n += t.phenomenon == name;
+    fmt::print(stderr, "{}: {} texts\n", name, n);
+  }
+}
+
+void setup_expand(CLI::App& parent) {
+  auto args = std::make_shared<ExpandArguments>();
+  auto* app = parent.add_subcommand("expand", "Expand template files into labelled texts (TSV or JSONL)");
+  app->add_option("files", args->files, "Template files (as --templates)");
+  add_bed_options(*app, args->bed);
+  app->add_option("-o,--output", args->output, "Output file, written atomically ('-' = standard output)")
+      ->capture_default_str();
+  app->add_option("--format", args->format,
+                  "tsv (text, label, phenomenon, template, replacements as JSON; no header) or jsonl; default from "
+                  "the output's extension, else tsv")
+      ->check(CLI::IsMember({"tsv", "jsonl"}));
+  app->callback([args] { run_expand(*args); });
+}
+
+// ---- score ----
+
+struct ScoreArguments {
+  BedArguments bed;
+  std::string task;
+  std::vector<std::string> models, compare_models, predictions, compare_predictions;
+  std::string model_list, compare_model_list;
+  std::string name = "A", compare_name = "B";
+  std::vector<std::string> label_map;
+  double tau = 0.05;
+  bool json = false;
+  std::string csv, latex, report;
+  ModelOptions compute;
+};
+
+std::vector<std::string> with_list(std::vector<std::string> models, const std::string& list) {
+  if (list.empty()) return models;
+  LineReader reader(list);
+  std::string line;
+  while (reader.next(line))
+    if (!is_blank(line) && line.front() != '#') models.push_back(line);
+  return models;
+}
+
+std::vector<ModelScore> score_models(const std::vector<std::string>& models, const std::vector<std::string>& predictions,
+                                     const Bed& bed, const ScoreArguments& args) {
+  const LabelMap map = parse_label_map(args.label_map);
+  const auto texts = all_texts(bed);
+  std::vector<ModelScore> scores;
+  for (const auto& path : predictions)
+    scores.push_back(score_model(path, bed, read_predictions(path, {}, texts, map, bed.labels)));
+  if (models.empty()) return scores;
+  auto backend = open_backend(args.compute);
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    auto source = ModelSource::open(models[m]);
+    TextEncoder encoder(*source, *backend);
+    Progress progress(fmt::format("model {}/{}", m + 1, models.size()), texts.size());
+    std::size_t truncated = 0;
+    const auto predicted = predict(encoder, texts, map, bed.labels,
+                                   {args.compute.batch_size, [&](std::size_t n) { progress.advance(n); }}, truncated);
+    if (truncated > 0)
+      fmt::print(stderr, "invar: warning: {}: {} texts were longer than {} tokens and were truncated\n", models[m],
+                 truncated, encoder.max_length());
+    scores.push_back(score_model(models[m], bed, predicted));
+  }
+  return scores;
+}
+
+void run_score(const ScoreArguments& args) {
+  if (args.task.empty()) fail("score needs the task's labelled test set: --task FILE");
+  if (!(args.tau >= 0)) fail("--tau must be >= 0, got {}", args.tau);
+  const auto models = with_list(args.models, args.model_list);
+  const auto compare_models = with_list(args.compare_models, args.compare_model_list);
+  if (models.empty() && args.predictions.empty())
+    fail("score needs models: -m MODEL (repeatable), --models LIST or --predictions FILE");
+  const Bed bed = make_bed(read_labelled_set(args.task, args.bed.columns), generated_texts(args.bed));
+  std::vector<Population> populations;
+  populations.push_back(summarize(args.name, score_models(models, args.predictions, bed, args), bed.phenomena.size(), args.tau));
+  if (!compare_models.empty() || !args.compare_predictions.empty())
+    populations.push_back(summarize(args.compare_name, score_models(compare_models, args.compare_predictions, bed, args),
+                                    bed.phenomena.size(), args.tau));
+  const ScoreResult result = make_score_result(bed, args.tau, std::move(populations));
+  auto write = [](const std::string& path, const std::string& text) {
+    AtomicOutput out(path);
+    out.stream() << text;
+    out.commit();
+  };
+  if (!args.csv.empty()) write(args.csv, score_csv(result));
+  if (!args.latex.empty()) write(args.latex, score_latex(result));
+  if (!args.report.empty()) write_score_html(args.report, result);
+  if (args.json) std::cout << score_json(result).dump(2) << '\n';
+  else std::cout << score_text(result);
+}
+
+void setup_score(CLI::App& parent) {
+  auto args = std::make_shared<ScoreArguments>();
+  auto* app = parent.add_subcommand(
+      "score",
+      "Accuracy p on the task and p′ on each phenomenon (and template) for one model or a population, the verdicts "
+      "of τ-semantic robustness (E[p′] ≥ max(0, p − τ)) and bounded invariance (|E[p′] − p| ≤ τ), and Welch's "
+      "t-test between two populations");
+  app->add_option("--task", args->task, "The task's labelled test set: text and label columns (TSV, CSV or JSONL)");
+  add_bed_options(*app, args->bed);
+  app->add_option("--phenomena", args->bed.phenomena,
+                  "External phenomenon sets: text, label and phenomenon columns (e.g. a challenge set)");
+  app->add_option("-m,--model", args->models, "A sequence classifier (folder or .invar); repeat for a population");
+  app->add_option("--models", args->model_list, "A file listing the population's models, one per line");
+  app->add_option("--predictions", args->predictions,
+                  "Precomputed predictions of one model: text and prediction columns (TSV: 1 and 2; JSONL keys text "
+                  "and prediction) covering every task and phenomenon text; repeat for a population");
+  app->add_option("--compare-model", args->compare_models, "A model of the second population (repeatable)");
+  app->add_option("--compare-models", args->compare_model_list, "A file listing the second population's models");
+  app->add_option("--compare-predictions", args->compare_predictions, "Precomputed predictions of the second population");
+  app->add_option("--name", args->name, "Name of the first population")->capture_default_str();
+  app->add_option("--compare-name", args->compare_name, "Name of the second population")->capture_default_str();
+  app->add_option("--label-map", args->label_map,
+                  "MODEL_LABEL=TASK_LABEL (repeatable): how the models' id2label names (or the predictions' labels) "
+                  "become task labels; every model label must be mapped")
+      ->delimiter(',');
+  app->add_option("--tau", args->tau, "τ of the robustness verdicts")->capture_default_str();
+  add_column_options(*app, args->bed);
+  add_compute_options(*app, args->compute);
+  app->add_flag("--json", args->json, "Print the result as JSON instead of the tables");
+  app->add_option("--csv", args->csv, "Write one CSV row per model and set (task, phenomenon, template)");
+  app->add_option("--latex", args->latex, "Write a LaTeX table: mean ± std per population, Welch stars");
+  app->add_option("--report", args->report, "Write a self-contained HTML report with the accuracy bars");
+  app->callback([args] { run_score(*args); });
+}
+
+// ---- ablate ----
+
+struct AblateArguments {
+  BedArguments bed;
+  std::string model, train, task;
+  std::vector<std::string> pooling;
+  double C = 1.0;
+  double tolerance = 1e-4;
+  bool json = false;
+  std::string csv, report;
+  ModelOptions compute;
+};
+
+void run_ablate(const AblateArguments& args) {
+  if (args.train.empty() || args.task.empty()) fail("ablate needs --train and --task (labelled text files)");
+  const LabelledSet train = read_labelled_set(args.train, args.bed.columns);
+  const Bed bed = make_bed(read_labelled_set(args.task, args.bed.columns), generated_texts(args.bed));
+  auto backend = open_backend(args.compute);
+  auto source = ModelSource::open(args.model);
+  TextEncoder encoder(*source, *backend);
+  AblationOptions options;
+  for (const auto& name : args.pooling) options.pooling.push_back(parse_pooling(name));
+  options.regression.C = args.C;
+  options.regression.tolerance = args.tolerance;
+  const std::size_t per_layer = train.texts.size() + all_texts(bed).size();
+  Progress progress("layers", per_layer * static_cast<std::size_t>(encoder.model().spec().layers + 1));
+  options.batches = {args.compute.batch_size, [&](std::size_t n) { progress.advance(n); }};
+  const Ablation ablation = ablate(encoder, train, bed, options);
+  if (!args.csv.empty()) {
+    AtomicOutput out(args.csv);
+    out.stream() << ablation_csv(ablation, bed.phenomena);
+    out.commit();
+  }
+  if (!args.report.empty()) write_ablation_html(args.report, ablation, bed.phenomena);
+  if (args.json) std::cout << ablation_json(ablation, bed.phenomena).dump(2) << '\n';
+  else std::cout << ablation_text(ablation, bed.phenomena);
+}
+
+void setup_ablate(CLI::App& parent) {
+  auto args = std::make_shared<AblateArguments>();
+  auto* app = parent.add_subcommand(
+      "ablate",
+      "Layer ablation: pooled hidden states of every layer → an L2 logistic-regression probe trained on --train → "
+      "accuracy per layer on the task and each phenomenon");
+  app->add_option("-m,--model", args->model, "An encoder model (folder or .invar)")->required();
+  app->add_option("--train", args->train, "Labelled training texts for the probes");
+  app->add_option("--task", args->task, "The task's labelled test set");
+  add_bed_options(*app, args->bed);
+  app->add_option("--phenomena", args->bed.phenomena, "External phenomenon sets: text, label and phenomenon columns");
+  app->add_option("--pooling", args->pooling, "Pooling of the hidden states: mean, cls, max, mean_sqrt_len_tokens "
+                                              "(default: the model's modules.json, else mean)")
+      ->delimiter(',');
+  app->add_option("-C", args->C, "Inverse regularisation strength of the probes")->capture_default_str();
+  app->add_option("--tol", args->tolerance, "liblinear stopping tolerance")->capture_default_str();
+  add_column_options(*app, args->bed);
+  add_compute_options(*app, args->compute);
+  app->add_flag("--json", args->json, "Print the result as JSON instead of the table");
+  app->add_option("--csv", args->csv, "Write one CSV row per layer and set");
+  app->add_option("--report", args->report, "Write a self-contained HTML report with the layer chart");
+  app->callback([args] { run_ablate(*args); });
+}
+
+void setup(CLI::App& root) {
+  auto* app = root.add_subcommand(
+      "robustness",
+      "Semantic robustness (La Malfa & Kwiatkowska 2022): template-based test beds for linguistic phenomena, "
+      "τ-robustness of models and populations, layer ablation");
+  app->require_subcommand(1);
+  setup_expand(*app);
+  setup_score(*app);
+  setup_ablate(*app);
+  app->footer("See docs/robustness.md for the template format and the paper's protocol.");
+}
+
+INVAR_COMMAND("robustness", setup);
+
+}  // namespace
+}  // namespace invar::cli
