@@ -26,22 +26,13 @@ std::string format_p(double p) {
   return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p);
 }
 
-// Left-aligned label columns, then right-aligned numbers.
-report::TextTable numeric_table(std::vector<std::string> header, std::size_t label_columns) {
-  report::TextTable table;
-  table.align.assign(header.size(), report::TextTable::Align::Right);
-  std::fill(table.align.begin(), table.align.begin() + static_cast<std::ptrdiff_t>(label_columns), report::TextTable::Align::Left);
-  table.header = std::move(header);
-  return table;
-}
-
 std::vector<std::string> category_header(std::vector<std::string> first) {
   for (auto category : kAllIsometryCategories) first.push_back(category_label(category));
   return first;
 }
 
 report::TextTable category_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
-  auto table = numeric_table(category_header({"data set", "pairs"}), 1);
+  auto table = report::TextTable::numeric(category_header({"data set", "pairs"}), 1);
   for (std::size_t s = 0; s < data.size(); ++s) {
     std::vector<std::string> row{data[s].name, std::to_string(data[s].source.size())};
     for (auto category : kAllIsometryCategories) row.push_back(format_share(category_share(result.data_sets[s].categories, category)));
@@ -54,7 +45,7 @@ report::TextTable category_table(const std::vector<IsometryDataSet>& data, const
 }
 
 report::TextTable detector_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
-  auto table = numeric_table(category_header({"data set", "detector"}), 2);
+  auto table = report::TextTable::numeric(category_header({"data set", "detector"}), 2);
   for (std::size_t s = 0; s < data.size(); ++s)
     for (std::size_t d = 0; d < result.detectors.size(); ++d) {
       std::vector<std::string> row{data[s].name, result.detectors[d]};
@@ -68,7 +59,7 @@ report::TextTable detector_table(const std::vector<IsometryDataSet>& data, const
 report::TextTable agreement_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
   std::vector<std::string> header{"data set"};
   for (const auto& pattern : result.patterns) header.push_back(pattern.name);
-  auto table = numeric_table(std::move(header), 1);
+  auto table = report::TextTable::numeric(std::move(header), 1);
   for (std::size_t s = 0; s < data.size(); ++s) {
     std::vector<std::string> row{data[s].name};
     const auto total = static_cast<double>(data[s].source.size());
@@ -80,7 +71,7 @@ report::TextTable agreement_table(const std::vector<IsometryDataSet>& data, cons
 }
 
 report::TextTable correlation_table(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
-  auto table = numeric_table({"data set", "side", "n", "r", "t", "df", "p (r > 0)", "strength"}, 2);
+  auto table = report::TextTable::numeric({"data set", "side", "n", "r", "t", "df", "p (r > 0)", "strength"}, 2);
   for (std::size_t s = 0; s < data.size(); ++s)
     for (bool target : {false, true}) {
       const auto& c = target ? result.data_sets[s].target : result.data_sets[s].source;

@@ -13,6 +13,8 @@ namespace invar::lip {
 
 namespace {
 
+using Align = report::TextTable::Align;
+
 using Counts = std::vector<std::size_t>;
 
 double share(const Counts& counts, std::size_t k) {
@@ -77,8 +79,7 @@ MeanStd share_over_runs(const LipResult& result, const Distribution& d, std::siz
 report::TextTable classifier_table(const LipData& data, const LipResult& result) {
   report::TextTable table;
   table.header = {"classifier", "training texts", "held-out texts", "accuracy", "macro-F1"};
-  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
-                 report::TextTable::Align::Right};
+  table.align = {Align::Left, Align::Right, Align::Right, Align::Right, Align::Right};
   auto add = [&](const std::string& name, auto check, auto training) {
     const auto& first = result.runs.front();
     if (!(first.*check)) {
@@ -98,13 +99,13 @@ report::TextTable classifier_table(const LipData& data, const LipResult& result)
 report::TextTable distribution_table(const LipResult& result) {
   report::TextTable table;
   table.header = {"property value"};
-  table.align = {report::TextTable::Align::Left};
+  table.align = {Align::Left};
   for (const auto& d : distributions()) {
     table.header.push_back(d.symbol);
-    table.align.push_back(report::TextTable::Align::Right);
+    table.align.push_back(Align::Right);
   }
   table.header.push_back("p(B) − p(A)");
-  table.align.push_back(report::TextTable::Align::Right);
+  table.align.push_back(Align::Right);
   for (std::size_t k = 0; k < result.classes.size(); ++k) {
     std::vector<std::string> row{result.classes[k]};
     for (const auto& d : distributions()) {
@@ -122,8 +123,7 @@ report::TextTable distribution_table(const LipResult& result) {
 report::TextTable score_table(const LipResult& result) {
   report::TextTable table;
   table.header = {"score", "value", "dof", "p", ""};
-  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
-                 report::TextTable::Align::Left};
+  table.align = {Align::Left, Align::Right, Align::Right, Align::Right, Align::Left};
   table.rows.push_back({"KL(p̂(A) ‖ p(A))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_original; }), 3), "", "", ""});
   table.rows.push_back({"KL(p̂(A) ‖ p(B))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_transformed; }), 3), "", "", ""});
   for (const auto& test : tests()) {

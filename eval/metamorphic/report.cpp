@@ -17,14 +17,6 @@ std::string rate_text(double rate) { return std::isfinite(rate) ? fmt::format("{
 
 nlohmann::json rate_json(double rate) { return std::isfinite(rate) ? nlohmann::json(rate) : nlohmann::json(nullptr); }
 
-report::TextTable numeric_table(std::vector<std::string> header, std::size_t label_columns) {
-  report::TextTable table;
-  table.align.assign(header.size(), report::TextTable::Align::Right);
-  std::fill(table.align.begin(), table.align.begin() + static_cast<std::ptrdiff_t>(label_columns), report::TextTable::Align::Left);
-  table.header = std::move(header);
-  return table;
-}
-
 template <typename C>
 std::vector<std::string> count_cells(std::vector<std::string> row, const C& counts) {
   row.push_back(std::to_string(counts.tests));
@@ -95,7 +87,7 @@ std::vector<std::size_t> worst_sources(const SuiteResult& result, std::size_t n,
 }
 
 report::TextTable suite_table(const SuiteResult& result) {
-  auto table = numeric_table({"transformation", "tests", "violations", "rate"}, 1);
+  auto table = report::TextTable::numeric({"transformation", "tests", "violations", "rate"}, 1);
   for (const auto& t : result.transformations) table.rows.push_back(count_cells({t.name}, t));
   table.rows.push_back(count_cells({"all"}, result));
   return table;
@@ -104,7 +96,7 @@ report::TextTable suite_table(const SuiteResult& result) {
 report::TextTable worst_table(const Suite& suite, const SuiteResult& result, std::size_t count) {
   std::vector<std::string> header{"line", "label"};
   for (const auto& t : result.transformations) header.push_back(t.name);
-  auto table = numeric_table(header, 2);
+  auto table = report::TextTable::numeric(header, 2);
   for (auto i : worst_sources(result, suite.line_numbers.size(), count)) {
     std::vector<std::string> row{std::to_string(suite.line_numbers[i]), source_label(suite, i)};
     for (const auto& t : result.transformations) row.push_back(rate_text(t.source_rate(i)));
@@ -206,14 +198,14 @@ void write_suite_html(const std::string& path, const Suite& suite, const SuiteRe
 namespace {
 
 report::TextTable context_table(const std::vector<Context>& contexts, const CompositionalityResult& result) {
-  auto table = numeric_table({"context", "monotonicity", "tests", "violations", "rate"}, 2);
+  auto table = report::TextTable::numeric({"context", "monotonicity", "tests", "violations", "rate"}, 2);
   for (std::size_t k = 0; k < contexts.size(); ++k)
     table.rows.push_back(count_cells({contexts[k].text, monotonicity_name(contexts[k].monotonicity)}, result.contexts[k]));
   return table;
 }
 
 report::TextTable insertion_table(const std::vector<Insertion>& insertions, const CompositionalityResult& result) {
-  auto table = numeric_table({"x", "y", "relation", "tests", "violations", "rate"}, 3);
+  auto table = report::TextTable::numeric({"x", "y", "relation", "tests", "violations", "rate"}, 3);
   for (std::size_t m = 0; m < insertions.size(); ++m)
     table.rows.push_back(count_cells({insertions[m].x, insertions[m].y, lexical_relation_name(insertions[m].relation)},
                                      result.insertions[m]));
@@ -221,7 +213,7 @@ report::TextTable insertion_table(const std::vector<Insertion>& insertions, cons
 }
 
 report::TextTable summary_table(const CompositionalityResult& result) {
-  auto table = numeric_table({"contexts", "tests", "violations", "rate"}, 1);
+  auto table = report::TextTable::numeric({"contexts", "tests", "violations", "rate"}, 1);
   table.rows.push_back(count_cells({"upward"}, result.upward));
   table.rows.push_back(count_cells({"downward"}, result.downward));
   table.rows.push_back(count_cells({"all"}, result.overall));
@@ -291,7 +283,7 @@ void write_compositionality_html(const std::string& path, const std::vector<Cont
 namespace {
 
 report::TextTable transitivity_table(const std::vector<RelationTransitivity>& results) {
-  auto table = numeric_table({"relation", "group", "triplets", "tests", "violations", "rate"}, 2);
+  auto table = report::TextTable::numeric({"relation", "group", "triplets", "tests", "violations", "rate"}, 2);
   for (const auto& r : results) {
     for (const auto& [group, counts] : r.groups)
       if (!group.empty() || r.groups.size() > 1)

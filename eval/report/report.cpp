@@ -32,6 +32,14 @@ std::size_t display_width(std::string_view text) {
   return width;
 }
 
+TextTable TextTable::numeric(std::vector<std::string> header, std::size_t label_columns) {
+  TextTable table;
+  table.align.assign(header.size(), Align::Right);
+  std::fill(table.align.begin(), table.align.begin() + static_cast<std::ptrdiff_t>(label_columns), Align::Left);
+  table.header = std::move(header);
+  return table;
+}
+
 std::string TextTable::render() const {
   std::size_t columns = header.size();
   for (const auto& row : rows) columns = std::max(columns, row.size());

@@ -18,6 +18,9 @@ struct TextTable {
   std::vector<std::vector<std::string>> rows;
   std::vector<Align> align;  // per column; missing entries are Left
 
+  // Left-aligned label columns, then right-aligned numbers.
+  static TextTable numeric(std::vector<std::string> header, std::size_t label_columns);
+
   std::string render() const;  // header, a rule, the rows; every line ends with "\n"
 };
 
