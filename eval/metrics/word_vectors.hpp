@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace invar::metrics {
@@ -19,6 +20,8 @@ class WordVectors {
   static WordVectors load(const std::string& path);
   static WordVectors read_vec(const std::string& path);
   static WordVectors read_fasttext_bin(const std::string& path);
+  // An empty table of `dimension`-long vectors to add() to; `path` names it in settings.
+  WordVectors(std::string path, std::size_t dimension) : path_(std::move(path)), dimension_(dimension) {}
 
   std::size_t dimension() const { return dimension_; }
   std::size_t size() const { return words_.size(); }
@@ -29,7 +32,6 @@ class WordVectors {
   void add(std::string word, const float* values);  // ignored if the word is there already
 
  private:
-  WordVectors(std::string path, std::size_t dimension) : path_(std::move(path)), dimension_(dimension) {}
   std::string path_;
   std::size_t dimension_ = 0;
   std::unordered_map<std::string, std::size_t> words_;
