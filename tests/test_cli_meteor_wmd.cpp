@@ -197,3 +197,19 @@ TEST(CliMeteorWmd, BadInputGivesOneClearLine) {
   expect_error({"metric", "meteor", "-i", two}, "give --ref FILE or --source FILE");
   expect_error({"metric", "wmd", "-i", two, "-r", two, "-r", two, "--vectors", vectors_file()}, "give one --ref FILE");
 }
+
+TEST(CliMeteorWmd, OutputDoesNotDependOnThreads) {
+  const auto files = meteor_files();
+  const std::vector<std::vector<std::string>> metrics{{"meteor"}, {"wmd", "--vectors", vectors_file()}};
+  for (const auto& metric : metrics) {
+    std::vector<std::string> args{"metric"};
+    args.insert(args.end(), metric.begin(), metric.end());
+    args.insert(args.end(), {"-i", files.hyp, "-r", files.ref, "--sentence", "--json"});
+    auto one = args, three = args;
+    one.insert(one.end(), {"--threads", "1"});
+    three.insert(three.end(), {"--threads", "3"});
+    const auto serial = run_ok(one);
+    EXPECT_EQ(std::count(serial.begin(), serial.end(), '\n'), static_cast<std::ptrdiff_t>(files.records.size()));
+    EXPECT_EQ(serial, run_ok(three));
+  }
+}
