@@ -8,6 +8,7 @@ packages=(
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libzip-dev zlib1g-dev unzip
   libmecab-dev mecab-utils mecab-ipadic mecab-ipadic-utf8 liblinear-dev libgraphviz-dev
   libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+  wordnet-base liblemon-dev libfasttext-dev
   clang libclang-rt-14-dev
 )
 missing=()

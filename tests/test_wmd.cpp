@@ -1,0 +1,180 @@
+// Word Mover's Distance and mean-vector cosine against tests/fixtures/stmetrics/wmd.json (README
+// tolerances: WMD 1e-9 absolute, cosine 1e-12, gensim's wmdistance 1e-5, n_similarity 1e-6).
+#include <gtest/gtest.h>
+
+#include <fasttext/fasttext.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "eval/metrics/wmd.hpp"
+#include "support/golden.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+using namespace invar::metrics;
+using nlohmann::json;
+using test::golden_double;
+
+namespace {
+
+const json& records() {
+  static const json data = test::load_json(test::fixture("stmetrics/wmd.json"));
+  return data["records"];
+}
+
+const WordVectors& vectors() {
+  static const WordVectors v = WordVectors::load(test::fixture("stmetrics/wordvecs.vec"));
+  return v;
+}
+
+void expect_distance(double actual, const json& expected, double tolerance) {
+  const double e = golden_double(expected);
+  if (std::isinf(e))
+    EXPECT_EQ(actual, e);
+  else
+    EXPECT_NEAR(actual, e, tolerance);
+}
+
+std::string message_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(WordVectors, ReadsTheVecFile) {
+  EXPECT_EQ(vectors().size(), 59u);
+  EXPECT_EQ(vectors().dimension(), 8u);
+  const float* the = vectors().find("the");
+  ASSERT_NE(the, nullptr);
+  EXPECT_EQ(the[0], -0.8691f);
+  EXPECT_EQ(the[7], 0.4468f);
+  EXPECT_EQ(vectors().find("xyzzy"), nullptr);
+}
+
+TEST(Wmd, EveryGoldenPairExactRawAndUnitVectors) {
+  ASSERT_EQ(records().size(), 17u);
+  for (const auto& r : records()) {
+    SCOPED_TRACE(r["id"].get<std::string>());
+    const auto t1 = r["text1"].get<std::string>(), t2 = r["text2"].get<std::string>();
+    EXPECT_EQ(word_vector_tokens(t1), r["tokens1"].get<std::vector<std::string>>());
+    expect_distance(word_movers_distance(vectors(), t1, t2), r["wmd_raw_vectors"], 1e-9);
+    expect_distance(word_movers_distance(vectors(), t1, t2, true), r["wmd_unit_vectors"], 1e-9);
+    if (r.contains("check_pot_emd2")) {
+      expect_distance(word_movers_distance(vectors(), t1, t2), r["check_pot_emd2"]["raw"], 1e-9);
+      expect_distance(word_movers_distance(vectors(), t1, t2, true), r["check_pot_emd2"]["unit"], 1e-9);
+    }
+    const auto cosine = mean_vector_cosine(vectors(), t1, t2);
+    if (r["cosine_mean_vectors"].is_null()) {
+      EXPECT_FALSE(cosine.has_value());
+    } else {
+      ASSERT_TRUE(cosine.has_value());
+      EXPECT_NEAR(*cosine, r["cosine_mean_vectors"].get<double>(), 1e-12);
+      EXPECT_NEAR(*cosine, r["gensim"]["n_similarity"].get<double>(), 1e-6);
+    }
+  }
+}
+
+TEST(Wmd, TransportProblemMatchesTheGoldenLp) {
+  int checked = 0;
+  for (const auto& r : records()) {
+    if (!r.contains("lp_detail_raw") || r["lp_detail_raw"].is_null()) continue;
+    SCOPED_TRACE(r["id"].get<std::string>());
+    const auto& g = r["lp_detail_raw"];
+    const auto p = word_movers_problem(vectors(), r["text1"].get<std::string>(), r["text2"].get<std::string>());
+    EXPECT_EQ(p.words1, g["words1"].get<std::vector<std::string>>());
+    EXPECT_EQ(p.words2, g["words2"].get<std::vector<std::string>>());
+    EXPECT_EQ(p.weights1, g["weights1"].get<std::vector<double>>());
+    EXPECT_EQ(p.weights2, g["weights2"].get<std::vector<double>>());
+    ASSERT_EQ(p.distance.size(), g["distance"].size());
+    for (std::size_t i = 0; i < p.distance.size(); ++i)
+      for (std::size_t j = 0; j < p.distance[i].size(); ++j)
+        EXPECT_NEAR(p.distance[i][j], g["distance"][i][j].get<double>(), 1e-12);
+    // The flow is a transport plan: rows sum to the weights of text 1, columns to those of text 2.
+    for (std::size_t i = 0; i < p.flow.size(); ++i) {
+      double row = 0;
+      for (double f : p.flow[i]) row += f;
+      EXPECT_NEAR(row, p.weights1[i], 1e-12);
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+}
+
+// gensim's wmdistance differs from the exact value by pyemd's quantisation (≤ 1e-5) except in its
+// documented special case: all distances ≈ 0 between distinct words gives it infinity.
+TEST(Wmd, AgreesWithGensimUpToItsQuantisationOutsideItsSpecialCase) {
+  for (const auto& r : records()) {
+    SCOPED_TRACE(r["id"].get<std::string>());
+    const auto t1 = r["text1"].get<std::string>(), t2 = r["text2"].get<std::string>();
+    const double gensim_unit = golden_double(r["gensim"]["wmdistance_norm_True"]);
+    const double exact_unit = word_movers_distance(vectors(), t1, t2, true);
+    if (std::isinf(gensim_unit) && !std::isinf(exact_unit)) {
+      EXPECT_EQ(exact_unit, 0.0);  // sofa / couch: identical vectors
+      continue;
+    }
+    expect_distance(exact_unit, r["gensim"]["wmdistance_norm_True"], 1e-5);
+    expect_distance(word_movers_distance(vectors(), t1, t2), r["gensim"]["wmdistance_norm_False"], 1e-5);
+  }
+}
+
+TEST(WordVectors, WrongDimensionNamesFileAndLine) {
+  const auto path = test::temp_dir() + "/bad.vec";
+  test::write_file(path, "2 3\na 0.1 0.2 0.3\nb 0.1 0.2\n");
+  const auto message = message_of([&] { WordVectors::load(path); });
+  EXPECT_NE(message.find(path + ":3:"), std::string::npos) << message;
+  EXPECT_NE(message.find("3 values"), std::string::npos) << message;
+}
+
+TEST(WordVectors, WordCountMustMatchTheHeader) {
+  const auto path = test::temp_dir() + "/short.vec";
+  test::write_file(path, "3 2\na 0.1 0.2\nb 0.1 0.2\n");
+  EXPECT_NE(message_of([&] { WordVectors::load(path); }).find("announces 3 words but 2"), std::string::npos);
+}
+
+TEST(WordVectors, NonNumericValueNamesFileAndLine) {
+  const auto path = test::temp_dir() + "/nan.vec";
+  test::write_file(path, "1 2\na 0.1 x\n");
+  EXPECT_NE(message_of([&] { WordVectors::load(path); }).find(path + ":2: value 2"), std::string::npos);
+}
+
+// A .bin model read through libfasttext gives the vectors fastText itself saves as .vec, so both
+// formats score alike.
+TEST(WordVectors, FastTextBinMatchesTheVecItSaves) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/corpus.txt", "the cat sat on the mat\nthe dog sat on the rug\na cat and a dog\n");
+  fasttext::Args args;
+  args.input = dir + "/corpus.txt";
+  args.output = dir + "/model";
+  args.dim = 8;
+  args.epoch = 2;
+  args.minCount = 1;
+  args.thread = 1;
+  args.bucket = 1000;  // a small subword table keeps the model file small
+  args.verbose = 0;
+  args.model = fasttext::model_name::sg;
+  args.loss = fasttext::loss_name::softmax;  // no 10M-entry negative-sampling table to build
+  fasttext::FastText trainer;
+  trainer.train(args);
+  trainer.saveModel(dir + "/model.bin");
+  trainer.saveVectors(dir + "/model.vec");
+  const auto bin = WordVectors::load(dir + "/model.bin");
+  const auto vec = WordVectors::load(dir + "/model.vec");
+  ASSERT_EQ(bin.size(), vec.size());
+  EXPECT_EQ(bin.dimension(), 8u);
+  for (const char* word : {"cat", "dog", "the"})
+    for (std::size_t k = 0; k < 8; ++k) EXPECT_NEAR(bin.find(word)[k], vec.find(word)[k], 1e-4) << word;
+  EXPECT_NEAR(word_movers_distance(bin, "the cat sat", "a dog sat"),
+              word_movers_distance(vec, "the cat sat", "a dog sat"), 1e-3);
+}
+
+TEST(WordVectors, NotAFastTextModel) {
+  const auto path = test::temp_dir() + "/junk.bin";
+  test::write_file(path, "not a model");
+  EXPECT_NE(message_of([&] { WordVectors::load(path); }).find("not a fastText .bin model"), std::string::npos);
+}
