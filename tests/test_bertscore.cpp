@@ -4,7 +4,9 @@
 // sentences 0 exactly (rescaled −b/(1−b) to 1e-6).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -215,6 +217,112 @@ TEST(BertScore, MismatchedInputsFail) {
   metrics::BertScorer scorer(*model.encoder, {.layer = 1});
   EXPECT_THROW(scorer.score({"a", "b"}, {{"a"}}), Error);
   EXPECT_THROW(scorer.score({"a"}, {{}}), Error);
+}
+
+// ---- the CLI: invar metric bertscore ----
+
+const json& run_named(const json& golden, const std::string& config, const std::string& set) {
+  for (const auto& run : golden["runs"])
+    if (run["config"] == config && run["set"] == set) return run;
+  throw std::runtime_error("no run " + config + " / " + set);
+}
+
+// Writes the candidates and references of a "pairs" run to files; returns {hyps, refs}.
+std::pair<std::string, std::string> write_pairs(const json& run) {
+  const auto dir = test::temp_dir();
+  std::string hyps, refs;
+  for (const auto& item : run["items"]) {
+    hyps += item["cand"].get<std::string>() + "\n";
+    refs += item["ref"].get<std::string>() + "\n";
+  }
+  test::write_file(dir + "/hyps.txt", hyps);
+  test::write_file(dir + "/refs.txt", refs);
+  return {dir + "/hyps.txt", dir + "/refs.txt"};
+}
+
+std::vector<json> json_lines(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+TEST(CliBertScore, SentenceJsonLinesAreAlignedAndMatchTheGolden) {
+  const json golden = test::load_json(golden_path("xlmr"));
+  const json& run = run_named(golden, "L2_noidf", "pairs");
+  const auto [hyps, refs] = write_pairs(run);
+  const auto result = test::run_cli({"-q", "metric", "bertscore", "-m", test::fixture("core/xlmr"), "--layer", "2",
+                                     "-r", refs, "--sentence", "--json"},
+                                    test::read_file(hyps));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = json_lines(result.out);
+  ASSERT_EQ(lines.size(), run["items"].size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    for (const char* key : {"P", "R", "F"})
+      EXPECT_NEAR(lines[i][key].get<double>(), run["items"][i][key].get<double>(), kRawTolerance) << i << key;
+  // The summary with bert_score's hash goes to stderr, after the empty-candidate warning.
+  EXPECT_NE(result.err.find("1 empty hypotheses"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(run["hash"].get<std::string>() + " P: "), std::string::npos) << result.err;
+}
+
+TEST(CliBertScore, IdfBaselineAndBatchSizeGiveTheGoldenMeans) {
+  const json golden = test::load_json(golden_path("bert-wordpiece"));
+  const json& run = run_named(golden, "L2_idf_rescale_bs3", "pairs");
+  const auto [hyps, refs] = write_pairs(run);
+  const auto out = test::temp_dir() + "/summary.json";
+  const auto result = test::run_cli({"metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer", "2",
+                                     "--idf", "--batch-size", "3", "--baseline", baseline_path("bert-wordpiece"), "-r",
+                                     refs, "-i", hyps, "--json", "-o", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json summary = json::parse(test::read_file(out));
+  EXPECT_EQ(summary["hash"], run["hash"]);
+  EXPECT_EQ(summary["segments"], run["items"].size());
+  const double b[] = {0.71236, 0.698454, 0.705039};
+  const char* keys[] = {"P", "R", "F"};
+  for (int k = 0; k < 3; ++k) {
+    double mean = 0;
+    for (const auto& item : run["items"]) mean += item[keys[k]].get<double>();
+    mean /= static_cast<double>(run["items"].size());
+    EXPECT_NEAR(summary[keys[k]].get<double>(), mean, kRawTolerance / (1 - b[k])) << keys[k];
+  }
+}
+
+TEST(CliBertScore, SeveralReferenceFilesAndTextOutput) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/r1.txt", "The cat sat on the mat and the dog ate a bone.\nHallo Welt\n");
+  test::write_file(dir + "/r2.txt", "the cat\nHallo Welt!\n");
+  const auto result = test::run_cli({"metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer", "2",
+                                     "-r", dir + "/r1.txt", "-r", dir + "/r2.txt", "--sentence"},
+                                    "The cat sat on the mat.\nHallo Welt\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::istringstream in(result.out);
+  std::string first, second, extra;
+  ASSERT_TRUE(std::getline(in, first) && std::getline(in, second));
+  EXPECT_FALSE(std::getline(in, extra));
+  EXPECT_EQ(second, "1.000000\t1.000000\t1.000000");  // identical to its first reference
+  EXPECT_NE(first, second);
+}
+
+TEST(CliBertScore, BadInputFailsWithOneClearLine) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/refs.txt", "one\ntwo\n");
+  const auto model = test::fixture("core/bert-wordpiece");
+  auto expect_error = [](const test::CliResult& r, const std::string& text) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  };
+  expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "1", "-r", dir + "/refs.txt"}, "one\n"),
+               "refs.txt has 2 lines but the hypotheses (standard input) have 1");
+  expect_error(test::run_cli({"metric", "bertscore", "-m", model, "-r", dir + "/refs.txt"}, "one\ntwo\n"),
+               "not in bert_score's table of default layers");
+  expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "7", "-r", dir + "/refs.txt", "--baseline",
+                              baseline_path("bert-wordpiece")},
+                             "one\ntwo\n"),
+               "no baseline row for layer 7");
+  expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "3", "-r", dir + "/refs.txt"}, "one\ntwo\n"),
+               "layer 3 does not exist");
 }
 
 }  // namespace

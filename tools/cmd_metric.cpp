@@ -15,6 +15,7 @@
 #include "eval/metrics/ter.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
+#include "tools/metric_commands.hpp"
 
 namespace invar::cli {
 namespace {
@@ -363,11 +364,13 @@ void setup_ter(CLI::App& parent) {
 
 void setup(CLI::App& root) {
   auto* app = root.add_subcommand(
-      "metric", "Reference-based text metrics (BLEU, chrF, TER), sacrebleu 2.4.3-exact, with signatures");
+      "metric", "Reference-based text metrics: BLEU, chrF, TER (sacrebleu 2.4.3-exact) and BERTScore (bert_score "
+                "0.3.13-exact), with signatures");
   app->require_subcommand(1);
   setup_bleu(*app);
   setup_chrf(*app);
   setup_ter(*app);
+  setup_bertscore(*app);
 }
 
 INVAR_COMMAND("metric", setup);
