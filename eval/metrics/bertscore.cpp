@@ -1,5 +1,6 @@
 #include "eval/metrics/bertscore.hpp"
 
+#include <Eigen/Core>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -51,23 +52,26 @@ float weighted_mean(const std::vector<float>& best, const std::vector<float>& we
   return sum;
 }
 
-// bert_score's greedy_cos_idf for one pair. A side padded in its batch has masked cosines of 0
-// that take part in the other side's maximum (`floor_*`), so no best cosine goes below 0 there.
+// bert_score's greedy_cos_idf for one pair: the float32 cosine matrix (torch.bmm there), the best
+// cosine of every token on the other side, weighted means. A side padded in its batch has masked
+// cosines of 0 that take part in the other side's maximum (`floor_*`), so no best cosine goes
+// below 0 there.
 BertScore greedy_match(const Embedded& hyp, const Embedded& ref, std::size_t width, bool floor_precision,
                        bool floor_recall) {
-  const float lowest = -std::numeric_limits<float>::infinity();
-  std::vector<float> best_hyp(hyp.tokens, floor_precision ? 0.0f : lowest);
-  std::vector<float> best_ref(ref.tokens, floor_recall ? 0.0f : lowest);
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto rows = [width](const Embedded& e) {
+    return Eigen::Map<const RowMatrix>(e.vectors.data(), static_cast<Eigen::Index>(e.tokens),
+                                       static_cast<Eigen::Index>(width));
+  };
+  const RowMatrix sim = rows(hyp) * rows(ref).transpose();
+  std::vector<float> best_hyp(hyp.tokens), best_ref(ref.tokens);
   for (std::size_t i = 0; i < hyp.tokens; ++i) {
-    const float* h = &hyp.vectors[i * width];
-    for (std::size_t j = 0; j < ref.tokens; ++j) {
-      const float* r = &ref.vectors[j * width];
-      double dot = 0;
-      for (std::size_t k = 0; k < width; ++k) dot += static_cast<double>(h[k]) * r[k];
-      const float sim = static_cast<float>(dot);
-      best_hyp[i] = max_or_nan(best_hyp[i], sim);
-      best_ref[j] = max_or_nan(best_ref[j], sim);
-    }
+    const float best = sim.row(static_cast<Eigen::Index>(i)).maxCoeff<Eigen::PropagateNaN>();
+    best_hyp[i] = floor_precision ? max_or_nan(best, 0.0f) : best;
+  }
+  for (std::size_t j = 0; j < ref.tokens; ++j) {
+    const float best = sim.col(static_cast<Eigen::Index>(j)).maxCoeff<Eigen::PropagateNaN>();
+    best_ref[j] = floor_recall ? max_or_nan(best, 0.0f) : best;
   }
   BertScore s;
   s.precision = weighted_mean(best_hyp, hyp.weights);
@@ -194,6 +198,8 @@ BertScorer::BertScorer(TextEncoder& encoder, BertScoreOptions options)
     fail("{}: layer {} does not exist: the model has layers 0 (embeddings) to {}", encoder.source().path(),
          options_.layer, layers);
   if (options_.batch_size == 0) fail("the batch size must be at least 1");
+  if (!encoder.tokenizer().cls_id() || !encoder.tokenizer().sep_id())
+    fail("{}: BERTScore needs a tokenizer with CLS and SEP tokens (bert_score weighs them 0)", encoder.source().path());
   // sent_encode truncates to the tokenizer's model_max_length (absent: no limit but the model's).
   if (const auto m = encoder.tokenizer().model_max_length()) limit_ = std::min(limit_, *m);
   if (options_.max_length > 0) limit_ = std::min(limit_, options_.max_length);
@@ -236,8 +242,6 @@ std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
   if (options_.idf) {
     weights_ = BertScoreWeights::idf(reference_ids);
   } else {
-    if (!tokenizer.cls_id() || !tokenizer.sep_id())
-      fail("{}: BERTScore needs a tokenizer with CLS and SEP tokens", encoder_.source().path());
     weights_ = BertScoreWeights::uniform(*tokenizer.cls_id(), *tokenizer.sep_id());
   }
 
