@@ -187,6 +187,28 @@ TEST(BertScore, MultipleReferencesMaxEachScoreIndependently) {
   EXPECT_NEAR(both[0].f1, std::max(first[0].f1, second[0].f1), 1e-6);
 }
 
+// bert_score's batch padding quirk on hand-made unit vectors: the hypothesis' content token has
+// only negative cosines (−0.8 best) with the reference; padding the reference in its batch floors
+// that best cosine at 0.
+TEST(BertScore, PaddedReferenceFloorsNegativeCosinesAtZero) {
+  const metrics::TokenEmbeddings hyp{{1, 0, 0, 1, 1, 0}, {0, 1, 0}, 3};
+  const metrics::TokenEmbeddings ref{{0.6f, -0.8f, 0.6f, -0.8f, 0.6f, -0.8f}, {0, 1, 0}, 3};
+  const auto plain = metrics::greedy_match(hyp, ref, 2, false, false);
+  EXPECT_FLOAT_EQ(plain.precision, -0.8f);
+  EXPECT_FLOAT_EQ(plain.recall, 0.6f);  // the reference token's best is the hypothesis' [CLS]
+  EXPECT_FLOAT_EQ(plain.f1, 2 * -0.8f * 0.6f / (-0.8f + 0.6f));
+  const auto padded = metrics::greedy_match(hyp, ref, 2, true, false);
+  EXPECT_EQ(padded.precision, 0.0f);
+  EXPECT_FLOAT_EQ(padded.recall, 0.6f);
+  EXPECT_EQ(padded.f1, 0.0f);
+  // The special tokens alone (an empty text): P = R = F = 0.
+  const metrics::TokenEmbeddings empty{{1, 0, 1, 0}, {0, 0}, 2};
+  const auto none = metrics::greedy_match(empty, ref, 2, false, false);
+  EXPECT_EQ(none.precision, 0.0f);
+  EXPECT_EQ(none.recall, 0.0f);
+  EXPECT_EQ(none.f1, 0.0f);
+}
+
 TEST(BertScore, BaselineFileWithoutTheLayerFails) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/base.tsv", "LAYER,P,R,F\n0,0.5,0.5,0.5\n1,0.6,0.6,0.6\n");

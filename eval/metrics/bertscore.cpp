@@ -23,13 +23,6 @@ namespace {
 constexpr const char* kBertScoreVersion = "0.3.12";
 constexpr const char* kTransformersVersion = "4.19.0.dev0";
 
-// A sentence's unit-length token embeddings ([tokens, width], row-major) and token weights.
-struct Embedded {
-  std::vector<float> vectors;
-  std::vector<float> weights;  // float32, as bert_score pads its idf lists into a float tensor
-  std::size_t tokens = 0;
-};
-
 // bert_score divides every token embedding by its L2 norm before matching.
 void normalize_rows(std::vector<float>& rows, std::size_t width) {
   for (std::size_t start = 0; start < rows.size(); start += width) {
@@ -52,37 +45,6 @@ float weighted_mean(const std::vector<float>& best, const std::vector<float>& we
   return sum;
 }
 
-// bert_score's greedy_cos_idf for one pair: the float32 cosine matrix (torch.bmm there), the best
-// cosine of every token on the other side, weighted means. A side padded in its batch has masked
-// cosines of 0 that take part in the other side's maximum (`floor_*`), so no best cosine goes
-// below 0 there.
-BertScore greedy_match(const Embedded& hyp, const Embedded& ref, std::size_t width, bool floor_precision,
-                       bool floor_recall) {
-  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const auto rows = [width](const Embedded& e) {
-    return Eigen::Map<const RowMatrix>(e.vectors.data(), static_cast<Eigen::Index>(e.tokens),
-                                       static_cast<Eigen::Index>(width));
-  };
-  const RowMatrix sim = rows(hyp) * rows(ref).transpose();
-  std::vector<float> best_hyp(hyp.tokens), best_ref(ref.tokens);
-  for (std::size_t i = 0; i < hyp.tokens; ++i) {
-    const float best = sim.row(static_cast<Eigen::Index>(i)).maxCoeff<Eigen::PropagateNaN>();
-    best_hyp[i] = floor_precision ? max_or_nan(best, 0.0f) : best;
-  }
-  for (std::size_t j = 0; j < ref.tokens; ++j) {
-    const float best = sim.col(static_cast<Eigen::Index>(j)).maxCoeff<Eigen::PropagateNaN>();
-    best_ref[j] = floor_recall ? max_or_nan(best, 0.0f) : best;
-  }
-  BertScore s;
-  s.precision = weighted_mean(best_hyp, hyp.weights);
-  s.recall = weighted_mean(best_ref, ref.weights);
-  s.f1 = 2 * s.precision * s.recall / (s.precision + s.recall);
-  // Only the special tokens: bert_score sets P and R to 0 and F (then NaN: the weights sum to 0) too.
-  if (hyp.tokens == 2 || ref.tokens == 2) s.precision = s.recall = 0;
-  if (std::isnan(s.f1)) s.f1 = 0;
-  return s;
-}
-
 BertScore max_score(const BertScore& a, const BertScore& b) {
   return {max_or_nan(a.precision, b.precision), max_or_nan(a.recall, b.recall), max_or_nan(a.f1, b.f1)};
 }
@@ -93,7 +55,7 @@ struct Pair {
 
 // Scores pairs in bert_score's batches of `batch_size` consecutive pairs (the padding floor
 // depends on which pairs share a batch).
-std::vector<BertScore> score_pairs(const std::vector<Pair>& pairs, const std::vector<Embedded>& texts,
+std::vector<BertScore> score_pairs(const std::vector<Pair>& pairs, const std::vector<TokenEmbeddings>& texts,
                                    std::size_t width, std::size_t batch_size) {
   std::vector<BertScore> out;
   out.reserve(pairs.size());
@@ -105,8 +67,8 @@ std::vector<BertScore> score_pairs(const std::vector<Pair>& pairs, const std::ve
       ref_pad = std::max(ref_pad, texts[pairs[p].ref].tokens);
     }
     for (std::size_t p = begin; p < end; ++p) {
-      const Embedded& hyp = texts[pairs[p].hyp];
-      const Embedded& ref = texts[pairs[p].ref];
+      const TokenEmbeddings& hyp = texts[pairs[p].hyp];
+      const TokenEmbeddings& ref = texts[pairs[p].ref];
       out.push_back(greedy_match(hyp, ref, width, ref.tokens < ref_pad, hyp.tokens < hyp_pad));
     }
   }
@@ -133,6 +95,33 @@ float parse_baseline_value(const Table& table, std::size_t row, std::size_t colu
 }
 
 }  // namespace
+
+BertScore greedy_match(const TokenEmbeddings& hyp, const TokenEmbeddings& ref, std::size_t width,
+                       bool floor_precision, bool floor_recall) {
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto rows = [width](const TokenEmbeddings& e) {
+    return Eigen::Map<const RowMatrix>(e.vectors.data(), static_cast<Eigen::Index>(e.tokens),
+                                       static_cast<Eigen::Index>(width));
+  };
+  const RowMatrix sim = rows(hyp) * rows(ref).transpose();
+  std::vector<float> best_hyp(hyp.tokens), best_ref(ref.tokens);
+  for (std::size_t i = 0; i < hyp.tokens; ++i) {
+    const float best = sim.row(static_cast<Eigen::Index>(i)).maxCoeff<Eigen::PropagateNaN>();
+    best_hyp[i] = floor_precision ? max_or_nan(best, 0.0f) : best;
+  }
+  for (std::size_t j = 0; j < ref.tokens; ++j) {
+    const float best = sim.col(static_cast<Eigen::Index>(j)).maxCoeff<Eigen::PropagateNaN>();
+    best_ref[j] = floor_recall ? max_or_nan(best, 0.0f) : best;
+  }
+  BertScore s;
+  s.precision = weighted_mean(best_hyp, hyp.weights);
+  s.recall = weighted_mean(best_ref, ref.weights);
+  s.f1 = 2 * s.precision * s.recall / (s.precision + s.recall);
+  // Only the special tokens: bert_score sets P and R to 0 and F (then NaN: the weights sum to 0) too.
+  if (hyp.tokens == 2 || ref.tokens == 2) s.precision = s.recall = 0;
+  if (std::isnan(s.f1)) s.f1 = 0;
+  return s;
+}
 
 BertScoreWeights BertScoreWeights::uniform(std::int32_t cls_id, std::int32_t sep_id) {
   BertScoreWeights w;
@@ -249,7 +238,7 @@ std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
   auto hidden = encoder_.batched<std::vector<float>>(
       encodings, {options_.batch_size, options_.progress},
       [&](std::span<const Encoding> batch) { return encoder_.model().hidden_states(batch, options_.layer); });
-  std::vector<Embedded> texts(encodings.size());
+  std::vector<TokenEmbeddings> texts(encodings.size());
   for (std::size_t t = 0; t < texts.size(); ++t) {
     texts[t].tokens = encodings[t].ids.size();
     texts[t].vectors = std::move(hidden[t]);

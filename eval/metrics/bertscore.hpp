@@ -68,6 +68,23 @@ std::optional<std::int64_t> bertscore_default_layer(std::string_view model_id);
 // hash compares equal with bert_score's own.
 std::string bertscore_hash(std::string_view model, std::int64_t layer, bool idf, bool rescaled);
 
+// A sentence's unit-length token embeddings ([tokens, width], row-major) and token weights
+// (float32, as bert_score pads its idf lists into a float tensor).
+struct TokenEmbeddings {
+  std::vector<float> vectors;
+  std::vector<float> weights;
+  std::size_t tokens = 0;
+};
+
+// bert_score's greedy_cos_idf for one pair: the float32 cosine matrix (torch.bmm there), the best
+// cosine of every token on the other side, weighted means, F = 2PR/(P+R). bert_score pads a batch
+// of pairs to its longest sentences and zeroes the padded cosines before the maximum: where the
+// reference (hypothesis) was padded, `floor_precision` (`floor_recall`) keeps every best cosine of
+// the other side at 0 or above. A side of exactly two tokens (the special tokens alone: an empty
+// text) gives P = R = 0; a NaN F (weights summing to 0) becomes 0.
+BertScore greedy_match(const TokenEmbeddings& hyp, const TokenEmbeddings& ref, std::size_t width,
+                       bool floor_precision, bool floor_recall);
+
 struct BertScoreOptions {
   std::int64_t layer = 0;        // hidden states after this many layers (0 = embeddings)
   bool idf = false;
