@@ -167,6 +167,9 @@ void setup_bertscore(CLI::App& metric) {
   auto* app = metric.add_subcommand("bertscore", "BERTScore (Zhang et al. 2020) as bert_score v0.3.13 computes it");
   add_model_options(*app, args->model);
   app->get_option("--input")->description("Hypotheses (candidates), one per line ('-' = standard input)");
+  app->get_option("--batch-size")
+      ->description("Sentences per model batch, and pairs per matching batch (bert_score's batch_size: padding in "
+                    "a batch can floor negative cosines at 0)");
   app->add_option("-r,--ref", args->refs,
                   "References, line-aligned with the hypotheses (repeat for several references: P, R and F are "
                   "each the maximum over them)")
