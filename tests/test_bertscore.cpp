@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "eval/metrics/bertscore.hpp"
 #include "support/golden.hpp"
+#include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -239,6 +240,26 @@ TEST(BertScore, MismatchedInputsFail) {
   metrics::BertScorer scorer(*model.encoder, {.layer = 1});
   EXPECT_THROW(scorer.score({"a", "b"}, {{"a"}}), Error);
   EXPECT_THROW(scorer.score({"a"}, {{}}), Error);
+}
+
+class BertScoreOpenCl : public test::OpenClTest {};
+
+// --device opencl gives the golden values too (the hidden states are the only device work).
+TEST_F(BertScoreOpenCl, GoldenRunOnTheDevice) {
+  const json golden = test::load_json(golden_path("xlmr"));
+  const json& run = golden["runs"][2];  // L2_idf, pairs
+  ASSERT_EQ(run["config"], "L2_idf");
+  const auto source = ModelSource::open(test::fixture("core/xlmr"));
+  const auto backend = make_backend("opencl");
+  TextEncoder encoder(*source, *backend);
+  metrics::BertScorer scorer(encoder, options_of(run["settings"]));
+  const Inputs in = inputs_of(run);
+  const auto scores = scorer.score(in.hyps, in.refs);
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    EXPECT_NEAR(scores[i].precision, run["items"][i]["P"].get<double>(), kRawTolerance) << i;
+    EXPECT_NEAR(scores[i].recall, run["items"][i]["R"].get<double>(), kRawTolerance) << i;
+    EXPECT_NEAR(scores[i].f1, run["items"][i]["F"].get<double>(), kRawTolerance) << i;
+  }
 }
 
 // ---- the CLI: invar metric bertscore ----
