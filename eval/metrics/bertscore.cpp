@@ -34,7 +34,9 @@ void normalize_rows(std::vector<float>& rows, std::size_t width) {
 }
 
 // torch.max propagates NaN.
-float max_or_nan(float a, float b) { return std::isnan(a) || std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : std::max(a, b); }
+float max_or_nan(float a, float b) {
+  return std::isnan(a) || std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : std::max(a, b);
+}
 
 // Σ best[i] · w[i] / Σ w, with the weights normalised first as bert_score does (float32).
 float weighted_mean(const std::vector<float>& best, const std::vector<float>& weights) {
@@ -52,6 +54,19 @@ BertScore max_score(const BertScore& a, const BertScore& b) {
 struct Pair {
   std::size_t hyp, ref;  // indices of unique texts
 };
+
+// P, R and F of each hypothesis: each the maximum over its references' pairs, in order.
+std::vector<BertScore> best_per_hypothesis(const std::vector<BertScore>& per_pair,
+                                           const std::vector<std::vector<std::string>>& refs) {
+  std::vector<BertScore> out;
+  std::size_t p = 0;
+  for (const auto& r : refs) {
+    BertScore best = per_pair[p++];
+    for (std::size_t k = 1; k < r.size(); ++k) best = max_score(best, per_pair[p++]);
+    out.push_back(best);
+  }
+  return out;
+}
 
 // Scores pairs in bert_score's batches of `batch_size` consecutive pairs (the padding floor
 // depends on which pairs share a batch).
@@ -228,12 +243,14 @@ std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
   }
 
   const Tokenizer& tokenizer = encoder_.tokenizer();
-  if (options_.idf) {
-    weights_ = BertScoreWeights::idf(reference_ids);
-  } else {
-    weights_ = BertScoreWeights::uniform(*tokenizer.cls_id(), *tokenizer.sep_id());
-  }
+  weights_ = options_.idf ? BertScoreWeights::idf(reference_ids)
+                          : BertScoreWeights::uniform(*tokenizer.cls_id(), *tokenizer.sep_id());
 
+  const std::size_t width = static_cast<std::size_t>(encoder_.model().spec().hidden);
+  return best_per_hypothesis(score_pairs(pairs, embed(encodings), width, options_.batch_size), refs);
+}
+
+std::vector<TokenEmbeddings> BertScorer::embed(const std::vector<Encoding>& encodings) {
   const std::size_t width = static_cast<std::size_t>(encoder_.model().spec().hidden);
   auto hidden = encoder_.batched<std::vector<float>>(
       encodings, {options_.batch_size, options_.progress},
@@ -245,16 +262,7 @@ std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
     normalize_rows(texts[t].vectors, width);
     for (std::int32_t id : encodings[t].ids) texts[t].weights.push_back(static_cast<float>(weights_(id)));
   }
-
-  const auto per_pair = score_pairs(pairs, texts, width, options_.batch_size);
-  std::vector<BertScore> out;
-  std::size_t p = 0;
-  for (const auto& r : refs) {
-    BertScore best = per_pair[p++];
-    for (std::size_t k = 1; k < r.size(); ++k) best = max_score(best, per_pair[p++]);
-    out.push_back(best);
-  }
-  return out;
+  return texts;
 }
 
 }  // namespace invar::metrics

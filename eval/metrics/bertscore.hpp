@@ -112,6 +112,9 @@ class BertScorer {
   std::size_t truncated() const { return truncated_; }
 
  private:
+  // Unit-length hidden states of `layer` and the current weights, per encoding.
+  std::vector<TokenEmbeddings> embed(const std::vector<Encoding>& encodings);
+
   TextEncoder& encoder_;
   BertScoreOptions options_;
   std::size_t limit_ = 0;
