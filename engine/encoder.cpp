@@ -312,14 +312,22 @@ PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
 }
 
 std::vector<double> EncoderModel::pll(const Encoding& input, std::int32_t mask_id, std::int64_t budget_bytes) {
+  std::vector<std::size_t> positions;
+  for (std::size_t t = 0; t < input.ids.size(); ++t)
+    if (t >= input.special_mask.size() || !input.special_mask[t]) positions.push_back(t);
+  return pll_at(input, positions, mask_id, budget_bytes);
+}
+
+std::vector<double> EncoderModel::pll_at(const Encoding& input, std::span<const std::size_t> scored,
+                                         std::int32_t mask_id, std::int64_t budget_bytes) {
   Impl& m = *impl_;
   require_mlm();
   if (mask_id < 0 || mask_id >= m.spec.vocab) fail("mask token id {} is outside the vocabulary ({})", mask_id, m.spec.vocab);
   check_inputs(std::span<const Encoding>(&input, 1));
   std::vector<Encoding> copies;
   std::vector<std::int32_t> positions, targets;
-  for (std::size_t t = 0; t < input.ids.size(); ++t) {
-    if (t < input.special_mask.size() && input.special_mask[t]) continue;
+  for (std::size_t t : scored) {
+    if (t >= input.ids.size()) fail("pseudo-log-likelihood: position {} is outside the input ({} tokens)", t, input.ids.size());
     Encoding copy = input;
     copy.ids[t] = mask_id;
     positions.push_back(static_cast<std::int32_t>(t));

@@ -58,6 +58,10 @@ class EncoderModel {
   // gigabytes of attention scores). Fails when the checkpoint has no MLM head.
   static constexpr std::int64_t kPllBudget = std::int64_t{256} << 20;
   std::vector<double> pll(const Encoding& input, std::int32_t mask_id, std::int64_t budget_bytes = kPllBudget);
+  // The same for the given positions only, in their order (long inputs score each token in the
+  // window that gives it the most context: TextEncoder::pll).
+  std::vector<double> pll_at(const Encoding& input, std::span<const std::size_t> positions, std::int32_t mask_id,
+                             std::int64_t budget_bytes = kPllBudget);
 
   // Fails naming the input (1-based index) when it is empty, longer than the model's positions,
   // or has an id outside the vocabulary or token types.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "engine/pll_windows.hpp"
 #include "models/hf_config.hpp"
 
 namespace invar {
@@ -61,6 +62,22 @@ PerInput TextEncoder::logits(const std::vector<Encoding>& inputs, const BatchOpt
   model_.require_classifier();
   return batched<std::vector<float>>(inputs, options,
                                      [&](std::span<const Encoding> batch) { return model_.logits(batch); });
+}
+
+TextEncoder::PseudoLikelihood TextEncoder::pll(const Encoding& input, std::int32_t mask_id) {
+  if (input.ids.size() <= limit_) return {model_.pll(input, mask_id), 1};
+  const Framing framing = framing_of(input);
+  const std::size_t specials = framing.prefix + framing.suffix;
+  if (limit_ <= specials) fail("pseudo-log-likelihood: a window of {} tokens has no room besides the special tokens", limit_);
+  const auto windows = pll_windows(input.ids.size() - specials, limit_ - specials);
+  PseudoLikelihood out{{}, windows.size()};
+  for (const auto& w : windows) {
+    std::vector<std::size_t> positions;
+    for (std::size_t t = w.score_begin; t < w.score_end; ++t) positions.push_back(framing.prefix + t - w.begin);
+    const auto scores = model_.pll_at(window_of(input, framing, w.begin, w.end), positions, mask_id);
+    out.per_token.insert(out.per_token.end(), scores.begin(), scores.end());
+  }
+  return out;
 }
 
 }  // namespace invar

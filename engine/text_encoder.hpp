@@ -73,6 +73,14 @@ class TextEncoder {
   // The classification head's logits, in input order (fails when the model has no such head).
   PerInput logits(const std::vector<Encoding>& inputs, const BatchOptions& options);
 
+  // Pseudo-log-likelihood of every non-special token of a single-sequence `input` of any length:
+  // one pass when it fits max_length(), else overlapping windows (engine/pll_windows.hpp).
+  struct PseudoLikelihood {
+    std::vector<double> per_token;
+    std::size_t windows = 1;
+  };
+  PseudoLikelihood pll(const Encoding& input, std::int32_t mask_id);
+
  private:
   const ModelSource& source_;
   std::unique_ptr<Tokenizer> tokenizer_;

@@ -1,7 +1,8 @@
 // Encoder commands: `invar embed`, `hidden`, `classify`, `pll` and `similarity` run a BERT,
 // RoBERTa, XLM-R or MPNet model (engine/encoder.hpp) over one text (or tab-separated pair) per
 // input line and write one JSONL line per input line, in input order. Inputs are batched by
-// length; texts longer than the model allows are truncated with one warning.
+// length; texts longer than the model allows are truncated with one warning (pll scores them whole,
+// in overlapping windows).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -263,22 +264,31 @@ void run_pll(const PllOptions& options) {
   run.model().require_mlm();
   const auto mask = run.encoder().tokenizer().mask_id();
   if (!mask) fail("{}: the tokenizer has no mask token", run.encoder().source().path());
-  const auto inputs = run.encode(lines, false);
   std::vector<std::string> out;
-  Progress progress("pll", inputs.size());
-  for (const auto& input : inputs) {
-    const auto per_token = run.model().pll(input, *mask);
+  std::size_t windowed = 0;
+  Progress progress("pll", lines.size());
+  for (const auto& line : lines) {
+    // Not truncated: a line longer than the model's limit is scored in overlapping windows.
+    const auto result = run.encoder().pll(run.encoder().tokenizer().encode(line.first), *mask);
+    const auto& per_token = result.per_token;
     double total = 0.0;
     for (double v : per_token) total += v;
-    std::string line = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": [{}])", total, per_token.size(),
-                                   fmt::join(per_token, ", "));
+    std::string line_json = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": [{}])", total, per_token.size(),
+                                        fmt::join(per_token, ", "));
+    if (result.windows > 1) {
+      line_json += fmt::format(R"(, "windows": {})", result.windows);
+      ++windowed;
+    }
     // Salazar et al.'s pseudo-perplexity: exp(−PLL / N); undefined for a text without tokens.
     if (options.ppl)
-      line += per_token.empty() ? R"(, "ppl": null)"
-                                : fmt::format(R"(, "ppl": {})", std::exp(-total / static_cast<double>(per_token.size())));
-    out.push_back(line + "}");
+      line_json += per_token.empty() ? R"(, "ppl": null)"
+                                     : fmt::format(R"(, "ppl": {})", std::exp(-total / static_cast<double>(per_token.size())));
+    out.push_back(line_json + "}");
     progress.advance(1);
   }
+  if (windowed > 0)
+    fmt::print(stderr, "invar: note: {} of {} input lines were longer than {} tokens and were scored in overlapping "
+                       "windows\n", windowed, lines.size(), run.encoder().max_length());
   write_lines(options.encode.model.output, out);
 }
 
@@ -330,7 +340,10 @@ void setup_pll(CLI::App& root) {
   auto* cmd = root.add_subcommand("pll", "Pseudo-log-likelihood from a masked LM (Salazar et al. 2020)");
   cmd->footer(std::string("Each non-special token is masked in turn; all masked copies of a line run as one batch "
                           "(--batch-size does not apply). Output: {\"pll\": x, \"tokens\": n, \"per_token\": [...]} "
-                          "(natural log), plus \"ppl\" = exp(-pll/n) with --ppl.") + kInputNote);
+                          "(natural log), plus \"ppl\" = exp(-pll/n) with --ppl. Lines are not truncated: one "
+                          "longer than the model's limit (or --max-length) is split into overlapping windows, half a "
+                          "window apart, each token scored in the window whose centre is nearest (\"windows\": k "
+                          "is added to its line).") + kInputNote);
   add_encode_options(*cmd, options->encode);
   cmd->add_flag("--ppl", options->ppl, "Add the pseudo-perplexity exp(-pll / tokens)");
   cmd->callback([options] { run_pll(*options); });

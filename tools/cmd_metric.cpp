@@ -18,8 +18,8 @@
 #include "eval/metrics/ter.hpp"
 #include "eval/stats/resampling.hpp"
 #include "invar_version.hpp"
-#include "tools/cmd_metric_meteor_wmd.hpp"
 #include "tools/command.hpp"
+#include "tools/metric_commands.hpp"
 #include "tools/metric_inputs.hpp"
 
 namespace invar::cli {
@@ -424,13 +424,14 @@ void setup_ter(CLI::App& parent) {
 void setup(CLI::App& root) {
   auto* app = root.add_subcommand(
       "metric",
-      "Reference-based text metrics: BLEU, chrF, TER (sacrebleu 2.4.3-exact, with signatures), METEOR (NLTK), "
-      "Word Mover's Distance and mean word-vector cosine");
+      "Reference-based text metrics: BLEU, chrF, TER (sacrebleu 2.4.3-exact), BERTScore (bert_score 0.3.13-exact), "
+      "with signatures; METEOR (NLTK), Word Mover's Distance and mean word-vector cosine");
   app->require_subcommand(1);
   setup_bleu(*app);
   setup_chrf(*app);
   setup_ter(*app);
-  add_meteor_and_word_vector_metrics(*app);
+  setup_bertscore(*app);
+  setup_meteor_and_word_vector_metrics(*app);
 }
 
 INVAR_COMMAND("metric", setup);

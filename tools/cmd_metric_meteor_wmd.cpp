@@ -2,7 +2,7 @@
 // style transfer. METEOR is NLTK's (3.8 by default, 3.6.2 by name); WMD and the cosine of mean word
 // vectors read fastText vectors. Sentence scores are line-aligned with the hypotheses; the corpus
 // score is their mean.
-#include "tools/cmd_metric_meteor_wmd.hpp"
+#include "tools/metric_commands.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -247,7 +247,7 @@ void setup_word_vector_metrics(CLI::App& parent) {
 
 }  // namespace
 
-void add_meteor_and_word_vector_metrics(CLI::App& metric) {
+void setup_meteor_and_word_vector_metrics(CLI::App& metric) {
   setup_meteor(metric);
   setup_word_vector_metrics(metric);
 }

@@ -1,0 +1,201 @@
+// `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore.hpp),
+// with its hash, its CLI's summary line and per-line scores aligned with the hypotheses.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "eval/metrics/bertscore.hpp"
+#include "invar_version.hpp"
+#include "tools/metric_commands.hpp"
+#include "tools/model_command.hpp"
+
+namespace invar::cli {
+namespace {
+
+struct BertScoreArguments {
+  ModelOptions model;
+  std::vector<std::string> refs;
+  std::optional<std::int64_t> layer;
+  bool idf = false;
+  std::string baseline;
+  std::size_t max_length = 0;
+  bool sentence = false;
+  bool json = false;
+  bool csv = false;
+};
+
+// The name bert_score's hash and model2layers know a model by: the folder (or .invar file) name,
+// else config.json's _name_or_path.
+std::string model_name(const std::string& path) {
+  auto p = std::filesystem::path(path).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  return p.extension() == ".invar" ? p.stem().string() : p.filename().string();
+}
+
+std::int64_t resolve_layer(const BertScoreArguments& args, const ModelSource& source) {
+  if (args.layer) return *args.layer;
+  const std::string name = model_name(args.model.model);
+  if (auto layer = metrics::bertscore_default_layer(name)) return *layer;
+  const auto& config = source.config();
+  if (config.contains("_name_or_path") && config["_name_or_path"].is_string())
+    if (auto layer = metrics::bertscore_default_layer(config["_name_or_path"].get<std::string>())) return *layer;
+  fail("{}: '{}' is not in bert_score's table of default layers (model2layers); give --layer N", args.model.model,
+       name);
+}
+
+// Hypotheses and the line-aligned reference files, as segment-major reference lists.
+void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
+                 std::vector<std::vector<std::string>>& refs) {
+  hyps = read_lines(args.model.input);
+  if (hyps.empty()) fail("{}: no hypotheses to score", args.model.input == "-" ? "standard input" : args.model.input);
+  refs.assign(hyps.size(), {});
+  for (const auto& file : args.refs) {
+    auto lines = read_lines(file);
+    if (lines.size() != hyps.size())
+      fail("{} has {} lines but the hypotheses ({}) have {}; references must be line-aligned with them", file,
+           lines.size(), args.model.input == "-" ? "standard input" : args.model.input, hyps.size());
+    for (std::size_t i = 0; i < hyps.size(); ++i) refs[i].push_back(std::move(lines[i]));
+  }
+}
+
+// bert_score warns when an empty candidate or reference sets scores to 0.
+void warn_empty(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs) {
+  std::size_t empty_hyps = 0, empty_refs = 0;
+  for (const auto& h : hyps) empty_hyps += is_blank(h);
+  for (const auto& r : refs)
+    for (const auto& text : r) empty_refs += is_blank(text);
+  if (empty_hyps > 0)
+    fmt::print(stderr, "invar: warning: {} empty hypotheses score P = R = F = 0 (as bert_score)\n", empty_hyps);
+  if (empty_refs > 0)
+    fmt::print(stderr, "invar: warning: {} empty references score P = R = F = 0 against their hypotheses\n",
+               empty_refs);
+}
+
+nlohmann::json number(float value) { return std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value); }
+
+metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
+  double p = 0, r = 0, f = 0;
+  for (const auto& s : scores) {
+    p += s.precision;
+    r += s.recall;
+    f += s.f1;
+  }
+  const double n = static_cast<double>(scores.size());
+  return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
+}
+
+// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456".
+std::string summary_line(const std::string& hash, const metrics::BertScore& m) {
+  return fmt::format("{} P: {:.6f} R: {:.6f} F1: {:.6f}", hash, m.precision, m.recall, m.f1);
+}
+
+nlohmann::ordered_json summary_json(const std::string& hash, const metrics::BertScore& m,
+                                    const BertScoreArguments& args, std::int64_t layer, std::size_t segments) {
+  nlohmann::ordered_json out{{"name", "BERTScore"},   {"P", number(m.precision)}, {"R", number(m.recall)},
+                             {"F", number(m.f1)},      {"hash", hash},             {"layer", layer},
+                             {"idf", args.idf},        {"segments", segments}};
+  if (!args.baseline.empty()) out["baseline"] = args.baseline;
+  out["invar_version"] = kVersion;
+  return out;
+}
+
+void write_sentences(const std::vector<metrics::BertScore>& scores, const BertScoreArguments& args, AtomicOutput& out) {
+  if (args.csv) out.write_line("P,R,F");
+  for (const auto& s : scores) {
+    if (args.json)
+      out.write_line(nlohmann::ordered_json{{"P", number(s.precision)}, {"R", number(s.recall)}, {"F", number(s.f1)}}.dump());
+    else if (args.csv)
+      out.write_line(fmt::format("{},{},{}", s.precision, s.recall, s.f1));
+    else  // bert_score's --seg_level lines
+      out.write_line(fmt::format("{:.6f}\t{:.6f}\t{:.6f}", s.precision, s.recall, s.f1));
+  }
+}
+
+void run(const BertScoreArguments& args) {
+  if (args.json && args.csv) fail("--json and --csv are exclusive");
+  if (args.csv && !args.sentence) fail("--csv writes per-line scores: add --sentence");
+  std::vector<std::string> hyps;
+  std::vector<std::vector<std::string>> refs;
+  read_inputs(args, hyps, refs);
+  const auto source = ModelSource::open(args.model.model);
+  const std::int64_t layer = resolve_layer(args, *source);
+  std::optional<metrics::BertScoreBaseline> baseline;
+  if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
+  const auto backend = open_backend(args.model);
+  TextEncoder encoder(*source, *backend);
+
+  std::set<std::string_view> unique(hyps.begin(), hyps.end());
+  for (const auto& r : refs) unique.insert(r.begin(), r.end());
+  Progress progress("bertscore", unique.size());
+  metrics::BertScorer scorer(encoder, {.layer = layer,
+                                       .idf = args.idf,
+                                       .batch_size = args.model.batch_size,
+                                       .max_length = args.max_length,
+                                       .progress = [&progress](std::size_t done) { progress.advance(done); }});
+  auto scores = scorer.score(hyps, refs);
+  if (scorer.truncated() > 0)
+    fmt::print(stderr, "invar: warning: {} of {} distinct texts were longer than {} tokens and were truncated\n",
+               scorer.truncated(), unique.size(), scorer.max_length());
+  warn_empty(hyps, refs);
+  if (baseline)
+    for (auto& s : scores) s = metrics::rescale(s, *baseline);
+
+  const std::string hash = metrics::bertscore_hash(model_name(args.model.model), layer, args.idf, baseline.has_value());
+  const auto corpus = mean(scores);
+  AtomicOutput out(args.model.output);
+  if (args.sentence) {
+    write_sentences(scores, args, out);
+    fmt::print(stderr, "{}\n", summary_line(hash, corpus));
+  } else if (args.json) {
+    out.write_line(summary_json(hash, corpus, args, layer, scores.size()).dump(1));
+  } else {
+    out.write_line(summary_line(hash, corpus));
+  }
+  out.commit();
+}
+
+}  // namespace
+
+void setup_bertscore(CLI::App& metric) {
+  auto args = std::make_shared<BertScoreArguments>();
+  args->model.batch_size = 64;  // bert_score's default
+  auto* app = metric.add_subcommand("bertscore", "BERTScore (Zhang et al. 2020) as bert_score v0.3.13 computes it");
+  add_model_options(*app, args->model);
+  app->get_option("--input")->description("Hypotheses (candidates), one per line ('-' = standard input)");
+  app->get_option("--batch-size")
+      ->description("Sentences per model batch, and pairs per matching batch (bert_score's batch_size: padding in "
+                    "a batch can floor negative cosines at 0)");
+  app->add_option("-r,--ref", args->refs,
+                  "References, line-aligned with the hypotheses (repeat for several references: P, R and F are "
+                  "each the maximum over them)")
+      ->required();
+  app->add_option("--layer", args->layer,
+                  "Hidden states after this many layers (0 = embeddings); default: bert_score's layer for the "
+                  "model's name (e.g. roberta-large 17), required for other models");
+  app->add_flag("--idf", args->idf, "Weight tokens by idf computed from the references");
+  app->add_option("--baseline", args->baseline,
+                  "Rescale with the LAYER,P,R,F baseline file of bert_score (its row for the layer): "
+                  "(x - b) / (1 - b)");
+  app->add_option("--max-length", args->max_length,
+                  "Truncate texts to this many tokens, special tokens included (0 = the tokenizer's "
+                  "model_max_length, capped by the model's positions)")
+      ->capture_default_str();
+  app->add_flag("--sentence,--sentence-level", args->sentence,
+                "Per-line P, R, F aligned with the hypotheses (the summary line goes to standard error)");
+  app->add_flag("--json", args->json, "JSON summary, or JSON Lines {P, R, F} with --sentence (NaN as null)");
+  app->add_flag("--csv", args->csv, "With --sentence: CSV with a P,R,F header");
+  app->footer(
+      "Output: bert_score's summary line, HASH P: .. R: .. F1: .. (corpus means), where HASH is bert_score's "
+      "get_hash with the model's folder name, e.g. roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0); "
+      "its version fields name the bert_score and transformers releases whose behaviour invar reproduces. "
+      "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0; an empty hypothesis or reference "
+      "scores 0 (with a warning), as in bert_score.");
+  app->callback([args] { run(*args); });
+}
+
+}  // namespace invar::cli
