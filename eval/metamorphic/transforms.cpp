@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "eval/metamorphic/random.hpp"
+#include "eval/stats/random.hpp"
 
 namespace invar::metamorphic {
 
@@ -114,15 +114,15 @@ Transformation noise_transformation(std::string name, double rate, std::uint64_t
             std::string out = text;
             for (std::size_t i = 0; i < out.size(); ++i) {
               const auto c = static_cast<unsigned char>(out[i]);
-              if (!std::isalpha(c) || c >= 0x80 || uniform_below(rng, 1000000000) >= threshold) continue;
-              const bool swap = uniform_below(rng, 2) == 1 && i + 1 < out.size() && std::isalpha(static_cast<unsigned char>(out[i + 1]));
+              if (!std::isalpha(c) || c >= 0x80 || stats::uniform_below(rng, 1000000000) >= threshold) continue;
+              const bool swap = stats::uniform_below(rng, 2) == 1 && i + 1 < out.size() && std::isalpha(static_cast<unsigned char>(out[i + 1]));
               if (swap) {
                 std::swap(out[i], out[i + 1]);
                 ++i;
                 continue;
               }
               const char* keys = neighbours(static_cast<char>(std::tolower(c)));
-              char key = keys[uniform_below(rng, std::char_traits<char>::length(keys))];
+              char key = keys[stats::uniform_below(rng, std::char_traits<char>::length(keys))];
               out[i] = std::isupper(c) ? static_cast<char>(std::toupper(static_cast<unsigned char>(key))) : key;
             }
             return out;

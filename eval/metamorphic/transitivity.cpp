@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "eval/metamorphic/random.hpp"
+#include "eval/stats/random.hpp"
 
 namespace invar::metamorphic {
 
@@ -65,15 +65,15 @@ std::vector<Triplet> sample_triplets(const std::vector<Word>& words, std::size_t
   std::mt19937_64 rng(seed);
   std::vector<Triplet> out;
   for (std::size_t k = 0; k < count; ++k) {
-    std::uint64_t pick = uniform_below(rng, total);
+    std::uint64_t pick = stats::uniform_below(rng, total);
     std::size_t g = 0;
     while (pick >= usable[g]->second.size()) pick -= usable[g++]->second.size();
     const auto& list = usable[g]->second;
     const std::size_t n = list.size();
-    const std::size_t i = uniform_below(rng, n);
-    std::size_t j = uniform_below(rng, n - 1);
+    const std::size_t i = stats::uniform_below(rng, n);
+    std::size_t j = stats::uniform_below(rng, n - 1);
     j += j >= i;
-    std::size_t l = uniform_below(rng, n - 2);
+    std::size_t l = stats::uniform_below(rng, n - 2);
     for (std::size_t taken : {std::min(i, j), std::max(i, j)}) l += l >= taken;
     out.push_back({list[i], list[j], list[l], usable[g]->first, "sampled"});
   }

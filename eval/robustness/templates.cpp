@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "eval/stats/random.hpp"
 
 namespace invar::robustness {
 
@@ -123,22 +124,12 @@ struct Reader {
   }
 };
 
-std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound) {
-  // Rejection sampling rather than std::uniform_int_distribution, whose output differs between
-  // standard libraries: the same seed gives the same sample everywhere.
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
-  std::uint64_t x = 0;
-  do x = rng();
-  while (x >= limit);
-  return x % bound;
-}
-
 // `count` distinct indices below `total`, ascending (Floyd's algorithm).
 std::vector<std::uint64_t> sample_indices(std::uint64_t total, std::uint64_t count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::set<std::uint64_t> chosen;
   for (std::uint64_t j = total - count; j < total; ++j) {
-    std::uint64_t pick = uniform_below(rng, j + 1);
+    std::uint64_t pick = stats::uniform_below(rng, j + 1);
     if (!chosen.insert(pick).second) chosen.insert(j);
   }
   return {chosen.begin(), chosen.end()};

@@ -1,9 +1,9 @@
 #pragma once
-// Uniform integers for the seeded parts of metamorphic testing (noise, triplet sampling).
+// Seeded uniform draws that give the same values on every platform (splits, sampling, noise).
 #include <cstdint>
 #include <random>
 
-namespace invar::metamorphic {
+namespace invar::stats {
 
 // Uniform in [0, bound) by rejection, not std::uniform_int_distribution (whose algorithm the
 // standard leaves open), so a seed gives the same draws on every platform.
@@ -14,4 +14,4 @@ inline std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound) {
   return draw % bound;
 }
 
-}  // namespace invar::metamorphic
+}  // namespace invar::stats
