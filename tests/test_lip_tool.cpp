@@ -1,0 +1,169 @@
+// The LIP tool's classifier (MilaNLProc/language-invariant-properties, classifiers/sklearn_wrapper.py)
+// against scikit-learn 1.2.1 goldens: fixtures/metrics/tfidf_logreg.json (the unpenalised-intercept,
+// multinomial objective solved to its optimum) and fixtures/stmetrics/lip_synthetic.json (fold
+// assignment, per-fold micro-F1, chosen C, predictions, distributions, KL and χ² of the whole run).
+// Tolerances are the READMEs': objectives 1e-6 relative, probabilities 1e-3 absolute, labels exact
+// except the goldens' fragile (near-tie) texts, grid scores / KL / χ² exact or 1e-12 relative.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "eval/learn/lbfgs_logreg.hpp"
+#include "eval/learn/logreg.hpp"
+#include "eval/learn/model_selection.hpp"
+#include "eval/learn/tfidf.hpp"
+#include "eval/lip/classifier_preset.hpp"
+#include "eval/lip/cross_validation.hpp"
+#include "eval/lip/lip.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace invar;
+using nlohmann::json;
+
+namespace {
+
+const json& tfidf_logreg() {
+  static const json golden = test::load_json(test::fixture("metrics/tfidf_logreg.json"));
+  return golden;
+}
+
+const json& lip_synthetic() {
+  static const json golden = test::load_json(test::fixture("stmetrics/lip_synthetic.json"));
+  return golden;
+}
+
+TfidfOptions vectorizer_from(const json& params) {
+  TfidfOptions options;
+  options.analyzer = params["analyzer"] == "char" ? NgramAnalyzer::Char : NgramAnalyzer::CharWb;
+  options.ngram_min = params["ngram_range"][0];
+  options.ngram_max = params["ngram_range"][1];
+  options.sublinear_tf = params.value("sublinear_tf", false);
+  if (params.contains("min_df")) options.min_df = {params["min_df"].get<double>(), true};
+  if (params.contains("max_df")) options.max_df = {params["max_df"].get<double>(), true};
+  return options;
+}
+
+std::vector<int> indices_of(const std::vector<std::string>& labels, const std::vector<std::string>& classes) {
+  std::vector<int> out;
+  for (const auto& label : labels)
+    out.push_back(static_cast<int>(std::find(classes.begin(), classes.end(), label) - classes.begin()));
+  return out;
+}
+
+std::set<std::size_t> as_set(const json& indices) { return {indices.begin(), indices.end()}; }
+
+void expect_labels(const std::vector<int>& predicted, const std::vector<std::string>& classes, const json& golden,
+                   const std::set<std::size_t>& fragile, const std::string& what) {
+  ASSERT_EQ(predicted.size(), golden.size()) << what;
+  for (std::size_t i = 0; i < predicted.size(); ++i)
+    if (!fragile.count(i)) {
+      EXPECT_EQ(classes[static_cast<std::size_t>(predicted[i])], golden[i]) << what << " text " << i;
+    }
+}
+
+void expect_probabilities(const std::vector<std::vector<double>>& p, const json& golden, const std::string& what) {
+  ASSERT_EQ(p.size(), golden.size()) << what;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    for (std::size_t k = 0; k < p[i].size(); ++k) EXPECT_NEAR(p[i][k], golden[i][k].get<double>(), 1e-3) << what << " text " << i;
+}
+
+}  // namespace
+
+// Every lbfgs and saga case: the same problem (intercept unpenalised, multinomial for 3 classes) solved
+// to the optimum the golden's tight scipy L-BFGS-B solve found.
+TEST(LbfgsLogisticRegression, ReachesTheGoldenOptimumOfSklearnsObjective) {
+  std::size_t checked = 0;
+  for (const auto& c : tfidf_logreg()["logistic_regression"]) {
+    const std::string solver = c["logistic_regression"]["solver"];
+    if (solver == "liblinear") continue;
+    SCOPED_TRACE(c["name"].get<std::string>());
+    const std::string set = c["name"].get<std::string>().substr(0, c["name"].get<std::string>().find('/'));
+    const auto& data = tfidf_logreg()["datasets"][set];
+    std::vector<std::string> train, train_labels, test;
+    for (const auto& row : data["train"]) {
+      train.push_back(row["text"]);
+      train_labels.push_back(row["label"]);
+    }
+    for (const auto& row : data["test"]) test.push_back(row["text"]);
+    const auto classes = c["classes"].get<std::vector<std::string>>();
+    const auto labels = indices_of(train_labels, classes);
+
+    TfidfVectorizer vectorizer(vectorizer_from(c["vectorizer"]));
+    vectorizer.fit(train);
+    ASSERT_EQ(vectorizer.vocabulary().size(), c["vocabulary_size"].get<std::size_t>());
+    LogisticRegressionOptions options;
+    options.solver = LogisticSolver::Lbfgs;
+    options.tolerance = 1e-10;
+    options.C = c["logistic_regression"]["C"];
+    options.class_weight = c["logistic_regression"]["class_weight"].is_null() ? ClassWeighting::None : ClassWeighting::Balanced;
+    LogisticRegression model;
+    const auto X = vectorizer.transform(train);
+    model.fit(X, labels, classes.size(), options);
+    EXPECT_EQ(model.class_weights(), c["class_weights_used"].get<std::vector<double>>());
+
+    // The golden states this objective as sum_i s_i loss_i + |W|^2 / (2C): ours / C.
+    LinearScores solution{model.weights(), model.intercepts(), 0};
+    const double objective =
+        logistic_objective(X, labels, classes.size(), model.sample_weights(labels), options.C, solution) / options.C;
+    const double target = c["objective"]["at_optimum"];
+    EXPECT_NEAR(objective, target, 1e-6 * target);
+    EXPECT_LT(objective, c["objective"]["at_zero"].get<double>());
+
+    const auto Xtest = vectorizer.transform(test);
+    expect_labels(model.predict(Xtest), classes, c["optimum"]["test_labels"], as_set(c["optimum"]["fragile_test_indices"]),
+                  "test labels");
+    expect_probabilities(model.predict_proba(Xtest), c["optimum"]["test_proba"], "test probabilities");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6u);
+}
+
+TEST(StratifiedKFold, SklearnsFoldsWithoutShuffling) {
+  const auto& g = lip_synthetic();
+  const auto classes = g["classes"].get<std::vector<std::string>>();
+  const auto labels = indices_of(g["data"]["train_labels"].get<std::vector<std::string>>(), classes);
+  const auto folds = stratified_kfold(labels, 5);
+  EXPECT_EQ(folds, g["cv"]["test_fold_of_train_index"].get<std::vector<std::size_t>>());
+  // Hand-checkable case: class b first seen, a 7 members, b 3; sorted encoded labels dealt round-robin.
+  EXPECT_EQ(stratified_kfold({1, 0, 0, 1, 0, 0, 1, 0, 0, 0}, 3), (std::vector<std::size_t>{0, 0, 0, 1, 0, 1, 2, 1, 2, 2}));
+  EXPECT_THROW(stratified_kfold({0, 0, 1, 1}, 3), Error);
+}
+
+TEST(ModelSelection, MicroF1AndTheFirstBestCandidate) {
+  // 48/60 correct: sklearn's 2PR/(P+R) gives 0.8000000000000002, not 0.8.
+  std::vector<int> truth(60, 0), predicted(60, 0);
+  for (std::size_t i = 0; i < 12; ++i) predicted[i] = 1;
+  EXPECT_EQ(f1_micro(truth, predicted), 0.8000000000000002);
+  EXPECT_EQ(best_candidate({0.7, 0.8, 0.8, 0.5}), 1u);
+}
+
+TEST(LipToolGridSearch, FoldScoresAndChosenCAtTheOptimum) {
+  const auto& g = lip_synthetic();
+  const auto classes = g["classes"].get<std::vector<std::string>>();
+  const auto texts = g["data"]["train_texts"].get<std::vector<std::string>>();
+  const auto labels = indices_of(g["data"]["train_labels"].get<std::vector<std::string>>(), classes);
+  const auto preset = classifier_preset("lip-tool");
+  FeaturizerFactory featurizer = [&] { return std::make_unique<TfidfFeaturizer>(preset.tfidf); };
+  auto cv = cross_validate(texts, labels, classes.size(), featurizer, preset.regression, preset.c_grid, preset.folds);
+  const auto& golden = g["cv"]["grid_at_optimum"];
+  ASSERT_TRUE(cv.grid);
+  ASSERT_EQ(cv.grid->candidates.size(), golden["grid"].size());
+  for (std::size_t c = 0; c < cv.grid->candidates.size(); ++c) {
+    const auto& row = golden["grid"][c];
+    EXPECT_EQ(cv.grid->candidates[c], row["C"].get<double>());
+    // Near-tie texts of a fold may go either way at a slightly different optimum.
+    bool fragile = false;
+    for (const auto& n : row["fold_n_fragile"]) fragile |= n.get<int>() > 0;
+    for (std::size_t f = 0; f < 5; ++f)
+      if (row["fold_n_fragile"][f] == 0) {
+        EXPECT_EQ(cv.grid->fold_scores[c][f], row["fold_f1_micro"][f].get<double>()) << "C " << row["C"] << " fold " << f;
+      }
+    if (!fragile) {
+      EXPECT_EQ(cv.grid->means[c], row["mean"].get<double>()) << "C " << row["C"];
+    }
+  }
+  EXPECT_EQ(cv.C, golden["best_C"].get<double>());
+  EXPECT_EQ(cv.test_folds, g["cv"]["test_fold_of_train_index"].get<std::vector<std::size_t>>());
+}
