@@ -160,7 +160,8 @@ std::vector<std::string> lip_args(const Files& f) {
 
 TEST(LipCli, ExampleRunsAndFindsTheTransformationBias) {
   auto dir = test::temp_dir();
-  auto result = test::run_cli({"lip", "--example", "--runs", "2", "--json", "--report", dir + "/lip.html",
+  // Several runs need the held-out check of the invar preset (cross-validation is deterministic).
+  auto result = test::run_cli({"lip", "--example", "--preset", "invar", "--runs", "2", "--json", "--report", dir + "/lip.html",
                                "--predictions", dir + "/predictions.jsonl"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto json = nlohmann::json::parse(result.out);
@@ -188,8 +189,12 @@ TEST(LipCli, ExampleRunsAndFindsTheTransformationBias) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("Transformation bias"), std::string::npos);
 
+  // The default preset, the LIP tool's classifier, reads the example the same way.
   auto table = test::run_cli({"lip", "--example"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("(preset lip-tool)"), std::string::npos);
+  EXPECT_NE(table.out.find("Grid search"), std::string::npos);
+  EXPECT_NE(table.out.find("significance_transformed"), std::string::npos);
   EXPECT_NE(table.out.find("Classifier check"), std::string::npos);
   EXPECT_LT(table.out.find("Classifier check"), table.out.find("Distributions"));
   EXPECT_NE(table.out.find("Transformation bias: the LIP is broken."), std::string::npos);
@@ -308,7 +313,7 @@ TEST(LipCli, SentenceEmbeddingClassifierWithATinyEncoder) {
                        "lovely great item\nreally awful, broken\nlove it, lovely\n");
   const auto model = test::fixture("core/bert-wordpiece");
   auto args = lip_args(f);
-  args.insert(args.end(), {"--classifier", "se", "-m", model, "--runs", "2", "--json", "--threads", "1"});
+  args.insert(args.end(), {"--classifier", "se", "-m", model, "--preset", "invar", "--runs", "2", "--json", "--threads", "1"});
   auto result = test::run_cli(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto json = nlohmann::json::parse(result.out);

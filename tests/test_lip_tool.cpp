@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "eval/learn/lbfgs_logreg.hpp"
@@ -166,4 +167,86 @@ TEST(LipToolGridSearch, FoldScoresAndChosenCAtTheOptimum) {
   }
   EXPECT_EQ(cv.C, golden["best_C"].get<double>());
   EXPECT_EQ(cv.test_folds, g["cv"]["test_fold_of_train_index"].get<std::vector<std::size_t>>());
+}
+
+// `invar lip` with the default preset on the synthetic set, read through the TrustPilot adapter: the
+// tool's whole run, compared with the solver-independent optimum record.
+TEST(LipToolCli, ReproducesTheToolsRunOnTheSyntheticSet) {
+  const auto& g = lip_synthetic();
+  const auto& optimum = g["solvers"]["lbfgs"]["optimum_at_best_C"];
+  const auto dir = test::temp_dir();
+  const auto folder = test::fixture("stmetrics/lip_synthetic");
+  auto run = test::run_cli({"lip", "--train", folder + "/train/english.csv", "--original", folder + "/test/english.csv",
+                            "--transformed", folder + "/transformed/english.csv", "--text-column", "text",
+                            "--label-column", "polarity", "--transformed-column", "text", "--json", "--predictions",
+                            dir + "/predictions.jsonl"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto out = json::parse(run.out);
+  EXPECT_EQ(out["preset"], "lip-tool");
+  EXPECT_EQ(out["verdict"], "transformation bias");
+  const auto& r = out["per_run"][0];
+  EXPECT_EQ(r["C"].get<double>(), g["cv"]["grid_at_optimum"]["best_C"].get<double>());
+  EXPECT_EQ(r["cross_validation"]["test_folds"], g["cv"]["test_fold_of_train_index"]);
+
+  // Per-text predictions and probabilities.
+  const auto classes = g["classes"].get<std::vector<std::string>>();
+  std::vector<std::string> pred_a, pred_b;
+  std::vector<std::vector<double>> proba_a, proba_b;
+  std::istringstream lines(test::read_file(dir + "/predictions.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    auto row = json::parse(line);
+    pred_a.push_back(row["original"][0]);
+    pred_b.push_back(row["transformed"][0]);
+    std::vector<double> pa, pb;
+    for (const auto& c : classes) {
+      pa.push_back(row["p_original"][0][c]);
+      pb.push_back(row["p_transformed"][0][c]);
+    }
+    proba_a.push_back(pa);
+    proba_b.push_back(pb);
+  }
+  expect_labels(indices_of(pred_a, classes), classes, optimum["pred_A"], as_set(optimum["fragile_test_indices_A"]), "pred_A");
+  expect_labels(indices_of(pred_b, classes), classes, optimum["pred_B"], as_set(optimum["fragile_test_indices_B"]), "pred_B");
+  expect_probabilities(proba_a, optimum["proba_A"], "proba_A");
+  expect_probabilities(proba_b, optimum["proba_B"], "proba_B");
+
+  // The tool's report, exactly.
+  const auto& tool = out["tool"];
+  EXPECT_EQ(tool["KL_O_PO"], optimum["KL_O_PO"]);
+  EXPECT_EQ(tool["KL_O_PT"], optimum["KL_O_PT"]);
+  EXPECT_EQ(tool["significance_source"], optimum["significance_source"]);
+  EXPECT_EQ(tool["significance_transformed"], optimum["significance_transformed"]);
+  // The golden's dictionaries keep the tool's first-seen key order only when read in order.
+  const auto ordered = nlohmann::ordered_json::parse(test::read_file(test::fixture("stmetrics/lip_synthetic.json")));
+  const auto& ordered_optimum = ordered["solvers"]["lbfgs"]["optimum_at_best_C"];
+  auto expect_distribution = [](const json& ours, const nlohmann::ordered_json& golden, const char* what) {
+    ASSERT_EQ(ours.size(), golden.size()) << what;
+    std::size_t i = 0;
+    for (const auto& [label, share] : golden.items()) {
+      EXPECT_EQ(ours[i][0], label) << what;  // first-seen order
+      EXPECT_EQ(ours[i][1].get<double>(), share.get<double>()) << what;
+      ++i;
+    }
+  };
+  expect_distribution(tool["distribution_O"], ordered["p_A"]["tool_rounded"], "distribution_O");
+  expect_distribution(tool["distribution_PO"], ordered_optimum["phat_A"]["tool_rounded"], "distribution_PO");
+  expect_distribution(tool["distribution_PT"], ordered_optimum["phat_B"]["tool_rounded"], "distribution_PT");
+  EXPECT_NEAR(r["kl_truth_original"].get<double>(), optimum["KL_O_PO_full"].get<double>(), 1e-12 * optimum["KL_O_PO_full"].get<double>());
+  EXPECT_NEAR(r["kl_truth_transformed"].get<double>(), optimum["KL_O_PT_full"].get<double>(), 1e-12 * optimum["KL_O_PT_full"].get<double>());
+  for (const auto& [ours, theirs] : {std::pair{"truth_vs_original", "chi2_source"}, std::pair{"truth_vs_transformed", "chi2_transformed"}}) {
+    const auto& chi2 = r["chi2"][ours];
+    const auto& golden = optimum[theirs];
+    EXPECT_NEAR(chi2["chi2"].get<double>(), golden["chi2"].get<double>(), 1e-12 * golden["chi2"].get<double>()) << ours;
+    EXPECT_NEAR(chi2["p"].get<double>(), golden["p_value"].get<double>(), 1e-12 * golden["p_value"].get<double>()) << ours;
+    EXPECT_EQ(chi2["dof"].get<double>(), golden["dof"].get<double>()) << ours;
+  }
+  std::vector<std::size_t> truth, original, transformed;
+  for (const auto& c : classes) {
+    truth.push_back(g["p_A"]["counts"][c]);
+    original.push_back(optimum["phat_A"]["counts"][c]);
+    transformed.push_back(optimum["phat_B"]["counts"][c]);
+  }
+  EXPECT_EQ(r["counts"]["truth"].get<std::vector<std::size_t>>(), truth);
+  EXPECT_EQ(r["counts"]["original"].get<std::vector<std::size_t>>(), original);
+  EXPECT_EQ(r["counts"]["transformed"].get<std::vector<std::size_t>>(), transformed);
 }

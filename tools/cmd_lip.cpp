@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "eval/lip/classifier_preset.hpp"
 #include "eval/lip/lip.hpp"
 #include "engine/translator.hpp"
 #include "core/io.hpp"
@@ -22,14 +23,14 @@ struct LipArguments {
   std::string classifier = "tf";
   ColumnSelection columns;
   std::string transformed_column;
-  std::string analyzer = "char";
-  std::vector<int> ngram_range{2, 6};
-  std::string min_df = "0.001", max_df = "0.6";
-  bool sublinear_tf = true;
-  double C = 1.0;
-  std::string class_weight = "balanced";
-  double tolerance = 1e-4;
-  double held_out = 0.2;
+  std::string preset = kDefaultClassifierPreset;
+  // Unset: the preset's value.
+  std::optional<std::string> analyzer, min_df, max_df, class_weight, solver;
+  std::vector<int> ngram_range;
+  std::optional<bool> sublinear_tf;
+  std::optional<double> C, tolerance, held_out;
+  std::vector<double> c_grid;
+  std::optional<std::size_t> folds;
   std::size_t runs = 1;
   std::uint64_t seed = 0;
   bool json = false;
@@ -39,18 +40,46 @@ struct LipArguments {
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
 };
 
-FeaturizerFactory tf_featurizer(const LipArguments& args) {
-  TfidfOptions options = lip_tfidf_options();
+FeaturizerFactory tf_featurizer(const LipArguments& args, TfidfOptions options) {
   if (args.analyzer == "char_wb") options.analyzer = NgramAnalyzer::CharWb;
-  else if (args.analyzer != "char") fail("--analyzer must be char or char_wb, got '{}'", args.analyzer);
-  if (args.ngram_range.size() != 2) fail("--ngram-range takes two numbers, MIN,MAX");
-  options.ngram_min = args.ngram_range[0];
-  options.ngram_max = args.ngram_range[1];
-  options.sublinear_tf = args.sublinear_tf;
-  options.min_df = DocumentFrequencyBound::parse(args.min_df);
-  options.max_df = DocumentFrequencyBound::parse(args.max_df);
+  else if (args.analyzer && *args.analyzer != "char") fail("--analyzer must be char or char_wb, got '{}'", *args.analyzer);
+  if (!args.ngram_range.empty()) {
+    if (args.ngram_range.size() != 2) fail("--ngram-range takes two numbers, MIN,MAX");
+    options.ngram_min = args.ngram_range[0];
+    options.ngram_max = args.ngram_range[1];
+  }
+  if (args.sublinear_tf) options.sublinear_tf = *args.sublinear_tf;
+  if (args.min_df) options.min_df = DocumentFrequencyBound::parse(*args.min_df);
+  if (args.max_df) options.max_df = DocumentFrequencyBound::parse(*args.max_df);
   options.validate();
   return [options] { return std::make_unique<TfidfFeaturizer>(options); };
+}
+
+// The preset, with the options given on the command line over it.
+ClassifierPreset classifier_settings(const LipArguments& args) {
+  ClassifierPreset preset = classifier_preset(args.preset);
+  auto& regression = preset.regression;
+  if (args.solver == "lbfgs") regression.solver = LogisticSolver::Lbfgs;
+  else if (args.solver == "liblinear") regression.solver = LogisticSolver::Liblinear;
+  else if (args.solver) fail("--solver must be lbfgs or liblinear, got '{}'", *args.solver);
+  if (args.class_weight == "balanced") regression.class_weight = ClassWeighting::Balanced;
+  else if (args.class_weight == "none") regression.class_weight = ClassWeighting::None;
+  else if (args.class_weight) fail("--class-weight must be balanced or none, got '{}'", *args.class_weight);
+  if (args.tolerance) regression.tolerance = *args.tolerance;
+  if (args.C && !args.c_grid.empty()) fail("-C fixes C and --c-grid searches it: give one of them");
+  if (args.C) {
+    regression.C = *args.C;
+    preset.c_grid.clear();
+  }
+  if (!args.c_grid.empty()) preset.c_grid = args.c_grid;
+  for (double C : preset.c_grid)
+    if (!(C > 0)) fail("--c-grid: C must be positive, got {}", C);
+  if (args.held_out) {
+    preset.check = ClassifierCheck::HeldOut;
+    preset.held_out = *args.held_out;
+  }
+  if (args.folds) preset.folds = *args.folds;
+  return preset;
 }
 
 // B = t(A) by a seq2seq model, with the model's own search settings; saved when asked, so the
@@ -96,12 +125,7 @@ void run(const LipArguments& given) {
   LipOptions options;
   options.runs = args.runs;
   options.seed = args.seed;
-  options.held_out = args.held_out;
-  options.regression.C = args.C;
-  options.regression.tolerance = args.tolerance;
-  if (args.class_weight == "balanced") options.regression.class_weight = ClassWeighting::Balanced;
-  else if (args.class_weight == "none") options.regression.class_weight = ClassWeighting::None;
-  else fail("--class-weight must be balanced or none, got '{}'", args.class_weight);
+  options.classifier = classifier_settings(args);
   // Models live until the end of the run: featurizers and the translator point into them.
   std::vector<std::unique_ptr<ModelSource>> sources;
   std::unique_ptr<Backend> backend;
@@ -114,7 +138,7 @@ void run(const LipArguments& given) {
   std::shared_ptr<SentenceEmbeddings> embeddings;
   if (args.classifier == "tf") {
     if (!args.encoder.empty()) fail("-m/--model is the SE classifier's encoder; use it with --classifier se");
-    options.featurizer = tf_featurizer(args);
+    options.featurizer = tf_featurizer(args, options.classifier.tfidf);
   } else if (args.classifier == "se") {
     if (args.encoder.empty()) fail("--classifier se needs a sentence encoder: -m MODEL");
     encoder = std::make_unique<TextEncoder>(open_model(args.encoder), *backend);
@@ -184,22 +208,34 @@ void setup(CLI::App& root) {
                   "Label column: number or header name (default 2), key (JSONL, default label)");
   app->add_option("--transformed-column", args->transformed_column, "Text column of --transformed (default: --text-column)");
   app->add_flag("--header", args->columns.header, "TSV/CSV files start with a header line");
-  app->add_option("--analyzer", args->analyzer, "TF-IDF analyzer: char or char_wb")->capture_default_str();
-  app->add_option("--ngram-range", args->ngram_range, "TF-IDF n-gram range MIN,MAX")
+  app->add_option("--preset", args->preset,
+                  "Classifier setting: lip-tool (the LIP tool's: TF-IDF max_df 0.8, sklearn's saga objective solved "
+                  "to its optimum, C from {5, 2, 1, 0.5, 0.1} by 5-fold cross-validation, checked by that "
+                  "cross-validation, trained on all the training data) or invar (max_df 0.6, liblinear, C 1, "
+                  "checked on a 20 % held-out split). The options below override single settings")
+      ->capture_default_str();
+  app->add_option("--analyzer", args->analyzer, "TF-IDF analyzer: char or char_wb (both presets: char)");
+  app->add_option("--ngram-range", args->ngram_range, "TF-IDF n-gram range MIN,MAX (presets: 2,6)")
       ->delimiter(',')
-      ->expected(2)
-      ->capture_default_str();
-  app->add_option("--min-df", args->min_df, "Minimum document frequency: a count (2) or a share (0.001)")
-      ->capture_default_str();
-  app->add_option("--max-df", args->max_df, "Maximum document frequency: a count or a share")->capture_default_str();
-  app->add_option("--sublinear-tf", args->sublinear_tf, "tf = 1 + ln(count)")->capture_default_str();
-  app->add_option("-C", args->C, "Inverse regularisation strength of the logistic regression")->capture_default_str();
-  app->add_option("--class-weight", args->class_weight, "balanced (n / (K * count)) or none")->capture_default_str();
-  app->add_option("--tol", args->tolerance, "liblinear stopping tolerance")->capture_default_str();
+      ->expected(2);
+  app->add_option("--min-df", args->min_df, "Minimum document frequency: a count (2) or a share (presets: 0.001)");
+  app->add_option("--max-df", args->max_df, "Maximum document frequency: a count or a share (lip-tool 0.8, invar 0.6)");
+  app->add_option("--sublinear-tf", args->sublinear_tf, "tf = 1 + ln(count) (presets: true)");
+  app->add_option("--solver", args->solver,
+                  "lbfgs (sklearn's lbfgs/saga problem: intercept not penalised, multinomial) or liblinear "
+                  "(one-vs-rest, intercept penalised)");
+  app->add_option("-C", args->C, "Fix the inverse regularisation strength (no grid search)");
+  app->add_option("--c-grid", args->c_grid, "Search C among these values by cross-validated micro-F1, e.g. 5,2,1")
+      ->delimiter(',');
+  app->add_option("--folds", args->folds, "Cross-validation folds for the check and the grid search (presets: 5)");
+  app->add_option("--class-weight", args->class_weight, "balanced (n / (K * count)) or none (presets: balanced)");
+  app->add_option("--tol", args->tolerance,
+                  "Stopping tolerance: liblinear's eps, or the L-BFGS gradient norm (lip-tool 1e-9, invar 1e-4)");
   app->add_option("--held-out", args->held_out,
-                  "Share of each class of the training data held out to score the classifier (0 = none)")
-      ->capture_default_str();
-  app->add_option("--runs", args->runs, "Repeat with seeds S, S+1, ... (other held-out splits); report mean ± std")
+                  "Check the classifier on this share of each class held out of training (the invar preset: 0.2; "
+                  "0 = no check) instead of cross-validation");
+  app->add_option("--runs", args->runs,
+                  "With a held-out check: repeat with seeds S, S+1, ... (other splits); report mean ± std")
       ->capture_default_str();
   app->add_option("--seed", args->seed, "First seed")->capture_default_str();
   app->add_flag("--json", args->json, "Print the result as JSON instead of the table");
