@@ -228,7 +228,7 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   for (std::size_t r = 0; r < table.rows.size(); ++r)
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const auto& text = table.rows[r][indices[c]];
-      if (is_blank(text)) fail("{}: empty {}", table.where(r), columns[c].role);
+      if (is_blank(text) && !columns[c].blank_allowed) fail("{}: empty {}", table.where(r), columns[c].role);
       result.texts[c].push_back(text);
     }
   return result;

@@ -72,6 +72,7 @@ struct TextColumn {
   std::string selector;
   std::string tsv_default;    // e.g. "1"
   std::string jsonl_default;  // e.g. "text"
+  bool blank_allowed = false;  // keep blank cells (the caller has a policy for them) instead of failing
 };
 struct TextColumns {
   std::string path;

@@ -6,7 +6,10 @@
 // except the goldens' fragile (near-tie) texts, grid scores / KL / χ² exact or 1e-12 relative.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -17,6 +20,7 @@
 #include "eval/learn/tfidf.hpp"
 #include "eval/lip/classifier_preset.hpp"
 #include "eval/lip/cross_validation.hpp"
+#include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -249,4 +253,126 @@ TEST(LipToolCli, ReproducesTheToolsRunOnTheSyntheticSet) {
   EXPECT_EQ(r["counts"]["truth"].get<std::vector<std::size_t>>(), truth);
   EXPECT_EQ(r["counts"]["original"].get<std::vector<std::size_t>>(), original);
   EXPECT_EQ(r["counts"]["transformed"].get<std::vector<std::size_t>>(), transformed);
+}
+
+TEST(LipToolCli, TrustPilotLayoutGivesTheSameRun) {
+  // The synthetic set has the TrustPilotPara layout: {train,test,transformed}/english.csv.
+  const auto folder = test::fixture("stmetrics/lip_synthetic");
+  auto by_dataset = test::run_cli({"lip", "--dataset", "trustpilot", "--data-dir", folder, "--property", "polarity", "--json"});
+  ASSERT_EQ(by_dataset.exit_code, 0) << by_dataset.err;
+  auto by_files = test::run_cli({"lip", "--train", folder + "/train/english.csv", "--original", folder + "/test/english.csv",
+                                 "--transformed", folder + "/transformed/english.csv", "--text-column", "text",
+                                 "--label-column", "polarity", "--transformed-column", "text", "--json"});
+  ASSERT_EQ(by_files.exit_code, 0) << by_files.err;
+  EXPECT_EQ(json::parse(by_dataset.out)["per_run"], json::parse(by_files.out)["per_run"]);
+  EXPECT_EQ(json::parse(by_dataset.out)["tool"]["KL_O_PT"], "0.129");
+
+  auto missing = test::run_cli({"lip", "--dataset", "trustpilot", "--data-dir", folder});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "invar: error: --dataset trustpilot needs --property (gender or age_cat)\n");
+  auto unknown = test::run_cli({"lip", "--dataset", "sst", "--data-dir", folder});
+  EXPECT_EQ(unknown.err, "invar: error: unknown --dataset 'sst' (known: trustpilot, hateval, affect)\n");
+}
+
+TEST(LipDatasets, TheToolsTweetCleaning) {
+  // \B@\w+: a mention not preceded by a word character, Unicode letters included.
+  EXPECT_EQ(replace_user_mentions("@bob hi, mail me@x.com or @José_2!"), "@user hi, mail me@x.com or @user!");
+  // ASCII hashtags only, as the tool's pattern has it.
+  EXPECT_EQ(remove_hashtags("#Hate speech #über #a_1b."), " speech #über .");
+}
+
+TEST(LipDatasets, HatEvalAndAffectLayouts) {
+  const auto dir = test::temp_dir();
+  std::filesystem::create_directories(dir + "/hateval/train");
+  std::filesystem::create_directories(dir + "/hateval/test");
+  test::write_file(dir + "/hateval/train/english.csv", "id,text,HS,TR\n1,@ann go home #Out,1,0\n2,nice day @bob,0,0\n");
+  test::write_file(dir + "/hateval/train/spanish.csv", "id,text,HS,TR\n1,vete @ann,1,0\n2,buen día,0,0\n");
+  test::write_file(dir + "/hateval/test/english.csv", "id,text,HS,TR\n1,#Tag only words,0,0\n");
+  auto hateval = read_lip_dataset({"hateval", dir + "/hateval", "", "english", "spanish"});
+  EXPECT_EQ(hateval.train.texts, (std::vector<std::string>{"@user go home ", "nice day @user"}));
+  EXPECT_EQ(hateval.train.labels, (std::vector<std::string>{"Hate", "Not Hate"}));
+  ASSERT_TRUE(hateval.train_target);
+  EXPECT_EQ(hateval.train_target->texts[0], "vete @user");
+  EXPECT_EQ(hateval.original.texts, (std::vector<std::string>{" only words"}));
+  EXPECT_FALSE(hateval.transformed);
+
+  std::filesystem::create_directories(dir + "/affect/train");
+  std::filesystem::create_directories(dir + "/affect/test");
+  test::write_file(dir + "/affect/train/english.csv", "text,emotion\nyay @kim,joy\nugh,anger\nsad,sadness\neek,fear\nhm,optimism\n");
+  test::write_file(dir + "/affect/test/english.csv", "text,emotion\nok #fine,joy\n");
+  auto sentiment = read_lip_dataset({"affect", dir + "/affect", "sentiment", "english", ""});
+  EXPECT_EQ(sentiment.train.labels, (std::vector<std::string>{"positive", "negative", "negative", "negative", "optimism"}));
+  EXPECT_EQ(sentiment.train.texts[0], "yay @user");
+  EXPECT_EQ(sentiment.original.texts[0], "ok #fine");  // Affect keeps hashtags
+  EXPECT_FALSE(sentiment.train_target);
+  auto emotion = read_lip_dataset({"affect", dir + "/affect", "", "english", ""});
+  EXPECT_EQ(emotion.train.labels[0], "joy");
+
+  test::write_file(dir + "/hateval/test/english.csv", "id,text,HS,TR\n1,words,yes,0\n");
+  try {
+    read_lip_dataset({"hateval", dir + "/hateval", "", "english", ""});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir + "/hateval/test/english.csv:2: HS is 'yes', expected 1 or 0");
+  }
+}
+
+namespace {
+
+std::string lines(const std::vector<std::string>& rows) {
+  std::string out;
+  for (const auto& row : rows) out += row + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST(LipToolCli, EmptyTextsSkippedAndCountedOrNamed) {
+  const auto dir = test::temp_dir();
+  std::vector<std::string> train;
+  for (int i = 0; i < 10; ++i) {
+    train.push_back(fmt::format("lovely great thing {}\tpos", i));
+    train.push_back(fmt::format("awful broken thing {}\tneg", i));
+  }
+  train.push_back("  \tpos");
+  train.push_back("\tneg");
+  test::write_file(dir + "/train.tsv", lines(train));
+  test::write_file(dir + "/a.tsv", lines({"lovely thing\tpos", "\tneg", "awful thing\tneg", "great\tpos"}));
+  test::write_file(dir + "/b.tsv", lines({"lovely item", "awful item", " ", "great"}));
+  std::vector<std::string> args{"lip", "--train", dir + "/train.tsv", "--original", dir + "/a.tsv", "--transformed",
+                                dir + "/b.tsv", "--min-df", "1", "--json"};
+  auto error = test::run_cli(args);
+  EXPECT_EQ(error.exit_code, 1);
+  EXPECT_EQ(error.err, "invar: error: " + dir + "/train.tsv:21: empty text (--empty skip leaves empty texts out)\n");
+
+  args.insert(args.end(), {"--empty", "skip"});
+  auto run = test::run_cli(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto out = json::parse(run.out);
+  EXPECT_EQ(out["texts"], 2);  // pairs 2 (empty A) and 3 (empty B) dropped
+  EXPECT_EQ(out["empty_texts_skipped"][dir + "/train.tsv"], 2);
+  EXPECT_EQ(out["empty_texts_skipped"][dir + "/a.tsv"], 1);
+  EXPECT_EQ(out["empty_texts_skipped"][dir + "/b.tsv"], 1);
+  EXPECT_EQ(out["classifier_check"]["source"]["texts"], 20);
+}
+
+TEST(LipToolCli, AWeakClassifierGetsNoVerdict) {
+  // Every training text is the same, so no classifier can separate the labels: it predicts one class.
+  const auto dir = test::temp_dir();
+  std::vector<std::string> train;
+  for (int i = 0; i < 10; ++i) {
+    train.push_back("the same words\tpos");
+    train.push_back("the same words\tneg");
+  }
+  test::write_file(dir + "/train.tsv", lines(train));
+  test::write_file(dir + "/a.tsv", lines({"lovely\tpos", "awful\tneg", "great\tpos", "bad\tneg"}));
+  test::write_file(dir + "/b.tsv", lines({"lovely", "awful", "great", "bad"}));
+  auto run = test::run_cli({"lip", "--train", dir + "/train.tsv", "--original", dir + "/a.tsv", "--transformed",
+                            dir + "/b.tsv", "--min-df", "1", "--max-df", "1.0", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto out = json::parse(run.out);
+  EXPECT_EQ(out["verdict"], "inconclusive (weak classifier)");
+  ASSERT_FALSE(out["weak_check"].empty());
+  EXPECT_NE(out["weak_check"][0].get<std::string>().find("predicts a single class"), std::string::npos) << out["weak_check"];
+  EXPECT_EQ(out["reading"].get<std::string>().rfind("No verdict: the classifier check is weak", 0), 0u) << out["reading"];
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "eval/lip/classifier_preset.hpp"
+#include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
 #include "engine/translator.hpp"
 #include "core/io.hpp"
@@ -20,6 +21,8 @@ namespace {
 struct LipArguments {
   std::string train, train_target, original, transformed;
   bool example = false;
+  LipDatasetRequest dataset;
+  std::string empty = "error";
   std::string classifier = "tf";
   ColumnSelection columns;
   std::string transformed_column;
@@ -119,8 +122,21 @@ void run(const LipArguments& given) {
   }
   if (!args.transform.empty() && !args.transformed.empty())
     fail("--transform produces the transformed texts; leave out --transformed");
-  if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty()))
-    fail("lip needs --train, --original and --transformed or --transform (or --example)");
+  std::optional<LipDatasetFiles> dataset;
+  if (!args.dataset.name.empty()) {
+    if (args.example || !args.train.empty() || !args.original.empty() || !args.train_target.empty())
+      fail("--dataset reads --train, --train-target and --original from its folder; leave them out");
+    if (args.dataset.folder.empty()) fail("--dataset {} needs --data-dir FOLDER", args.dataset.name);
+    dataset = read_lip_dataset(args.dataset);
+    if (!dataset->transformed && args.transformed.empty() && args.transform.empty())
+      fail("{}/transformed/{}.csv does not exist: give the transformed texts with --transformed or --transform",
+           args.dataset.folder, args.dataset.source_language);
+  } else if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty())) {
+    fail("lip needs --train, --original and --transformed or --transform (or --example, or --dataset)");
+  }
+  EmptyTexts empty = EmptyTexts::Error;
+  if (args.empty == "skip") empty = EmptyTexts::Skip;
+  else if (args.empty != "error") fail("--empty must be skip or error, got '{}'", args.empty);
 
   LipOptions options;
   options.runs = args.runs;
@@ -148,19 +164,24 @@ void run(const LipArguments& given) {
     fail("--classifier must be tf or se, got '{}'", args.classifier);
   }
 
-  auto train = read_labelled_texts(args.train, args.columns);
+  LabelledTexts train, original;
   std::optional<LabelledTexts> train_target;
-  if (!args.train_target.empty()) train_target = read_labelled_texts(args.train_target, args.columns);
-  auto original = read_labelled_texts(args.original, args.columns);
+  if (dataset) {
+    train = std::move(dataset->train);
+    train_target = std::move(dataset->train_target);
+    original = std::move(dataset->original);
+  } else {
+    train = read_labelled_texts(args.train, args.columns);
+    if (!args.train_target.empty()) train_target = read_labelled_texts(args.train_target, args.columns);
+    original = read_labelled_texts(args.original, args.columns);
+  }
   ColumnSelection transformed_columns = args.columns;
   if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
   LabelledTexts transformed;
-  if (args.transform.empty()) {
-    transformed = read_texts(args.transformed, transformed_columns);
-  } else {
-    transformed = transform_texts(open_model(args.transform), *backend, original, args);
-  }
-  auto data = make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed));
+  if (!args.transform.empty()) transformed = transform_texts(open_model(args.transform), *backend, original, args);
+  else if (!args.transformed.empty()) transformed = read_texts(args.transformed, transformed_columns);
+  else transformed = std::move(*dataset->transformed);
+  auto data = make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed), empty);
 
   auto result = run_lip(data, options);
   if (embeddings && embeddings->truncated() > 0)
@@ -185,6 +206,22 @@ void setup(CLI::App& root) {
                   "transformation crosses languages (same label set as --train)");
   app->add_option("--original", args->original, "The originals A: text and ground-truth label columns");
   app->add_option("--transformed", args->transformed, "The transformed texts B, line-aligned with A");
+  app->add_option("--dataset", args->dataset.name,
+                  "Read one of the LIP tool's data sets from --data-dir with its preprocessing: trustpilot "
+                  "(--property gender|age_cat), hateval (HS 1/0 -> Hate/Not Hate, @user, hashtags removed), affect "
+                  "(--property emotion|sentiment, @user); files FOLDER/{train,test}/LANGUAGE.csv, B from "
+                  "--transformed, --transform or FOLDER/transformed/LANGUAGE.csv");
+  app->add_option("--data-dir", args->dataset.folder, "The --dataset folder");
+  app->add_option("--language", args->dataset.source_language, "The --dataset language of A (file name)")
+      ->capture_default_str();
+  app->add_option("--target-language", args->dataset.target_language,
+                  "The --dataset language of B: its classifier is trained on train/LANGUAGE.csv (default: one "
+                  "common classifier for A and B)");
+  app->add_option("--property", args->dataset.property, "The --dataset property (a column for trustpilot)");
+  app->add_option("--empty", args->empty,
+                  "Empty texts: error (stop at the first, naming it) or skip (leave them out, counting them; an "
+                  "empty A or B drops the pair)")
+      ->capture_default_str();
   app->add_flag("--example", args->example,
                 "Run on the bundled example (examples/lip: product reviews and a paraphraser that tones "
                 "down complaints)");

@@ -68,7 +68,7 @@ LipSignificance lip_significance(const std::vector<std::size_t>& first, const st
 namespace {
 
 LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
-  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text"}};
+  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text", true}};
   if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
   auto read = read_text_columns(path, wanted, columns.header);
   LabelledTexts result;
@@ -84,6 +84,38 @@ std::vector<std::string> label_set(const LabelledTexts& data) {
   return {labels.begin(), labels.end()};
 }
 
+void keep_rows(LabelledTexts& data, const std::vector<bool>& keep) {
+  LabelledTexts kept;
+  kept.path = data.path;
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) continue;
+    kept.texts.push_back(std::move(data.texts[i]));
+    if (!data.labels.empty()) kept.labels.push_back(std::move(data.labels[i]));
+    kept.line_numbers.push_back(data.line_numbers[i]);
+  }
+  data = std::move(kept);
+}
+
+// Applies the policy to the files whose rows belong together (one file, or A with B); records the
+// count per file.
+void handle_empty(const std::vector<LabelledTexts*>& files, EmptyTexts policy, std::vector<SkippedTexts>& skipped) {
+  std::vector<bool> keep(files.front()->texts.size(), true);
+  std::vector<std::size_t> counts(files.size(), 0);
+  for (std::size_t f = 0; f < files.size(); ++f)
+    for (std::size_t i = 0; i < files[f]->texts.size(); ++i) {
+      if (!is_blank(files[f]->texts[i])) continue;
+      if (policy == EmptyTexts::Error)
+        fail("{}:{}: empty text (--empty skip leaves empty texts out)", files[f]->path, files[f]->line_numbers[i]);
+      keep[i] = false;
+      ++counts[f];
+    }
+  for (std::size_t f = 0; f < files.size(); ++f)
+    if (counts[f] > 0) skipped.push_back({files[f]->path, counts[f]});
+  if (std::find(keep.begin(), keep.end(), false) == keep.end()) return;
+  for (auto* file : files) keep_rows(*file, keep);
+  if (files.front()->texts.empty()) fail("{}: no texts left after skipping the empty ones", files.front()->path);
+}
+
 }  // namespace
 
 LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns) {
@@ -95,8 +127,14 @@ LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns
 }
 
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
-                      LabelledTexts transformed) {
+                      LabelledTexts transformed, EmptyTexts empty) {
   LipData data;
+  if (original.texts.size() != transformed.texts.size())
+    fail("{} has {} texts but {} has {}; the original and transformed texts must be line-aligned", original.path,
+         original.texts.size(), transformed.path, transformed.texts.size());
+  handle_empty({&train}, empty, data.skipped);
+  if (train_target) handle_empty({&*train_target}, empty, data.skipped);
+  handle_empty({&original, &transformed}, empty, data.skipped);
   data.classes = label_set(train);
   if (data.classes.size() < 2)
     fail("{}: only one label ('{}'); the property classifier needs at least two", train.path,
@@ -111,9 +149,6 @@ LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_ta
     if (!std::binary_search(data.classes.begin(), data.classes.end(), original.labels[i]))
       fail("{}:{}: label '{}' does not occur in the training data {} (labels: {})", original.path,
            original.line_numbers[i], original.labels[i], train.path, fmt::join(data.classes, ", "));
-  if (original.texts.size() != transformed.texts.size())
-    fail("{} has {} texts but {} has {}; the original and transformed texts must be line-aligned", original.path,
-         original.texts.size(), transformed.path, transformed.texts.size());
   data.train = std::move(train);
   data.train_target = std::move(train_target);
   data.original = std::move(original);

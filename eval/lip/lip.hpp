@@ -73,13 +73,27 @@ struct ColumnSelection {
   bool header = false;
 };
 
-// Rows of (text, label); fails naming FILE:LINE on an empty text or label.
+// Rows of (text, label); fails naming FILE:LINE on an empty label. Empty texts are kept here and
+// handled by make_lip_data's policy.
 LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns);
-// Texts only (the transformed B); fails on an empty text.
+// Texts only (the transformed B).
 LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns);
+
+// What to do with empty (whitespace-only) texts — released training files have some:
+//   Error: fail naming FILE:LINE of the first one;
+//   Skip: leave them out and count them; an empty original or transformed text drops the pair (A, B)
+//   so that A and B stay line-aligned. (The tool itself reads them with pandas as NaN and trains on
+//   the string "nan".)
+enum class EmptyTexts { Error, Skip };
+
+struct SkippedTexts {
+  std::string path;
+  std::size_t count = 0;
+};
 
 struct LipData {
   std::vector<std::string> classes;  // sorted by code point: class index = position
+  std::vector<SkippedTexts> skipped;  // EmptyTexts::Skip: per file, the empty texts left out
   LabelledTexts train;
   std::optional<LabelledTexts> train_target;  // classifier for B when t crosses languages
   LabelledTexts original;
@@ -89,7 +103,7 @@ struct LipData {
 // Checks the inputs against each other: at least two classes in the training data, the same label
 // set in both training sets, every label of A known to the training data, A and B of equal length.
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
-                      LabelledTexts transformed);
+                      LabelledTexts transformed, EmptyTexts empty = EmptyTexts::Error);
 
 // ---- Runs ----------------------------------------------------------------------------------------
 

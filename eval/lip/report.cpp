@@ -150,6 +150,8 @@ std::vector<std::pair<std::string, std::string>> settings(const LipData& data, c
   } else {
     items.emplace_back("training data", count(data.train));
   }
+  for (const auto& skipped : data.skipped)
+    items.emplace_back("empty texts skipped", fmt::format("{} in {}", skipped.count, skipped.path));
   items.emplace_back("classifier", fmt::format("{} (preset {})", result.classifier, result.preset));
   items.emplace_back("classifier check", result.check);
   if (result.runs.size() > 1)
@@ -322,6 +324,8 @@ nlohmann::json lip_json(const LipData& data, const LipResult& result) {
   out["runs"] = result.runs.size();
   out["seed"] = result.runs.front().seed;
   out["preset"] = result.preset;
+  out["empty_texts_skipped"] = json::object();
+  for (const auto& skipped : data.skipped) out["empty_texts_skipped"][skipped.path] = skipped.count;
   out["check"] = result.check;
   out["weak_check"] = weak_reasons(result);
   if (result.runs.size() == 1) out["tool"] = tool_json(data, result, result.runs.front());
