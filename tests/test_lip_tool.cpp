@@ -376,3 +376,43 @@ TEST(LipToolCli, AWeakClassifierGetsNoVerdict) {
   EXPECT_NE(out["weak_check"][0].get<std::string>().find("predicts a single class"), std::string::npos) << out["weak_check"];
   EXPECT_EQ(out["reading"].get<std::string>().rfind("No verdict: the classifier check is weak", 0), 0u) << out["reading"];
 }
+
+TEST(LipToolCli, TransformTakesGenerationOptionsAndTruncates) {
+  const auto dir = test::temp_dir();
+  std::vector<std::string> train;
+  for (int i = 0; i < 10; ++i) {
+    train.push_back(fmt::format("lovely great thing {}\tpos", i));
+    train.push_back(fmt::format("awful broken thing {}\tneg", i));
+  }
+  test::write_file(dir + "/train.tsv", lines(train));
+  std::string long_text;
+  for (int i = 0; i < 80; ++i) long_text += "lovely great thing ";
+  test::write_file(dir + "/a.tsv", lines({"lovely great thing\tpos", long_text + "\tpos", "awful broken thing\tneg"}));
+  const auto model = test::fixture("core/marian");  // 64 positions
+  std::vector<std::string> args{"lip", "--train", dir + "/train.tsv", "--original", dir + "/a.tsv", "--min-df", "1",
+                                "--transform", model, "--beam", "2", "--max-length", "8", "--threads", "1",
+                                "--save-transformed", dir + "/b.txt", "--json"};
+  auto too_long = test::run_cli(args);
+  EXPECT_EQ(too_long.exit_code, 1);
+  EXPECT_NE(too_long.err.find(dir + "/a.tsv:2: "), std::string::npos) << too_long.err;
+  EXPECT_NE(too_long.err.find("more than the model's 64 positions"), std::string::npos) << too_long.err;
+
+  args.push_back("--truncate");
+  auto run = test::run_cli(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("1 of 3 texts of A were longer than the model's 64 positions and were truncated"),
+            std::string::npos) << run.err;
+  EXPECT_EQ(json::parse(run.out)["transformed"], dir + "/b.txt (1 of 3 sources truncated to 64 tokens)");
+
+  // B is what `invar translate` writes with the same options.
+  auto translated = test::run_cli({"translate", "-m", model, "--beam", "2", "--max-length", "8", "--truncate", "--threads", "1"},
+                                  "lovely great thing\n" + long_text + "\nawful broken thing\n");
+  ASSERT_EQ(translated.exit_code, 0) << translated.err;
+  EXPECT_NE(translated.err.find("1 of 3 sources were longer than the model's 64 positions"), std::string::npos);
+  const auto saved = test::read_file(dir + "/b.txt");
+  EXPECT_EQ(saved, translated.out);
+  // ... which is not what the model's own settings give (so the options reached the search).
+  auto plain = test::run_cli({"translate", "-m", model, "--threads", "1"}, "lovely great thing\n");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(saved.substr(0, saved.find('\n') + 1), plain.out);
+}

@@ -14,6 +14,7 @@
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/search_options.hpp"
 
 namespace invar::cli {
 namespace {
@@ -39,7 +40,8 @@ struct LipArguments {
   bool json = false;
   std::string report, predictions;
   std::string encoder;  // -m: the SE classifier's sentence encoder
-  std::string transform, source_language, target_language, save_transformed;
+  std::string transform, save_transformed;
+  SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
 };
 
@@ -85,21 +87,28 @@ ClassifierPreset classifier_settings(const LipArguments& args) {
   return preset;
 }
 
-// B = t(A) by a seq2seq model, with the model's own search settings; saved when asked, so the
-// run can be repeated or inspected with --transformed.
+// B = t(A) by a seq2seq model, with config.json's search settings under the options given; saved
+// when asked, so the run can be repeated or inspected with --transformed.
 LabelledTexts transform_texts(const ModelSource& model, Backend& backend, const LabelledTexts& original,
                               const LipArguments& args) {
   Translator translator(model, backend);
-  auto language = [](const std::string& code) { return code.empty() ? std::nullopt : std::optional(code); };
-  translator.set_languages(language(args.source_language), language(args.target_language));
+  translator.set_languages(args.search.source_language, args.search.target_language);
   Progress progress("transform", original.texts.size());
   TranslateOptions options;
   options.batch_size = args.compute.batch_size;
   options.where = [&original](std::size_t row) { return fmt::format("{}:{}", original.path, original.line_numbers[row]); };
   options.progress = [&progress](std::size_t done) { progress.set(done); };
+  std::size_t truncated = 0;
+  if (args.search.truncate) options.truncated = [&truncated](std::size_t) { ++truncated; };
   LabelledTexts transformed;
+  transformed.texts = translator.translate(original.texts, search_settings(translator, args.search), options);
   transformed.path = args.save_transformed.empty() ? model.path() + " (--transform)" : args.save_transformed;
-  transformed.texts = translator.translate(original.texts, translator.default_settings(), options);
+  if (truncated > 0) {
+    fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
+               "truncated for --transform\n", truncated, original.texts.size(), translator.max_source_length());
+    transformed.path += fmt::format(" ({} of {} sources truncated to {} tokens)", truncated, original.texts.size(),
+                                    translator.max_source_length());
+  }
   for (std::size_t i = 0; i < transformed.texts.size(); ++i) transformed.line_numbers.push_back(i + 1);
   if (!args.save_transformed.empty()) {
     AtomicOutput out(args.save_transformed);
@@ -234,8 +243,7 @@ void setup(CLI::App& root) {
   app->add_option("--transform", args->transform,
                   "Produce B inside invar: a seq2seq model (folder or .invar) translates or paraphrases A with "
                   "its config.json's search settings");
-  app->add_option("--src-lang", args->source_language, "Source language code for --transform (mBART, M2M100)");
-  app->add_option("--tgt-lang", args->target_language, "Target language code for --transform");
+  add_search_options(*app, args->search);
   app->add_option("--save-transformed", args->save_transformed,
                   "Write the texts --transform produced, one per line of A");
   add_compute_options(*app, args->compute);
