@@ -192,7 +192,13 @@ void run(const LipArguments& given) {
   else transformed = std::move(*dataset->transformed);
   auto data = make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed), empty);
 
+  std::unique_ptr<Progress> progress;
+  options.progress = [&progress](std::size_t done, std::size_t total) {
+    if (!progress) progress = std::make_unique<Progress>("classifier fits", total);
+    progress->set(done);
+  };
   auto result = run_lip(data, options);
+  progress.reset();
   if (embeddings && embeddings->truncated() > 0)
     fmt::print(stderr, "invar: warning: {} texts were longer than {} tokens and were truncated for the sentence encoder\n",
                embeddings->truncated(), encoder->max_length());
@@ -242,7 +248,7 @@ void setup(CLI::App& root) {
                   "pooling and normalization from its modules.json");
   app->add_option("--transform", args->transform,
                   "Produce B inside invar: a seq2seq model (folder or .invar) translates or paraphrases A with "
-                  "its config.json's search settings");
+                  "its config.json's search settings, overridden by the options below");
   add_search_options(*app, args->search);
   app->add_option("--save-transformed", args->save_transformed,
                   "Write the texts --transform produced, one per line of A");

@@ -23,7 +23,7 @@ struct FoldResult {
 std::vector<FoldResult> run_folds(const std::vector<std::string>& texts, const std::vector<int>& labels,
                                   std::size_t num_classes, const std::vector<std::size_t>& test_folds,
                                   std::size_t folds, const FeaturizerFactory& featurizer,
-                                  const LogisticRegressionOptions& options) {
+                                  const LogisticRegressionOptions& options, const std::function<void()>& fitted) {
   std::vector<FoldResult> results(folds);
   for (std::size_t fold = 0; fold < folds; ++fold) {
     std::vector<std::size_t> train, test;
@@ -33,6 +33,7 @@ std::vector<FoldResult> run_folds(const std::vector<std::string>& texts, const s
     auto predicted = classifier.predict(pick(texts, test));
     results[fold].f1_micro = f1_micro(pick(labels, test), predicted);
     results[fold].predictions = std::move(predicted);
+    if (fitted) fitted();
   }
   return results;
 }
@@ -42,7 +43,7 @@ std::vector<FoldResult> run_folds(const std::vector<std::string>& texts, const s
 CrossValidation cross_validate(const std::vector<std::string>& texts, const std::vector<int>& labels,
                                std::size_t num_classes, const FeaturizerFactory& featurizer,
                                const LogisticRegressionOptions& options, const std::vector<double>& grid,
-                               std::size_t folds) {
+                               std::size_t folds, const std::function<void()>& fitted) {
   CrossValidation result;
   result.test_folds = stratified_kfold(labels, folds);
   const std::vector<double> candidates = grid.empty() ? std::vector<double>{options.C} : grid;
@@ -52,7 +53,7 @@ CrossValidation cross_validate(const std::vector<std::string>& texts, const std:
   for (double C : candidates) {
     LogisticRegressionOptions candidate = options;
     candidate.C = C;
-    runs.push_back(run_folds(texts, labels, num_classes, result.test_folds, folds, featurizer, candidate));
+    runs.push_back(run_folds(texts, labels, num_classes, result.test_folds, folds, featurizer, candidate, fitted));
     std::vector<double> scores;
     double sum = 0;
     for (const auto& fold : runs.back()) {

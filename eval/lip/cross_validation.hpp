@@ -6,6 +6,7 @@
 // training text is labelled once by a classifier that did not see it, so no text is held back from
 // the final classifier.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,10 +30,10 @@ struct CrossValidation {
   ClassifierScores scores;  // accuracy and macro-F1 of the out-of-fold predictions
 };
 
-// `grid` empty: cross-validate options.C only.
+// `grid` empty: cross-validate options.C only. `fitted` (if set) is called after every fold's fit.
 CrossValidation cross_validate(const std::vector<std::string>& texts, const std::vector<int>& labels,
                                std::size_t num_classes, const FeaturizerFactory& featurizer,
                                const LogisticRegressionOptions& options, const std::vector<double>& grid,
-                               std::size_t folds);
+                               std::size_t folds, const std::function<void()>& fitted = {});
 
 }  // namespace invar

@@ -209,34 +209,47 @@ struct TrainedClassifier {
   std::optional<CrossValidation> cv;
 };
 
+bool cross_validates(const ClassifierPreset& preset) {
+  return !preset.c_grid.empty() || preset.check == ClassifierCheck::CrossValidation;
+}
+
+// Fits per classifier: the folds of every C searched, then the final fit.
+std::size_t fits_per_classifier(const ClassifierPreset& preset) {
+  if (!cross_validates(preset)) return 1;
+  return std::max<std::size_t>(preset.c_grid.size(), 1) * preset.folds + 1;
+}
+
 // Searches the preset's C grid (if any) on `texts`, then trains the final classifier on all of them.
 TrainedClassifier select_and_fit(const std::vector<std::string>& texts, const std::vector<int>& labels,
-                                 std::size_t num_classes, const LipOptions& options) {
+                                 std::size_t num_classes, const LipOptions& options, const std::function<void()>& fitted) {
   const auto& preset = options.classifier;
   TrainedClassifier trained;
   LogisticRegressionOptions regression = preset.regression;
-  if (!preset.c_grid.empty() || preset.check == ClassifierCheck::CrossValidation) {
-    trained.cv = cross_validate(texts, labels, num_classes, options.featurizer, regression, preset.c_grid, preset.folds);
+  if (cross_validates(preset)) {
+    trained.cv = cross_validate(texts, labels, num_classes, options.featurizer, regression, preset.c_grid,
+                                preset.folds, fitted);
     regression.C = trained.cv->C;
   }
   trained.C = regression.C;
   trained.training_texts = texts.size();
   trained.classifier = std::make_unique<PropertyClassifier>(options.featurizer(), regression);
   trained.classifier->fit(texts, labels, num_classes);
+  if (fitted) fitted();
   return trained;
 }
 
 TrainedClassifier train_classifier(const LabelledTexts& data, const std::vector<std::string>& classes,
-                                   const LipOptions& options, std::uint64_t seed) {
+                                   const LipOptions& options, std::uint64_t seed, const std::function<void()>& fitted) {
   auto labels = class_indices(data.labels, classes);
   if (options.classifier.check == ClassifierCheck::CrossValidation) {
-    auto trained = select_and_fit(data.texts, labels, classes.size(), options);
+    auto trained = select_and_fit(data.texts, labels, classes.size(), options, fitted);
     trained.check = trained.cv->scores;
     trained.check_predictions = trained.cv->out_of_fold_predictions;
     return trained;
   }
   Split split = stratified_split(labels, classes.size(), options.classifier.held_out, seed);
-  auto trained = select_and_fit(pick(data.texts, split.train), pick(labels, split.train), classes.size(), options);
+  auto trained =
+      select_and_fit(pick(data.texts, split.train), pick(labels, split.train), classes.size(), options, fitted);
   if (!split.held_out.empty()) {
     trained.check_predictions = trained.classifier->predict(pick(data.texts, split.held_out));
     trained.check = score_classifier(pick(labels, split.held_out), trained.check_predictions);
@@ -307,10 +320,15 @@ LipResult run_lip(const LipData& data, const LipOptions& options) {
   result.check = check_description(options.classifier);
   result.classifier = PropertyClassifier(options.featurizer(), options.classifier.regression).description();
   const auto truth = class_indices(data.original.labels, data.classes);
+  const std::size_t total_fits =
+      options.runs * (data.train_target ? 2 : 1) * fits_per_classifier(options.classifier);
+  std::size_t fits = 0;
+  std::function<void()> fitted;
+  if (options.progress) fitted = [&] { options.progress(++fits, total_fits); };
   for (std::size_t r = 0; r < options.runs; ++r) {
     LipRun run;
     run.seed = options.seed + r;
-    auto source = train_classifier(data.train, data.classes, options, run.seed);
+    auto source = train_classifier(data.train, data.classes, options, run.seed, fitted);
     run.source_check = source.check;
     run.source_training_texts = source.training_texts;
     run.source_C = source.C;
@@ -318,7 +336,7 @@ LipResult run_lip(const LipData& data, const LipOptions& options) {
     run.original_predictions = source.classifier->predict_with_probabilities(data.original.texts);
     add_weakness(data.train_target ? "for A" : "", source, num_classes, run.weak_check_reasons);
     if (data.train_target) {
-      auto target = train_classifier(*data.train_target, data.classes, options, run.seed);
+      auto target = train_classifier(*data.train_target, data.classes, options, run.seed, fitted);
       run.target_check = target.check;
       run.target_training_texts = target.training_texts;
       run.target_C = target.C;

@@ -26,6 +26,7 @@
 // far as such a classifier can tell. Otherwise the LIP is preserved.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,9 @@ struct LipOptions {
   FeaturizerFactory featurizer;
   // Regression, C grid and the classifier check (ClassifierCheck::HeldOut: held_out share, 0 = none).
   ClassifierPreset classifier = classifier_preset(kDefaultClassifierPreset);
+  // Called after every classifier fit (cross-validation folds and final fits) with the count so far
+  // and the total the run will make.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 // Inconclusive: the classifier check is weak (see weak_check_reasons), so no reading is drawn.
