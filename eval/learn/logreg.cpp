@@ -22,10 +22,6 @@ std::vector<double> balanced_class_weights(const std::vector<int>& labels, std::
   return weights;
 }
 
-const char* solver_name(LogisticSolver solver) {
-  return solver == LogisticSolver::Lbfgs ? "lbfgs" : "liblinear";
-}
-
 std::vector<double> LogisticRegression::sample_weights(const std::vector<int>& labels) const {
   std::vector<double> weights;
   weights.reserve(labels.size());

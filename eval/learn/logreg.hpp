@@ -26,7 +26,6 @@ namespace invar {
 
 enum class ClassWeighting { None, Balanced };
 enum class LogisticSolver { Liblinear, Lbfgs };
-const char* solver_name(LogisticSolver solver);  // "liblinear", "lbfgs"
 
 struct LogisticRegressionOptions {
   double C = 1.0;
