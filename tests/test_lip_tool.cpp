@@ -416,3 +416,22 @@ TEST(LipToolCli, TransformTakesGenerationOptionsAndTruncates) {
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_NE(saved.substr(0, saved.find('\n') + 1), plain.out);
 }
+
+TEST(LipToolVocabulary, SameFeatureCountsAsTheToolsPipeline) {
+  // The final vectorizer (all training texts) and the one of every fold's training part.
+  const auto& g = lip_synthetic();
+  const auto texts = g["data"]["train_texts"].get<std::vector<std::string>>();
+  const auto preset = classifier_preset("lip-tool");
+  TfidfVectorizer all(preset.tfidf);
+  all.fit(texts);
+  EXPECT_EQ(all.vocabulary().size(), g["solvers"]["lbfgs"]["final_model"]["n_features"].get<std::size_t>());
+  const auto folds = g["cv"]["test_fold_of_train_index"].get<std::vector<std::size_t>>();
+  for (std::size_t fold = 0; fold < 5; ++fold) {
+    std::vector<std::string> part;
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      if (folds[i] != fold) part.push_back(texts[i]);
+    TfidfVectorizer vectorizer(preset.tfidf);
+    vectorizer.fit(part);
+    EXPECT_EQ(vectorizer.vocabulary().size(), g["cv"]["n_features_per_fold_train_part"][fold].get<std::size_t>()) << fold;
+  }
+}
