@@ -228,7 +228,7 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   for (std::size_t r = 0; r < table.rows.size(); ++r)
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const auto& text = table.rows[r][indices[c]];
-      if (is_blank(text)) fail("{}: empty {}", table.where(r), columns[c].role);
+      if (is_blank(text) && !columns[c].blank_allowed) fail("{}: empty {}", table.where(r), columns[c].role);
       result.texts[c].push_back(text);
     }
   return result;
@@ -282,7 +282,7 @@ void AtomicOutput::commit() {
 namespace {
 
 LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
-  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text"}};
+  std::vector<TextColumn> wanted{{"text", columns.text, "1", "text", columns.blank_texts}};
   if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
   auto read = read_text_columns(path, wanted, columns.header);
   LabelledTexts result;

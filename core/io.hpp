@@ -72,6 +72,7 @@ struct TextColumn {
   std::string selector;
   std::string tsv_default;    // e.g. "1"
   std::string jsonl_default;  // e.g. "text"
+  bool blank_allowed = false;  // keep blank cells (the caller has a policy for them) instead of failing
 };
 struct TextColumns {
   std::string path;
@@ -95,11 +96,13 @@ struct ColumnSelection {
   std::string text;
   std::string label;
   bool header = false;
+  bool blank_texts = false;  // keep blank texts (the caller has a policy for them) instead of failing
 };
 
-// Rows of (text, label); fails naming FILE:LINE on an empty text or label.
+// Rows of (text, label); fails naming FILE:LINE on an empty label, and on an empty text unless
+// blank_texts.
 LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection& columns);
-// Texts only; fails on an empty text.
+// Texts only; fails on an empty text unless blank_texts.
 LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns);
 
 // True when the text holds nothing but (Python) whitespace.

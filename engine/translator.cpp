@@ -62,6 +62,8 @@ SearchSettings Translator::default_settings() const {
   return settings;
 }
 
+std::int64_t Translator::max_source_length() const { return model_.spec().max_positions; }
+
 void Translator::check_length(const TokenIds& ids, const std::string& where) const {
   const std::int64_t positions = model_.spec().max_positions;
   if (positions > 0 && static_cast<std::int64_t>(ids.size()) > positions)
@@ -69,8 +71,14 @@ void Translator::check_length(const TokenIds& ids, const std::string& where) con
          where, ids.size(), positions);
 }
 
-TokenIds Translator::source_ids(const std::string& text, const std::string& where) const {
-  TokenIds ids = tokenizer_->encode(marian_target_token_ + text).ids;
+TokenIds Translator::source_ids(const std::string& text, const std::string& where, bool truncate, bool& cut) const {
+  const std::string framed = marian_target_token_ + text;
+  TokenIds ids = tokenizer_->encode(framed).ids;
+  const std::int64_t positions = model_.spec().max_positions;
+  if (truncate && positions > 0 && static_cast<std::int64_t>(ids.size()) > positions) {
+    ids = tokenizer_->encode(framed, static_cast<std::size_t>(positions)).ids;
+    cut = true;
+  }
   check_length(ids, where);
   return ids;
 }
@@ -95,7 +103,9 @@ std::vector<std::vector<Translation>> Translator::generate(const std::vector<std
   std::vector<std::size_t> todo, lengths;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!has_text(*tokenizer_, texts[i])) continue;
-    sources[i] = source_ids(texts[i], where_of(options, i));
+    bool cut = false;
+    sources[i] = source_ids(texts[i], where_of(options, i), static_cast<bool>(options.truncated), cut);
+    if (cut) options.truncated(i);
     todo.push_back(i);
     lengths.push_back(sources[i].size());
   }
@@ -126,7 +136,8 @@ std::vector<TargetScore> Translator::score(const std::vector<std::pair<std::stri
     const std::string where = where_of(options, i);
     if (!has_text(*tokenizer_, pairs[i].first)) fail("{}: the source is empty", where);
     if (!has_text(*tokenizer_, pairs[i].second)) fail("{}: the target is empty", where);
-    sources[i] = source_ids(pairs[i].first, where);
+    bool cut = false;
+    sources[i] = source_ids(pairs[i].first, where, false, cut);
     targets[i] = target_ids(pairs[i].second, where);
     todo.push_back(i);
     lengths.push_back(sources[i].size());

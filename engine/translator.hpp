@@ -40,6 +40,10 @@ struct TranslateOptions {
   std::function<std::string(std::size_t)> where;
   // Called after each batch with the number of texts done so far.
   std::function<void(std::size_t)> progress;
+  // Set: generate() truncates a source longer than the model's positions to fit, as Hugging Face
+  // pipelines do with truncation=True (text tokens cut from the end, special tokens kept), and calls
+  // this with the text's index. Unset: such a source fails naming it.
+  std::function<void(std::size_t)> truncated;
 };
 
 class Translator {
@@ -70,11 +74,15 @@ class Translator {
   std::vector<TargetScore> score(const std::vector<std::pair<std::string, std::string>>& pairs,
                                  const TranslateOptions& options = {});
 
+  // The model's positions (max_position_embeddings): the longest source in tokens; 0 = no limit.
+  std::int64_t max_source_length() const;
+
   Tokenizer& tokenizer() { return *tokenizer_; }
   Seq2SeqModel& model() { return model_; }
 
  private:
-  TokenIds source_ids(const std::string& text, const std::string& where) const;
+  // With `truncate`, cuts an over-long source to the model's positions and sets `cut`.
+  TokenIds source_ids(const std::string& text, const std::string& where, bool truncate, bool& cut) const;
   TokenIds target_ids(const std::string& text, const std::string& where) const;
   void check_length(const TokenIds& ids, const std::string& where) const;
 

@@ -161,7 +161,8 @@ std::vector<std::string> lip_args(const Files& f) {
 
 TEST(LipCli, ExampleRunsAndFindsTheTransformationBias) {
   auto dir = test::temp_dir();
-  auto result = test::run_cli({"lip", "--example", "--runs", "2", "--json", "--report", dir + "/lip.html",
+  // Several runs need the held-out check of the invar preset (cross-validation is deterministic).
+  auto result = test::run_cli({"lip", "--example", "--preset", "invar", "--runs", "2", "--json", "--report", dir + "/lip.html",
                                "--predictions", dir + "/predictions.jsonl"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto json = nlohmann::json::parse(result.out);
@@ -189,8 +190,12 @@ TEST(LipCli, ExampleRunsAndFindsTheTransformationBias) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("Transformation bias"), std::string::npos);
 
+  // The default preset, the LIP tool's classifier, reads the example the same way.
   auto table = test::run_cli({"lip", "--example"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("(preset lip-tool)"), std::string::npos);
+  EXPECT_NE(table.out.find("Grid search"), std::string::npos);
+  EXPECT_NE(table.out.find("significance_transformed"), std::string::npos);
   EXPECT_NE(table.out.find("Classifier check"), std::string::npos);
   EXPECT_LT(table.out.find("Classifier check"), table.out.find("Distributions"));
   EXPECT_NE(table.out.find("Transformation bias: the LIP is broken."), std::string::npos);
@@ -230,11 +235,11 @@ TEST(LipCli, BadInputNamesFileLineAndField) {
   }
   {  // an empty text in B
     auto f = write_files("lovely\tpos\nawful\tneg\n", "lovely\n  \n");
-    expect_error(lip_args(f), f.transformed + ":2: empty text");
+    expect_error(lip_args(f), f.transformed + ":2: empty text (--empty skip leaves empty texts out)");
   }
   {  // an empty text in A
     auto f = write_files("lovely\tpos\n\tneg\n", "lovely\nawful\n");
-    expect_error(lip_args(f), f.original + ":2: empty text");
+    expect_error(lip_args(f), f.original + ":2: empty text (--empty skip leaves empty texts out)");
   }
   {  // a label of A the training data does not know
     auto f = write_files("lovely\tpos\nso-so\tneutral\n", "lovely\nfine\n");
@@ -309,7 +314,7 @@ TEST(LipCli, SentenceEmbeddingClassifierWithATinyEncoder) {
                        "lovely great item\nreally awful, broken\nlove it, lovely\n");
   const auto model = test::fixture("core/bert-wordpiece");
   auto args = lip_args(f);
-  args.insert(args.end(), {"--classifier", "se", "-m", model, "--runs", "2", "--json", "--threads", "1"});
+  args.insert(args.end(), {"--classifier", "se", "-m", model, "--preset", "invar", "--runs", "2", "--json", "--threads", "1"});
   auto result = test::run_cli(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto json = nlohmann::json::parse(result.out);

@@ -6,12 +6,16 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "engine/translator.hpp"
+#include "eval/lip/classifier_preset.hpp"
+#include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
 #include "eval/lip/report.hpp"
 #include "eval/lip/transform.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/search_options.hpp"
 
 namespace invar::cli {
 namespace {
@@ -19,38 +23,91 @@ namespace {
 struct LipArguments {
   std::string train, train_target, original, transformed;
   bool example = false;
+  LipDatasetRequest dataset;
+  std::string empty = "error";
   std::string classifier = "tf";
-  ColumnSelection columns;
+  ColumnSelection columns{.blank_texts = true};  // empty texts: --empty decides
   std::string transformed_column;
-  std::string analyzer = "char";
-  std::vector<int> ngram_range{2, 6};
-  std::string min_df = "0.001", max_df = "0.6";
-  bool sublinear_tf = true;
-  double C = 1.0;
-  std::string class_weight = "balanced";
-  double tolerance = 1e-4;
-  double held_out = 0.2;
+  std::string preset = kDefaultClassifierPreset;
+  // Unset: the preset's value.
+  std::optional<std::string> analyzer, min_df, max_df, class_weight, solver;
+  std::vector<int> ngram_range;
+  std::optional<bool> sublinear_tf;
+  std::optional<double> C, tolerance, held_out;
+  std::vector<double> c_grid;
+  std::optional<std::size_t> folds;
   std::size_t runs = 1;
   std::uint64_t seed = 0;
   bool json = false;
   std::string report, predictions;
   std::string encoder;  // -m: the SE classifier's sentence encoder
-  std::string transform, source_language, target_language, save_transformed;
+  std::string transform, save_transformed;
+  SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
 };
 
-lip::FeaturizerFactory tf_featurizer(const LipArguments& args) {
-  learn::TfidfOptions options = lip::lip_tfidf_options();
+lip::FeaturizerFactory tf_featurizer(const LipArguments& args, learn::TfidfOptions options) {
   if (args.analyzer == "char_wb") options.analyzer = learn::NgramAnalyzer::CharWb;
-  else if (args.analyzer != "char") fail("--analyzer must be char or char_wb, got '{}'", args.analyzer);
-  if (args.ngram_range.size() != 2) fail("--ngram-range takes two numbers, MIN,MAX");
-  options.ngram_min = args.ngram_range[0];
-  options.ngram_max = args.ngram_range[1];
-  options.sublinear_tf = args.sublinear_tf;
-  options.min_df = learn::DocumentFrequencyBound::parse(args.min_df);
-  options.max_df = learn::DocumentFrequencyBound::parse(args.max_df);
+  else if (args.analyzer && *args.analyzer != "char") fail("--analyzer must be char or char_wb, got '{}'", *args.analyzer);
+  if (!args.ngram_range.empty()) {
+    if (args.ngram_range.size() != 2) fail("--ngram-range takes two numbers, MIN,MAX");
+    options.ngram_min = args.ngram_range[0];
+    options.ngram_max = args.ngram_range[1];
+  }
+  if (args.sublinear_tf) options.sublinear_tf = *args.sublinear_tf;
+  if (args.min_df) options.min_df = learn::DocumentFrequencyBound::parse(*args.min_df);
+  if (args.max_df) options.max_df = learn::DocumentFrequencyBound::parse(*args.max_df);
   options.validate();
   return [options] { return std::make_unique<lip::TfidfFeaturizer>(options); };
+}
+
+// The preset, with the options given on the command line over it.
+ClassifierPreset classifier_settings(const LipArguments& args) {
+  ClassifierPreset preset = classifier_preset(args.preset);
+  auto& regression = preset.regression;
+  if (args.solver == "lbfgs") regression.solver = LogisticSolver::Lbfgs;
+  else if (args.solver == "liblinear") regression.solver = LogisticSolver::Liblinear;
+  else if (args.solver) fail("--solver must be lbfgs or liblinear, got '{}'", *args.solver);
+  if (args.class_weight == "balanced") regression.class_weight = learn::ClassWeighting::Balanced;
+  else if (args.class_weight == "none") regression.class_weight = learn::ClassWeighting::None;
+  else if (args.class_weight) fail("--class-weight must be balanced or none, got '{}'", *args.class_weight);
+  if (args.tolerance) regression.tolerance = *args.tolerance;
+  if (args.C && !args.c_grid.empty()) fail("-C fixes C and --c-grid searches it: give one of them");
+  if (args.C) {
+    regression.C = *args.C;
+    preset.c_grid.clear();
+  }
+  if (!args.c_grid.empty()) preset.c_grid = args.c_grid;
+  for (double C : preset.c_grid)
+    if (!(C > 0)) fail("--c-grid: C must be positive, got {}", C);
+  if (args.held_out) {
+    preset.check = ClassifierCheck::HeldOut;
+    preset.held_out = *args.held_out;
+  }
+  if (args.folds) preset.folds = *args.folds;
+  return preset;
+}
+
+// B = t(A) by a seq2seq model with the generation options given; saved when asked, so the run can
+// be repeated or inspected with --transformed.
+LabelledTexts transform(const std::string& model_path, Backend& backend, const LabelledTexts& original,
+                        const LipArguments& args) {
+  const auto model = ModelSource::open(model_path);
+  Progress progress("transform", original.texts.size());
+  const SearchOptions& search = args.search;
+  const lip::Transformed result = lip::transform_texts(
+      *model, backend, original,
+      {.source_language = search.source_language,
+       .target_language = search.target_language,
+       .settings = [&search](const Translator& translator) { return search_settings(translator, search); },
+       .truncate = search.truncate,
+       .batch_size = args.compute.batch_size,
+       .save_path = args.save_transformed,
+       .progress = [&progress](std::size_t done) { progress.set(done); }});
+  if (result.truncated > 0)
+    fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
+               "truncated for --transform\n", result.truncated, original.texts.size(), result.max_source_length);
+  return result.texts;
 }
 
 void run(const LipArguments& given) {
@@ -66,18 +123,26 @@ void run(const LipArguments& given) {
   }
   if (!args.transform.empty() && !args.transformed.empty())
     fail("--transform produces the transformed texts; leave out --transformed");
-  if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty()))
-    fail("lip needs --train, --original and --transformed or --transform (or --example)");
+  std::optional<LipDatasetFiles> dataset;
+  if (!args.dataset.name.empty()) {
+    if (args.example || !args.train.empty() || !args.original.empty() || !args.train_target.empty())
+      fail("--dataset reads --train, --train-target and --original from its folder; leave them out");
+    if (args.dataset.folder.empty()) fail("--dataset {} needs --data-dir FOLDER", args.dataset.name);
+    dataset = read_lip_dataset(args.dataset);
+    if (!dataset->transformed && args.transformed.empty() && args.transform.empty())
+      fail("{}/transformed/{}.csv does not exist: give the transformed texts with --transformed or --transform",
+           args.dataset.folder, args.dataset.source_language);
+  } else if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty())) {
+    fail("lip needs --train, --original and --transformed or --transform (or --example, or --dataset)");
+  }
+  EmptyTexts empty = EmptyTexts::Error;
+  if (args.empty == "skip") empty = EmptyTexts::Skip;
+  else if (args.empty != "error") fail("--empty must be skip or error, got '{}'", args.empty);
 
   lip::LipOptions options;
   options.runs = args.runs;
   options.seed = args.seed;
-  options.held_out = args.held_out;
-  options.regression.C = args.C;
-  options.regression.tolerance = args.tolerance;
-  if (args.class_weight == "balanced") options.regression.class_weight = learn::ClassWeighting::Balanced;
-  else if (args.class_weight == "none") options.regression.class_weight = learn::ClassWeighting::None;
-  else fail("--class-weight must be balanced or none, got '{}'", args.class_weight);
+  options.classifier = classifier_settings(args);
   // Models live until the end of the run: featurizers and the translator point into them.
   std::vector<std::unique_ptr<ModelSource>> sources;
   std::unique_ptr<Backend> backend;
@@ -90,7 +155,7 @@ void run(const LipArguments& given) {
   std::shared_ptr<lip::SentenceEmbeddings> embeddings;
   if (args.classifier == "tf") {
     if (!args.encoder.empty()) fail("-m/--model is the SE classifier's encoder; use it with --classifier se");
-    options.featurizer = tf_featurizer(args);
+    options.featurizer = tf_featurizer(args, options.classifier.tfidf);
   } else if (args.classifier == "se") {
     if (args.encoder.empty()) fail("--classifier se needs a sentence encoder: -m MODEL");
     encoder = std::make_unique<TextEncoder>(open_model(args.encoder), *backend);
@@ -100,27 +165,32 @@ void run(const LipArguments& given) {
     fail("--classifier must be tf or se, got '{}'", args.classifier);
   }
 
-  auto train = read_labelled_texts(args.train, args.columns);
+  LabelledTexts train, original;
   std::optional<LabelledTexts> train_target;
-  if (!args.train_target.empty()) train_target = read_labelled_texts(args.train_target, args.columns);
-  auto original = read_labelled_texts(args.original, args.columns);
+  if (dataset) {
+    train = std::move(dataset->train);
+    train_target = std::move(dataset->train_target);
+    original = std::move(dataset->original);
+  } else {
+    train = read_labelled_texts(args.train, args.columns);
+    if (!args.train_target.empty()) train_target = read_labelled_texts(args.train_target, args.columns);
+    original = read_labelled_texts(args.original, args.columns);
+  }
   ColumnSelection transformed_columns = args.columns;
   if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
   LabelledTexts transformed;
-  if (args.transform.empty()) {
-    transformed = read_texts(args.transformed, transformed_columns);
-  } else {
-    Progress progress("transform", original.texts.size());
-    transformed = lip::transform_texts(open_model(args.transform), *backend, original,
-                                       {.source_language = args.source_language,
-                                        .target_language = args.target_language,
-                                        .batch_size = args.compute.batch_size,
-                                        .save_path = args.save_transformed,
-                                        .progress = [&progress](std::size_t done) { progress.set(done); }});
-  }
-  auto data = lip::make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed));
+  if (!args.transform.empty()) transformed = transform(args.transform, *backend, original, args);
+  else if (!args.transformed.empty()) transformed = read_texts(args.transformed, transformed_columns);
+  else transformed = std::move(*dataset->transformed);
+  auto data = lip::make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed), empty);
 
+  std::unique_ptr<Progress> progress;
+  options.progress = [&progress](std::size_t done, std::size_t total) {
+    if (!progress) progress = std::make_unique<Progress>("classifier fits", total);
+    progress->set(done);
+  };
   auto result = lip::run_lip(data, options);
+  progress.reset();
   if (embeddings && embeddings->truncated() > 0)
     fmt::print(stderr, "invar: warning: {} texts were longer than {} tokens and were truncated for the sentence encoder\n",
                embeddings->truncated(), encoder->max_length());
@@ -143,6 +213,22 @@ void setup(CLI::App& root) {
                   "transformation crosses languages (same label set as --train)");
   app->add_option("--original", args->original, "The originals A: text and ground-truth label columns");
   app->add_option("--transformed", args->transformed, "The transformed texts B, line-aligned with A");
+  app->add_option("--dataset", args->dataset.name,
+                  "Read one of the LIP tool's data sets from --data-dir with its preprocessing: trustpilot "
+                  "(--property gender|age_cat), hateval (HS 1/0 -> Hate/Not Hate, @user, hashtags removed), affect "
+                  "(--property emotion|sentiment, @user); files FOLDER/{train,test}/LANGUAGE.csv, B from "
+                  "--transformed, --transform or FOLDER/transformed/LANGUAGE.csv");
+  app->add_option("--data-dir", args->dataset.folder, "The --dataset folder");
+  app->add_option("--language", args->dataset.source_language, "The --dataset language of A (file name)")
+      ->capture_default_str();
+  app->add_option("--target-language", args->dataset.target_language,
+                  "The --dataset language of B: its classifier is trained on train/LANGUAGE.csv (default: one "
+                  "common classifier for A and B)");
+  app->add_option("--property", args->dataset.property, "The --dataset property (a column for trustpilot)");
+  app->add_option("--empty", args->empty,
+                  "Empty texts: error (stop at the first, naming it) or skip (leave them out, counting them; an "
+                  "empty A or B drops the pair)")
+      ->capture_default_str();
   app->add_flag("--example", args->example,
                 "Run on the bundled example (examples/lip: product reviews and a paraphraser that tones "
                 "down complaints)");
@@ -154,9 +240,8 @@ void setup(CLI::App& root) {
                   "pooling and normalization from its modules.json");
   app->add_option("--transform", args->transform,
                   "Produce B inside invar: a seq2seq model (folder or .invar) translates or paraphrases A with "
-                  "its config.json's search settings");
-  app->add_option("--src-lang", args->source_language, "Source language code for --transform (mBART, M2M100)");
-  app->add_option("--tgt-lang", args->target_language, "Target language code for --transform");
+                  "its config.json's search settings, overridden by the options below");
+  add_search_options(*app, args->search);
   app->add_option("--save-transformed", args->save_transformed,
                   "Write the texts --transform produced, one per line of A");
   add_compute_options(*app, args->compute);
@@ -166,22 +251,34 @@ void setup(CLI::App& root) {
                   "Label column: number or header name (default 2), key (JSONL, default label)");
   app->add_option("--transformed-column", args->transformed_column, "Text column of --transformed (default: --text-column)");
   app->add_flag("--header", args->columns.header, "TSV/CSV files start with a header line");
-  app->add_option("--analyzer", args->analyzer, "TF-IDF analyzer: char or char_wb")->capture_default_str();
-  app->add_option("--ngram-range", args->ngram_range, "TF-IDF n-gram range MIN,MAX")
+  app->add_option("--preset", args->preset,
+                  "Classifier setting: lip-tool (the LIP tool's: TF-IDF max_df 0.8, sklearn's saga objective solved "
+                  "to its optimum, C from {5, 2, 1, 0.5, 0.1} by 5-fold cross-validation, checked by that "
+                  "cross-validation, trained on all the training data) or invar (max_df 0.6, liblinear, C 1, "
+                  "checked on a 20 % held-out split). The options below override single settings")
+      ->capture_default_str();
+  app->add_option("--analyzer", args->analyzer, "TF-IDF analyzer: char or char_wb (both presets: char)");
+  app->add_option("--ngram-range", args->ngram_range, "TF-IDF n-gram range MIN,MAX (presets: 2,6)")
       ->delimiter(',')
-      ->expected(2)
-      ->capture_default_str();
-  app->add_option("--min-df", args->min_df, "Minimum document frequency: a count (2) or a share (0.001)")
-      ->capture_default_str();
-  app->add_option("--max-df", args->max_df, "Maximum document frequency: a count or a share")->capture_default_str();
-  app->add_option("--sublinear-tf", args->sublinear_tf, "tf = 1 + ln(count)")->capture_default_str();
-  app->add_option("-C", args->C, "Inverse regularisation strength of the logistic regression")->capture_default_str();
-  app->add_option("--class-weight", args->class_weight, "balanced (n / (K * count)) or none")->capture_default_str();
-  app->add_option("--tol", args->tolerance, "liblinear stopping tolerance")->capture_default_str();
+      ->expected(2);
+  app->add_option("--min-df", args->min_df, "Minimum document frequency: a count (2) or a share (presets: 0.001)");
+  app->add_option("--max-df", args->max_df, "Maximum document frequency: a count or a share (lip-tool 0.8, invar 0.6)");
+  app->add_option("--sublinear-tf", args->sublinear_tf, "tf = 1 + ln(count) (presets: true)");
+  app->add_option("--solver", args->solver,
+                  "lbfgs (sklearn's lbfgs/saga problem: intercept not penalised, multinomial) or liblinear "
+                  "(one-vs-rest, intercept penalised)");
+  app->add_option("-C", args->C, "Fix the inverse regularisation strength (no grid search)");
+  app->add_option("--c-grid", args->c_grid, "Search C among these values by cross-validated micro-F1, e.g. 5,2,1")
+      ->delimiter(',');
+  app->add_option("--folds", args->folds, "Cross-validation folds for the check and the grid search (presets: 5)");
+  app->add_option("--class-weight", args->class_weight, "balanced (n / (K * count)) or none (presets: balanced)");
+  app->add_option("--tol", args->tolerance,
+                  "Stopping tolerance: liblinear's eps, or the L-BFGS gradient norm (lip-tool 1e-9, invar 1e-4)");
   app->add_option("--held-out", args->held_out,
-                  "Share of each class of the training data held out to score the classifier (0 = none)")
-      ->capture_default_str();
-  app->add_option("--runs", args->runs, "Repeat with seeds S, S+1, ... (other held-out splits); report mean ± std")
+                  "Check the classifier on this share of each class held out of training (the invar preset: 0.2; "
+                  "0 = no check) instead of cross-validation");
+  app->add_option("--runs", args->runs,
+                  "With a held-out check: repeat with seeds S, S+1, ... (other splits); report mean ± std")
       ->capture_default_str();
   app->add_option("--seed", args->seed, "First seed")->capture_default_str();
   app->add_flag("--json", args->json, "Print the result as JSON instead of the table");

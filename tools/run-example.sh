@@ -2,7 +2,7 @@
 # invar's main job on its embedded default: installs what is missing, builds the invar CLI, and runs
 # the Language Invariant Property benchmark on the bundled example (examples/lip) with the TF-IDF
 # classifier: the result table on stdout, an HTML report and per-text predictions under out/.
-#   tools/run-example.sh [extra `invar lip` options, e.g. --runs 5]
+#   tools/run-example.sh [extra `invar lip` options, e.g. --preset invar --runs 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/error.hpp"
+#include "eval/learn/lbfgs_logreg.hpp"
 
 namespace invar::learn {
 
@@ -18,6 +19,13 @@ std::vector<double> balanced_class_weights(const std::vector<int>& labels, std::
   for (std::size_t k = 0; k < num_classes; ++k)
     if (counts[k] > 0)
       weights[k] = static_cast<double>(labels.size()) / (static_cast<double>(num_classes) * static_cast<double>(counts[k]));
+  return weights;
+}
+
+std::vector<double> LogisticRegression::sample_weights(const std::vector<int>& labels) const {
+  std::vector<double> weights;
+  weights.reserve(labels.size());
+  for (int label : labels) weights.push_back(class_weights_.at(static_cast<std::size_t>(label)));
   return weights;
 }
 
@@ -50,7 +58,21 @@ void LogisticRegression::fit(const SparseMatrix& features, const std::vector<int
                                                                     : std::vector<double>(num_classes, 1.0);
   num_classes_ = num_classes;
   num_features_ = features.cols;
+  softmax_ = options.solver == LogisticSolver::Lbfgs && num_classes > 2;
+  if (options.solver == LogisticSolver::Lbfgs) {
+    auto solution = fit_logistic_lbfgs(features, labels, num_classes, sample_weights(labels), options.C,
+                                       options.fit_intercept, options.tolerance);
+    weights_ = std::move(solution.weights);
+    intercepts_ = std::move(solution.intercepts);
+  } else {
+    fit_liblinear(features, labels, options);
+  }
+}
 
+void LogisticRegression::fit_liblinear(const SparseMatrix& features, const std::vector<int>& labels,
+                                       const LogisticRegressionOptions& options) {
+  const std::size_t n = features.rows();
+  const std::size_t num_classes = num_classes_;
   // liblinear wants 1-based feature indices, the bias as one more feature, and a -1 terminator.
   const int bias_index = static_cast<int>(features.cols) + 1;
   std::vector<feature_node> nodes;
@@ -130,6 +152,14 @@ std::vector<std::vector<double>> LogisticRegression::predict_proba(const SparseM
     if (num_classes_ == 2) {
       double positive = 1.0 / (1.0 + std::exp(-scores[0]));
       p = {1.0 - positive, positive};
+    } else if (softmax_) {
+      const double top = *std::max_element(scores.begin(), scores.end());
+      double total = 0;
+      for (double s : scores) {
+        p.push_back(std::exp(s - top));
+        total += p.back();
+      }
+      for (double& value : p) value /= total;
     } else {
       double total = 0;
       for (double s : scores) {

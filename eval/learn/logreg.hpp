@@ -1,7 +1,12 @@
 #pragma once
-// L2-regularised logistic regression trained with liblinear (solver L2R_LR, trust-region Newton),
-// the way scikit-learn's LogisticRegression(solver="liblinear") calls it.
+// L2-regularised logistic regression, one of two problems:
+//   LogisticSolver::Liblinear — scikit-learn's LogisticRegression(solver="liblinear"), trained with
+//     liblinear (L2R_LR, trust-region Newton); the objective is below.
+//   LogisticSolver::Lbfgs — scikit-learn's solvers lbfgs/saga/sag/newton-cg (multi_class="auto"):
+//     unpenalised intercept, multinomial for K > 2 classes (eval/learn/lbfgs_logreg.hpp), solved to its
+//     optimum with liblbfgs; probabilities sigmoid (binary) or softmax.
 //
+// The liblinear problem:
 // Objective (w = weights, b = intercept, x_i = feature row, y_i = +-1, s_i = class weight of sample i):
 //   binary:      F = 1/2 (|w|^2 + b^2) + sum_i C s_i ln(1 + exp(-y_i (w.x_i + b)))
 //   K > 2 classes, one-vs-rest as liblinear does it: for each class k a binary problem with y_ik = +1
@@ -20,11 +25,15 @@
 namespace invar::learn {
 
 enum class ClassWeighting { None, Balanced };
+enum class LogisticSolver { Liblinear, Lbfgs };
 
 struct LogisticRegressionOptions {
   double C = 1.0;
   ClassWeighting class_weight = ClassWeighting::None;
-  double tolerance = 1e-4;  // liblinear's eps (sklearn's tol): stop when |grad F| <= eps' |grad F(0)|
+  LogisticSolver solver = LogisticSolver::Liblinear;
+  // liblinear's eps (sklearn's tol): stop when |grad F| <= eps' |grad F(0)|; L-BFGS: when
+  // |grad| <= tolerance max(1, |x|) on F / (C n).
+  double tolerance = 1e-4;
   bool fit_intercept = true;
 };
 
@@ -38,11 +47,14 @@ class LogisticRegression {
            const LogisticRegressionOptions& options);
 
   std::size_t num_classes() const { return num_classes_; }
-  // One weight row per binary subproblem: a single row (class 1 vs class 0) for two classes,
-  // otherwise row k = class k vs the rest. intercepts() has one entry per row.
+  // liblinear: one weight row per binary subproblem: a single row (class 1 vs class 0) for two classes,
+  // otherwise row k = class k vs the rest. L-BFGS: one row for two classes, else row k = class k's
+  // softmax score. intercepts() has one entry per row.
   const std::vector<std::vector<double>>& weights() const { return weights_; }
   const std::vector<double>& intercepts() const { return intercepts_; }
   const std::vector<double>& class_weights() const { return class_weights_; }
+  // Weight of each training sample (its class's weight) in the last fit.
+  std::vector<double> sample_weights(const std::vector<int>& labels) const;
 
   // w.x + b per row of weights(); features beyond those fitted are ignored.
   std::vector<double> decision_function(const SparseMatrix& features, std::size_t row) const;
@@ -51,6 +63,9 @@ class LogisticRegression {
   std::vector<int> predict(const SparseMatrix& features) const;
 
  private:
+  void fit_liblinear(const SparseMatrix& features, const std::vector<int>& labels, const LogisticRegressionOptions& options);
+
+  bool softmax_ = false;
   std::size_t num_classes_ = 0;
   std::size_t num_features_ = 0;
   std::vector<std::vector<double>> weights_;

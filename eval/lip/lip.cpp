@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
@@ -70,11 +72,49 @@ std::vector<std::string> label_set(const LabelledTexts& data) {
   return {labels.begin(), labels.end()};
 }
 
+void keep_rows(LabelledTexts& data, const std::vector<bool>& keep) {
+  LabelledTexts kept;
+  kept.path = data.path;
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) continue;
+    kept.texts.push_back(std::move(data.texts[i]));
+    if (!data.labels.empty()) kept.labels.push_back(std::move(data.labels[i]));
+    kept.line_numbers.push_back(data.line_numbers[i]);
+  }
+  data = std::move(kept);
+}
+
+// Applies the policy to the files whose rows belong together (one file, or A with B); records the
+// count per file.
+void handle_empty(const std::vector<LabelledTexts*>& files, EmptyTexts policy, std::vector<SkippedTexts>& skipped) {
+  std::vector<bool> keep(files.front()->texts.size(), true);
+  std::vector<std::size_t> counts(files.size(), 0);
+  for (std::size_t f = 0; f < files.size(); ++f)
+    for (std::size_t i = 0; i < files[f]->texts.size(); ++i) {
+      if (!is_blank(files[f]->texts[i])) continue;
+      if (policy == EmptyTexts::Error)
+        fail("{}:{}: empty text (--empty skip leaves empty texts out)", files[f]->path, files[f]->line_numbers[i]);
+      keep[i] = false;
+      ++counts[f];
+    }
+  for (std::size_t f = 0; f < files.size(); ++f)
+    if (counts[f] > 0) skipped.push_back({files[f]->path, counts[f]});
+  if (std::find(keep.begin(), keep.end(), false) == keep.end()) return;
+  for (auto* file : files) keep_rows(*file, keep);
+  if (files.front()->texts.empty()) fail("{}: no texts left after skipping the empty ones", files.front()->path);
+}
+
 }  // namespace
 
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
-                      LabelledTexts transformed) {
+                      LabelledTexts transformed, EmptyTexts empty) {
   LipData data;
+  if (original.texts.size() != transformed.texts.size())
+    fail("{} has {} texts but {} has {}; the original and transformed texts must be line-aligned", original.path,
+         original.texts.size(), transformed.path, transformed.texts.size());
+  handle_empty({&train}, empty, data.skipped);
+  if (train_target) handle_empty({&*train_target}, empty, data.skipped);
+  handle_empty({&original, &transformed}, empty, data.skipped);
   data.classes = label_set(train);
   if (data.classes.size() < 2)
     fail("{}: only one label ('{}'); the property classifier needs at least two", train.path,
@@ -89,9 +129,6 @@ LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_ta
     if (!std::binary_search(data.classes.begin(), data.classes.end(), original.labels[i]))
       fail("{}:{}: label '{}' does not occur in the training data {} (labels: {})", original.path,
            original.line_numbers[i], original.labels[i], train.path, fmt::join(data.classes, ", "));
-  if (original.texts.size() != transformed.texts.size())
-    fail("{} has {} texts but {} has {}; the original and transformed texts must be line-aligned", original.path,
-         original.texts.size(), transformed.path, transformed.texts.size());
   data.train = std::move(train);
   data.train_target = std::move(train_target);
   data.original = std::move(original);
@@ -106,6 +143,7 @@ const char* verdict_name(LipVerdict verdict) {
     case LipVerdict::Preserved: return "preserved";
     case LipVerdict::ClassifierBias: return "classifier bias";
     case LipVerdict::TransformationBias: return "transformation bias";
+    case LipVerdict::Inconclusive: return "inconclusive (weak classifier)";
   }
   return "";
 }
@@ -145,21 +183,73 @@ std::vector<T> pick(const std::vector<T>& values, const std::vector<std::size_t>
 struct TrainedClassifier {
   std::unique_ptr<PropertyClassifier> classifier;
   std::optional<ClassifierScores> check;
+  std::vector<int> check_predictions;
   std::size_t training_texts = 0;
+  double C = 1;
+  std::optional<CrossValidation> cv;
 };
 
-TrainedClassifier train_classifier(const LabelledTexts& data, const std::vector<std::string>& classes,
-                                   const LipOptions& options, std::uint64_t seed) {
-  auto labels = class_indices(data.labels, classes);
+bool cross_validates(const ClassifierPreset& preset) {
+  return !preset.c_grid.empty() || preset.check == ClassifierCheck::CrossValidation;
+}
+
+// Fits per classifier: the folds of every C searched, then the final fit.
+std::size_t fits_per_classifier(const ClassifierPreset& preset) {
+  if (!cross_validates(preset)) return 1;
+  return std::max<std::size_t>(preset.c_grid.size(), 1) * preset.folds + 1;
+}
+
+// Searches the preset's C grid (if any) on `texts`, then trains the final classifier on all of them.
+TrainedClassifier select_and_fit(const std::vector<std::string>& texts, const std::vector<int>& labels,
+                                 std::size_t num_classes, const LipOptions& options, const std::function<void()>& fitted) {
+  const auto& preset = options.classifier;
   TrainedClassifier trained;
-  trained.classifier = std::make_unique<PropertyClassifier>(options.featurizer(), options.regression);
-  Split split = stratified_split(labels, classes.size(), options.held_out, seed);
-  trained.training_texts = split.train.size();
-  trained.classifier->fit(pick(data.texts, split.train), pick(labels, split.train), classes.size());
-  if (!split.held_out.empty())
-    trained.check = score_classifier(pick(labels, split.held_out),
-                                     trained.classifier->predict(pick(data.texts, split.held_out)));
+  learn::LogisticRegressionOptions regression = preset.regression;
+  if (cross_validates(preset)) {
+    trained.cv = cross_validate(texts, labels, num_classes, options.featurizer, regression, preset.c_grid,
+                                preset.folds, fitted);
+    regression.C = trained.cv->C;
+  }
+  trained.C = regression.C;
+  trained.training_texts = texts.size();
+  trained.classifier = std::make_unique<PropertyClassifier>(options.featurizer(), regression);
+  trained.classifier->fit(texts, labels, num_classes);
+  if (fitted) fitted();
   return trained;
+}
+
+TrainedClassifier train_classifier(const LabelledTexts& data, const std::vector<std::string>& classes,
+                                   const LipOptions& options, std::uint64_t seed, const std::function<void()>& fitted) {
+  auto labels = class_indices(data.labels, classes);
+  if (options.classifier.check == ClassifierCheck::CrossValidation) {
+    auto trained = select_and_fit(data.texts, labels, classes.size(), options, fitted);
+    trained.check = trained.cv->scores;
+    trained.check_predictions = trained.cv->out_of_fold_predictions;
+    return trained;
+  }
+  Split split = stratified_split(labels, classes.size(), options.classifier.held_out, seed);
+  auto trained =
+      select_and_fit(pick(data.texts, split.train), pick(labels, split.train), classes.size(), options, fitted);
+  if (!split.held_out.empty()) {
+    trained.check_predictions = trained.classifier->predict(pick(data.texts, split.held_out));
+    trained.check = score_classifier(pick(labels, split.held_out), trained.check_predictions);
+  }
+  return trained;
+}
+
+std::size_t classes_used(const std::vector<int>& predictions) {
+  return std::set<int>(predictions.begin(), predictions.end()).size();
+}
+
+void add_weakness(const std::string& name, const TrainedClassifier& trained, std::size_t num_classes,
+                  std::vector<std::string>& reasons) {
+  if (!trained.check) return;
+  if (classes_used(trained.check_predictions) == 1)
+    reasons.push_back(fmt::format("the classifier {} predicts a single class in its check", name));
+  const double chance = 1.0 / static_cast<double>(num_classes);
+  if (trained.check->macro_f1 < chance + 0.1)
+    reasons.push_back(fmt::format("the classifier {} has a check macro-F1 of {:.3f}, near chance ({:.3f})", name,
+                                  trained.check->macro_f1, chance));
 }
 
 }  // namespace
@@ -183,42 +273,96 @@ Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, 
   return split;
 }
 
+namespace {
+
+std::string check_description(const ClassifierPreset& preset) {
+  std::string grid = preset.c_grid.empty()
+                         ? ""
+                         : fmt::format("; C chosen from {{{}}} by {}-fold stratified cross-validation (micro-F1)",
+                                       fmt::join(preset.c_grid, ", "), preset.folds);
+  if (preset.check == ClassifierCheck::CrossValidation)
+    return fmt::format("{}-fold stratified cross-validation on the training data, final classifier trained on all "
+                       "of it{}", preset.folds, grid);
+  return fmt::format("held-out share {} of each class, final classifier trained on the rest{}", preset.held_out, grid);
+}
+
+}  // namespace
+
 LipResult run_lip(const LipData& data, const LipOptions& options) {
   if (options.runs == 0) fail("--runs must be at least 1");
+  if (options.runs > 1 && options.classifier.check == ClassifierCheck::CrossValidation)
+    fail("--runs {}: the cross-validated classifier check is deterministic (folds without shuffling), so every run "
+         "would be the same; use the held-out check (--held-out SHARE) to vary the classifier", options.runs);
   const std::size_t num_classes = data.classes.size();
   LipResult result;
   result.classes = data.classes;
-  result.held_out = options.held_out;
-  result.classifier = PropertyClassifier(options.featurizer(), options.regression).description();
+  result.preset = options.classifier.name;
+  result.check = check_description(options.classifier);
+  result.classifier = PropertyClassifier(options.featurizer(), options.classifier.regression).description();
   const auto truth = class_indices(data.original.labels, data.classes);
+  const std::size_t total_fits =
+      options.runs * (data.train_target ? 2 : 1) * fits_per_classifier(options.classifier);
+  std::size_t fits = 0;
+  std::function<void()> fitted;
+  if (options.progress) fitted = [&] { options.progress(++fits, total_fits); };
   for (std::size_t r = 0; r < options.runs; ++r) {
     LipRun run;
     run.seed = options.seed + r;
-    auto source = train_classifier(data.train, data.classes, options, run.seed);
+    auto source = train_classifier(data.train, data.classes, options, run.seed, fitted);
     run.source_check = source.check;
     run.source_training_texts = source.training_texts;
+    run.source_C = source.C;
+    run.source_cv = source.cv;
     run.original_predictions = source.classifier->predict_with_probabilities(data.original.texts);
+    add_weakness(data.train_target ? "for A" : "", source, num_classes, run.weak_check_reasons);
     if (data.train_target) {
-      auto target = train_classifier(*data.train_target, data.classes, options, run.seed);
+      auto target = train_classifier(*data.train_target, data.classes, options, run.seed, fitted);
       run.target_check = target.check;
       run.target_training_texts = target.training_texts;
+      run.target_C = target.C;
+      run.target_cv = target.cv;
       run.transformed_predictions = target.classifier->predict_with_probabilities(data.transformed.texts);
+      add_weakness("for B", target, num_classes, run.weak_check_reasons);
     } else {
       run.transformed_predictions = source.classifier->predict_with_probabilities(data.transformed.texts);
     }
     run.truth_counts = counts_of(truth, num_classes);
     run.original_counts = counts_of(run.original_predictions.labels, num_classes);
     run.transformed_counts = counts_of(run.transformed_predictions.labels, num_classes);
+    if (classes_used(run.original_predictions.labels) == 1 && data.original.texts.size() > 1)
+      run.weak_check_reasons.push_back("every original text gets the same predicted class");
     run.kl_original = lip_kl(run.truth_counts, run.original_counts);
     run.kl_transformed = lip_kl(run.truth_counts, run.transformed_counts);
     run.original_vs_transformed = lip_significance(run.original_counts, run.transformed_counts);
     run.truth_vs_original = lip_significance(run.truth_counts, run.original_counts);
     run.truth_vs_transformed = lip_significance(run.truth_counts, run.transformed_counts);
-    if (run.original_vs_transformed.pvalue <= 0.05) run.verdict = LipVerdict::TransformationBias;
+    if (!run.weak_check_reasons.empty()) run.verdict = LipVerdict::Inconclusive;
+    else if (run.original_vs_transformed.pvalue <= 0.05) run.verdict = LipVerdict::TransformationBias;
     else if (run.truth_vs_original.pvalue <= 0.05) run.verdict = LipVerdict::ClassifierBias;
     result.runs.push_back(std::move(run));
   }
   return result;
+}
+
+std::vector<std::pair<std::string, double>> tool_distribution(const std::vector<std::string>& labels) {
+  std::vector<std::pair<std::string, double>> shares;
+  std::map<std::string, std::size_t> counts;
+  for (const auto& label : labels)
+    if (counts[label]++ == 0) shares.emplace_back(label, 0.0);
+  for (auto& [label, share] : shares) {
+    // Python's round(x, 2): the decimal rounding of the exact binary value, ties to even, which is
+    // what glibc's printf does.
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", static_cast<double>(counts[label]) / static_cast<double>(labels.size()));
+    share = std::strtod(text, nullptr);
+  }
+  return shares;
+}
+
+std::string tool_stars(double pvalue) {
+  if (pvalue <= 0.01) return "$^{**}$";
+  if (pvalue <= 0.05) return "$^{*}$";
+  return "";
 }
 
 MeanStd mean_std(const std::vector<double>& values) {
@@ -243,7 +387,8 @@ LipVerdict overall_verdict(const LipResult& result) {
   for (const auto& run : result.runs) ++votes[run.verdict];
   LipVerdict best = LipVerdict::Preserved;
   std::size_t most = 0;
-  for (auto verdict : {LipVerdict::TransformationBias, LipVerdict::ClassifierBias, LipVerdict::Preserved})
+  for (auto verdict : {LipVerdict::Inconclusive, LipVerdict::TransformationBias, LipVerdict::ClassifierBias,
+                       LipVerdict::Preserved})
     if (votes[verdict] > most) {
       most = votes[verdict];
       best = verdict;

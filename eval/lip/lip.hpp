@@ -26,11 +26,14 @@
 // far as such a classifier can tell. Otherwise the LIP is preserved.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/io.hpp"
+#include "eval/lip/classifier_preset.hpp"
+#include "eval/lip/cross_validation.hpp"
 #include "eval/lip/property_classifier.hpp"
 
 namespace invar::lip {
@@ -55,8 +58,21 @@ std::string significance_stars(double pvalue);
 
 // ---- Data ----------------------------------------------------------------------------------------
 
+// What to do with empty (whitespace-only) texts — released training files have some:
+//   Error: fail naming FILE:LINE of the first one;
+//   Skip: leave them out and count them; an empty original or transformed text drops the pair (A, B)
+//   so that A and B stay line-aligned. (The tool itself reads them with pandas as NaN and trains on
+//   the string "nan".)
+enum class EmptyTexts { Error, Skip };
+
+struct SkippedTexts {
+  std::string path;
+  std::size_t count = 0;
+};
+
 struct LipData {
   std::vector<std::string> classes;  // sorted by code point: class index = position
+  std::vector<SkippedTexts> skipped;  // EmptyTexts::Skip: per file, the empty texts left out
   LabelledTexts train;
   std::optional<LabelledTexts> train_target;  // classifier for B when t crosses languages
   LabelledTexts original;
@@ -66,27 +82,36 @@ struct LipData {
 // Checks the inputs against each other: at least two classes in the training data, the same label
 // set in both training sets, every label of A known to the training data, A and B of equal length.
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
-                      LabelledTexts transformed);
+                      LabelledTexts transformed, EmptyTexts empty = EmptyTexts::Error);
 
 // ---- Runs ----------------------------------------------------------------------------------------
 
 struct LipOptions {
   std::size_t runs = 1;
   std::uint64_t seed = 0;
-  double held_out = 0.2;  // share of each class kept out of training to score the classifier; 0 = none
   FeaturizerFactory featurizer;
-  learn::LogisticRegressionOptions regression;
+  // Regression, C grid and the classifier check (ClassifierCheck::HeldOut: held_out share, 0 = none).
+  ClassifierPreset classifier = classifier_preset(kDefaultClassifierPreset);
+  // Called after every classifier fit (cross-validation folds and final fits) with the count so far
+  // and the total the run will make.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
-enum class LipVerdict { Preserved, ClassifierBias, TransformationBias };
-const char* verdict_name(LipVerdict verdict);  // "preserved", "classifier bias", "transformation bias"
+// Inconclusive: the classifier check is weak (see weak_check_reasons), so no reading is drawn.
+enum class LipVerdict { Preserved, ClassifierBias, TransformationBias, Inconclusive };
+// "preserved", "classifier bias", "transformation bias", "inconclusive (weak classifier)"
+const char* verdict_name(LipVerdict verdict);
 
 struct LipRun {
   std::uint64_t seed = 0;
-  std::optional<ClassifierScores> source_check;  // held-out scores of the classifier for A
+  std::optional<ClassifierScores> source_check;  // check of the classifier for A (out-of-fold or held-out)
   std::optional<ClassifierScores> target_check;  // ... for B, with a target-language training set
-  std::size_t source_training_texts = 0;
+  std::size_t source_training_texts = 0;  // texts the final classifier was trained on
   std::size_t target_training_texts = 0;
+  double source_C = 1;  // the C each final classifier was trained with
+  double target_C = 1;
+  std::optional<CrossValidation> source_cv;  // folds, grid scores, chosen C
+  std::optional<CrossValidation> target_cv;
   std::vector<std::size_t> truth_counts;     // p̂(A)
   std::vector<std::size_t> original_counts;  // p(A)
   std::vector<std::size_t> transformed_counts;  // p(B)
@@ -96,6 +121,10 @@ struct LipRun {
   LipSignificance truth_vs_original;        // p̂(A) vs p(A): classifier bias
   LipSignificance truth_vs_transformed;     // p̂(A) vs p(B)
   LipVerdict verdict = LipVerdict::Preserved;
+  // Why the classifier check is too weak for a verdict (empty: it is not): a check whose predictions
+  // or whose predictions on A use a single class, or a check macro-F1 below chance (1/K, a guess
+  // following the class shares) + 0.1.
+  std::vector<std::string> weak_check_reasons;
   PropertyClassifier::Prediction original_predictions;
   PropertyClassifier::Prediction transformed_predictions;
 };
@@ -103,13 +132,18 @@ struct LipRun {
 struct LipResult {
   std::vector<std::string> classes;
   std::string classifier;  // description of the settings
-  double held_out = 0;
+  std::string preset;      // the classifier preset's name
+  std::string check;       // how the classifier was checked, in words
   std::vector<LipRun> runs;
 };
 
-// Runs seed, seed + 1, ...: each draws its own stratified held-out split of the training data
-// (and of the target-language training data), trains on the rest, scores the held-out part, then
-// predicts A and B.
+// Per run: trains the classifier(s) as the preset says, then predicts A and B.
+//   Cross-validation check: the C grid (if any) is searched with stratified folds on all the training
+//   data, the out-of-fold predictions at the chosen C are the check, and the final classifier is
+//   trained on all of it (the LIP tool's way). It is deterministic, so runs > 1 is refused.
+//   Held-out check: run seed, seed + 1, ... draws its own stratified held-out split of the training
+//   data (and of the target-language training data), searches the grid (if any) on the rest, trains
+//   on the rest and scores the held-out part.
 LipResult run_lip(const LipData& data, const LipOptions& options);
 
 // Stratified split: from each class, round(share · count) indices (at most count − 1) go to the
@@ -126,6 +160,13 @@ struct MeanStd {
   double std = 0;
 };
 MeanStd mean_std(const std::vector<double>& values);
+
+// ---- The LIP tool's own report (language_invariant_properties/abstractions/dataset.py score()) ----
+
+// normalize_counter: round(count / n, 2) per class, classes in order of first appearance.
+std::vector<std::pair<std::string, double>> tool_distribution(const std::vector<std::string>& labels);
+// get_significance's marks: "$^{**}$" for p <= 0.01, "$^{*}$" for p <= 0.05, else "".
+std::string tool_stars(double pvalue);
 
 }  // namespace invar::lip
 

@@ -47,17 +47,6 @@ std::string SentenceEmbeddings::description() const {
                      encoder_.embedding_width(settings_));
 }
 
-learn::TfidfOptions lip_tfidf_options() {
-  learn::TfidfOptions options;
-  options.analyzer = learn::NgramAnalyzer::Char;
-  options.ngram_min = 2;
-  options.ngram_max = 6;
-  options.sublinear_tf = true;
-  options.min_df = {0.001, true};
-  options.max_df = {0.6, true};
-  return options;
-}
-
 PropertyClassifier::PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, learn::LogisticRegressionOptions options)
     : featurizer_(std::move(featurizer)), options_(options) {}
 
@@ -77,10 +66,12 @@ PropertyClassifier::Prediction PropertyClassifier::predict_with_probabilities(co
 }
 
 std::string PropertyClassifier::description() const {
-  return fmt::format("{}; L2 logistic regression (liblinear, C {}, class weights {}, intercept {})",
-                     featurizer_->description(), options_.C,
+  const bool lbfgs = options_.solver == LogisticSolver::Lbfgs;
+  return fmt::format("{}; L2 logistic regression ({}, class weights {}, intercept {})", featurizer_->description(),
+                     lbfgs ? "sklearn's lbfgs/saga problem solved to its optimum by L-BFGS, multinomial for K > 2"
+                           : "liblinear, one-vs-rest",
                      options_.class_weight == learn::ClassWeighting::Balanced ? "balanced" : "none",
-                     options_.fit_intercept ? "regularised" : "none");
+                     !options_.fit_intercept ? "none" : lbfgs ? "not penalised" : "penalised");
 }
 
 ClassifierScores score_classifier(const std::vector<int>& truth, const std::vector<int>& predicted) {

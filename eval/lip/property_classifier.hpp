@@ -69,9 +69,6 @@ class EmbeddingFeaturizer : public TextFeaturizer {
   std::shared_ptr<SentenceEmbeddings> embeddings_;
 };
 
-// The LIP paper's TF-IDF setting: analyzer "char", n-grams 2–6, sublinear tf, min_df 0.001, max_df 0.6.
-learn::TfidfOptions lip_tfidf_options();
-
 class PropertyClassifier {
  public:
   PropertyClassifier(std::unique_ptr<TextFeaturizer> featurizer, learn::LogisticRegressionOptions options);

@@ -1,7 +1,9 @@
 #include "eval/lip/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -12,8 +14,6 @@
 namespace invar::lip {
 
 namespace {
-
-using Align = report::TextTable::Align;
 
 using Counts = std::vector<std::size_t>;
 
@@ -78,34 +78,38 @@ MeanStd share_over_runs(const LipResult& result, const Distribution& d, std::siz
 
 report::TextTable classifier_table(const LipData& data, const LipResult& result) {
   report::TextTable table;
-  table.header = {"classifier", "training texts", "held-out texts", "accuracy", "macro-F1"};
-  table.align = {Align::Left, Align::Right, Align::Right, Align::Right, Align::Right};
-  auto add = [&](const std::string& name, auto check, auto training) {
+  table.header = {"classifier", "trained on", "checked texts", "accuracy", "macro-F1", "C"};
+  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
+                 report::TextTable::Align::Right, report::TextTable::Align::Right};
+  auto add = [&](const std::string& name, auto check, auto training, auto C) {
     const auto& first = result.runs.front();
+    auto chosen = over_runs(result, [&](const LipRun& r) { return r.*C; });
+    auto c = chosen.std == 0 ? fmt::format("{}", chosen.mean) : format_value(result, chosen, 3);
     if (!(first.*check)) {
-      table.rows.push_back({name, std::to_string(first.*training), "0", "-", "-"});
+      table.rows.push_back({name, std::to_string(first.*training), "0", "-", "-", c});
       return;
     }
     table.rows.push_back({name, std::to_string(first.*training),
                           std::to_string((first.*check)->texts),
                           format_value(result, over_runs(result, [&](const LipRun& r) { return (r.*check)->accuracy; }), 3),
-                          format_value(result, over_runs(result, [&](const LipRun& r) { return (r.*check)->macro_f1; }), 3)});
+                          format_value(result, over_runs(result, [&](const LipRun& r) { return (r.*check)->macro_f1; }), 3),
+                          c});
   };
-  add(data.train_target ? "for A" : "for A and B", &LipRun::source_check, &LipRun::source_training_texts);
-  if (data.train_target) add("for B", &LipRun::target_check, &LipRun::target_training_texts);
+  add(data.train_target ? "for A" : "for A and B", &LipRun::source_check, &LipRun::source_training_texts, &LipRun::source_C);
+  if (data.train_target) add("for B", &LipRun::target_check, &LipRun::target_training_texts, &LipRun::target_C);
   return table;
 }
 
 report::TextTable distribution_table(const LipResult& result) {
   report::TextTable table;
   table.header = {"property value"};
-  table.align = {Align::Left};
+  table.align = {report::TextTable::Align::Left};
   for (const auto& d : distributions()) {
     table.header.push_back(d.symbol);
-    table.align.push_back(Align::Right);
+    table.align.push_back(report::TextTable::Align::Right);
   }
   table.header.push_back("p(B) − p(A)");
-  table.align.push_back(Align::Right);
+  table.align.push_back(report::TextTable::Align::Right);
   for (std::size_t k = 0; k < result.classes.size(); ++k) {
     std::vector<std::string> row{result.classes[k]};
     for (const auto& d : distributions()) {
@@ -123,7 +127,8 @@ report::TextTable distribution_table(const LipResult& result) {
 report::TextTable score_table(const LipResult& result) {
   report::TextTable table;
   table.header = {"score", "value", "dof", "p", ""};
-  table.align = {Align::Left, Align::Right, Align::Right, Align::Right, Align::Left};
+  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
+                 report::TextTable::Align::Left};
   table.rows.push_back({"KL(p̂(A) ‖ p(A))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_original; }), 3), "", "", ""});
   table.rows.push_back({"KL(p̂(A) ‖ p(B))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_transformed; }), 3), "", "", ""});
   for (const auto& test : tests()) {
@@ -145,11 +150,91 @@ std::vector<std::pair<std::string, std::string>> settings(const LipData& data, c
   } else {
     items.emplace_back("training data", count(data.train));
   }
-  items.emplace_back("classifier", result.classifier);
-  items.emplace_back("runs", fmt::format("{} (seed {}{}), held-out share {}", result.runs.size(), result.runs.front().seed,
-                                         result.runs.size() > 1 ? fmt::format("..{}", result.runs.back().seed) : "",
-                                         result.held_out));
+  for (const auto& skipped : data.skipped)
+    items.emplace_back("empty texts skipped", fmt::format("{} in {}", skipped.count, skipped.path));
+  items.emplace_back("classifier", fmt::format("{} (preset {})", result.classifier, result.preset));
+  items.emplace_back("classifier check", result.check);
+  if (result.runs.size() > 1)
+    items.emplace_back("runs", fmt::format("{} (seeds {}..{})", result.runs.size(), result.runs.front().seed,
+                                           result.runs.back().seed));
   return items;
+}
+
+// GridSearchCV's table: per C the fold scores (micro-F1), their mean, and the C taken.
+report::TextTable grid_table(const CrossValidation& cv) {
+  report::TextTable table;
+  table.header = {"C"};
+  for (std::size_t f = 0; f < cv.grid->fold_scores.front().size(); ++f) table.header.push_back(fmt::format("fold {}", f + 1));
+  table.header.push_back("mean");
+  table.header.push_back("");
+  table.align.assign(table.header.size(), report::TextTable::Align::Right);
+  for (std::size_t c = 0; c < cv.grid->candidates.size(); ++c) {
+    std::vector<std::string> row{fmt::format("{}", cv.grid->candidates[c])};
+    for (double score : cv.grid->fold_scores[c]) row.push_back(fmt::format("{:.4f}", score));
+    row.push_back(fmt::format("{:.4f}", cv.grid->means[c]));
+    row.push_back(c == cv.grid->best ? "chosen" : "");
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::vector<std::string> predicted_labels(const LipResult& result, const std::vector<int>& predictions) {
+  std::vector<std::string> labels;
+  for (int p : predictions) labels.push_back(result.classes[static_cast<std::size_t>(p)]);
+  return labels;
+}
+
+std::string tool_distribution_text(const std::vector<std::string>& labels) {
+  std::vector<std::string> parts;
+  for (const auto& [label, share] : tool_distribution(labels)) parts.push_back(fmt::format("'{}': {}", label, share));
+  return "{" + fmt::format("{}", fmt::join(parts, ", ")) + "}";
+}
+
+// The dictionary the tool's Dataset.score() returns, for one run.
+report::TextTable tool_table(const LipData& data, const LipResult& result, const LipRun& run) {
+  report::TextTable table;
+  table.header = {"key", "value", "test"};
+  table.rows.push_back({"KL_O_PO", fmt::format("{:.3f}", run.kl_original), "KL(p̂(A) ‖ p(A))"});
+  table.rows.push_back({"KL_O_PT", fmt::format("{:.3f}", run.kl_transformed), "KL(p̂(A) ‖ p(B))"});
+  table.rows.push_back({"significance_source", fmt::format("'{}'", tool_stars(run.truth_vs_original.pvalue)),
+                        fmt::format("χ² p̂(A) vs p(A), p = {}", format_p(run.truth_vs_original.pvalue))});
+  table.rows.push_back({"significance_transformed", fmt::format("'{}'", tool_stars(run.truth_vs_transformed.pvalue)),
+                        fmt::format("χ² p̂(A) vs p(B), p = {}", format_p(run.truth_vs_transformed.pvalue))});
+  table.rows.push_back({"distribution_O", tool_distribution_text(data.original.labels), "p̂(A)"});
+  table.rows.push_back({"distribution_PO", tool_distribution_text(predicted_labels(result, run.original_predictions.labels)), "p(A)"});
+  table.rows.push_back({"distribution_PT", tool_distribution_text(predicted_labels(result, run.transformed_predictions.labels)), "p(B)"});
+  return table;
+}
+
+nlohmann::json tool_json(const LipData& data, const LipResult& result, const LipRun& run) {
+  auto distribution = [](const std::vector<std::string>& labels) {
+    nlohmann::json shares = nlohmann::json::array();
+    for (const auto& [label, share] : tool_distribution(labels)) shares.push_back({label, share});
+    return shares;
+  };
+  return {{"KL_O_PO", fmt::format("{:.3f}", run.kl_original)},
+          {"KL_O_PT", fmt::format("{:.3f}", run.kl_transformed)},
+          {"significance_source", tool_stars(run.truth_vs_original.pvalue)},
+          {"significance_transformed", tool_stars(run.truth_vs_transformed.pvalue)},
+          {"distribution_O", distribution(data.original.labels)},
+          {"distribution_PO", distribution(predicted_labels(result, run.original_predictions.labels))},
+          {"distribution_PT", distribution(predicted_labels(result, run.transformed_predictions.labels))}};
+}
+
+nlohmann::json cv_json(const CrossValidation& cv) {
+  nlohmann::json out = {{"C", cv.C}, {"test_folds", cv.test_folds}};
+  if (cv.grid)
+    out["grid"] = {{"C", cv.grid->candidates}, {"fold_f1_micro", cv.grid->fold_scores}, {"mean", cv.grid->means},
+                   {"best_index", cv.grid->best}};
+  return out;
+}
+
+std::vector<std::string> weak_reasons(const LipResult& result) {
+  std::vector<std::string> reasons;
+  for (const auto& run : result.runs)
+    for (const auto& reason : run.weak_check_reasons)
+      if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+  return reasons;
 }
 
 }  // namespace
@@ -158,7 +243,13 @@ std::string lip_reading(const LipData& data, const LipResult& result) {
   const auto verdict = overall_verdict(result);
   auto p_of = [&](std::size_t test) { return over_runs(result, [&](const LipRun& r) { return tests()[test].of(r).pvalue; }).mean; };
   std::string text;
-  if (verdict == LipVerdict::TransformationBias) {
+  if (verdict == LipVerdict::Inconclusive) {
+    text = fmt::format(
+        "No verdict: the classifier check is weak ({}), so its distributions say little about the property; "
+        "improve the classifier (more or cleaner training data, another featurizer) before reading the LIP. For "
+        "the record: p(A) vs p(B) χ² p = {}, p̂(A) vs p(A) p = {}.",
+        fmt::join(weak_reasons(result), "; "), format_p(p_of(0)), format_p(p_of(1)));
+  } else if (verdict == LipVerdict::TransformationBias) {
     std::size_t largest = 0;
     double largest_shift = 0;
     for (std::size_t k = 0; k < result.classes.size(); ++k) {
@@ -201,11 +292,20 @@ std::string lip_text_report(const LipData& data, const LipResult& result) {
   report::TextTable header;
   for (const auto& [name, value] : settings(data, result)) header.rows.push_back({name, value});
   out += "Language Invariant Property benchmark\n" + header.render() + "\n";
-  out += "Classifier check on held-out training data (assess its bias before reading the LIP)\n";
+  out += "Classifier check (assess the classifier before reading the LIP)\n";
   out += classifier_table(data, result).render() + "\n";
+  const auto& first = result.runs.front();
+  if (result.runs.size() == 1 && first.source_cv && first.source_cv->grid)
+    out += fmt::format("Grid search{} (micro-F1 per fold)\n", data.train_target ? " for A" : "") +
+           grid_table(*first.source_cv).render() + "\n";
+  if (result.runs.size() == 1 && first.target_cv && first.target_cv->grid)
+    out += "Grid search for B (micro-F1 per fold)\n" + grid_table(*first.target_cv).render() + "\n";
   out += "Distributions (share of texts per property value)\n";
   out += distribution_table(result).render() + "\n";
   out += score_table(result).render() + "\n";
+  if (result.runs.size() == 1)
+    out += "As the LIP tool reports it (Dataset.score(): KL '%.3f', stars of χ² against the truth)\n" +
+           tool_table(data, result, first).render() + "\n";
   out += lip_reading(data, result) + "\n";
   return out;
 }
@@ -223,7 +323,12 @@ nlohmann::json lip_json(const LipData& data, const LipResult& result) {
   out["classifier"] = result.classifier;
   out["runs"] = result.runs.size();
   out["seed"] = result.runs.front().seed;
-  out["held_out"] = result.held_out;
+  out["preset"] = result.preset;
+  out["empty_texts_skipped"] = json::object();
+  for (const auto& skipped : data.skipped) out["empty_texts_skipped"][skipped.path] = skipped.count;
+  out["check"] = result.check;
+  out["weak_check"] = weak_reasons(result);
+  if (result.runs.size() == 1) out["tool"] = tool_json(data, result, result.runs.front());
   json checks = json::object();
   auto check = [&](const char* key, auto member) {
     if (!(result.runs.front().*member)) return;
@@ -253,6 +358,11 @@ nlohmann::json lip_json(const LipData& data, const LipResult& result) {
   for (const auto& run : result.runs) {
     json r;
     r["seed"] = run.seed;
+    r["C"] = run.source_C;
+    if (data.train_target) r["C_target"] = run.target_C;
+    if (run.source_cv) r["cross_validation"] = cv_json(*run.source_cv);
+    if (run.target_cv) r["cross_validation_target"] = cv_json(*run.target_cv);
+    r["tool"] = tool_json(data, result, run);
     if (run.source_check) r["source_check"] = {{"accuracy", run.source_check->accuracy}, {"macro_f1", run.source_check->macro_f1}};
     if (run.target_check) r["target_check"] = {{"accuracy", run.target_check->accuracy}, {"macro_f1", run.target_check->macro_f1}};
     for (const auto& d : distributions()) r["counts"][d.key] = run.*(d.counts);
@@ -302,8 +412,9 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
   report::HtmlReport report("Language Invariant Property: " + data.transformed.path);
   report.settings(settings(data, result));
   report.heading("Verdict").paragraph(lip_reading(data, result));
-  report.table(classifier_table(data, result),
-               "Classifier check on held-out training data (assess its bias before reading the LIP)");
+  report.table(classifier_table(data, result), "Classifier check (assess the classifier before reading the LIP)");
+  if (result.runs.size() == 1 && result.runs.front().source_cv && result.runs.front().source_cv->grid)
+    report.table(grid_table(*result.runs.front().source_cv), "Grid search over C (micro-F1 per fold)");
 
   report::BarChart bars;
   bars.title = "Property distributions";
@@ -324,6 +435,8 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
                                                          : "");
   report.table(distribution_table(result), "Distributions");
   report.table(score_table(result), "Scores (KL: the paper's get_kl; χ²: chi2_contingency on the 2 × K counts)");
+  if (result.runs.size() == 1)
+    report.table(tool_table(data, result, result.runs.front()), "As the LIP tool reports it (Dataset.score())");
   if (result.runs.size() > 1) {
     report::TextTable runs;
     runs.header = {"seed", "KL(p̂(A) ‖ p(A))", "KL(p̂(A) ‖ p(B))", "p, p(A) vs p(B)", "verdict"};
