@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "engine/text_encoder.hpp"
+#include "eval/learn/model_selection.hpp"
 #include "eval/lip/lip.hpp"
 #include "eval/lip/property_classifier.hpp"
 #include "kernels/cpu/backend.hpp"
@@ -95,7 +96,7 @@ TEST(LipSplit, StratifiedDeterministicAndDisjoint) {
   std::vector<int> labels;
   for (int i = 0; i < 50; ++i) labels.push_back(i % 5 == 0 ? 1 : 0);  // 40 of class 0, 10 of class 1
   labels.push_back(2);                                                // a class with a single member
-  auto split = lip::stratified_split(labels, 3, 0.2, 7);
+  auto split = learn::stratified_split(labels, 3, 0.2, 7);
   std::size_t held[3] = {0, 0, 0};
   for (auto i : split.held_out) ++held[labels[i]];
   EXPECT_EQ(held[0], 8u);
@@ -105,11 +106,11 @@ TEST(LipSplit, StratifiedDeterministicAndDisjoint) {
   all.insert(split.held_out.begin(), split.held_out.end());
   EXPECT_EQ(all.size(), labels.size());
   EXPECT_EQ(split.train.size() + split.held_out.size(), labels.size());
-  auto again = lip::stratified_split(labels, 3, 0.2, 7);
+  auto again = learn::stratified_split(labels, 3, 0.2, 7);
   EXPECT_EQ(again.held_out, split.held_out);
-  EXPECT_NE(lip::stratified_split(labels, 3, 0.2, 8).held_out, split.held_out);
-  EXPECT_TRUE(lip::stratified_split(labels, 3, 0.0, 7).held_out.empty());
-  EXPECT_THROW(lip::stratified_split(labels, 3, 1.0, 7), Error);
+  EXPECT_NE(learn::stratified_split(labels, 3, 0.2, 8).held_out, split.held_out);
+  EXPECT_TRUE(learn::stratified_split(labels, 3, 0.0, 7).held_out.empty());
+  EXPECT_THROW(learn::stratified_split(labels, 3, 1.0, 7), Error);
 }
 
 TEST(LipClassifierScores, AccuracyAndMacroF1) {

@@ -1,9 +1,12 @@
 #include "eval/learn/model_selection.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 #include <map>
 
 #include "core/error.hpp"
+#include "eval/stats/random.hpp"
 
 namespace invar::learn {
 
@@ -52,6 +55,25 @@ double f1_micro(const std::vector<int>& truth, const std::vector<int>& predicted
 std::size_t best_candidate(const std::vector<double>& mean_scores) {
   if (mean_scores.empty()) fail("grid search: no candidates");
   return static_cast<std::size_t>(std::max_element(mean_scores.begin(), mean_scores.end()) - mean_scores.begin());
+}
+
+Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, double share, std::uint64_t seed) {
+  if (!(share >= 0 && share < 1)) fail("held-out share {} is outside [0, 1)", share);
+  std::vector<std::vector<std::size_t>> members(num_classes);
+  for (std::size_t i = 0; i < labels.size(); ++i) members.at(static_cast<std::size_t>(labels[i])).push_back(i);
+  std::mt19937_64 rng(seed);
+  Split split;
+  for (auto& indices : members) {
+    for (std::size_t i = indices.size(); i > 1; --i) std::swap(indices[i - 1], indices[stats::uniform_below(rng, i)]);
+    std::size_t held = 0;
+    if (!indices.empty())
+      held = std::min(indices.size() - 1, static_cast<std::size_t>(std::floor(share * static_cast<double>(indices.size()) + 0.5)));
+    split.held_out.insert(split.held_out.end(), indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(held));
+    split.train.insert(split.train.end(), indices.begin() + static_cast<std::ptrdiff_t>(held), indices.end());
+  }
+  std::sort(split.train.begin(), split.train.end());
+  std::sort(split.held_out.begin(), split.held_out.end());
+  return split;
 }
 
 }  // namespace invar::learn

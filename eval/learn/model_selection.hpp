@@ -9,6 +9,7 @@
 //   - GridSearchCV: candidate mean = plain average of the fold scores, rank = rankdata(-mean, "min"),
 //     best = the first candidate with rank 1.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace invar::learn {
@@ -20,5 +21,13 @@ double f1_micro(const std::vector<int>& truth, const std::vector<int>& predicted
 
 // Index of the candidate GridSearchCV's refit takes, from each candidate's mean score.
 std::size_t best_candidate(const std::vector<double>& mean_scores);
+
+// Stratified split: from each class, round(share · count) indices (at most count − 1) go to the
+// held-out part; the order comes from a Fisher–Yates shuffle seeded with `seed` (mt19937_64).
+struct Split {
+  std::vector<std::size_t> train;
+  std::vector<std::size_t> held_out;
+};
+Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, double share, std::uint64_t seed);
 
 }  // namespace invar::learn

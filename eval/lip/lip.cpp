@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "eval/learn/model_selection.hpp"
 #include "eval/stats/stats.hpp"
 
 namespace invar::lip {
@@ -150,15 +151,6 @@ const char* verdict_name(LipVerdict verdict) {
 
 namespace {
 
-// Uniform integer in [0, bound) by rejection, so the split is the same on every platform.
-std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound) {
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
-  std::uint64_t x = 0;
-  do x = rng();
-  while (x >= limit);
-  return x % bound;
-}
-
 std::vector<int> class_indices(const std::vector<std::string>& labels, const std::vector<std::string>& classes) {
   std::vector<int> indices;
   for (const auto& label : labels)
@@ -227,7 +219,7 @@ TrainedClassifier train_classifier(const LabelledTexts& data, const std::vector<
     trained.check_predictions = trained.cv->out_of_fold_predictions;
     return trained;
   }
-  Split split = stratified_split(labels, classes.size(), options.classifier.held_out, seed);
+  learn::Split split = learn::stratified_split(labels, classes.size(), options.classifier.held_out, seed);
   auto trained =
       select_and_fit(pick(data.texts, split.train), pick(labels, split.train), classes.size(), options, fitted);
   if (!split.held_out.empty()) {
@@ -253,25 +245,6 @@ void add_weakness(const std::string& name, const TrainedClassifier& trained, std
 }
 
 }  // namespace
-
-Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, double share, std::uint64_t seed) {
-  if (!(share >= 0 && share < 1)) fail("held-out share {} is outside [0, 1)", share);
-  std::vector<std::vector<std::size_t>> members(num_classes);
-  for (std::size_t i = 0; i < labels.size(); ++i) members.at(static_cast<std::size_t>(labels[i])).push_back(i);
-  std::mt19937_64 rng(seed);
-  Split split;
-  for (auto& indices : members) {
-    for (std::size_t i = indices.size(); i > 1; --i) std::swap(indices[i - 1], indices[uniform_below(rng, i)]);
-    std::size_t held = 0;
-    if (!indices.empty())
-      held = std::min(indices.size() - 1, static_cast<std::size_t>(std::floor(share * static_cast<double>(indices.size()) + 0.5)));
-    split.held_out.insert(split.held_out.end(), indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(held));
-    split.train.insert(split.train.end(), indices.begin() + static_cast<std::ptrdiff_t>(held), indices.end());
-  }
-  std::sort(split.train.begin(), split.train.end());
-  std::sort(split.held_out.begin(), split.held_out.end());
-  return split;
-}
 
 namespace {
 

@@ -146,14 +146,6 @@ struct LipResult {
 //   on the rest and scores the held-out part.
 LipResult run_lip(const LipData& data, const LipOptions& options);
 
-// Stratified split: from each class, round(share · count) indices (at most count − 1) go to the
-// held-out part; the order comes from a Fisher–Yates shuffle seeded with `seed` (mt19937_64).
-struct Split {
-  std::vector<std::size_t> train;
-  std::vector<std::size_t> held_out;
-};
-Split stratified_split(const std::vector<int>& labels, std::size_t num_classes, double share, std::uint64_t seed);
-
 // Mean and sample standard deviation (n − 1; 0 for a single value).
 struct MeanStd {
   double mean = 0;

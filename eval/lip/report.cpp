@@ -15,6 +15,8 @@ namespace invar::lip {
 
 namespace {
 
+using Align = report::TextTable::Align;
+
 using Counts = std::vector<std::size_t>;
 
 double share(const Counts& counts, std::size_t k) {
@@ -79,8 +81,8 @@ MeanStd share_over_runs(const LipResult& result, const Distribution& d, std::siz
 report::TextTable classifier_table(const LipData& data, const LipResult& result) {
   report::TextTable table;
   table.header = {"classifier", "trained on", "checked texts", "accuracy", "macro-F1", "C"};
-  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
-                 report::TextTable::Align::Right, report::TextTable::Align::Right};
+  table.align = {Align::Left, Align::Right, Align::Right, Align::Right,
+                 Align::Right, Align::Right};
   auto add = [&](const std::string& name, auto check, auto training, auto C) {
     const auto& first = result.runs.front();
     auto chosen = over_runs(result, [&](const LipRun& r) { return r.*C; });
@@ -103,13 +105,13 @@ report::TextTable classifier_table(const LipData& data, const LipResult& result)
 report::TextTable distribution_table(const LipResult& result) {
   report::TextTable table;
   table.header = {"property value"};
-  table.align = {report::TextTable::Align::Left};
+  table.align = {Align::Left};
   for (const auto& d : distributions()) {
     table.header.push_back(d.symbol);
-    table.align.push_back(report::TextTable::Align::Right);
+    table.align.push_back(Align::Right);
   }
   table.header.push_back("p(B) − p(A)");
-  table.align.push_back(report::TextTable::Align::Right);
+  table.align.push_back(Align::Right);
   for (std::size_t k = 0; k < result.classes.size(); ++k) {
     std::vector<std::string> row{result.classes[k]};
     for (const auto& d : distributions()) {
@@ -127,8 +129,8 @@ report::TextTable distribution_table(const LipResult& result) {
 report::TextTable score_table(const LipResult& result) {
   report::TextTable table;
   table.header = {"score", "value", "dof", "p", ""};
-  table.align = {report::TextTable::Align::Left, report::TextTable::Align::Right, report::TextTable::Align::Right, report::TextTable::Align::Right,
-                 report::TextTable::Align::Left};
+  table.align = {Align::Left, Align::Right, Align::Right, Align::Right,
+                 Align::Left};
   table.rows.push_back({"KL(p̂(A) ‖ p(A))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_original; }), 3), "", "", ""});
   table.rows.push_back({"KL(p̂(A) ‖ p(B))", format_value(result, over_runs(result, [](const LipRun& r) { return r.kl_transformed; }), 3), "", "", ""});
   for (const auto& test : tests()) {
@@ -167,7 +169,7 @@ report::TextTable grid_table(const CrossValidation& cv) {
   for (std::size_t f = 0; f < cv.grid->fold_scores.front().size(); ++f) table.header.push_back(fmt::format("fold {}", f + 1));
   table.header.push_back("mean");
   table.header.push_back("");
-  table.align.assign(table.header.size(), report::TextTable::Align::Right);
+  table.align.assign(table.header.size(), Align::Right);
   for (std::size_t c = 0; c < cv.grid->candidates.size(); ++c) {
     std::vector<std::string> row{fmt::format("{}", cv.grid->candidates[c])};
     for (double score : cv.grid->fold_scores[c]) row.push_back(fmt::format("{:.4f}", score));

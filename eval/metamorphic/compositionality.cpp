@@ -6,7 +6,7 @@
 #include "core/io.hpp"
 #include "engine/encoder.hpp"
 #include "eval/learn/logreg.hpp"
-#include "eval/lip/lip.hpp"
+#include "eval/learn/model_selection.hpp"
 
 namespace invar::metamorphic {
 
@@ -206,8 +206,8 @@ CompositionalityResult run_compositionality(ModelUnderTest& model, const std::ve
   // let the probe score words it was trained on.
   std::vector<int> pair_labels;
   for (const auto& insertion : insertions) pair_labels.push_back(insertion.relation == LexicalRelation::Hypernym);
-  const auto pairs = lip::stratified_split(pair_labels, 2, settings.held_out, settings.seed);
-  lip::Split split;
+  const auto pairs = learn::stratified_split(pair_labels, 2, settings.held_out, settings.seed);
+  learn::Split split;
   for (std::size_t k = 0; k < contexts.size(); ++k) {
     for (auto m : pairs.train) split.train.push_back(k * m_count + m);
     for (auto m : pairs.held_out) split.held_out.push_back(k * m_count + m);
