@@ -99,7 +99,7 @@ TEST(LbfgsLogisticRegression, ReachesTheGoldenOptimumOfSklearnsObjective) {
     vectorizer.fit(train);
     ASSERT_EQ(vectorizer.vocabulary().size(), c["vocabulary_size"].get<std::size_t>());
     learn::LogisticRegressionOptions options;
-    options.solver = LogisticSolver::Lbfgs;
+    options.solver = learn::LogisticSolver::Lbfgs;
     options.tolerance = 1e-10;
     options.C = c["logistic_regression"]["C"];
     options.class_weight = c["logistic_regression"]["class_weight"].is_null() ? learn::ClassWeighting::None : learn::ClassWeighting::Balanced;
@@ -109,9 +109,9 @@ TEST(LbfgsLogisticRegression, ReachesTheGoldenOptimumOfSklearnsObjective) {
     EXPECT_EQ(model.class_weights(), c["class_weights_used"].get<std::vector<double>>());
 
     // The golden states this objective as sum_i s_i loss_i + |W|^2 / (2C): ours / C.
-    LinearScores solution{model.weights(), model.intercepts(), 0};
+    learn::LinearScores solution{model.weights(), model.intercepts(), 0};
     const double objective =
-        logistic_objective(X, labels, classes.size(), model.sample_weights(labels), options.C, solution) / options.C;
+        learn::logistic_objective(X, labels, classes.size(), model.sample_weights(labels), options.C, solution) / options.C;
     const double target = c["objective"]["at_optimum"];
     EXPECT_NEAR(objective, target, 1e-6 * target);
     EXPECT_LT(objective, c["objective"]["at_zero"].get<double>());
@@ -129,19 +129,19 @@ TEST(StratifiedKFold, SklearnsFoldsWithoutShuffling) {
   const auto& g = lip_synthetic();
   const auto classes = g["classes"].get<std::vector<std::string>>();
   const auto labels = indices_of(g["data"]["train_labels"].get<std::vector<std::string>>(), classes);
-  const auto folds = stratified_kfold(labels, 5);
+  const auto folds = learn::stratified_kfold(labels, 5);
   EXPECT_EQ(folds, g["cv"]["test_fold_of_train_index"].get<std::vector<std::size_t>>());
   // Hand-checkable case: class b first seen, a 7 members, b 3; sorted encoded labels dealt round-robin.
-  EXPECT_EQ(stratified_kfold({1, 0, 0, 1, 0, 0, 1, 0, 0, 0}, 3), (std::vector<std::size_t>{0, 0, 0, 1, 0, 1, 2, 1, 2, 2}));
-  EXPECT_THROW(stratified_kfold({0, 0, 1, 1}, 3), Error);
+  EXPECT_EQ(learn::stratified_kfold({1, 0, 0, 1, 0, 0, 1, 0, 0, 0}, 3), (std::vector<std::size_t>{0, 0, 0, 1, 0, 1, 2, 1, 2, 2}));
+  EXPECT_THROW(learn::stratified_kfold({0, 0, 1, 1}, 3), Error);
 }
 
 TEST(ModelSelection, MicroF1AndTheFirstBestCandidate) {
   // 48/60 correct: sklearn's 2PR/(P+R) gives 0.8000000000000002, not 0.8.
   std::vector<int> truth(60, 0), predicted(60, 0);
   for (std::size_t i = 0; i < 12; ++i) predicted[i] = 1;
-  EXPECT_EQ(f1_micro(truth, predicted), 0.8000000000000002);
-  EXPECT_EQ(best_candidate({0.7, 0.8, 0.8, 0.5}), 1u);
+  EXPECT_EQ(learn::f1_micro(truth, predicted), 0.8000000000000002);
+  EXPECT_EQ(learn::best_candidate({0.7, 0.8, 0.8, 0.5}), 1u);
 }
 
 TEST(LipToolGridSearch, FoldScoresAndChosenCAtTheOptimum) {
@@ -149,9 +149,9 @@ TEST(LipToolGridSearch, FoldScoresAndChosenCAtTheOptimum) {
   const auto classes = g["classes"].get<std::vector<std::string>>();
   const auto texts = g["data"]["train_texts"].get<std::vector<std::string>>();
   const auto labels = indices_of(g["data"]["train_labels"].get<std::vector<std::string>>(), classes);
-  const auto preset = classifier_preset("lip-tool");
+  const auto preset = lip::classifier_preset("lip-tool");
   lip::FeaturizerFactory featurizer = [&] { return std::make_unique<lip::TfidfFeaturizer>(preset.tfidf); };
-  auto cv = cross_validate(texts, labels, classes.size(), featurizer, preset.regression, preset.c_grid, preset.folds);
+  auto cv = lip::cross_validate(texts, labels, classes.size(), featurizer, preset.regression, preset.c_grid, preset.folds);
   const auto& golden = g["cv"]["grid_at_optimum"];
   ASSERT_TRUE(cv.grid);
   ASSERT_EQ(cv.grid->candidates.size(), golden["grid"].size());
@@ -276,9 +276,9 @@ TEST(LipToolCli, TrustPilotLayoutGivesTheSameRun) {
 
 TEST(LipDatasets, TheToolsTweetCleaning) {
   // \B@\w+: a mention not preceded by a word character, Unicode letters included.
-  EXPECT_EQ(replace_user_mentions("@bob hi, mail me@x.com or @José_2!"), "@user hi, mail me@x.com or @user!");
+  EXPECT_EQ(lip::replace_user_mentions("@bob hi, mail me@x.com or @José_2!"), "@user hi, mail me@x.com or @user!");
   // ASCII hashtags only, as the tool's pattern has it.
-  EXPECT_EQ(remove_hashtags("#Hate speech #über #a_1b."), " speech #über .");
+  EXPECT_EQ(lip::remove_hashtags("#Hate speech #über #a_1b."), " speech #über .");
 }
 
 TEST(LipDatasets, HatEvalAndAffectLayouts) {
@@ -288,7 +288,7 @@ TEST(LipDatasets, HatEvalAndAffectLayouts) {
   test::write_file(dir + "/hateval/train/english.csv", "id,text,HS,TR\n1,@ann go home #Out,1,0\n2,nice day @bob,0,0\n");
   test::write_file(dir + "/hateval/train/spanish.csv", "id,text,HS,TR\n1,vete @ann,1,0\n2,buen día,0,0\n");
   test::write_file(dir + "/hateval/test/english.csv", "id,text,HS,TR\n1,#Tag only words,0,0\n");
-  auto hateval = read_lip_dataset({"hateval", dir + "/hateval", "", "english", "spanish"});
+  auto hateval = lip::read_lip_dataset({"hateval", dir + "/hateval", "", "english", "spanish"});
   EXPECT_EQ(hateval.train.texts, (std::vector<std::string>{"@user go home ", "nice day @user"}));
   EXPECT_EQ(hateval.train.labels, (std::vector<std::string>{"Hate", "Not Hate"}));
   ASSERT_TRUE(hateval.train_target);
@@ -300,17 +300,17 @@ TEST(LipDatasets, HatEvalAndAffectLayouts) {
   std::filesystem::create_directories(dir + "/affect/test");
   test::write_file(dir + "/affect/train/english.csv", "text,emotion\nyay @kim,joy\nugh,anger\nsad,sadness\neek,fear\nhm,optimism\n");
   test::write_file(dir + "/affect/test/english.csv", "text,emotion\nok #fine,joy\n");
-  auto sentiment = read_lip_dataset({"affect", dir + "/affect", "sentiment", "english", ""});
+  auto sentiment = lip::read_lip_dataset({"affect", dir + "/affect", "sentiment", "english", ""});
   EXPECT_EQ(sentiment.train.labels, (std::vector<std::string>{"positive", "negative", "negative", "negative", "optimism"}));
   EXPECT_EQ(sentiment.train.texts[0], "yay @user");
   EXPECT_EQ(sentiment.original.texts[0], "ok #fine");  // Affect keeps hashtags
   EXPECT_FALSE(sentiment.train_target);
-  auto emotion = read_lip_dataset({"affect", dir + "/affect", "", "english", ""});
+  auto emotion = lip::read_lip_dataset({"affect", dir + "/affect", "", "english", ""});
   EXPECT_EQ(emotion.train.labels[0], "joy");
 
   test::write_file(dir + "/hateval/test/english.csv", "id,text,HS,TR\n1,words,yes,0\n");
   try {
-    read_lip_dataset({"hateval", dir + "/hateval", "", "english", ""});
+    lip::read_lip_dataset({"hateval", dir + "/hateval", "", "english", ""});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), dir + "/hateval/test/english.csv:2: HS is 'yes', expected 1 or 0");
@@ -421,7 +421,7 @@ TEST(LipToolVocabulary, SameFeatureCountsAsTheToolsPipeline) {
   // The final vectorizer (all training texts) and the one of every fold's training part.
   const auto& g = lip_synthetic();
   const auto texts = g["data"]["train_texts"].get<std::vector<std::string>>();
-  const auto preset = classifier_preset("lip-tool");
+  const auto preset = lip::classifier_preset("lip-tool");
   learn::TfidfVectorizer all(preset.tfidf);
   all.fit(texts);
   EXPECT_EQ(all.vocabulary().size(), g["solvers"]["lbfgs"]["final_model"]["n_features"].get<std::size_t>());

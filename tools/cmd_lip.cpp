@@ -23,12 +23,12 @@ namespace {
 struct LipArguments {
   std::string train, train_target, original, transformed;
   bool example = false;
-  LipDatasetRequest dataset;
+  lip::LipDatasetRequest dataset;
   std::string empty = "error";
   std::string classifier = "tf";
   ColumnSelection columns{.blank_texts = true};  // empty texts: --empty decides
   std::string transformed_column;
-  std::string preset = kDefaultClassifierPreset;
+  std::string preset = lip::kDefaultClassifierPreset;
   // Unset: the preset's value.
   std::optional<std::string> analyzer, min_df, max_df, class_weight, solver;
   std::vector<int> ngram_range;
@@ -62,11 +62,11 @@ lip::FeaturizerFactory tf_featurizer(const LipArguments& args, learn::TfidfOptio
 }
 
 // The preset, with the options given on the command line over it.
-ClassifierPreset classifier_settings(const LipArguments& args) {
-  ClassifierPreset preset = classifier_preset(args.preset);
+lip::ClassifierPreset classifier_settings(const LipArguments& args) {
+  lip::ClassifierPreset preset = lip::classifier_preset(args.preset);
   auto& regression = preset.regression;
-  if (args.solver == "lbfgs") regression.solver = LogisticSolver::Lbfgs;
-  else if (args.solver == "liblinear") regression.solver = LogisticSolver::Liblinear;
+  if (args.solver == "lbfgs") regression.solver = learn::LogisticSolver::Lbfgs;
+  else if (args.solver == "liblinear") regression.solver = learn::LogisticSolver::Liblinear;
   else if (args.solver) fail("--solver must be lbfgs or liblinear, got '{}'", *args.solver);
   if (args.class_weight == "balanced") regression.class_weight = learn::ClassWeighting::Balanced;
   else if (args.class_weight == "none") regression.class_weight = learn::ClassWeighting::None;
@@ -81,7 +81,7 @@ ClassifierPreset classifier_settings(const LipArguments& args) {
   for (double C : preset.c_grid)
     if (!(C > 0)) fail("--c-grid: C must be positive, got {}", C);
   if (args.held_out) {
-    preset.check = ClassifierCheck::HeldOut;
+    preset.check = lip::ClassifierCheck::HeldOut;
     preset.held_out = *args.held_out;
   }
   if (args.folds) preset.folds = *args.folds;
@@ -123,20 +123,20 @@ void run(const LipArguments& given) {
   }
   if (!args.transform.empty() && !args.transformed.empty())
     fail("--transform produces the transformed texts; leave out --transformed");
-  std::optional<LipDatasetFiles> dataset;
+  std::optional<lip::LipDatasetFiles> dataset;
   if (!args.dataset.name.empty()) {
     if (args.example || !args.train.empty() || !args.original.empty() || !args.train_target.empty())
       fail("--dataset reads --train, --train-target and --original from its folder; leave them out");
     if (args.dataset.folder.empty()) fail("--dataset {} needs --data-dir FOLDER", args.dataset.name);
-    dataset = read_lip_dataset(args.dataset);
+    dataset = lip::read_lip_dataset(args.dataset);
     if (!dataset->transformed && args.transformed.empty() && args.transform.empty())
       fail("{}/transformed/{}.csv does not exist: give the transformed texts with --transformed or --transform",
            args.dataset.folder, args.dataset.source_language);
   } else if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty())) {
     fail("lip needs --train, --original and --transformed or --transform (or --example, or --dataset)");
   }
-  EmptyTexts empty = EmptyTexts::Error;
-  if (args.empty == "skip") empty = EmptyTexts::Skip;
+  lip::EmptyTexts empty = lip::EmptyTexts::Error;
+  if (args.empty == "skip") empty = lip::EmptyTexts::Skip;
   else if (args.empty != "error") fail("--empty must be skip or error, got '{}'", args.empty);
 
   lip::LipOptions options;

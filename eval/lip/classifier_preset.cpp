@@ -23,7 +23,7 @@ ClassifierPreset lip_tool() {
   ClassifierPreset preset;
   preset.name = "lip-tool";
   preset.tfidf = char_2_6_sublinear(0.8);
-  preset.regression.solver = LogisticSolver::Lbfgs;
+  preset.regression.solver = learn::LogisticSolver::Lbfgs;
   preset.regression.class_weight = learn::ClassWeighting::Balanced;
   // Tight enough that objectives agree with the goldens' optimum to ~1e-9 relative.
   preset.regression.tolerance = 1e-9;
@@ -36,7 +36,7 @@ ClassifierPreset invar_preset() {
   ClassifierPreset preset;
   preset.name = "invar";
   preset.tfidf = char_2_6_sublinear(0.6);
-  preset.regression.solver = LogisticSolver::Liblinear;
+  preset.regression.solver = learn::LogisticSolver::Liblinear;
   preset.regression.class_weight = learn::ClassWeighting::Balanced;
   preset.regression.C = 1.0;
   preset.regression.tolerance = 1e-4;

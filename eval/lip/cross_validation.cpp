@@ -31,7 +31,7 @@ std::vector<FoldResult> run_folds(const std::vector<std::string>& texts, const s
     PropertyClassifier classifier(featurizer(), options);
     classifier.fit(pick(texts, train), pick(labels, train), num_classes);
     auto predicted = classifier.predict(pick(texts, test));
-    results[fold].f1_micro = f1_micro(pick(labels, test), predicted);
+    results[fold].f1_micro = learn::f1_micro(pick(labels, test), predicted);
     results[fold].predictions = std::move(predicted);
     if (fitted) fitted();
   }
@@ -45,7 +45,7 @@ CrossValidation cross_validate(const std::vector<std::string>& texts, const std:
                                const learn::LogisticRegressionOptions& options, const std::vector<double>& grid,
                                std::size_t folds, const std::function<void()>& fitted) {
   CrossValidation result;
-  result.test_folds = stratified_kfold(labels, folds);
+  result.test_folds = learn::stratified_kfold(labels, folds);
   const std::vector<double> candidates = grid.empty() ? std::vector<double>{options.C} : grid;
   std::vector<std::vector<FoldResult>> runs;
   GridSearchResult search;
@@ -63,7 +63,7 @@ CrossValidation cross_validate(const std::vector<std::string>& texts, const std:
     search.fold_scores.push_back(std::move(scores));
     search.means.push_back(sum / static_cast<double>(folds));
   }
-  search.best = best_candidate(search.means);
+  search.best = learn::best_candidate(search.means);
   result.C = candidates[search.best];
   if (!grid.empty()) result.grid = std::move(search);
 

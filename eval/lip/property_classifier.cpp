@@ -66,7 +66,7 @@ PropertyClassifier::Prediction PropertyClassifier::predict_with_probabilities(co
 }
 
 std::string PropertyClassifier::description() const {
-  const bool lbfgs = options_.solver == LogisticSolver::Lbfgs;
+  const bool lbfgs = options_.solver == learn::LogisticSolver::Lbfgs;
   return fmt::format("{}; L2 logistic regression ({}, class weights {}, intercept {})", featurizer_->description(),
                      lbfgs ? "sklearn's lbfgs/saga problem solved to its optimum by L-BFGS, multinomial for K > 2"
                            : "liblinear, one-vs-rest",
