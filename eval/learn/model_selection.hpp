@@ -14,6 +14,15 @@
 
 namespace invar::learn {
 
+// The elements at `indices`, in that order: a fold's or a split's part of the data.
+template <typename T>
+std::vector<T> pick(const std::vector<T>& values, const std::vector<std::size_t>& indices) {
+  std::vector<T> out;
+  out.reserve(indices.size());
+  for (auto i : indices) out.push_back(values[i]);
+  return out;
+}
+
 // The test fold of every sample; fails, like sklearn, when every class has fewer members than folds.
 std::vector<std::size_t> stratified_kfold(const std::vector<int>& labels, std::size_t splits);
 

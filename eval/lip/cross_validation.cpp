@@ -6,14 +6,6 @@ namespace invar::lip {
 
 namespace {
 
-template <typename T>
-std::vector<T> pick(const std::vector<T>& values, const std::vector<std::size_t>& indices) {
-  std::vector<T> out;
-  out.reserve(indices.size());
-  for (auto i : indices) out.push_back(values[i]);
-  return out;
-}
-
 struct FoldResult {
   double f1_micro = 0;
   std::vector<int> predictions;  // for every text, filled only for the fold's test texts
@@ -29,9 +21,9 @@ std::vector<FoldResult> run_folds(const std::vector<std::string>& texts, const s
     std::vector<std::size_t> train, test;
     for (std::size_t i = 0; i < texts.size(); ++i) (test_folds[i] == fold ? test : train).push_back(i);
     PropertyClassifier classifier(featurizer(), options);
-    classifier.fit(pick(texts, train), pick(labels, train), num_classes);
-    auto predicted = classifier.predict(pick(texts, test));
-    results[fold].f1_micro = learn::f1_micro(pick(labels, test), predicted);
+    classifier.fit(learn::pick(texts, train), learn::pick(labels, train), num_classes);
+    auto predicted = classifier.predict(learn::pick(texts, test));
+    results[fold].f1_micro = learn::f1_micro(learn::pick(labels, test), predicted);
     results[fold].predictions = std::move(predicted);
     if (fitted) fitted();
   }

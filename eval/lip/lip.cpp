@@ -164,14 +164,6 @@ std::vector<std::size_t> counts_of(const std::vector<int>& labels, std::size_t n
   return counts;
 }
 
-template <typename T>
-std::vector<T> pick(const std::vector<T>& values, const std::vector<std::size_t>& indices) {
-  std::vector<T> out;
-  out.reserve(indices.size());
-  for (auto i : indices) out.push_back(values[i]);
-  return out;
-}
-
 struct TrainedClassifier {
   std::unique_ptr<PropertyClassifier> classifier;
   std::optional<ClassifierScores> check;
@@ -221,10 +213,10 @@ TrainedClassifier train_classifier(const LabelledTexts& data, const std::vector<
   }
   learn::Split split = learn::stratified_split(labels, classes.size(), options.classifier.held_out, seed);
   auto trained =
-      select_and_fit(pick(data.texts, split.train), pick(labels, split.train), classes.size(), options, fitted);
+      select_and_fit(learn::pick(data.texts, split.train), learn::pick(labels, split.train), classes.size(), options, fitted);
   if (!split.held_out.empty()) {
-    trained.check_predictions = trained.classifier->predict(pick(data.texts, split.held_out));
-    trained.check = score_classifier(pick(labels, split.held_out), trained.check_predictions);
+    trained.check_predictions = trained.classifier->predict(learn::pick(data.texts, split.held_out));
+    trained.check = score_classifier(learn::pick(labels, split.held_out), trained.check_predictions);
   }
   return trained;
 }
