@@ -462,7 +462,8 @@ TEST(MetamorphicCli, SingleSimilarityOfEmbeddingsAndPairwiseEquivalence) {
   const auto equivalence = test::run_cli({"-q", "metamorphic", "pairwise", "-m", model("xlmr-pair-cls"), "--sources",
                                           dir + "/reviews.txt", "--transform", "neutral", "--property", "equivalence", "--json"});
   ASSERT_EQ(equivalence.exit_code, 0) << equivalence.err;
-  for (const auto& t : json::parse(equivalence.out)["transformations"]) EXPECT_LE(t["violations"], t["tests"]);
+  const auto pairwise = json::parse(equivalence.out);
+  for (const auto& t : pairwise["transformations"]) EXPECT_LE(t["violations"], t["tests"]);
 }
 
 TEST(MetamorphicCli, ScoreFileRunsWithoutAModel) {
