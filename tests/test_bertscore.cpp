@@ -296,7 +296,7 @@ TEST(CliBertScore, SentenceJsonLinesAreAlignedAndMatchTheGolden) {
   const json& run = run_named(golden, "L2_noidf", "pairs");
   const auto [hyps, refs] = write_pairs(run);
   const auto result = test::run_cli({"-q", "metric", "bertscore", "-m", test::fixture("core/xlmr"), "--layer", "2",
-                                     "-r", refs, "--sentence", "--json"},
+                                     "-r", refs, "--sentence", "--json", "--empty-as-zero"},
                                     test::read_file(hyps));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto lines = json_lines(result.out);
@@ -367,6 +367,9 @@ TEST(CliBertScore, BadInputFailsWithOneClearLine) {
                "no baseline row for layer 7");
   expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "3", "-r", dir + "/refs.txt"}, "one\ntwo\n"),
                "layer 3 does not exist");
+  // bert_score scores an empty candidate 0; invar asks for --empty-as-zero to do so.
+  expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "1", "-r", dir + "/refs.txt"}, "one\n \n"),
+               "standard input:2: empty hypothesis");
 }
 
 }  // namespace

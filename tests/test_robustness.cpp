@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "eval/robustness/predict.hpp"
+#include "eval/report/report.hpp"
 #include "eval/robustness/report.hpp"
 #include "support/test_support.hpp"
 
@@ -328,8 +329,8 @@ TEST(RobustnessReport, TablesCsvLatexAndJson) {
   EXPECT_NE(latex.find("vanilla & $1.0000 \\pm 0.0000$"), std::string::npos) << latex;
   const std::string text = score_text(result);
   EXPECT_NE(text.find("Welch's t-test"), std::string::npos);
-  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
-  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(report::csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(report::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
 }
 
 TEST(RobustnessReport, LatexStarsTheSecondPopulationWhereWelchIsSignificant) {

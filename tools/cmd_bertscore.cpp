@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -27,38 +26,22 @@ struct BertScoreArguments {
   bool sentence = false;
   bool json = false;
   bool csv = false;
+  bool empty_as_zero = false;
 };
-
-// The name bert_score's hash and model2layers know a model by: the folder (or .invar file) name,
-// else config.json's _name_or_path.
-std::string model_name(const std::string& path) {
-  auto p = std::filesystem::path(path).lexically_normal();
-  if (!p.has_filename()) p = p.parent_path();
-  return p.extension() == ".invar" ? p.stem().string() : p.filename().string();
-}
-
-std::int64_t resolve_layer(const BertScoreArguments& args, const ModelSource& source) {
-  if (args.layer) return *args.layer;
-  const std::string name = model_name(args.model.model);
-  if (auto layer = metrics::bertscore_default_layer(name)) return *layer;
-  const auto& config = source.config();
-  if (config.contains("_name_or_path") && config["_name_or_path"].is_string())
-    if (auto layer = metrics::bertscore_default_layer(config["_name_or_path"].get<std::string>())) return *layer;
-  fail("{}: '{}' is not in bert_score's table of default layers (model2layers); give --layer N", args.model.model,
-       name);
-}
 
 // Hypotheses and the line-aligned reference files, as segment-major reference lists.
 void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
                  std::vector<std::vector<std::string>>& refs) {
+  const std::string name = args.model.input == "-" ? "standard input" : args.model.input;
   hyps = read_lines(args.model.input);
-  if (hyps.empty()) fail("{}: no hypotheses to score", args.model.input == "-" ? "standard input" : args.model.input);
+  if (hyps.empty()) fail("{}: no hypotheses to score", name);
+  if (!args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
   for (const auto& file : args.refs) {
     auto lines = read_lines(file);
     if (lines.size() != hyps.size())
       fail("{} has {} lines but the hypotheses ({}) have {}; references must be line-aligned with them", file,
-           lines.size(), args.model.input == "-" ? "standard input" : args.model.input, hyps.size());
+           lines.size(), name, hyps.size());
     for (std::size_t i = 0; i < hyps.size(); ++i) refs[i].push_back(std::move(lines[i]));
   }
 }
@@ -123,7 +106,7 @@ void run(const BertScoreArguments& args) {
   std::vector<std::vector<std::string>> refs;
   read_inputs(args, hyps, refs);
   const auto source = ModelSource::open(args.model.model);
-  const std::int64_t layer = resolve_layer(args, *source);
+  const std::int64_t layer = metrics::bertscore_layer(args.model.model, *source, args.layer);
   std::optional<metrics::BertScoreBaseline> baseline;
   if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
   const auto backend = open_backend(args.model);
@@ -145,7 +128,7 @@ void run(const BertScoreArguments& args) {
   if (baseline)
     for (auto& s : scores) s = metrics::rescale(s, *baseline);
 
-  const std::string hash = metrics::bertscore_hash(model_name(args.model.model), layer, args.idf, baseline.has_value());
+  const std::string hash = metrics::bertscore_hash(metrics::bertscore_model_name(args.model.model), layer, args.idf, baseline.has_value());
   const auto corpus = mean(scores);
   AtomicOutput out(args.model.output);
   if (args.sentence) {
@@ -189,12 +172,16 @@ void setup_bertscore(CLI::App& metric) {
                 "Per-line P, R, F aligned with the hypotheses (the summary line goes to standard error)");
   app->add_flag("--json", args->json, "JSON summary, or JSON Lines {P, R, F} with --sentence (NaN as null)");
   app->add_flag("--csv", args->csv, "With --sentence: CSV with a P,R,F header");
+  app->add_flag("--empty-as-zero", args->empty_as_zero,
+                "Score an empty hypothesis P = R = F = 0 with a warning, as bert_score does (default: an error "
+                "naming its line)");
   app->footer(
       "Output: bert_score's summary line, HASH P: .. R: .. F1: .. (corpus means), where HASH is bert_score's "
       "get_hash with the model's folder name, e.g. roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0); "
       "its version fields name the bert_score and transformers releases whose behaviour invar reproduces. "
-      "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0; an empty hypothesis or reference "
-      "scores 0 (with a warning), as in bert_score.");
+      "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0. An empty hypothesis is an error "
+      "unless --empty-as-zero; an empty reference scores 0 against its hypothesis (with a warning), as in "
+      "bert_score.");
   app->callback([args] { run(*args); });
 }
 

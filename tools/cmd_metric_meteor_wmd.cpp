@@ -39,16 +39,11 @@ struct Inputs {
   std::string compared_with;                   // "references" or "source"
 };
 
-// Lines of a file; a blank hypothesis is an error (every metric here would score it 0 or ∞ without
-// saying why).
+// Lines of a file; a blank hypothesis is an error.
 std::vector<std::string> read_hypotheses(const std::string& path) {
-  std::vector<std::string> out;
-  LineReader reader(path);
-  for (std::string line; reader.next(line);) {
-    if (is_blank(line)) fail("{}: empty hypothesis", reader.where());
-    out.push_back(std::move(line));
-  }
+  auto out = read_lines(path);
   if (out.empty()) fail("{}: no lines to score", path);
+  metrics::check_no_empty_hypothesis(out, path);
   return out;
 }
 

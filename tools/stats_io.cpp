@@ -10,16 +10,6 @@
 
 namespace invar::cli {
 
-double parse_number(const std::string& text, const std::string& where) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(begin, &end);
-  while (end && (*end == ' ' || *end == '\t')) ++end;
-  if (end == begin || *end != '\0' || errno == ERANGE || !std::isfinite(value))
-    fail("{}: '{}' is not a finite number", where, text);
-  return value;
-}
 
 namespace {
 bool is_number(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }

@@ -11,9 +11,6 @@
 
 namespace invar::cli {
 
-// A finite decimal number, or an error naming `where` (FILE:LINE) and the offending text.
-double parse_number(const std::string& text, const std::string& where);
-
 // One value per row of `column` (1-based number or header name for TSV/CSV, key for JSONL; plain
 // text files hold one value per line). A header name implies a header line.
 std::vector<double> read_numbers(const std::string& path, const std::string& column, bool header);

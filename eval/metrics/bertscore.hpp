@@ -62,6 +62,12 @@ BertScore rescale(const BertScore& score, const BertScoreBaseline& baseline);
 // bert_score's model2layers: the default layer of a known Hugging Face model id
 // ("roberta-large" → 17), or nothing.
 std::optional<std::int64_t> bertscore_default_layer(std::string_view model_id);
+// The name bert_score's hash and model2layers know a model at `path` by: the folder (or .invar
+// file) name.
+std::string bertscore_model_name(const std::string& path);
+// `layer` when given, else the default layer of the model's name or of config.json's
+// _name_or_path; fails naming the model when neither is in the table.
+std::int64_t bertscore_layer(const std::string& path, const ModelSource& source, std::optional<std::int64_t> layer);
 
 // bert_score's get_hash for `model` (a name: bert_score prints what it was given). The version
 // fields name the bert_score and transformers releases whose behaviour invar reproduces, so the

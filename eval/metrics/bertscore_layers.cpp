@@ -1,9 +1,12 @@
 // bert_score v0.3.13's model2layers: for each Hugging Face model id, the layer its authors chose
 // (the best correlation with WMT16 human judgements; bert_score's README and utils.py).
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
 #include "eval/metrics/bertscore.hpp"
+
+#include "core/error.hpp"
 
 namespace invar::metrics {
 namespace {
@@ -158,6 +161,23 @@ std::optional<std::int64_t> bertscore_default_layer(std::string_view model_id) {
   const auto* it = std::find_if(std::begin(kModelLayers), end, [&](const auto& e) { return e.first == model_id; });
   if (it == end) return std::nullopt;
   return it->second;
+}
+
+std::string bertscore_model_name(const std::string& path) {
+  auto p = std::filesystem::path(path).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  return p.extension() == ".invar" ? p.stem().string() : p.filename().string();
+}
+
+std::int64_t bertscore_layer(const std::string& path, const ModelSource& source, std::optional<std::int64_t> layer) {
+  if (layer) return *layer;
+  const std::string name = bertscore_model_name(path);
+  if (auto known = bertscore_default_layer(name)) return *known;
+  const auto& config = source.config();
+  if (config.contains("_name_or_path") && config["_name_or_path"].is_string())
+    if (auto known = bertscore_default_layer(config["_name_or_path"].get<std::string>())) return *known;
+  fail("{}: '{}' is not in bert_score's table of default layers (model2layers); give the layer (--layer N)", path,
+       name);
 }
 
 }  // namespace invar::metrics

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/io.hpp"
 
 namespace invar::metrics {
 
@@ -36,6 +37,11 @@ void check_corpus(const char* metric, std::size_t hyps, const std::vector<std::v
     fail("{}: {} hypotheses but references for {} segments", metric, hyps, refs.size());
   for (std::size_t i = 0; i < refs.size(); ++i)
     if (refs[i].empty()) fail("{}: segment {} has no reference", metric, i + 1);
+}
+
+void check_no_empty_hypothesis(const std::vector<std::string>& hyps, const std::string& file) {
+  for (std::size_t i = 0; i < hyps.size(); ++i)
+    if (is_blank(hyps[i])) fail("{}:{}: empty hypothesis", file, i + 1);
 }
 
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body) {

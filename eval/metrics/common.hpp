@@ -50,6 +50,10 @@ std::vector<std::vector<std::string>> references_by_segment(
 // Checks hyps/refs sizes and that every segment has a reference; `metric` names the caller.
 void check_corpus(const char* metric, std::size_t hyps, const std::vector<std::vector<std::string>>& refs);
 
+// Fails with "FILE:LINE: empty hypothesis" at the first blank hypothesis (line = index + 1): the
+// pair metrics would score it 0 (BERTScore, METEOR) or infinity (WMD) without saying why.
+void check_no_empty_hypothesis(const std::vector<std::string>& hyps, const std::string& file);
+
 // Calls body(i) for i in [0, n) on `threads` threads (0 = hardware concurrency), contiguous
 // blocks per thread; rethrows the first exception.
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body);

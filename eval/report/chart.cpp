@@ -288,4 +288,50 @@ std::string svg(const ScatterPlot& plot) {
   return out + "</svg>\n";
 }
 
+namespace {
+
+// White at 0, towards Okabe–Ito blue (#0072B2) at +1 and vermillion (#D55E00) at −1.
+std::string diverging_colour(double v) {
+  if (std::isnan(v)) return "#d9d9d9";
+  const double t = std::min(1.0, std::fabs(v));
+  const int target[3] = {v >= 0 ? 0x00 : 0xD5, v >= 0 ? 0x72 : 0x5E, v >= 0 ? 0xB2 : 0x00};
+  int rgb[3];
+  for (int c = 0; c < 3; ++c) rgb[c] = static_cast<int>(std::lround(255 + (target[c] - 255) * t));
+  return fmt::format("#{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2]);
+}
+
+}  // namespace
+
+std::string svg(const HeatMap& map) {
+  const std::size_t n = map.labels.size();
+  if (map.values.size() != n)
+    fail("heat map '{}': {} labels but {} rows of values", map.title, n, map.values.size());
+  for (const auto& row : map.values)
+    if (row.size() != n) fail("heat map '{}': a row has {} values for {} labels", map.title, row.size(), n);
+  double label_width = 0;
+  for (const auto& label : map.labels) label_width = std::max(label_width, 7.0 * static_cast<double>(display_width(label)));
+  const double left = label_width + 16, top = kTitleHeight + label_width + 12;
+  const int width = static_cast<int>(left + static_cast<double>(n * map.cell) + kRightMargin);
+  const int height = static_cast<int>(top + static_cast<double>(n * map.cell) + 12);
+  std::string out = header(width, height, map.title);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double y = top + static_cast<double>(i * map.cell), x = left + static_cast<double>(i * map.cell);
+    out += text(left - 6, y + map.cell / 2.0 + 4, map.labels[i], "text-anchor=\"end\"");
+    out += text(x + map.cell / 2.0 + 4, top - 6, map.labels[i],
+                fmt::format("text-anchor=\"start\" transform=\"rotate(-90 {:.1f} {:.1f})\"", x + map.cell / 2.0 + 4,
+                            top - 6));
+    for (std::size_t j = 0; j < n; ++j) {
+      const double v = map.values[i][j], cx = left + static_cast<double>(j * map.cell);
+      out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#ffffff\">"
+                         "<title>{} / {}: {}</title></rect>\n",
+                         cx, y, map.cell, map.cell, diverging_colour(v), html_escape(map.labels[i]),
+                         html_escape(map.labels[j]), std::isnan(v) ? "undefined" : fmt::format("{:.4f}", v));
+      out += text(cx + map.cell / 2.0, y + map.cell / 2.0 + 4, std::isnan(v) ? "–" : fmt::format("{:.2f}", v),
+                  fmt::format("text-anchor=\"middle\" font-size=\"11\" fill=\"{}\"",
+                              std::fabs(v) > 0.6 ? "#ffffff" : "#000000"));
+    }
+  }
+  return out + "</svg>\n";
+}
+
 }  // namespace invar::report

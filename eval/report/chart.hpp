@@ -1,7 +1,7 @@
 #pragma once
 // Self-contained SVG charts for reports (no script, no external fonts or styles): grouped bar
-// charts of distributions, with optional ± error bars, and scatter plots (or line charts) with an
-// optional reference line. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
+// charts of distributions, with optional ± error bars, scatter plots (or line charts) with an
+// optional reference line, and heat maps of correlation matrices. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
 // write as a .svg file. Non-finite values and points outside a given range are not drawn.
 #include <optional>
 #include <string>
@@ -60,5 +60,16 @@ struct ScatterPlot {
 };
 
 std::string svg(const ScatterPlot& plot);
+
+// A square matrix of values in [-1, 1] (correlations) as coloured cells with the value printed in
+// each: blue for positive, orange for negative, white at 0; NaN cells are grey and print "–".
+struct HeatMap {
+  std::string title;
+  std::vector<std::string> labels;          // rows and columns, in this order
+  std::vector<std::vector<double>> values;  // labels.size() × labels.size()
+  int cell = 44;                            // cell side in pixels
+};
+
+std::string svg(const HeatMap& map);
 
 }  // namespace invar::report

@@ -10,6 +10,25 @@
 
 namespace invar::report {
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string latex_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("&%$#_{}").find(c) != std::string_view::npos) out += '\\';
+    if (c == '\\') out += "\\textbackslash{}";
+    else if (c == '~') out += "\\textasciitilde{}";
+    else if (c == '^') out += "\\textasciicircum{}";
+    else out += c;
+  }
+  return out;
+}
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -11,6 +11,11 @@ namespace invar::report {
 // Escapes & < > " ' for HTML/SVG text and attribute values.
 std::string html_escape(std::string_view text);
 
+// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+std::string csv_field(const std::string& text);
+// Text for a LaTeX table cell: & % $ # _ { } \ ~ ^ escaped.
+std::string latex_escape(const std::string& text);
+
 // Columns padded to their display width (code points, East Asian wide characters count 2).
 struct TextTable {
   enum class Align { Left, Right };

@@ -10,6 +10,9 @@
 
 namespace invar::robustness {
 
+using report::csv_field;
+using report::latex_escape;
+
 namespace {
 
 using Align = report::TextTable::Align;
@@ -95,26 +98,9 @@ report::TextTable comparison_table(const ScoreResult& result) {
   return table;
 }
 
-std::string latex_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string_view("&%$#_{}").find(c) != std::string_view::npos) out += '\\';
-    if (c == '\\') out += "\\textbackslash{}";
-    else if (c == '~') out += "\\textasciitilde{}";
-    else if (c == '^') out += "\\textasciicircum{}";
-    else out += c;
-  }
-  return out;
-}
 
 }  // namespace
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 ScoreResult make_score_result(const Bed& bed, double tau, std::vector<Population> populations) {
   ScoreResult result;

@@ -38,7 +38,4 @@ nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::st
 std::string ablation_csv(const Ablation& ablation, const std::vector<std::string>& phenomena);
 void write_ablation_html(const std::string& path, const Ablation& ablation, const std::vector<std::string>& phenomena);
 
-// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
-std::string csv_field(const std::string& text);
-
 }  // namespace invar::robustness

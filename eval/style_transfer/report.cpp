@@ -1,0 +1,255 @@
+#include "eval/style_transfer/report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "eval/report/chart.hpp"
+#include "eval/report/report.hpp"
+
+namespace invar::style_transfer {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json number(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+
+std::string cell(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.4f}", v); }
+
+std::string group_label(const std::string& group) { return group.empty() ? "all" : group; }
+
+std::vector<std::string> metric_names(const Scores& scores) {
+  std::vector<std::string> out;
+  for (const auto& m : scores.metrics) out.push_back(m.name);
+  return out;
+}
+
+report::TextTable systems_table(const Evaluation& e, const std::string& group) {
+  std::vector<std::string> header{"system", "segments"};
+  for (const auto& m : e.scores.metrics) header.push_back(m.name);
+  for (Dimension d : kDimensions) header.push_back(std::string("human ") + dimension_name(d));
+  auto table = report::TextTable::numeric(header, 1);
+  for (const auto& s : e.study.systems_by_group) {
+    if (s.group != group) continue;
+    std::vector<std::string> row{s.system, std::to_string(s.segments)};
+    for (double v : s.metric_means) row.push_back(cell(v));
+    for (double v : s.human_means) row.push_back(cell(v));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string pairs_text(const metaeval::PairwiseComparison& p) {
+  return fmt::format("{}/{}", p.correct, p.pairs - p.human_ties);
+}
+
+report::TextTable agreement_table(const Evaluation& e, const std::string& group) {
+  auto table = report::TextTable::numeric(
+      {"metric", "human", "n", "spearman", "p", "pearson", "p", "kendall", "p", "system pairs correct"}, 2);
+  for (const auto& a : e.study.agreements) {
+    if (a.group != group) continue;
+    const auto& c = a.result.segment_pooled;
+    table.rows.push_back({e.scores.metrics[a.metric].name, dimension_name(a.dimension), std::to_string(c.n),
+                          cell(c.spearman.statistic), cell(c.spearman.pvalue), cell(c.pearson.statistic),
+                          cell(c.pearson.pvalue), cell(c.kendall.tau), cell(c.kendall.pvalue),
+                          pairs_text(a.result.pairwise)});
+  }
+  return table;
+}
+
+const CrossCorrelation& cross_of(const Evaluation& e, const std::string& group) {
+  for (const auto& c : e.study.cross)
+    if (c.group == group) return c;
+  return e.study.cross.front();
+}
+
+report::TextTable cross_table(const Evaluation& e, const std::string& group) {
+  std::vector<std::string> header{"spearman"};
+  for (const auto& m : e.scores.metrics) header.push_back(m.name);
+  auto table = report::TextTable::numeric(header, 1);
+  const auto& cross = cross_of(e, group);
+  for (std::size_t a = 0; a < cross.spearman.size(); ++a) {
+    std::vector<std::string> row{e.scores.metrics[a].name};
+    for (double v : cross.spearman[a]) row.push_back(cell(v));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+ordered_json correlation_json(const metaeval::CorrelationSummary& c) {
+  return {{"n", c.n},
+          {"spearman", {{"rho", number(c.spearman.statistic)}, {"p", number(c.spearman.pvalue)}}},
+          {"pearson", {{"r", number(c.pearson.statistic)}, {"p", number(c.pearson.pvalue)}}},
+          {"kendall", {{"tau_b", number(c.kendall.tau)}, {"p", number(c.kendall.pvalue)}}}};
+}
+
+ordered_json agreement_json(const Evaluation& e, const MetricAgreement& a) {
+  const auto& r = a.result;
+  ordered_json systems = ordered_json::array();
+  for (std::size_t i = 0; i < r.systems.size(); ++i)
+    systems.push_back({{"system", r.systems[i]}, {"metric", number(r.system_metric[i])}, {"human", number(r.system_human[i])}});
+  return {{"group", a.group},
+          {"metric", e.scores.metrics[a.metric].name},
+          {"human", dimension_name(a.dimension)},
+          {"segment_level", correlation_json(r.segment_pooled)},
+          {"systems", std::move(systems)},
+          {"system_level", correlation_json(r.system_level)},
+          {"pairwise",
+           {{"pairs", r.pairwise.pairs},
+            {"correct", r.pairwise.correct},
+            {"human_ties", r.pairwise.human_ties},
+            {"metric_ties_only", r.pairwise.metric_ties_only},
+            {"accuracy", number(r.pairwise.accuracy)}}}};
+}
+
+ordered_json human_json(const std::array<std::optional<double>, 4>& human) {
+  ordered_json out = ordered_json::object();
+  for (Dimension d : kDimensions)
+    if (const auto& v = human[static_cast<std::size_t>(d)]) out[dimension_name(d)] = *v;
+  return out;
+}
+
+ordered_json segments_json(const Evaluation& e) {
+  ordered_json out = ordered_json::array();
+  for (std::size_t i = 0; i < e.segments.size(); ++i) {
+    const auto& s = e.segments[i];
+    ordered_json scores = ordered_json::object();
+    for (const auto& m : e.scores.metrics) scores[m.name] = number(m.values[i]);
+    out.push_back({{"group", s.group}, {"system", s.system}, {"where", s.where}, {"scores", std::move(scores)},
+                   {"human", human_json(s.human)}});
+  }
+  return out;
+}
+
+std::string latex_number(double v) { return std::isnan(v) ? "--" : fmt::format("{:.3f}", v); }
+
+std::string latex_systems(const Evaluation& e, const std::string& group) {
+  std::string out = "\\begin{tabular}{l" + std::string(e.scores.metrics.size(), 'r') + "}\n\\hline\nSystem";
+  for (const auto& m : e.scores.metrics) out += " & " + report::latex_escape(m.name);
+  out += " \\\\\n\\hline\n";
+  for (const auto& s : e.study.systems_by_group) {
+    if (s.group != group) continue;
+    out += report::latex_escape(s.system);
+    for (double v : s.metric_means) out += " & " + latex_number(v);
+    out += " \\\\\n";
+  }
+  return out + "\\hline\n\\end{tabular}\n";
+}
+
+std::string latex_agreement(const Evaluation& e, const std::string& group) {
+  std::string out = "\\begin{tabular}{llrrrr}\n\\hline\nMetric & Human & $\\rho$ & $r$ & $\\tau$ & Pairs \\\\\n\\hline\n";
+  for (const auto& a : e.study.agreements) {
+    if (a.group != group) continue;
+    const auto& c = a.result.segment_pooled;
+    out += fmt::format("{} & {} & {} & {} & {} & {} \\\\\n", report::latex_escape(e.scores.metrics[a.metric].name),
+                       dimension_name(a.dimension), latex_number(c.spearman.statistic),
+                       latex_number(c.pearson.statistic), latex_number(c.kendall.tau), pairs_text(a.result.pairwise));
+  }
+  return out + "\\hline\n\\end{tabular}\n";
+}
+
+report::HeatMap heat_map(const Evaluation& e, const std::string& group) {
+  return {.title = "Spearman correlation between metrics (segments, " + group_label(group) + ")",
+          .labels = metric_names(e.scores),
+          .values = cross_of(e, group).spearman};
+}
+
+}  // namespace
+
+std::string evaluation_text(const Evaluation& e) {
+  std::string out = fmt::format("{} segments, {} systems, {} group{}\n", e.segments.size(), e.study.systems.size(),
+                                e.study.groups.size(), e.study.groups.size() == 1 ? "" : "s");
+  for (const auto& n : e.scores.not_computed) out += fmt::format("not computed: {} ({})\n", n.metrics, n.reason);
+  for (const auto& group : e.study.groups) {
+    out += fmt::format("\n== {} ==\nSystem means\n{}", group_label(group), systems_table(e, group).render());
+    const auto agreement = agreement_table(e, group);
+    if (!agreement.rows.empty())
+      out += "\nMetrics against human judgements (segment level; system pairs ordered as the human means)\n" +
+             agreement.render();
+    out += "\nCross-metric Spearman (segment level)\n" + cross_table(e, group).render();
+  }
+  return out;
+}
+
+nlohmann::ordered_json evaluation_json(const Evaluation& e) {
+  ordered_json out;
+  auto& settings = out["settings"] = ordered_json::object();
+  for (const auto& [name, value] : e.settings) settings[name] = value;
+  auto& metrics = out["metrics"] = ordered_json::array();
+  for (const auto& m : e.scores.metrics)
+    metrics.push_back({{"name", m.name}, {"human", dimension_name(m.dimension)},
+                       {"higher_is_better", m.higher_is_better}, {"settings", m.settings}});
+  auto& missing = out["not_computed"] = ordered_json::array();
+  for (const auto& n : e.scores.not_computed) missing.push_back({{"metrics", n.metrics}, {"reason", n.reason}});
+  auto& systems = out["systems"] = ordered_json::array();
+  for (const auto& s : e.study.systems_by_group) {
+    ordered_json scores = ordered_json::object(), human = ordered_json::object();
+    for (std::size_t m = 0; m < s.metric_means.size(); ++m) scores[e.scores.metrics[m].name] = number(s.metric_means[m]);
+    for (Dimension d : kDimensions) human[dimension_name(d)] = number(s.human_means[static_cast<std::size_t>(d)]);
+    systems.push_back({{"group", s.group}, {"system", s.system}, {"segments", s.segments}, {"scores", std::move(scores)},
+                       {"human", std::move(human)}});
+  }
+  auto& agreements = out["meta_evaluation"] = ordered_json::array();
+  for (const auto& a : e.study.agreements) agreements.push_back(agreement_json(e, a));
+  auto& cross = out["cross_correlation"] = ordered_json::array();
+  for (const auto& c : e.study.cross) {
+    ordered_json rows = ordered_json::array();
+    for (const auto& row : c.spearman) {
+      ordered_json values = ordered_json::array();
+      for (double v : row) values.push_back(number(v));
+      rows.push_back(std::move(values));
+    }
+    cross.push_back({{"group", c.group}, {"metrics", metric_names(e.scores)}, {"spearman", std::move(rows)}});
+  }
+  out["segments"] = segments_json(e);
+  return out;
+}
+
+std::string segments_csv(const Evaluation& e) {
+  std::string out = "group,system,where";
+  for (const auto& m : e.scores.metrics) out += "," + report::csv_field(m.name);
+  for (Dimension d : kDimensions) out += std::string(",") + dimension_column(d);
+  out += "\n";
+  for (std::size_t i = 0; i < e.segments.size(); ++i) {
+    const auto& s = e.segments[i];
+    out += report::csv_field(s.group) + "," + report::csv_field(s.system) + "," + report::csv_field(s.where);
+    for (const auto& m : e.scores.metrics)
+      out += "," + (std::isnan(m.values[i]) ? std::string() : fmt::format("{:.17g}", m.values[i]));
+    for (const auto& h : s.human) out += "," + (h ? fmt::format("{:.17g}", *h) : std::string());
+    out += "\n";
+  }
+  return out;
+}
+
+std::string evaluation_latex(const Evaluation& e) {
+  std::string out;
+  for (const auto& group : e.study.groups) {
+    out += fmt::format("% {}: system means\n{}", group_label(group), latex_systems(e, group));
+    out += fmt::format("% {}: segment-level correlations with human judgements and correct system pairs\n{}",
+                       group_label(group), latex_agreement(e, group));
+  }
+  return out;
+}
+
+void write_html_report(const std::string& path, const Evaluation& e) {
+  report::HtmlReport html("Style-transfer evaluation");
+  html.heading("Style-transfer evaluation", 1)
+      .paragraph("Metrics of Briakou et al. (2021), \"Evaluating the Evaluation Metrics for Style Transfer\", against "
+                 "the human judgements given. Similarity metrics and STS are compared with meaning judgements, the "
+                 "formality regressor with formality, PLL and pseudo-perplexity with fluency.")
+      .settings(e.settings);
+  for (const auto& n : e.scores.not_computed) html.paragraph("Not computed: " + n.metrics + " (" + n.reason + ")");
+  for (const auto& group : e.study.groups) {
+    html.heading("Group: " + group_label(group));
+    html.table(systems_table(e, group), "System means over segments");
+    const auto agreement = agreement_table(e, group);
+    if (!agreement.rows.empty())
+      html.table(agreement, "Segment-level correlations with the matching human dimension; system pairs the "
+                            "metric orders as the human means (human ties left out)");
+    html.figure(report::svg(heat_map(e, group)), "Spearman correlation between metrics over segments");
+  }
+  html.write(path);
+}
+
+}  // namespace invar::style_transfer

@@ -1,0 +1,235 @@
+#include "eval/style_transfer/scores.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/common.hpp"
+#include "eval/metrics/wmd.hpp"
+
+namespace invar::style_transfer {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// What a variant compares the output with: the informal input (self-) or the references (ref-).
+enum class Variant { Self, Reference };
+
+const std::vector<std::string>& compared(const Segment& s, Variant v, std::vector<std::string>& input) {
+  if (v == Variant::Reference) return s.references;
+  input.assign(1, s.input);
+  return input;
+}
+
+std::string variant_name(Variant v, const std::string& metric) {
+  return (v == Variant::Self ? "self-" : "ref-") + metric;
+}
+
+class Scoring {
+ public:
+  Scoring(const std::vector<Segment>& segments, Models& models, const ProgressSink& progress)
+      : segments_(segments), models_(models), progress_(progress) {}
+
+  Scores run() {
+    std::vector<Variant> variants{Variant::Self};
+    bool references = !segments_.empty();
+    for (const auto& s : segments_) references = references && !s.references.empty();
+    if (references)
+      variants.push_back(Variant::Reference);
+    else
+      out_.not_computed.push_back({"ref-* (BLEU, chrF, METEOR, BERTScore, WMD, WVCOS)", "no references"});
+    for (Variant v : variants) lexical(v);
+    for (Variant v : variants) bertscore(v);
+    for (Variant v : variants) word_vectors(v);
+    regressors();
+    pseudo_likelihood();
+    return std::move(out_);
+  }
+
+ private:
+  // fn(i) for every segment on the settings' threads, as one progress stage.
+  std::vector<double> each(const std::string& stage, const std::function<double(std::size_t)>& fn) {
+    std::vector<double> values(segments_.size());
+    start(stage, segments_.size());
+    metrics::parallel_for(segments_.size(), models_.settings().threads, [&](std::size_t i) { values[i] = fn(i); });
+    advance(segments_.size());
+    return values;
+  }
+
+  void start(const std::string& stage, std::size_t total) const {
+    if (progress_.start) progress_.start(stage, total);
+  }
+  void advance(std::size_t done) const {
+    if (progress_.advance) progress_.advance(done);
+  }
+
+  void add(std::string name, Dimension dimension, bool higher_is_better, std::string settings,
+           std::vector<double> values) {
+    for (double& v : values)
+      if (!std::isfinite(v)) v = kNaN;
+    out_.metrics.push_back({std::move(name), dimension, higher_is_better, std::move(settings), std::move(values)});
+  }
+
+  // Sentence BLEU (effective order, as sacrebleu's sentence_bleu and `invar metric bleu --sentence`),
+  // chrF and METEOR.
+  void lexical(Variant v) {
+    metrics::BleuOptions bleu_options;
+    bleu_options.effective_order = true;
+    const metrics::Bleu bleu(bleu_options);
+    const metrics::ChrF chrf;
+    auto refs_of = [&](std::size_t i) {
+      std::vector<std::string> input;
+      return compared(segments_[i], v, input);
+    };
+    const int nrefs = v == Variant::Self ? 1 : reference_count();
+    add(variant_name(v, "BLEU"), Dimension::Meaning, true, bleu.signature(nrefs).format(),
+        each(variant_name(v, "BLEU"),
+             [&](std::size_t i) { return bleu.sentence_score(segments_[i].output, refs_of(i)).score; }));
+    add(variant_name(v, "chrF"), Dimension::Meaning, true, chrf.signature(nrefs).format(),
+        each(variant_name(v, "chrF"), [&](std::size_t i) { return chrf.sentence_score(segments_[i].output, refs_of(i)); }));
+    if (const auto* meteor = models_.meteor()) {
+      add(variant_name(v, "METEOR"), Dimension::Meaning, true, meteor->signature(),
+          each(variant_name(v, "METEOR"), [&](std::size_t i) { return meteor->score(segments_[i].output, refs_of(i)); }));
+    } else if (v == Variant::Self) {
+      out_.not_computed.push_back({"self-METEOR, ref-METEOR", models_.meteor_missing()});
+    }
+  }
+
+  int reference_count() const {
+    std::vector<std::vector<std::string>> refs;
+    for (const auto& s : segments_) refs.push_back(s.references);
+    return metrics::reference_count(refs);
+  }
+
+  // bert_score's F1, one score() call per system (as `invar metric bertscore` over that system's
+  // output file: idf and padding depend on the batch of the call).
+  void bertscore(Variant v) {
+    TextEncoder* encoder = models_.bertscore();
+    if (!encoder) {
+      if (v == Variant::Self) out_.not_computed.push_back({"self-BERTScore, ref-BERTScore", "no --bertscore-model"});
+      return;
+    }
+    const auto& settings = models_.settings();
+    metrics::BertScorer scorer(*encoder, {.layer = models_.bertscore_layer(),
+                                          .idf = settings.bertscore_idf,
+                                          .batch_size = settings.bertscore_batch_size,
+                                          .progress = [this](std::size_t done) { advance(done); }});
+    std::vector<double> values(segments_.size(), kNaN);
+    start(variant_name(v, "BERTScore"), 2 * segments_.size());
+    for (const auto& system : systems_of(segments_)) {
+      std::vector<std::size_t> rows;
+      std::vector<std::string> hyps;
+      std::vector<std::vector<std::string>> refs;
+      for (std::size_t i = 0; i < segments_.size(); ++i)
+        if (segments_[i].system == system) {
+          rows.push_back(i);
+          hyps.push_back(segments_[i].output);
+          std::vector<std::string> input;
+          refs.push_back(compared(segments_[i], v, input));
+        }
+      auto scores = scorer.score(hyps, refs);
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        if (models_.bertscore_baseline()) scores[k] = metrics::rescale(scores[k], *models_.bertscore_baseline());
+        values[rows[k]] = scores[k].f1;
+      }
+    }
+    add(variant_name(v, "BERTScore"), Dimension::Meaning, true, models_.bertscore_hash() + " F1", std::move(values));
+  }
+
+  // WMD (lower is better) and the mean-vector cosine; with several references the best one counts.
+  void word_vectors(Variant v) {
+    const auto* vectors = models_.vectors();
+    if (!vectors) {
+      if (v == Variant::Self) out_.not_computed.push_back({"self-WMD, ref-WMD, self-WVCOS, ref-WVCOS", "no --vectors"});
+      return;
+    }
+    const bool unit = models_.settings().unit_vectors;
+    const std::string settings = fmt::format("vectors:{}|dim:{}|words:{}|tokenize:lower-split|oov:drop", vectors->path(),
+                                             vectors->dimension(), vectors->size());
+    add(variant_name(v, "WMD"), Dimension::Meaning, false,
+        settings + (unit ? "|norm:unit" : "|norm:raw") + "|solver:exact",
+        each(variant_name(v, "WMD"), [&](std::size_t i) {
+          std::vector<std::string> input;
+          double best = std::numeric_limits<double>::infinity();
+          for (const auto& ref : compared(segments_[i], v, input))
+            best = std::min(best, metrics::word_movers_distance(*vectors, segments_[i].output, ref, unit));
+          return best;
+        }));
+    add(variant_name(v, "WVCOS"), Dimension::Meaning, true, settings + "|mean:tokens",
+        each(variant_name(v, "WVCOS"), [&](std::size_t i) {
+          std::vector<std::string> input;
+          double best = kNaN;
+          for (const auto& ref : compared(segments_[i], v, input))
+            if (auto c = metrics::mean_vector_cosine(*vectors, segments_[i].output, ref); c && (std::isnan(best) || *c > best))
+              best = *c;
+          return best;
+        }));
+  }
+
+  // `invar classify` on the outputs (formality) and `invar classify --pairs` on (input, output) (STS).
+  std::vector<double> regress(TextEncoder& encoder, const std::string& stage, bool pairs) {
+    std::vector<TextInput> inputs;
+    for (const auto& s : segments_) inputs.push_back(pairs ? TextInput{s.input, s.output} : TextInput{s.output, {}});
+    std::size_t truncated = 0;
+    const auto encodings = encoder.encode(inputs, pairs, truncated);
+    start(stage, encodings.size());
+    const auto logits = encoder.logits(encodings, {models_.settings().batch_size, [this](std::size_t n) { advance(n); }});
+    std::vector<double> out;
+    for (const auto& l : logits) out.push_back(l[0]);
+    return out;
+  }
+
+  void regressors() {
+    if (auto* encoder = models_.formality())
+      add("formality", Dimension::Formality, true, "regressor:" + models_.settings().formality + "|input:output",
+          regress(*encoder, "formality", false));
+    else
+      out_.not_computed.push_back({"formality", "no --formality model"});
+    if (auto* encoder = models_.sts())
+      add("STS", Dimension::Meaning, true, "regressor:" + models_.settings().sts + "|input:(informal input, output)",
+          regress(*encoder, "STS", true));
+    else
+      out_.not_computed.push_back({"STS", "no --sts model"});
+  }
+
+  // Salazar et al. (2020): PLL = Σ log P(token | the rest) over the output's tokens, long outputs in
+  // windows; pseudo-perplexity exp(−PLL / tokens), which the paper's authors recommend for fluency.
+  void pseudo_likelihood() {
+    TextEncoder* encoder = models_.mlm();
+    if (!encoder) {
+      out_.not_computed.push_back({"PLL, PPPL", "no --mlm model"});
+      return;
+    }
+    const auto mask = *encoder->tokenizer().mask_id();
+    std::vector<double> pll, pppl;
+    start("PLL", segments_.size());
+    for (const auto& s : segments_) {
+      const auto result = encoder->pll(encoder->tokenizer().encode(s.output), mask);
+      double total = 0;
+      for (double t : result.per_token) total += t;
+      pll.push_back(total);
+      pppl.push_back(result.per_token.empty() ? kNaN : std::exp(-total / static_cast<double>(result.per_token.size())));
+      advance(1);
+    }
+    const std::string settings = "mlm:" + models_.settings().mlm;
+    add("PLL", Dimension::Fluency, true, settings + "|sum:natural-log", std::move(pll));
+    add("PPPL", Dimension::Fluency, false, settings + "|exp(-PLL/tokens)", std::move(pppl));
+  }
+
+  const std::vector<Segment>& segments_;
+  Models& models_;
+  const ProgressSink& progress_;
+  Scores out_;
+};
+
+}  // namespace
+
+Scores score_segments(const std::vector<Segment>& segments, Models& models, const ProgressSink& progress) {
+  return Scoring(segments, models, progress).run();
+}
+
+}  // namespace invar::style_transfer

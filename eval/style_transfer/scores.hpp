@@ -1,0 +1,45 @@
+#pragma once
+// Every automatic metric of Briakou et al. (2021) on every segment, each computed by the code the
+// single-metric commands use: BLEU and chrF (sacrebleu, sentence level: `invar metric bleu|chrf
+// --sentence`), METEOR (NLTK), BERTScore F1 (bert_score), WMD and mean word-vector cosine, in a
+// self- variant (the output against its informal input) and a ref- variant (against the references);
+// the formality regressor on the output and the STS regressor on the (input, output) pair (`invar
+// classify [--pairs]`); the pseudo-log-likelihood of the output and its pseudo-perplexity (`invar
+// pll --ppl`). A metric whose model or data is missing is not computed, with the reason.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "eval/style_transfer/data.hpp"
+#include "eval/style_transfer/models.hpp"
+
+namespace invar::style_transfer {
+
+struct MetricScores {
+  std::string name;  // "self-BLEU", "ref-BERTScore", "formality", …
+  Dimension dimension;  // the human dimension it is meta-evaluated against
+  bool higher_is_better = true;
+  std::string settings;  // the metric's signature
+  std::vector<double> values;  // per segment; NaN where undefined (no known word, empty output)
+};
+
+struct NotComputed {
+  std::string metrics;  // e.g. "formality", "ref-* (every reference-based metric)"
+  std::string reason;
+};
+
+struct Scores {
+  std::vector<MetricScores> metrics;
+  std::vector<NotComputed> not_computed;
+};
+
+// Called when a stage starts (its name and number of items) and as items finish.
+struct ProgressSink {
+  std::function<void(const std::string& stage, std::size_t total)> start;
+  std::function<void(std::size_t done)> advance;
+};
+
+Scores score_segments(const std::vector<Segment>& segments, Models& models, const ProgressSink& progress = {});
+
+}  // namespace invar::style_transfer

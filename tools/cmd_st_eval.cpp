@@ -1,0 +1,183 @@
+// `invar st-eval`: Briakou et al.'s (2021) style-transfer evaluation in one run
+// (eval/style_transfer/): every metric on every system output, and with human judgements the
+// metrics' segment-level correlations, correct system pairs and cross-metric correlations per group.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "eval/style_transfer/report.hpp"
+#include "tools/command.hpp"
+#include "tools/model_command.hpp"
+
+namespace invar::cli {
+namespace {
+
+struct StEvalArguments {
+  std::vector<std::string> tables;  // [GROUP=]FILE in the paper's layout
+  std::string inputs;
+  std::vector<std::string> systems, judgements, refs;  // NAME=FILE, NAME=FILE, FILE
+  std::string group;
+  style_transfer::ModelSettings models;
+  std::string wordnet, nltk = "3.8";
+  ModelOptions compute;
+  bool empty_as_zero = false;
+  bool json = false, csv = false, latex = false;
+  std::string output = "-", report;
+};
+
+// "NAME=FILE" → {NAME, FILE}; without a name, `fallback` names it (or the argument is an error).
+std::pair<std::string, std::string> named_file(const std::string& argument, const char* option, bool name_required) {
+  const auto eq = argument.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    if (name_required) fail("{} expects NAME=FILE, got '{}'", option, argument);
+    return {std::filesystem::path(argument).stem().string(), argument};
+  }
+  return {argument.substr(0, eq), argument.substr(eq + 1)};
+}
+
+std::vector<style_transfer::Segment> read_segments(const StEvalArguments& args) {
+  const bool files = !args.inputs.empty() || !args.systems.empty();
+  if (files == !args.tables.empty())
+    fail("give --table FILE (the meta-evaluation layout) or --inputs FILE with --system NAME=FILE (not both)");
+  std::vector<style_transfer::Segment> segments;
+  for (const auto& table : args.tables) {
+    const auto [group, path] = named_file(table, "--table", false);
+    auto rows = style_transfer::read_judgement_table(path, args.tables.size() == 1 && args.group.size() ? args.group : group);
+    segments.insert(segments.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+  }
+  if (!files) return segments;
+  if (args.inputs.empty() || args.systems.empty()) fail("--inputs FILE needs at least one --system NAME=FILE");
+  std::vector<style_transfer::SystemFiles> systems;
+  for (const auto& s : args.systems) {
+    const auto [name, path] = named_file(s, "--system", true);
+    systems.push_back({name, path, ""});
+  }
+  for (const auto& j : args.judgements) {
+    const auto [name, path] = named_file(j, "--judgements", true);
+    auto it = std::ranges::find_if(systems, [&](const auto& s) { return s.name == name; });
+    if (it == systems.end()) fail("--judgements {}: no --system is named '{}'", j, name);
+    it->judgements = path;
+  }
+  return style_transfer::read_aligned_files(args.inputs, systems, args.refs, args.group);
+}
+
+std::vector<std::pair<std::string, std::string>> settings_of(const StEvalArguments& args,
+                                                             const style_transfer::Models& models) {
+  const auto& m = models.settings();
+  auto or_none = [](const std::string& s) { return s.empty() ? std::string("none") : s; };
+  std::vector<std::pair<std::string, std::string>> out{
+      {"formality model", or_none(m.formality)}, {"STS model", or_none(m.sts)}, {"masked LM", or_none(m.mlm)},
+      {"BERTScore model", m.bertscore.empty() ? "none" : models.bertscore_hash()},
+      {"word vectors", or_none(m.vectors)},
+      {"METEOR", models.meteor() ? models.meteor()->signature() : "none"},
+      {"empty outputs", args.empty_as_zero ? "scored as bert_score and NLTK do (0; WMD undefined)" : "an error"}};
+  return out;
+}
+
+// A progress bar per stage on stderr (when it is a terminal).
+style_transfer::ProgressSink progress_bars(std::shared_ptr<std::unique_ptr<Progress>> bar) {
+  return {[bar](const std::string& stage, std::size_t total) {
+            bar->reset();
+            *bar = std::make_unique<Progress>("st-eval " + stage, total);
+          },
+          [bar](std::size_t done) {
+            if (*bar) (*bar)->advance(done);
+          }};
+}
+
+void run(StEvalArguments args) {
+  if (args.json + args.csv + args.latex > 1) fail("--json, --csv and --latex are exclusive");
+  if (args.nltk == "3.6.2")
+    args.models.meteor_version = metrics::MeteorVersion::Nltk362;
+  else if (args.nltk != "3.8")
+    fail("--nltk must be 3.8 or 3.6.2, got '{}'", args.nltk);
+  if (!args.wordnet.empty()) args.models.wordnet = args.wordnet;
+  args.models.batch_size = args.compute.batch_size;
+  args.models.threads = args.compute.threads;
+
+  style_transfer::Evaluation e;
+  e.segments = read_segments(args);
+  if (!args.empty_as_zero) style_transfer::check_outputs(e.segments);
+  const auto backend = open_backend(args.compute);
+  style_transfer::Models models(args.models, *backend);
+  auto bar = std::make_shared<std::unique_ptr<Progress>>();
+  e.scores = style_transfer::score_segments(e.segments, models, progress_bars(bar));
+  bar->reset();
+  e.study = style_transfer::meta_evaluate(e.segments, e.scores);
+  e.settings = settings_of(args, models);
+
+  if (!args.report.empty()) style_transfer::write_html_report(args.report, e);
+  AtomicOutput out(args.output);
+  if (args.json)
+    out.write_line(style_transfer::evaluation_json(e).dump(1));
+  else
+    out.stream() << (args.csv ? style_transfer::segments_csv(e)
+                              : args.latex ? style_transfer::evaluation_latex(e) : style_transfer::evaluation_text(e));
+  out.commit();
+}
+
+void add_model_settings(CLI::App* app, StEvalArguments& args) {
+  auto& m = args.models;
+  app->add_option("--formality", m.formality, "Formality regressor (sequence classification, num_labels = 1): "
+                                              "scores each output as `invar classify` does");
+  app->add_option("--sts", m.sts, "STS regressor (num_labels = 1): scores the pair (input, output) as `invar "
+                                  "classify --pairs` does");
+  app->add_option("--mlm", m.mlm, "Masked LM: PLL and pseudo-perplexity (PPPL) of each output, as `invar pll --ppl`");
+  app->add_option("--bertscore-model", m.bertscore, "BERTScore model: self- and ref-BERTScore F1 as `invar metric "
+                                                    "bertscore` gives them");
+  app->add_option("--bertscore-layer", m.bertscore_layer,
+                  "BERTScore layer (default: bert_score's layer for the model's name)");
+  app->add_flag("--bertscore-idf", m.bertscore_idf, "BERTScore idf weights (from the compared texts of each system)");
+  app->add_option("--bertscore-baseline", m.bertscore_baseline, "Rescale BERTScore with this LAYER,P,R,F file");
+  app->add_option("--bertscore-batch-size", m.bertscore_batch_size, "bert_score's batch_size")->capture_default_str();
+  app->add_option("--vectors", m.vectors, "fastText word vectors (.vec or .bin): WMD and mean word-vector cosine");
+  app->add_flag("--unit-vectors", m.unit_vectors, "WMD on unit-length vectors (gensim >= 4's default)");
+  app->add_option("--wordnet", args.wordnet,
+                  "WordNet 3.0 folder for METEOR (default: /usr/share/wordnet if it holds WordNet, else no METEOR)");
+  app->add_option("--nltk", args.nltk, "METEOR as NLTK 3.8 or 3.6.2 computes it")->capture_default_str();
+}
+
+void setup(CLI::App& root) {
+  auto args = std::make_shared<StEvalArguments>();
+  auto* app = root.add_subcommand(
+      "st-eval",
+      "Style-transfer evaluation (Briakou et al. 2021): every metric on every system output (self- and ref- BLEU, "
+      "chrF, METEOR, BERTScore, WMD, word-vector cosine; formality and STS regressors; PLL) and, with human "
+      "judgements, each metric's correlation with the matching human dimension per group, the system pairs it "
+      "orders correctly and the cross-metric correlations");
+  app->add_option("--table", args->tables,
+                  "[GROUP=]FILE: the paper's meta-evaluation layout (TSV or CSV with a header: system_name, "
+                  "informal_input, system_output, and any of meaning_human, formality_human, fluency_human, "
+                  "combined, reference…); repeat for several groups (default group name: the file's stem)");
+  app->add_option("--inputs", args->inputs, "Informal inputs, one per line");
+  app->add_option("--system", args->systems, "NAME=FILE: a system's outputs, line-aligned with --inputs (repeat)");
+  app->add_option("--ref", args->refs, "References, line-aligned with --inputs (repeat for several)");
+  app->add_option("--judgements", args->judgements,
+                  "NAME=FILE: human judgements of a system's outputs (TSV/CSV with a header naming any of "
+                  "meaning_human, formality_human, fluency_human, combined; None = not judged), row-aligned");
+  app->add_option("--group", args->group, "Group (language) name of the --inputs data, or of a single --table");
+  add_model_settings(app, *args);
+  add_compute_options(*app, args->compute);
+  app->add_flag("--empty-as-zero", args->empty_as_zero,
+                "Score an empty output as bert_score and NLTK do (BERTScore and METEOR 0; WMD undefined) instead "
+                "of failing at its line");
+  app->add_flag("--json", args->json, "One JSON document: settings, metrics, systems, meta-evaluation, segments");
+  app->add_flag("--csv", args->csv, "Per-segment CSV: group, system, where, every metric, the human judgements");
+  app->add_flag("--latex", args->latex, "LaTeX tables: system means and correlations per group");
+  app->add_option("-o,--output", args->output, "Write here instead of standard output (complete or not at all)");
+  app->add_option("--report", args->report, "Also write an HTML report with the cross-metric heat maps");
+  app->footer(
+      "Human dimensions and the metrics meta-evaluated against them: meaning ~ self-/ref- BLEU, chrF, METEOR, "
+      "BERTScore, WMD, WVCOS and STS; formality ~ formality; fluency ~ PLL and PPPL; combined ~ none. A metric whose "
+      "model is not given is not computed, and the output says so. System means are the means of the defined "
+      "segment scores.");
+  app->callback([args] { run(*args); });
+}
+
+INVAR_COMMAND("st-eval", setup);
+
+}  // namespace
+}  // namespace invar::cli
