@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/metrics/bertscore.hpp"
+#include "eval/metrics/common.hpp"
 #include "invar_version.hpp"
 #include "tools/metric_commands.hpp"
 #include "tools/model_command.hpp"

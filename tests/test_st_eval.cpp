@@ -1,0 +1,303 @@
+// `invar st-eval` end to end on the toy data of tests/fixtures/st_eval (written for invar: three
+// systems, four informal inputs, invented judgements with some None) and the tiny fixture models:
+// every per-segment metric equals what its single-metric command gives, the correlations equal
+// eval/stats on the same vectors, the Table-8 pair counts of a hand-checked case, None handling,
+// the aligned-files input, and one clear error line for each kind of bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "eval/stats/stats.hpp"
+#include "support/test_support.hpp"
+
+using namespace invar;
+using nlohmann::json;
+
+namespace {
+
+std::string toy(const std::string& name) { return test::fixture("st_eval/" + name); }
+std::string model(const std::string& name) { return test::fixture("core/" + name); }
+
+const std::vector<std::string> kAllModels{"--formality", model("xlmr-regression"), "--sts", model("xlmr-regression"),
+                                          "--mlm", model("xlmr-mlm"), "--bertscore-model", model("bert-wordpiece"),
+                                          "--bertscore-layer", "2", "--vectors",
+                                          test::fixture("stmetrics/wordvecs.vec")};
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// st-eval --json on the toy table with every model, run once for the tests that read it.
+const json& full_run() {
+  static const json result = [] {
+    const auto r = test::run_cli(concat({"-q", "st-eval", "--table", toy("judgements.tsv"), "--json"}, kAllModels));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }();
+  return result;
+}
+
+std::vector<json> json_lines(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+// One key of every JSON line a command prints (it must succeed).
+std::vector<double> command_values(const std::vector<std::string>& args, const std::string& key,
+                                   const std::string& input = "") {
+  const auto r = test::run_cli(args, input);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<double> out;
+  for (const auto& line : json_lines(r.out)) out.push_back(line[key].get<double>());
+  return out;
+}
+
+// The st-eval scores of `metric` for the segments of `system`, in order.
+std::vector<double> st_eval_values(const json& run, const std::string& system, const std::string& metric) {
+  std::vector<double> out;
+  for (const auto& s : run["segments"])
+    if (s["system"] == system) out.push_back(s["scores"][metric].get<double>());
+  return out;
+}
+
+void expect_equal(const std::vector<double>& actual, const std::vector<double>& expected, double tolerance,
+                  const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (std::size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " line " << i + 1;
+}
+
+const json& agreement(const json& run, const std::string& metric) {
+  for (const auto& a : run["meta_evaluation"])
+    if (a["metric"] == metric) return a;
+  throw std::runtime_error("no meta-evaluation of " + metric);
+}
+
+std::string write_temp(const std::string& name, const std::string& content) {
+  const auto path = test::temp_dir() + "/" + name;
+  test::write_file(path, content);
+  return path;
+}
+
+void expect_error(const test::CliResult& r, const std::string& text) {
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+
+// The table's "polite" rows are polite.txt against informal.txt (self-) and formal.txt (ref-).
+TEST(StEval, LexicalMetricsEqualTheSingleMetricCommands) {
+  const json& run = full_run();
+  const auto hyp = toy("polite.txt");
+  for (const auto& [variant, compared] : {std::pair{"self-", std::vector<std::string>{"--source", toy("informal.txt")}},
+                                          std::pair{"ref-", std::vector<std::string>{"-r", toy("formal.txt")}}}) {
+    for (const auto& [metric, name] : {std::pair{"bleu", "BLEU"}, std::pair{"chrf", "chrF"}})
+      expect_equal(st_eval_values(run, "polite", variant + std::string(name)),
+                   command_values(concat({"metric", metric, "-i", hyp, "--sentence", "--json"}, compared), "score"),
+                   1e-12, variant + std::string(name));
+    for (const auto& [metric, name] : {std::pair{"meteor", "METEOR"}, std::pair{"wmd", "WMD"}, std::pair{"wvcos", "WVCOS"}}) {
+      std::vector<std::string> args{"metric", metric, "--hyp", hyp, "--sentence", "--json"};
+      if (std::string(metric) != "meteor") args = concat(args, {"--vectors", test::fixture("stmetrics/wordvecs.vec")});
+      expect_equal(st_eval_values(run, "polite", variant + std::string(name)), command_values(concat(args, compared), "score"),
+                   1e-12, variant + std::string(name));
+    }
+  }
+}
+
+TEST(StEval, ModelMetricsEqualTheSingleModelCommands) {
+  const json& run = full_run();
+  const auto hyp = toy("polite.txt");
+  for (const auto& [variant, ref] : {std::pair{"self-", toy("informal.txt")}, std::pair{"ref-", toy("formal.txt")}})
+    expect_equal(st_eval_values(run, "polite", variant + std::string("BERTScore")),
+                 command_values({"metric", "bertscore", "-m", model("bert-wordpiece"), "--layer", "2", "-i", hyp, "-r",
+                                 ref, "--sentence", "--json"},
+                                "F"),
+                 1e-6, variant + std::string("BERTScore"));
+  expect_equal(st_eval_values(run, "polite", "formality"),
+               command_values({"classify", "-m", model("xlmr-regression"), "-i", hyp}, "score"), 1e-6, "formality");
+  std::string pairs;
+  const auto inputs = test::read_file(toy("informal.txt")), outputs = test::read_file(hyp);
+  std::istringstream in_lines(inputs), out_lines(outputs);
+  for (std::string a, b; std::getline(in_lines, a) && std::getline(out_lines, b);) pairs += a + "\t" + b + "\n";
+  expect_equal(st_eval_values(run, "polite", "STS"),
+               command_values({"classify", "-m", model("xlmr-regression"), "--pairs"}, "score", pairs), 1e-6, "STS");
+  expect_equal(st_eval_values(run, "polite", "PLL"), command_values({"pll", "-m", model("xlmr-mlm"), "-i", hyp}, "pll"),
+               1e-9, "PLL");
+  expect_equal(st_eval_values(run, "polite", "PPPL"),
+               command_values({"pll", "-m", model("xlmr-mlm"), "--ppl", "-i", hyp}, "ppl"), 1e-9, "PPPL");
+}
+
+// The STS regressor reads (input, output) with the pair encoding the fixtures' golden pairs define
+// (<s> A </s></s> B </s> for XLM-R). No pair-regression golden exists; the regression checkpoint
+// shares the pair classifier's tokenizer, so its pair ids must equal that golden's, and the second
+// text must change the score.
+TEST(StEval, StsUsesThePairEncodingOfTheGoldens) {
+  const json golden = test::load_json(model("xlmr-pair-cls") + "/golden.json");
+  std::string pairs;
+  for (const auto& c : golden["cases"]) pairs += c["text"].get<std::string>() + "\t" + c["text_pair"].get<std::string>() + "\n";
+  const auto r = test::run_cli({"tokenize", "-m", model("xlmr-regression"), "--pair"}, pairs);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), golden["cases"].size());
+  for (std::size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i]["ids"], golden["cases"][i]["input_ids"]) << i;
+
+  const json& run = full_run();
+  const auto sts = st_eval_values(run, "polite", "STS");
+  const auto alone = command_values({"classify", "-m", model("xlmr-regression"), "-i", toy("informal.txt")}, "score");
+  for (std::size_t i = 0; i < sts.size(); ++i) EXPECT_GT(std::fabs(sts[i] - alone[i]), 1e-6) << i;
+}
+
+// Every segment-level correlation is eval/stats' on the segments judged on the metric's dimension.
+TEST(StEval, CorrelationsEqualEvalStatsOnTheJudgedSegments) {
+  const json& run = full_run();
+  for (const auto& a : run["meta_evaluation"]) {
+    const std::string metric = a["metric"], human = a["human"];
+    std::vector<double> x, y;
+    for (const auto& s : run["segments"])
+      if (s["human"].contains(human) && !s["scores"][metric].is_null()) {
+        x.push_back(s["scores"][metric].get<double>());
+        y.push_back(s["human"][human].get<double>());
+      }
+    const auto& seg = a["segment_level"];
+    ASSERT_EQ(seg["n"].get<std::size_t>(), x.size()) << metric;
+    EXPECT_DOUBLE_EQ(seg["spearman"]["rho"].get<double>(), stats::spearman(x, y).statistic) << metric;
+    EXPECT_DOUBLE_EQ(seg["spearman"]["p"].get<double>(), stats::spearman(x, y).pvalue) << metric;
+    EXPECT_DOUBLE_EQ(seg["pearson"]["r"].get<double>(), stats::pearson(x, y).statistic) << metric;
+    EXPECT_DOUBLE_EQ(seg["kendall"]["tau_b"].get<double>(), stats::kendall_tau_b(x, y).tau) << metric;
+  }
+  // The heat map's matrix: Spearman of two metrics over the segments.
+  const auto& cross = run["cross_correlation"][0];
+  const auto names = cross["metrics"].get<std::vector<std::string>>();
+  const auto bleu = std::ranges::find(names, "self-BLEU") - names.begin(), pll = std::ranges::find(names, "PLL") - names.begin();
+  std::vector<double> x, y;
+  for (const auto& s : run["segments"]) {
+    x.push_back(s["scores"]["self-BLEU"].get<double>());
+    y.push_back(s["scores"]["PLL"].get<double>());
+  }
+  EXPECT_DOUBLE_EQ(cross["spearman"][bleu][pll].get<double>(), stats::spearman(x, y).statistic);
+  EXPECT_DOUBLE_EQ(cross["spearman"][pll][bleu].get<double>(), stats::spearman(x, y).statistic);
+  EXPECT_DOUBLE_EQ(cross["spearman"][bleu][bleu].get<double>(), 1.0);
+}
+
+// Table 8 by hand: "copy" repeats its inputs (self-BLEU 100), "polite" rewrites them, "noisy" is
+// unrelated. Humans rate polite's meaning highest (mean 4.875 > 4.5 > 7/6), so self-BLEU orders
+// (copy, polite) wrongly and the two pairs with noisy rightly: 2 of 3. ref-BLEU gets all 3, and
+// WMD (lower is better) is compared negated.
+TEST(StEval, SystemPairsMatchAHandCheckedCase) {
+  const json& run = full_run();
+  const auto& self_bleu = agreement(run, "self-BLEU");
+  EXPECT_EQ(self_bleu["human"], "meaning");
+  EXPECT_EQ(self_bleu["pairwise"]["pairs"], 3);
+  EXPECT_EQ(self_bleu["pairwise"]["correct"], 2);
+  EXPECT_EQ(self_bleu["pairwise"]["human_ties"], 0);
+  const auto& systems = self_bleu["systems"];
+  EXPECT_EQ(systems[0]["system"], "copy");
+  EXPECT_DOUBLE_EQ(systems[0]["metric"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(systems[0]["human"].get<double>(), 4.5);
+  EXPECT_DOUBLE_EQ(systems[1]["human"].get<double>(), 4.875);
+  EXPECT_DOUBLE_EQ(systems[2]["human"].get<double>(), (1.0 + 1.5 + 1.0) / 3);  // its None left out
+  EXPECT_LT(systems[2]["metric"].get<double>(), systems[1]["metric"].get<double>());
+  EXPECT_EQ(agreement(run, "ref-BLEU")["pairwise"]["correct"], 3);
+  const auto& wmd = agreement(run, "ref-WMD");
+  EXPECT_EQ(wmd["pairwise"]["correct"], 3);
+  EXPECT_LT(wmd["segment_level"]["spearman"]["rho"].get<double>(), 0);
+}
+
+// A None leaves its segment out of that dimension only; `combined` has no metric.
+TEST(StEval, NoneSkipsOneDimensionOfOneSegment) {
+  const json& run = full_run();
+  EXPECT_EQ(agreement(run, "ref-BLEU")["segment_level"]["n"], 11);   // noisy line 3: meaning None
+  EXPECT_EQ(agreement(run, "formality")["segment_level"]["n"], 11);  // copy line 2: formality None
+  EXPECT_EQ(agreement(run, "PLL")["segment_level"]["n"], 11);        // copy line 4: fluency None
+  EXPECT_EQ(agreement(run, "formality")["human"], "formality");
+  EXPECT_EQ(agreement(run, "PPPL")["human"], "fluency");
+  EXPECT_EQ(agreement(run, "STS")["human"], "meaning");
+  for (const auto& a : run["meta_evaluation"]) EXPECT_NE(a["human"], "combined");
+  const auto& noisy_line3 = run["segments"][10];
+  EXPECT_FALSE(noisy_line3["human"].contains("meaning"));
+  EXPECT_EQ(noisy_line3["human"]["formality"], 2.5);
+  for (const auto& s : run["systems"])
+    if (s["system"] == "copy") EXPECT_DOUBLE_EQ(s["human"]["formality"].get<double>(), (1.5 + 2 + 1.5) / 3);
+  EXPECT_TRUE(run["not_computed"].empty()) << run["not_computed"];
+}
+
+// Line-aligned files give the same segment scores as the table; without models or references the
+// output names what was not computed; a word-less output has WMD null (JSON) / nan (text).
+TEST(StEval, AlignedFilesAndMissingModels) {
+  const auto judged = write_temp("copy_human.tsv", "meaning_human\tformality_human\n4.5\t1.5\n4\tNone\n4.5\t2\n5\t1.5\n");
+  const auto r = test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", "copy=" + toy("copy.txt"),
+                                "--system", "polite=" + toy("polite.txt"), "--ref", toy("formal.txt"), "--judgements",
+                                "copy=" + judged, "--vectors", test::fixture("stmetrics/wordvecs.vec"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json files = json::parse(r.out);
+  const json& table = full_run();
+  for (const char* metric : {"self-BLEU", "ref-chrF", "ref-METEOR", "self-WMD"})
+    expect_equal(st_eval_values(files, "polite", metric), st_eval_values(table, "polite", metric), 0, metric);
+  std::string missing = files["not_computed"].dump();
+  for (const char* name : {"formality", "STS", "PLL", "BERTScore"}) EXPECT_NE(missing.find(name), std::string::npos) << missing;
+  EXPECT_EQ(agreement(files, "self-BLEU")["segment_level"]["n"], 4);  // only copy is judged
+  EXPECT_EQ(agreement(files, "self-BLEU")["pairwise"]["pairs"], 0);
+
+  const auto unknown = write_temp("unknown.txt", "zebra xylophone\nthe film\n");
+  const auto sources = write_temp("sources.txt", "the cat\nthe dog\n");
+  const auto text = test::run_cli({"st-eval", "--inputs", sources, "--system", "a=" + unknown, "--vectors",
+                                   test::fixture("stmetrics/wordvecs.vec"), "--csv"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::istringstream csv(text.out);
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_EQ(header.substr(0, 36), "group,system,where,self-BLEU,self-ch");
+  EXPECT_NE(first.find(",,"), std::string::npos) << first;  // WMD / WVCOS undefined: empty cells
+}
+
+TEST(StEval, LatexAndHtmlReport) {
+  const auto html = test::temp_dir() + "/report.html";
+  const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--latex", "--report", html});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\\begin{tabular}"), std::string::npos);
+  EXPECT_NE(r.out.find("self-BLEU & meaning &"), std::string::npos) << r.out;
+  const auto page = test::read_file(html);
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  EXPECT_NE(page.find("Spearman correlation between metrics"), std::string::npos);
+}
+
+TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
+  const auto header = std::string("system_name\tinformal_input\tsystem_output\tmeaning_human\n");
+  const auto bad_number = write_temp("bad.tsv", header + "a\tx\ty\t3\nb\tx\ty\tgood\n");
+  expect_error(test::run_cli({"st-eval", "--table", bad_number}),
+               "bad.tsv:3: meaning_human (a number or None): 'good' is not a finite number");
+  const auto unknown = write_temp("unknown.tsv", "system_name\tinformal_input\tsystem_output\tscore\na\tx\ty\t1\n");
+  expect_error(test::run_cli({"st-eval", "--table", unknown}), "unknown.tsv:1: unknown column 'score'");
+  const auto missing = write_temp("missing.tsv", "system_name\tsystem_output\na\ty\n");
+  expect_error(test::run_cli({"st-eval", "--table", missing}), "missing.tsv:1: no column 'informal_input'");
+  const auto empty = write_temp("empty.tsv", header + "a\tx\ty\t3\nb\tx\t \t2\n");
+  expect_error(test::run_cli({"st-eval", "--table", empty}), "empty.tsv:3: empty system output");
+  const auto allowed = test::run_cli({"st-eval", "--table", empty, "--empty-as-zero", "--json"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(json::parse(allowed.out)["segments"][1]["scores"]["self-METEOR"], 0.0);  // as NLTK
+
+  const auto short_file = write_temp("short.txt", "one\ntwo\nthree\n");
+  expect_error(test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", "s=" + short_file}),
+               "short.txt has 3 lines but");
+  expect_error(test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", toy("copy.txt")}),
+               "--system expects NAME=FILE");
+  expect_error(test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", "a=" + toy("copy.txt"),
+                              "--judgements", "b=" + toy("copy.txt")}),
+               "no --system is named 'b'");
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--inputs", toy("informal.txt")}),
+               "not both");
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--formality", model("xlmr-pair-cls")}),
+               "must be a regression checkpoint");
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--mlm", model("xlmr-regression")}),
+               "xlmr-regression");
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--wordnet", "/nonexistent"}),
+               "/nonexistent");
+}
