@@ -316,7 +316,7 @@ TEST(CliBertScore, IdfBaselineAndBatchSizeGiveTheGoldenMeans) {
   const auto out = test::temp_dir() + "/summary.json";
   const auto result = test::run_cli({"metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer", "2",
                                      "--idf", "--batch-size", "3", "--baseline", baseline_path("bert-wordpiece"), "-r",
-                                     refs, "-i", hyps, "--json", "-o", out});
+                                     refs, "-i", hyps, "--json", "-o", out, "--empty-as-zero"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json summary = json::parse(test::read_file(out));
   EXPECT_EQ(summary["hash"], run["hash"]);
