@@ -109,6 +109,9 @@ void run(StEvalArguments args) {
   e.study = style_transfer::meta_evaluate(e.segments, e.scores);
   e.settings = settings_of(args, models);
 
+  if (args.csv || args.latex)  // the text and JSON outputs say it themselves
+    for (const auto& n : e.scores.not_computed)
+      fmt::print(stderr, "invar: note: not computed: {} ({})\n", n.metrics, n.reason);
   if (!args.report.empty()) style_transfer::write_html_report(args.report, e);
   AtomicOutput out(args.output);
   if (args.json)
