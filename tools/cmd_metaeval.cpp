@@ -70,10 +70,7 @@ std::map<std::string, double> read_system_scores(const std::string& path, const 
 }
 
 ordered_json correlation_json(const metaeval::CorrelationSummary& c) {
-  return {{"n", c.n},
-          {"pearson", {{"r", json_number(c.pearson.statistic)}, {"p", json_number(c.pearson.pvalue)}}},
-          {"spearman", {{"rho", json_number(c.spearman.statistic)}, {"p", json_number(c.spearman.pvalue)}}},
-          {"kendall", {{"tau_b", json_number(c.kendall.tau)}, {"p", json_number(c.kendall.pvalue)}}}};
+  return metaeval::correlation_json(c, [](double v) { return json_number(v); });
 }
 
 std::string correlation_text(const std::string& name, const metaeval::CorrelationSummary& c) {

@@ -38,6 +38,14 @@ CorrelationSummary correlate(const std::vector<double>& metric, const std::vecto
   return out;
 }
 
+nlohmann::ordered_json correlation_json(const CorrelationSummary& c,
+                                        const std::function<nlohmann::ordered_json(double)>& number) {
+  return {{"n", c.n},
+          {"pearson", {{"r", number(c.pearson.statistic)}, {"p", number(c.pearson.pvalue)}}},
+          {"spearman", {{"rho", number(c.spearman.statistic)}, {"p", number(c.spearman.pvalue)}}},
+          {"kendall", {{"tau_b", number(c.kendall.tau)}, {"p", number(c.kendall.pvalue)}}}};
+}
+
 PairwiseComparison pairwise_accuracy(const std::vector<double>& metric, const std::vector<double>& human,
                                      bool higher_is_better) {
   if (metric.size() != human.size())

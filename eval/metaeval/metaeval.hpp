@@ -9,7 +9,10 @@
 // sign is sign(m_i − m_j) (negated when lower is better) and the human sign is sign(h_i − h_j); a
 // pair is correct when both signs are equal and non-zero, so a human tie is never correct and a
 // metric tie against distinct human scores is wrong. Accuracy excludes human ties.
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +28,10 @@ struct CorrelationSummary {
   stats::KendallTau kendall;
 };
 CorrelationSummary correlate(const std::vector<double>& metric, const std::vector<double>& human);
+// {n, pearson: {r, p}, spearman: {rho, p}, kendall: {tau_b, p}}, every value written by `number`
+// (JSON has no NaN: each caller keeps its convention for it).
+nlohmann::ordered_json correlation_json(const CorrelationSummary& c,
+                                        const std::function<nlohmann::ordered_json(double)>& number);
 
 struct PairwiseComparison {
   std::size_t pairs = 0;

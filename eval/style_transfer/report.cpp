@@ -77,13 +77,6 @@ report::TextTable cross_table(const Evaluation& e, const std::string& group) {
   return table;
 }
 
-ordered_json correlation_json(const metaeval::CorrelationSummary& c) {
-  return {{"n", c.n},
-          {"spearman", {{"rho", number(c.spearman.statistic)}, {"p", number(c.spearman.pvalue)}}},
-          {"pearson", {{"r", number(c.pearson.statistic)}, {"p", number(c.pearson.pvalue)}}},
-          {"kendall", {{"tau_b", number(c.kendall.tau)}, {"p", number(c.kendall.pvalue)}}}};
-}
-
 ordered_json agreement_json(const Evaluation& e, const MetricAgreement& a) {
   const auto& r = a.result;
   ordered_json systems = ordered_json::array();
@@ -92,9 +85,9 @@ ordered_json agreement_json(const Evaluation& e, const MetricAgreement& a) {
   return {{"group", a.group},
           {"metric", e.scores.metrics[a.metric].name},
           {"human", dimension_name(a.dimension)},
-          {"segment_level", correlation_json(r.segment_pooled)},
+          {"segment_level", metaeval::correlation_json(r.segment_pooled, number)},
           {"systems", std::move(systems)},
-          {"system_level", correlation_json(r.system_level)},
+          {"system_level", metaeval::correlation_json(r.system_level, number)},
           {"pairwise",
            {{"pairs", r.pairwise.pairs},
             {"correct", r.pairwise.correct},
