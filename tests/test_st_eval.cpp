@@ -289,6 +289,9 @@ TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
                "short.txt has 3 lines but");
   expect_error(test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", toy("copy.txt")}),
                "--system expects NAME=FILE");
+  expect_error(test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", "a=" + toy("copy.txt"), "--system",
+                              "a=" + toy("polite.txt")}),
+               "the name 'a' is given twice");
   expect_error(test::run_cli({"st-eval", "--inputs", toy("informal.txt"), "--system", "a=" + toy("copy.txt"),
                               "--judgements", "b=" + toy("copy.txt")}),
                "no --system is named 'b'");

@@ -3,12 +3,14 @@
 // metrics' segment-level correlations, correct system pairs and cross-metric correlations per group.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/style_transfer/report.hpp"
+#include "invar_version.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 
@@ -28,7 +30,7 @@ struct StEvalArguments {
   std::string output = "-", report;
 };
 
-// "NAME=FILE" → {NAME, FILE}; without a name, `fallback` names it (or the argument is an error).
+// "NAME=FILE" → {NAME, FILE}; without "NAME=", the file's stem names it unless a name is required.
 std::pair<std::string, std::string> named_file(const std::string& argument, const char* option, bool name_required) {
   const auto eq = argument.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -45,7 +47,7 @@ std::vector<style_transfer::Segment> read_segments(const StEvalArguments& args) 
   std::vector<style_transfer::Segment> segments;
   for (const auto& table : args.tables) {
     const auto [group, path] = named_file(table, "--table", false);
-    auto rows = style_transfer::read_judgement_table(path, args.tables.size() == 1 && args.group.size() ? args.group : group);
+    auto rows = style_transfer::read_judgement_table(path, args.tables.size() == 1 && !args.group.empty() ? args.group : group);
     segments.insert(segments.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
   }
   if (!files) return segments;
@@ -53,6 +55,8 @@ std::vector<style_transfer::Segment> read_segments(const StEvalArguments& args) 
   std::vector<style_transfer::SystemFiles> systems;
   for (const auto& s : args.systems) {
     const auto [name, path] = named_file(s, "--system", true);
+    if (std::ranges::any_of(systems, [&](const auto& known) { return known.name == name; }))
+      fail("--system {}: the name '{}' is given twice", s, name);
     systems.push_back({name, path, ""});
   }
   for (const auto& j : args.judgements) {
@@ -68,13 +72,13 @@ std::vector<std::pair<std::string, std::string>> settings_of(const StEvalArgumen
                                                              const style_transfer::Models& models) {
   const auto& m = models.settings();
   auto or_none = [](const std::string& s) { return s.empty() ? std::string("none") : s; };
-  std::vector<std::pair<std::string, std::string>> out{
+  return {
+      {"invar", kVersion},
       {"formality model", or_none(m.formality)}, {"STS model", or_none(m.sts)}, {"masked LM", or_none(m.mlm)},
       {"BERTScore model", m.bertscore.empty() ? "none" : models.bertscore_hash()},
       {"word vectors", or_none(m.vectors)},
       {"METEOR", models.meteor() ? models.meteor()->signature() : "none"},
       {"empty outputs", args.empty_as_zero ? "scored as bert_score and NLTK do (0; WMD undefined)" : "an error"}};
-  return out;
 }
 
 // A progress bar per stage on stderr (when it is a terminal).
