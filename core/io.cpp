@@ -3,8 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <sys/stat.h>
@@ -187,17 +185,6 @@ Table read_table(const std::string& path, const TableOptions& options) {
     table.line_numbers.push_back(start_line);
   }
   return table;
-}
-
-double parse_number(const std::string& text, const std::string& where) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(begin, &end);
-  while (end && (*end == ' ' || *end == '\t')) ++end;
-  if (end == begin || *end != '\0' || errno == ERANGE || !std::isfinite(value))
-    fail("{}: '{}' is not a finite number", where, text);
-  return value;
 }
 
 bool is_blank(std::string_view text) {

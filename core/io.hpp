@@ -105,9 +105,6 @@ LabelledTexts read_labelled_texts(const std::string& path, const ColumnSelection
 // Texts only; fails on an empty text unless blank_texts.
 LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns);
 
-// A finite decimal number, or an error naming `where` (FILE:LINE) and the offending text.
-double parse_number(const std::string& text, const std::string& where);
-
 // True when the text holds nothing but (Python) whitespace.
 bool is_blank(std::string_view text);
 

@@ -10,7 +10,6 @@
 
 namespace invar::cli {
 
-
 namespace {
 bool is_number(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/io.hpp"
+#include "core/number.hpp"
 
 namespace invar::cli {
 

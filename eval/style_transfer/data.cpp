@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/number.hpp"
 
 namespace invar::style_transfer {
 
