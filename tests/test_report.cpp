@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 
 #include "core/error.hpp"
@@ -95,4 +96,20 @@ TEST(HtmlReport, SelfContainedPageWrittenAtomically) {
   auto path = test::temp_dir() + "/report.html";
   report.write(path);
   EXPECT_EQ(test::read_file(path), html);
+}
+
+// One cell per pair: full Okabe–Ito blue at +1, vermillion at −1, white at 0, grey for NaN, with the
+// value printed; a matrix that is not labels × labels is an error.
+TEST(Chart, HeatMapColoursCellsByValue) {
+  const double nan = std::nan("");
+  const report::HeatMap map{.title = "rho", .labels = {"a", "b<c"}, .values = {{1, -1}, {0, nan}}};
+  const std::string svg = report::svg(map);
+  EXPECT_EQ(count(svg, "<rect x="), 4u);
+  EXPECT_NE(svg.find("fill=\"#0072b2\""), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#d55e00\""), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#ffffff\" stroke"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#d9d9d9\""), std::string::npos);
+  EXPECT_NE(svg.find(">-1.00<"), std::string::npos);
+  EXPECT_NE(svg.find("b&lt;c"), std::string::npos);
+  EXPECT_THROW(report::svg(report::HeatMap{.title = "bad", .labels = {"a"}, .values = {{1, 2}}}), Error);
 }
