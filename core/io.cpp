@@ -234,12 +234,40 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   return result;
 }
 
+namespace {
+
+// The file a chain of symbolic links ends at (the path itself when it is none), so that the rename
+// replaces the file and keeps the links. Gives up after 40 links, as the kernel does (ELOOP).
+std::filesystem::path link_target(std::filesystem::path path) {
+  std::error_code error;
+  for (int i = 0; i < 40 && std::filesystem::is_symlink(path, error); ++i) {
+    const auto link = std::filesystem::read_symlink(path, error);
+    if (error) break;
+    path = link.is_absolute() ? link : path.parent_path() / link;
+  }
+  return path;
+}
+
+}  // namespace
+
 AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
   if (path == "-" || path.empty()) {
     out_ = &std::cout;
     return;
   }
-  auto target = std::filesystem::path(path);
+  const auto target = link_target(path);
+  std::error_code error;
+  const auto status = std::filesystem::status(target, error);
+  if (std::filesystem::is_directory(status)) fail("{}: is a directory, expected an output file", path);
+  // A device, FIFO or socket (-o /dev/null, -o /dev/stdout, a named pipe) is written to directly:
+  // renaming a temporary file over it would replace the node itself.
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    file_ = std::make_unique<std::ofstream>(target, std::ios::binary);
+    if (!*file_) fail("{}: cannot open for writing", path);
+    out_ = file_.get();
+    return;
+  }
+  target_ = target.string();
   auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::is_directory(dir)) fail("{}: directory {} does not exist", path, dir.string());
   std::string pattern = (dir / (target.filename().string() + ".tmp-XXXXXX")).string();
@@ -271,12 +299,18 @@ void AtomicOutput::write_line(const std::string& line) {
 void AtomicOutput::commit() {
   out_->flush();
   if (!*out_) fail("{}: write failed", path_);
+  if (file_) file_->close();
+  if (!temp_path_.empty()) {
+    std::error_code error;
+    std::filesystem::rename(temp_path_, target_, error);
+    if (error) {
+      const std::string why = error.message();
+      std::filesystem::remove(temp_path_, error);
+      temp_path_.clear();
+      fail("{}: cannot rename the finished output into place ({}); nothing was written", path_, why);
+    }
+  }
   committed_ = true;
-  if (temp_path_.empty()) return;
-  file_->close();
-  std::error_code error;
-  std::filesystem::rename(temp_path_, path_, error);
-  if (error) fail("{}: cannot rename {} into place: {}", path_, temp_path_, error.message());
 }
 
 namespace {

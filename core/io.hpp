@@ -109,7 +109,10 @@ LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns
 bool is_blank(std::string_view text);
 
 // Output written to "PATH.tmp-XXXXXX" beside PATH and renamed over PATH by commit(), so an
-// interrupted run never leaves a half-written file that looks whole. "-" writes to stdout.
+// interrupted run never leaves a half-written file that looks whole. "-" writes to stdout. A
+// symbolic link is followed (the file it names is replaced, the link kept); a device, FIFO or socket
+// (/dev/null, /dev/stdout on a terminal or pipe) is written to directly; a directory is refused. When
+// commit() fails, the temporary file is removed.
 class AtomicOutput {
  public:
   explicit AtomicOutput(const std::string& path);
@@ -123,6 +126,7 @@ class AtomicOutput {
 
  private:
   std::string path_;
+  std::string target_;  // path_ with symbolic links followed
   std::string temp_path_;
   std::unique_ptr<std::ofstream> file_;
   std::ostream* out_ = nullptr;
