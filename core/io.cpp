@@ -128,8 +128,7 @@ bool read_csv_record(LineReader& reader, std::string& line, std::vector<std::str
   return true;
 }
 
-std::vector<std::string> jsonl_fields(const std::string& line, const std::vector<std::string>& keys,
-                                      const std::string& where) {
+std::vector<std::string> jsonl_fields(const std::string& line, const TableOptions& options, const std::string& where) {
   nlohmann::json object;
   try {
     object = nlohmann::json::parse(line);
@@ -138,9 +137,11 @@ std::vector<std::string> jsonl_fields(const std::string& line, const std::vector
   }
   if (!object.is_object()) fail("{}: expected a JSON object", where);
   std::vector<std::string> fields;
-  for (const auto& key : keys) {
+  for (const auto& key : options.fields) {
     auto it = object.find(key);
     if (it == object.end()) fail("{}: missing field \"{}\"", where, key);
+    if (!it->is_string() && options.text_fields.count(key))
+      fail("{}: field \"{}\" must be a string, found {} {}", where, key, it->type_name(), it->dump());
     fields.push_back(it->is_string() ? it->get<std::string>() : it->dump());
   }
   return fields;
@@ -166,7 +167,7 @@ Table read_table(const std::string& path, const TableOptions& options) {
     } else {
       if (!reader.next(line)) break;
       if (options.format == TableFormat::Tsv) fields = split_tsv(line);
-      else if (options.format == TableFormat::Jsonl) fields = jsonl_fields(line, options.fields, reader.where());
+      else if (options.format == TableFormat::Jsonl) fields = jsonl_fields(line, options, reader.where());
       else fields = {line};
     }
     if (first && options.header && options.format != TableFormat::Jsonl && options.format != TableFormat::Text) {
@@ -210,6 +211,8 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   for (const auto& c : columns) selectors.push_back(!c.selector.empty() ? c.selector : jsonl ? c.jsonl_default : c.tsv_default);
   TableOptions options{.format = format};
   if (jsonl) options.fields = selectors;
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (jsonl && !columns[c].label) options.text_fields.insert(selectors[c]);
   else options.header = format != TableFormat::Text && (header || !std::all_of(selectors.begin(), selectors.end(), is_number));
   Table table = read_table(path, options);
   if (table.rows.empty()) fail("{}: no texts", table.path);
@@ -317,7 +320,7 @@ namespace {
 
 LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
   std::vector<TextColumn> wanted{{"text", columns.text, "1", "text", columns.blank_texts}};
-  if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
+  if (with_label) wanted.push_back(label_column("label", columns.label, "2"));
   auto read = read_text_columns(path, wanted, columns.header);
   LabelledTexts result;
   result.path = std::move(read.path);

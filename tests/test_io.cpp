@@ -153,3 +153,24 @@ TEST(AtomicOutput, DirectoryTargetFailsAndLeavesNoTemporaryFile) {
   }
   EXPECT_EQ(entries(dir), 2u);
 }
+
+// Issue 18, item 8: a text field holding a number, null, an array or an object is an error naming
+// file, line and key, wherever texts are read from JSONL; labels may be numbers.
+TEST(Table, JsonlTextFieldsMustBeStrings) {
+  const auto path = test::temp_dir() + "/data.jsonl";
+  for (const std::string bad : {"42", "null", "[\"a\", \"b\"]", "{\"a\": 1}", "true"}) {
+    test::write_file(path, "{\"text\": \"fine\", \"label\": 1}\n{\"text\": " + bad + ", \"label\": 0}\n");
+    try {
+      read_labelled_texts(path, {});
+      ADD_FAILURE() << bad << " was read as a text";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("data.jsonl:2: field \"text\" must be a string, found "), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(read_table(path, {.format = TableFormat::Jsonl, .fields = {"text"}, .text_fields = {"text"}}), Error);
+  }
+  test::write_file(path, "{\"text\": \"fine\", \"label\": 1}\n{\"text\": \"also\", \"label\": true}\n");
+  const auto read = read_labelled_texts(path, {});
+  EXPECT_EQ(read.texts, (std::vector<std::string>{"fine", "also"}));
+  EXPECT_EQ(read.labels, (std::vector<std::string>{"1", "true"}));
+}

@@ -49,6 +49,7 @@ std::vector<std::string> read_texts(const ModelOptions& model, const InputOption
   options.format = input_format(input, model.input, TableFormat::Text);
   options.header = input.header;
   options.fields = {input.column.empty() ? "text" : input.column};
+  options.text_fields = {options.fields.front()};
   table = read_table(model.input, options);
   const bool by_name = options.format == TableFormat::Tsv || options.format == TableFormat::Csv;
   const std::size_t column = by_name && !input.column.empty() ? table.column(input.column) : 0;
@@ -65,6 +66,7 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const ModelOptions& 
   if (options.format == TableFormat::Text) fail("score reads source and target columns: use tsv, csv or jsonl input");
   options.header = input.header;
   options.fields = {"source", "target"};
+  options.text_fields = {"source", "target"};
   options.expected_columns = 2;
   table = read_table(model.input, options);
   std::vector<std::pair<std::string, std::string>> pairs;
