@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "loaders/sources.hpp"
 #include "loaders/tensor_set.hpp"
 
@@ -75,8 +76,8 @@ void ModelSource::check_finite(const std::string& name, const TensorData& tensor
   if (non_finite_ == NonFinite::Refuse)
     fail("{}: weight '{}' holds {} non-finite value{} (NaN or infinity): the file is damaged or the model diverged "
          "in training (--allow-non-finite loads it anyway)", path(), name, found, found == 1 ? "" : "s");
-  fmt::print(stderr, "invar: warning: {}: weight '{}' holds {} non-finite value{} (NaN or infinity)\n", path(), name,
-             found, found == 1 ? "" : "s");
+  fmt::print(stderr, "invar: warning: {}: weight '{}' holds {} non-finite value{} (NaN or infinity)\n", path(),
+             printable(name), found, found == 1 ? "" : "s");
 }
 
 void TensorSet::add(const std::string& name, TensorData tensor, const std::string& where) {

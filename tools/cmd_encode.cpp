@@ -83,10 +83,21 @@ class EncoderRun {
     return layer < 0 ? layers + 1 + layer : layer;
   }
 
+  // Fails naming the input file and line when the model cannot take `encoding` (a token id beyond
+  // its vocabulary: tokenizer files that do not belong to the model).
+  void check(const Encoding& encoding, std::size_t line) {
+    try {
+      model().check_inputs(std::span(&encoding, 1));
+    } catch (const Error& e) {
+      fail("{}:{}: {}", options_.model.input == "-" ? "<stdin>" : options_.model.input, line, e.what());
+    }
+  }
+
   // Tokenizes every line, truncating to the limit; one warning says how many lines were cut.
   std::vector<Encoding> encode(const std::vector<TextInput>& lines, bool pairs) {
     std::size_t cut = 0;
     auto out = encoder_.encode(lines, pairs, cut);
+    for (std::size_t i = 0; i < out.size(); ++i) check(out[i], i + 1);
     if (cut > 0)
       fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut,
                  lines.size(), encoder_.max_length());

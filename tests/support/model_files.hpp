@@ -62,12 +62,19 @@ inline std::string make_model_folder(const std::vector<std::pair<std::string, st
   return dir;
 }
 
-// A copy of the model folder `fixture_folder` (model.safetensors only) whose F32 tensor `tensor`
-// has `value` as its first element: a model with one poisoned weight.
-inline std::string poisoned_copy(const std::string& fixture_folder, const std::string& tensor, float value) {
+// A copy of a model folder to spoil, weights as model.safetensors only.
+inline std::string model_copy(const std::string& folder) {
   const std::string dir = temp_dir();
-  for (const auto& entry : std::filesystem::directory_iterator(fixture_folder))
-    if (entry.path().filename() != "pytorch_model.bin") std::filesystem::copy(entry.path(), dir);
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().filename() != "pytorch_model.bin")
+      std::filesystem::copy(entry.path(), dir / entry.path().filename(), std::filesystem::copy_options::recursive);
+  return dir;
+}
+
+// A copy of the model folder `fixture_folder` whose F32 tensor `tensor` in model.safetensors has
+// `value` as its first element: a model with one poisoned weight.
+inline std::string poisoned_copy(const std::string& fixture_folder, const std::string& tensor, float value) {
+  const std::string dir = model_copy(fixture_folder);
   const std::string path = dir + "/model.safetensors";
   std::string bytes = read_file(path);
   std::uint64_t header_size = 0;
