@@ -128,8 +128,7 @@ bool read_csv_record(LineReader& reader, std::string& line, std::vector<std::str
   return true;
 }
 
-std::vector<std::string> jsonl_fields(const std::string& line, const std::vector<std::string>& keys,
-                                      const std::string& where) {
+std::vector<std::string> jsonl_fields(const std::string& line, const TableOptions& options, const std::string& where) {
   nlohmann::json object;
   try {
     object = nlohmann::json::parse(line);
@@ -138,9 +137,11 @@ std::vector<std::string> jsonl_fields(const std::string& line, const std::vector
   }
   if (!object.is_object()) fail("{}: expected a JSON object", where);
   std::vector<std::string> fields;
-  for (const auto& key : keys) {
+  for (const auto& key : options.fields) {
     auto it = object.find(key);
     if (it == object.end()) fail("{}: missing field \"{}\"", where, key);
+    if (!it->is_string() && options.text_fields.count(key))
+      fail("{}: field \"{}\" must be a string, found {} {}", where, key, it->type_name(), it->dump());
     fields.push_back(it->is_string() ? it->get<std::string>() : it->dump());
   }
   return fields;
@@ -166,7 +167,7 @@ Table read_table(const std::string& path, const TableOptions& options) {
     } else {
       if (!reader.next(line)) break;
       if (options.format == TableFormat::Tsv) fields = split_tsv(line);
-      else if (options.format == TableFormat::Jsonl) fields = jsonl_fields(line, options.fields, reader.where());
+      else if (options.format == TableFormat::Jsonl) fields = jsonl_fields(line, options, reader.where());
       else fields = {line};
     }
     if (first && options.header && options.format != TableFormat::Jsonl && options.format != TableFormat::Text) {
@@ -210,6 +211,8 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   for (const auto& c : columns) selectors.push_back(!c.selector.empty() ? c.selector : jsonl ? c.jsonl_default : c.tsv_default);
   TableOptions options{.format = format};
   if (jsonl) options.fields = selectors;
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (jsonl && !columns[c].label) options.text_fields.insert(selectors[c]);
   else options.header = format != TableFormat::Text && (header || !std::all_of(selectors.begin(), selectors.end(), is_number));
   Table table = read_table(path, options);
   if (table.rows.empty()) fail("{}: no texts", table.path);
@@ -234,12 +237,40 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   return result;
 }
 
+namespace {
+
+// The file a chain of symbolic links ends at (the path itself when it is none), so that the rename
+// replaces the file and keeps the links. Gives up after 40 links, as the kernel does (ELOOP).
+std::filesystem::path link_target(std::filesystem::path path) {
+  std::error_code error;
+  for (int i = 0; i < 40 && std::filesystem::is_symlink(path, error); ++i) {
+    const auto link = std::filesystem::read_symlink(path, error);
+    if (error) break;
+    path = link.is_absolute() ? link : path.parent_path() / link;
+  }
+  return path;
+}
+
+}  // namespace
+
 AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
   if (path == "-" || path.empty()) {
     out_ = &std::cout;
     return;
   }
-  auto target = std::filesystem::path(path);
+  const auto target = link_target(path);
+  std::error_code error;
+  const auto status = std::filesystem::status(target, error);
+  if (std::filesystem::is_directory(status)) fail("{}: is a directory, expected an output file", path);
+  // A device, FIFO or socket (-o /dev/null, -o /dev/stdout, a named pipe) is written to directly:
+  // renaming a temporary file over it would replace the node itself.
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    file_ = std::make_unique<std::ofstream>(target, std::ios::binary);
+    if (!*file_) fail("{}: cannot open for writing", path);
+    out_ = file_.get();
+    return;
+  }
+  target_ = target.string();
   auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::is_directory(dir)) fail("{}: directory {} does not exist", path, dir.string());
   std::string pattern = (dir / (target.filename().string() + ".tmp-XXXXXX")).string();
@@ -271,19 +302,25 @@ void AtomicOutput::write_line(const std::string& line) {
 void AtomicOutput::commit() {
   out_->flush();
   if (!*out_) fail("{}: write failed", path_);
+  if (file_) file_->close();
+  if (!temp_path_.empty()) {
+    std::error_code error;
+    std::filesystem::rename(temp_path_, target_, error);
+    if (error) {
+      const std::string why = error.message();
+      std::filesystem::remove(temp_path_, error);
+      temp_path_.clear();
+      fail("{}: cannot rename the finished output into place ({}); nothing was written", path_, why);
+    }
+  }
   committed_ = true;
-  if (temp_path_.empty()) return;
-  file_->close();
-  std::error_code error;
-  std::filesystem::rename(temp_path_, path_, error);
-  if (error) fail("{}: cannot rename {} into place: {}", path_, temp_path_, error.message());
 }
 
 namespace {
 
 LabelledTexts read_columns(const std::string& path, const ColumnSelection& columns, bool with_label) {
   std::vector<TextColumn> wanted{{"text", columns.text, "1", "text", columns.blank_texts}};
-  if (with_label) wanted.push_back({"label", columns.label, "2", "label"});
+  if (with_label) wanted.push_back(label_column("label", columns.label, "2"));
   auto read = read_text_columns(path, wanted, columns.header);
   LabelledTexts result;
   result.path = std::move(read.path);

@@ -7,6 +7,7 @@
 #include <istream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,8 +41,10 @@ TableFormat table_format_from_path(const std::string& path);
 std::optional<TableFormat> parse_table_format(const std::string& name);
 
 // One row per input line (CSV: per record; quoted fields may hold newlines and doubled quotes).
-// Text rows have one field. For JSONL, `fields` names the keys to read, in order; numbers and
-// booleans are rendered as JSON text. With `header`, the first row of TSV/CSV names the columns.
+// Text rows have one field. For JSONL, `fields` names the keys to read, in order; a value that is not
+// a string is rendered as JSON text, except under the keys in `text_fields`, which must hold strings
+// (`{"text": 42}` is an error naming line and key, not the text "42"). With `header`, the first row
+// of TSV/CSV names the columns.
 struct Table {
   std::vector<std::string> columns;           // from the header, or empty
   std::vector<std::vector<std::string>> rows;
@@ -57,6 +60,7 @@ struct TableOptions {
   TableFormat format = TableFormat::Tsv;
   bool header = false;
   std::vector<std::string> fields;  // JSONL keys
+  std::set<std::string> text_fields;  // JSONL keys whose values must be strings
   std::size_t expected_columns = 0; // 0 = any, but every row must have the same count
 };
 
@@ -73,7 +77,13 @@ struct TextColumn {
   std::string tsv_default;    // e.g. "1"
   std::string jsonl_default;  // e.g. "text"
   bool blank_allowed = false;  // keep blank cells (the caller has a policy for them) instead of failing
+  bool label = false;  // JSONL: a number or boolean is read as its JSON text (labels such as 1); texts must be strings
 };
+// A label column: its JSONL key is its role, and a number or boolean there is read as its JSON text.
+inline TextColumn label_column(const std::string& role, const std::string& selector, const std::string& tsv_default) {
+  return {.role = role, .selector = selector, .tsv_default = tsv_default, .jsonl_default = role, .label = true};
+}
+
 struct TextColumns {
   std::string path;
   std::vector<std::vector<std::string>> texts;  // [column][row]
@@ -109,7 +119,10 @@ LabelledTexts read_texts(const std::string& path, const ColumnSelection& columns
 bool is_blank(std::string_view text);
 
 // Output written to "PATH.tmp-XXXXXX" beside PATH and renamed over PATH by commit(), so an
-// interrupted run never leaves a half-written file that looks whole. "-" writes to stdout.
+// interrupted run never leaves a half-written file that looks whole. "-" writes to stdout. A
+// symbolic link is followed (the file it names is replaced, the link kept); a device, FIFO or socket
+// (/dev/null, /dev/stdout on a terminal or pipe) is written to directly; a directory is refused. When
+// commit() fails, the temporary file is removed.
 class AtomicOutput {
  public:
   explicit AtomicOutput(const std::string& path);
@@ -123,6 +136,7 @@ class AtomicOutput {
 
  private:
   std::string path_;
+  std::string target_;  // path_ with symbolic links followed
   std::string temp_path_;
   std::unique_ptr<std::ofstream> file_;
   std::ostream* out_ = nullptr;

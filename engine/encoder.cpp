@@ -103,16 +103,20 @@ EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
 void EncoderModel::Impl::check_inputs(std::span<const Encoding> inputs) const {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Encoding& input = inputs[i];
-    if (input.ids.empty()) fail("input {} has no tokens", i + 1);
+    // Callers that know where an input came from check it alone and prefix FILE:LINE.
+    const std::string who = inputs.size() == 1 ? "the input" : fmt::format("input {} of the batch", i + 1);
+    if (input.ids.empty()) fail("{} has no tokens", who);
     if (static_cast<std::int64_t>(input.ids.size()) > spec.max_tokens)
-      fail("input {} has {} tokens, more than the model's {} positions", i + 1, input.ids.size(), spec.max_tokens);
+      fail("{} has {} tokens, more than the model's {} positions", who, input.ids.size(), spec.max_tokens);
     for (std::int32_t id : input.ids)
-      if (id < 0 || id >= spec.vocab) fail("input {} has token id {} outside the vocabulary ({})", i + 1, id, spec.vocab);
+      if (id < 0 || id >= spec.vocab)
+        fail("{} has token id {} outside the model's vocabulary (0..{}): the tokenizer files do not match the model",
+             who, id, spec.vocab - 1);
     if (!input.type_ids.empty() && input.type_ids.size() != input.ids.size())
-      fail("input {} has {} token type ids for {} tokens", i + 1, input.type_ids.size(), input.ids.size());
+      fail("{} has {} token type ids for {} tokens", who, input.type_ids.size(), input.ids.size());
     for (std::int32_t type : input.type_ids)
       if (type < 0 || type >= std::max<std::int64_t>(spec.type_vocab, 1))
-        fail("input {} has token type {} outside the model's {} types", i + 1, type, spec.type_vocab);
+        fail("{} has token type {} outside the model's {} types", who, type, spec.type_vocab);
   }
 }
 

@@ -52,6 +52,7 @@ const TensorData ModelWeights::require(const std::string& canonical, const std::
   if (!expected.empty() && data.shape != expected)
     fail("{}: weight '{}' is [{}], expected [{}]", source_.path(), *stored, fmt::join(data.shape, ", "),
          fmt::join(expected, ", "));
+  source_.check_finite(*stored, data);
   return data;
 }
 

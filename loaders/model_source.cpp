@@ -2,10 +2,12 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "loaders/sources.hpp"
 #include "loaders/tensor_set.hpp"
 
@@ -37,6 +39,45 @@ std::vector<float> to_f32(const TensorData& tensor) {
       fail("cannot convert an integer tensor ({}) to float32", dtype_name(tensor.dtype));
   }
   return values;
+}
+
+namespace {
+
+// Non-finite values by their exponent bits (all ones), without converting to float.
+template <typename Bits>
+std::size_t count_non_finite(const std::byte* data, std::size_t count, Bits exponent) {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    Bits bits;
+    std::memcpy(&bits, data + i * sizeof(Bits), sizeof(Bits));
+    found += (bits & exponent) == exponent;
+  }
+  return found;
+}
+
+std::size_t count_non_finite(const TensorData& tensor) {
+  const std::size_t count = tensor.nbytes / dtype_size(tensor.dtype);
+  switch (tensor.dtype) {
+    case DType::F32: return count_non_finite<std::uint32_t>(tensor.data, count, 0x7F800000u);
+    case DType::F16: return count_non_finite<std::uint16_t>(tensor.data, count, 0x7C00u);
+    case DType::BF16: return count_non_finite<std::uint16_t>(tensor.data, count, 0x7F80u);
+    case DType::I32:
+    case DType::I64: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ModelSource::check_finite(const std::string& name, const TensorData& tensor) const {
+  if (!checked_.insert(name).second) return;
+  const std::size_t found = count_non_finite(tensor);
+  if (found == 0) return;
+  if (non_finite_ == NonFinite::Refuse)
+    fail("{}: weight '{}' holds {} non-finite value{} (NaN or infinity): the file is damaged or the model diverged "
+         "in training (--allow-non-finite loads it anyway)", path(), name, found, found == 1 ? "" : "s");
+  fmt::print(stderr, "invar: warning: {}: weight '{}' holds {} non-finite value{} (NaN or infinity)\n", path(),
+             printable(name), found, found == 1 ? "" : "s");
 }
 
 void TensorSet::add(const std::string& name, TensorData tensor, const std::string& where) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ struct TensorData {
 // Converts any floating dtype to float32 (F16 and BF16 exactly; F32 copied).
 std::vector<float> to_f32(const TensorData& tensor);
 
+// What loading does with a floating weight that holds NaN or infinity: such a model computes
+// NaN for every input, so it is refused unless the user asks only to be warned.
+enum class NonFinite { Refuse, Warn };
+
 class ModelSource {
  public:
   virtual ~ModelSource() = default;
@@ -46,6 +51,15 @@ class ModelSource {
   virtual std::vector<std::string> tensor_names() const = 0;
   virtual bool has_tensor(const std::string& name) const = 0;
   virtual TensorData tensor(const std::string& name) const = 0;
+
+  void set_non_finite(NonFinite policy) { non_finite_ = policy; }
+  // Fails naming the tensor (Refuse), or warns once per tensor on stderr (Warn), when the floating
+  // tensor `name` holds NaN or infinity. Integer tensors pass.
+  void check_finite(const std::string& name, const TensorData& tensor) const;
+
+ private:
+  NonFinite non_finite_ = NonFinite::Refuse;
+  mutable std::set<std::string> checked_;
 };
 
 }  // namespace invar

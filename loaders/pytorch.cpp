@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -399,6 +400,30 @@ using Buffer = std::vector<std::uint64_t>;  // 8-byte aligned, so any dtype can 
 constexpr std::uint64_t kMaxDeflateRatio = 1032;
 constexpr std::uint64_t kMaxPickleBytes = std::uint64_t{1} << 30;
 
+// The first bytes of a file, to tell an archive that is damaged from a file that is none.
+std::string file_start(const std::string& path, std::size_t count) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(count, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(count));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  return bytes;
+}
+
+// Why zip_open() failed, in words that say what to do. A file that starts like a zip archive but
+// cannot be opened as one was cut short (an interrupted download) or damaged; a pickle (opcode PROTO,
+// 0x80) is torch.save's format before 1.6.
+[[noreturn]] void fail_to_open(const std::string& path, int code, const std::string& message) {
+  constexpr const char* kDamaged = "{}: truncated or corrupt zip archive ({}): re-download the file";
+  if (code == ZIP_ER_OPEN) fail("{}: cannot open the file: {}", path, message);
+  if (code != ZIP_ER_NOZIP) fail(kDamaged, path, message);
+  const std::string start = file_start(path, 4);
+  if (start.starts_with("PK")) fail(kDamaged, path, "no end of central directory");
+  if (start.starts_with("\x80"))
+    fail("{}: not a zip archive (PyTorch checkpoints before torch 1.6 are not supported; re-save it "
+         "or convert it to safetensors)", path);
+  fail("{}: not a PyTorch checkpoint (neither a zip archive nor a pickle)", path);
+}
+
 class ZipArchive {
  public:
   explicit ZipArchive(const std::string& path) : path_(path) {
@@ -409,10 +434,7 @@ class ZipArchive {
       zip_error_init_with_code(&error, code);
       const std::string message = zip_error_strerror(&error);
       zip_error_fini(&error);
-      if (code == ZIP_ER_NOZIP)
-        fail("{}: not a zip archive (PyTorch checkpoints before torch 1.6 are not supported; re-save it "
-             "or convert it to safetensors)", path);
-      fail("{}: cannot read the zip archive: {}", path, message);
+      fail_to_open(path, code, message);
     }
   }
   ~ZipArchive() { zip_discard(zip_); }
@@ -453,7 +475,9 @@ class ZipArchive {
     if (got >= 0 && done == size) got = zip_fread(file, &extra, 1);
     const std::string message = got < 0 ? zip_file_strerror(file) : "";
     zip_fclose(file);
-    if (!message.empty()) fail("{}: cannot read zip entry '{}': {}", path_, name, message);
+    if (!message.empty())
+      fail("{}: cannot read zip entry '{}' ({}): the archive is truncated or corrupt, re-download the file", path_,
+           name, message);
     if (done != size || got != 0) fail("{}: zip entry '{}' does not hold the {} bytes it declares", path_, name, size);
     return buffer;
   }

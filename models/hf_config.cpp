@@ -1,6 +1,7 @@
 #include "models/hf_config.hpp"
 
 #include <array>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "loaders/model_files.hpp"
@@ -10,6 +11,15 @@
 namespace invar {
 
 namespace {
+
+// Sizes are checked before anything is allocated from them (weight-name lists, label names, vocabulary
+// tables): no model comes near 2^24 of anything that is counted here (the largest vocabularies hold
+// about 2^18 tokens), while 1e9 would build gigabytes before any weight could disagree.
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxLabels = std::int64_t{1} << 20;
+// Layers per stack: the deepest published models have a few hundred; a weight-name list is built per
+// layer before any weight is read.
+constexpr std::int64_t kMaxLayers = 4096;
 
 // Typed access to config.json fields: an absent (or null) field takes the family default, a
 // present one must have the right JSON type; errors name the file and the field.
@@ -23,10 +33,20 @@ class Fields {
     if (!value->is_number_integer()) fail("{}: field '{}' must be an integer, got {}", where_, key, value->dump());
     return value->get<std::int64_t>();
   }
-  // A size or count: at least `minimum`.
-  std::int64_t size(const char* key, std::int64_t fallback, std::int64_t minimum = 1) const {
+  // A size or count: at least `minimum`, at most `maximum`.
+  std::int64_t size(const char* key, std::int64_t fallback, std::int64_t minimum = 1,
+                    std::int64_t maximum = kMaxSize) const {
     const std::int64_t value = integer(key, fallback);
     if (value < minimum) fail("{}: field '{}' must be at least {}, got {}", where_, key, minimum, value);
+    if (value > maximum) fail("{}: field '{}' must be at most {}, got {}", where_, key, maximum, value);
+    return value;
+  }
+  // A finite number above zero (an epsilon: zero or less makes layer norm divide by zero or
+  // take the square root of a negative number).
+  double positive(const char* key, double fallback) const {
+    const double value = number(key, fallback);
+    if (!(value > 0) || !std::isfinite(value))
+      fail("{}: field '{}' must be a positive number, got {}", where_, key, value);
     return value;
   }
   double number(const char* key, double fallback) const {
@@ -91,12 +111,12 @@ void read_encoder(const Fields& f, ModelConfig& c) {
   c.vocab_size = f.size("vocab_size", mpnet ? 30527 : 30522);
   c.target_vocab_size = c.vocab_size;
   c.hidden_size = f.size("hidden_size", 768);
-  c.encoder_layers = f.size("num_hidden_layers", 12, 0);
+  c.encoder_layers = f.size("num_hidden_layers", 12, 0, kMaxLayers);
   c.encoder_attention_heads = f.size("num_attention_heads", 12);
   c.encoder_ffn_dim = f.size("intermediate_size", 3072);
   c.activation = f.string("hidden_act", "gelu");
   c.max_position_embeddings = f.size("max_position_embeddings", 512);
-  c.layer_norm_eps = f.number("layer_norm_eps", 1e-12);
+  c.layer_norm_eps = f.positive("layer_norm_eps", 1e-12);
   if (mpnet) {
     c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
   } else {
@@ -117,8 +137,8 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
     c.target_vocab_size = marian ? f.size("decoder_vocab_size", c.vocab_size) : c.vocab_size;
   }
   c.hidden_size = f.size("d_model", 1024);
-  c.encoder_layers = f.size("encoder_layers", 12, 0);
-  c.decoder_layers = f.size("decoder_layers", 12, 0);
+  c.encoder_layers = f.size("encoder_layers", 12, 0, kMaxLayers);
+  c.decoder_layers = f.size("decoder_layers", 12, 0, kMaxLayers);
   c.encoder_attention_heads = f.size("encoder_attention_heads", 16);
   c.decoder_attention_heads = f.size("decoder_attention_heads", 16);
   c.encoder_ffn_dim = f.size("encoder_ffn_dim", 4096);
@@ -139,12 +159,12 @@ void read_t5(const Fields& f, ModelConfig& c) {
   c.hidden_size = f.size("d_model", 512);
   c.head_dim = f.size("d_kv", 64);
   c.encoder_ffn_dim = c.decoder_ffn_dim = f.size("d_ff", 2048);
-  c.encoder_layers = f.size("num_layers", 6, 0);
-  c.decoder_layers = f.size("num_decoder_layers", c.encoder_layers, 0);
+  c.encoder_layers = f.size("num_layers", 6, 0, kMaxLayers);
+  c.decoder_layers = f.size("num_decoder_layers", c.encoder_layers, 0, kMaxLayers);
   c.encoder_attention_heads = c.decoder_attention_heads = f.size("num_heads", 8);
   c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
   c.relative_attention_max_distance = f.size("relative_attention_max_distance", 128);
-  c.layer_norm_eps = f.number("layer_norm_epsilon", 1e-6);
+  c.layer_norm_eps = f.positive("layer_norm_epsilon", 1e-6);
   const std::string projection = f.string("feed_forward_proj", "relu");
   // "ACT" or "gated-ACT"; the legacy "gated-gelu" means gelu_new (tanh approximation).
   const auto dash = projection.find('-');
@@ -179,12 +199,12 @@ void read_common(const Fields& f, ModelConfig& c) {
         id = std::stoll(key, &used);
       } catch (const std::exception&) {
       }
-      if (used != key.size() || id < 0 || !label.is_string())
+      if (used != key.size() || id < 0 || id >= kMaxLabels || !label.is_string())
         fail("{}: id2label entry \"{}\": {} is not a label id and name", f.where(), key, label.dump());
       c.id2label[id] = label.get<std::string>();
     }
   } else {
-    const std::int64_t count = f.size("num_labels", row.defaults.num_labels);
+    const std::int64_t count = f.size("num_labels", row.defaults.num_labels, 1, kMaxLabels);
     for (std::int64_t i = 0; i < count; ++i) c.id2label[i] = "LABEL_" + std::to_string(i);
   }
   if (const auto* label2id = f.find("label2id")) {

@@ -422,3 +422,25 @@ TEST(OneConfigReader, MarianDecoderVocabulary) {
 TEST(OneConfigReader, EncoderOnlyModelsAreNotSeq2Seq) {
   EXPECT_NE(spec_error(R"({"model_type": "bert"})").find("'bert' is an encoder-only model"), std::string::npos);
 }
+
+// Issue 18, item 4: sizes are checked before anything is allocated from them, naming the field.
+TEST(HfConfig, HostileSizesFailBeforeAllocating) {
+  EXPECT_NE(config_error(R"({"model_type": "bert", "num_hidden_layers": 1000000000})")
+                .find("config.json: field 'num_hidden_layers' must be at most 4096, got 1000000000"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "num_labels": 1000000000})")
+                .find("config.json: field 'num_labels' must be at most 1048576"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bert", "id2label": {"1000000000": "x"}})").find("id2label entry"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "bart", "vocab_size": 100000000000})").find("field 'vocab_size' must be at most"),
+            std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "t5", "num_decoder_layers": 5000})").find("'num_decoder_layers' must be at most"),
+            std::string::npos);
+  for (const char* eps : {"-1", "0"})
+    EXPECT_NE(config_error(std::string(R"({"model_type": "bert", "layer_norm_eps": )") + eps + "}")
+                  .find("config.json: field 'layer_norm_eps' must be a positive number"),
+              std::string::npos) << eps;
+  EXPECT_NE(config_error(R"({"model_type": "t5", "layer_norm_epsilon": -1e-6})").find("'layer_norm_epsilon'"),
+            std::string::npos);
+}

@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -76,4 +81,96 @@ TEST(AtomicOutput, NothingAppearsUntilCommit) {
     out.commit();
   }
   EXPECT_EQ(test::read_file(path), "done\n");
+}
+
+namespace {
+
+std::size_t entries(const std::string& dir) {
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir), {}));
+}
+
+void write_and_commit(const std::string& path, const std::string& line) {
+  AtomicOutput out(path);
+  out.write_line(line);
+  out.commit();
+}
+
+}  // namespace
+
+// Issue 18, item 6: the rename into place never replaces what -o points at.
+TEST(AtomicOutput, DevicesAndFifosAreWrittenDirectly) {
+  write_and_commit("/dev/null", "discarded");
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+
+  const auto dir = test::temp_dir();
+  const std::string fifo = dir + "/pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo);
+    received.assign(std::istreambuf_iterator<char>(in), {});
+  });
+  write_and_commit(fifo, "through the pipe");
+  reader.join();
+  EXPECT_EQ(received, "through the pipe\n");
+  EXPECT_EQ(std::filesystem::status(fifo).type(), std::filesystem::file_type::fifo);
+  EXPECT_EQ(entries(dir), 1u);
+}
+
+TEST(AtomicOutput, SymbolicLinksAreFollowedAndKept) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/real.txt", "old\n");
+  std::filesystem::create_symlink("real.txt", dir + "/link.txt");
+  std::filesystem::create_symlink("/dev/null", dir + "/null");
+  write_and_commit(dir + "/link.txt", "new");
+  write_and_commit(dir + "/null", "discarded");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/link.txt"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/null"));
+  EXPECT_EQ(test::read_file(dir + "/real.txt"), "new\n");
+  EXPECT_EQ(entries(dir), 3u);
+}
+
+TEST(AtomicOutput, DirectoryTargetFailsAndLeavesNoTemporaryFile) {
+  const auto dir = test::temp_dir();
+  std::filesystem::create_directory(dir + "/taken");
+  try {
+    AtomicOutput out(dir + "/taken");
+    FAIL() << "a directory was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("taken: is a directory"), std::string::npos) << e.what();
+  }
+  // The directory appears while the output is being written: the rename fails, says why, and the
+  // temporary file goes.
+  AtomicOutput out(dir + "/later");
+  out.write_line("x");
+  std::filesystem::create_directory(dir + "/later");
+  try {
+    out.commit();
+    FAIL() << "the rename over a directory succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("later: cannot rename the finished output into place ("), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(entries(dir), 2u);
+}
+
+// Issue 18, item 8: a text field holding a number, null, an array or an object is an error naming
+// file, line and key, wherever texts are read from JSONL; labels may be numbers.
+TEST(Table, JsonlTextFieldsMustBeStrings) {
+  const auto path = test::temp_dir() + "/data.jsonl";
+  for (const std::string bad : {"42", "null", "[\"a\", \"b\"]", "{\"a\": 1}", "true"}) {
+    test::write_file(path, "{\"text\": \"fine\", \"label\": 1}\n{\"text\": " + bad + ", \"label\": 0}\n");
+    try {
+      read_labelled_texts(path, {});
+      ADD_FAILURE() << bad << " was read as a text";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("data.jsonl:2: field \"text\" must be a string, found "), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(read_table(path, {.format = TableFormat::Jsonl, .fields = {"text"}, .text_fields = {"text"}}), Error);
+  }
+  test::write_file(path, "{\"text\": \"fine\", \"label\": 1}\n{\"text\": \"also\", \"label\": true}\n");
+  const auto read = read_labelled_texts(path, {});
+  EXPECT_EQ(read.texts, (std::vector<std::string>{"fine", "also"}));
+  EXPECT_EQ(read.labels, (std::vector<std::string>{"1", "true"}));
 }

@@ -340,3 +340,17 @@ TEST(Ter, ShiftsAndEmptyReferences) {
   EXPECT_EQ(multi.num_edits, 2);
   EXPECT_EQ(multi.ref_length, 3.0);
 }
+
+// Issue 18, item 5: the edit distance keeps only sacrebleu's beam band, so a 30,000-word line takes
+// megabytes (the whole matrix would take 14 GB).
+TEST(Ter, LongLinesKeepOnlyTheBeam) {
+  std::vector<std::string> words;
+  for (int i = 0; i < 30000; ++i) words.push_back("w" + std::to_string(i));
+  const std::vector<std::string_view> ref(words.begin(), words.end());
+  std::vector<std::string_view> hyp = ref;
+  hyp[15000] = "changed";
+  EXPECT_EQ(translation_edit_rate(hyp, ref), std::make_pair(1, 30000));
+  // Ten words shorter: a tilted diagonal, and ten insertions in the last row beyond the band.
+  hyp.resize(29990);
+  EXPECT_EQ(translation_edit_rate(hyp, ref), std::make_pair(11, 30000));
+}

@@ -252,7 +252,26 @@ TEST(PyTorch, ArchiveWithoutDataPklFails) {
 TEST(PyTorch, NotAZipArchiveFails) {
   const std::string path = test::temp_dir() + "/pytorch_model.bin";
   test::write_file(path, "\x80\x02}q\x00.");
-  expect_error(path, "not a zip archive");
+  expect_error(path, "not a zip archive (PyTorch checkpoints before torch 1.6 are not supported");
+  test::write_file(path, "<html>404</html>");
+  expect_error(path, "not a PyTorch checkpoint (neither a zip archive nor a pickle)");
+}
+
+// Issue 18, item 3: an interrupted download or a damaged central directory is named as such.
+TEST(PyTorch, TruncatedOrCorruptArchiveSaysSo) {
+  const std::string whole = test::read_file(test::fixture("core/bert-wordpiece/pytorch_model.bin"));
+  const std::string path = test::temp_dir() + "/pytorch_model.bin";
+  for (const std::size_t size : {whole.size() / 2, whole.size() - 10, std::size_t{100}}) {
+    test::write_file(path, whole.substr(0, size));
+    expect_error(path, "truncated or corrupt zip archive");
+    EXPECT_NE(load_error(path).find("re-download"), std::string::npos);
+  }
+  std::string corrupt = whole;
+  const auto central = corrupt.rfind(std::string("PK\x01\x02", 4));
+  ASSERT_NE(central, std::string::npos);
+  corrupt.replace(central + 46, 8, "XXXXXXXX");  // the last entry's name in the central directory
+  test::write_file(path, corrupt);
+  expect_error(path, "truncated or corrupt zip archive");
 }
 
 TEST(PyTorch, StorageKeyEscapingTheArchiveFails) {

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_number.hpp"
 #include "eval/metrics/bertscore.hpp"
 #include "eval/metrics/common.hpp"
 #include "invar_version.hpp"
@@ -60,8 +61,6 @@ void warn_empty(const std::vector<std::string>& hyps, const std::vector<std::vec
                empty_refs);
 }
 
-nlohmann::json number(float value) { return std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value); }
-
 metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
   double p = 0, r = 0, f = 0;
   for (const auto& s : scores) {
@@ -80,8 +79,8 @@ std::string summary_line(const std::string& hash, const metrics::BertScore& m) {
 
 nlohmann::ordered_json summary_json(const std::string& hash, const metrics::BertScore& m,
                                     const BertScoreArguments& args, std::int64_t layer, std::size_t segments) {
-  nlohmann::ordered_json out{{"name", "BERTScore"},   {"P", number(m.precision)}, {"R", number(m.recall)},
-                             {"F", number(m.f1)},      {"hash", hash},             {"layer", layer},
+  nlohmann::ordered_json out{{"name", "BERTScore"},   {"P", json_number(m.precision)}, {"R", json_number(m.recall)},
+                             {"F", json_number(m.f1)},  {"hash", hash},             {"layer", layer},
                              {"idf", args.idf},        {"segments", segments}};
   if (!args.baseline.empty()) out["baseline"] = args.baseline;
   out["invar_version"] = kVersion;
@@ -92,7 +91,7 @@ void write_sentences(const std::vector<metrics::BertScore>& scores, const BertSc
   if (args.csv) out.write_line("P,R,F");
   for (const auto& s : scores) {
     if (args.json)
-      out.write_line(nlohmann::ordered_json{{"P", number(s.precision)}, {"R", number(s.recall)}, {"F", number(s.f1)}}.dump());
+      out.write_line(nlohmann::ordered_json{{"P", json_number(s.precision)}, {"R", json_number(s.recall)}, {"F", json_number(s.f1)}}.dump());
     else if (args.csv)
       out.write_line(fmt::format("{},{},{}", s.precision, s.recall, s.f1));
     else  // bert_score's --seg_level lines
@@ -106,7 +105,7 @@ void run(const BertScoreArguments& args) {
   std::vector<std::string> hyps;
   std::vector<std::vector<std::string>> refs;
   read_inputs(args, hyps, refs);
-  const auto source = ModelSource::open(args.model.model);
+  const auto source = open_model(args.model);
   const std::int64_t layer = metrics::bertscore_layer(args.model.model, *source, args.layer);
   std::optional<metrics::BertScoreBaseline> baseline;
   if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);

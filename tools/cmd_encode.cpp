@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_number.hpp"
 #include "engine/text_encoder.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
@@ -65,7 +66,7 @@ class EncoderRun {
  public:
   explicit EncoderRun(const EncodeOptions& options)
       : options_(options),
-        source_(ModelSource::open(options.model.model)),
+        source_(open_model(options.model)),
         backend_(open_backend(options.model)),
         encoder_(*source_, *backend_) {
     if (options.max_length > 0) encoder_.cap_length(options.max_length);
@@ -82,10 +83,21 @@ class EncoderRun {
     return layer < 0 ? layers + 1 + layer : layer;
   }
 
+  // Fails naming the input file and line when the model cannot take `encoding` (a token id beyond
+  // its vocabulary: tokenizer files that do not belong to the model).
+  void check(const Encoding& encoding, std::size_t line) {
+    try {
+      model().check_inputs(std::span(&encoding, 1));
+    } catch (const Error& e) {
+      fail("{}:{}: {}", options_.model.input == "-" ? "<stdin>" : options_.model.input, line, e.what());
+    }
+  }
+
   // Tokenizes every line, truncating to the limit; one warning says how many lines were cut.
   std::vector<Encoding> encode(const std::vector<TextInput>& lines, bool pairs) {
     std::size_t cut = 0;
     auto out = encoder_.encode(lines, pairs, cut);
+    for (std::size_t i = 0; i < out.size(); ++i) check(out[i], i + 1);
     if (cut > 0)
       fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut,
                  lines.size(), encoder_.max_length());
@@ -103,8 +115,6 @@ class EncoderRun {
   std::unique_ptr<Backend> backend_;
   TextEncoder encoder_;
 };
-
-std::string floats(const std::vector<float>& values) { return fmt::format("[{}]", fmt::join(values, ", ")); }
 
 void write_lines(const std::string& path, const std::vector<std::string>& lines) {
   AtomicOutput out(path);
@@ -168,7 +178,10 @@ void run_embed(const EmbedOptions& options) {
   const auto embeddings = embed_lines(options, read_input(options.encode.model.input, false), width);
   if (options.format == "npy") return write_npy(options.encode.model.output, embeddings, width);
   std::vector<std::string> lines;
-  for (const auto& e : embeddings) lines.push_back(R"({"embedding": )" + floats(e) + "}");
+  for (std::size_t i = 0; i < embeddings.size(); ++i) {
+    if (!all_finite(embeddings[i])) warn_non_finite(options.encode.model.input, i + 1);
+    lines.push_back(R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
+  }
   write_lines(options.encode.model.output, lines);
 }
 
@@ -193,8 +206,11 @@ void run_similarity(const EmbedOptions& options) {
   std::size_t width = 0;
   const auto embeddings = embed_lines(options, texts, width);
   std::vector<std::string> lines;
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    lines.push_back(fmt::format(R"({{"cosine": {}}})", cosine(embeddings[2 * i], embeddings[2 * i + 1])));
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const double value = cosine(embeddings[2 * i], embeddings[2 * i + 1]);
+    if (!std::isfinite(value)) warn_non_finite(options.encode.model.input, i + 1);
+    lines.push_back(fmt::format(R"({{"cosine": {}}})", json_number_text(value)));
+  }
   write_lines(options.encode.model.output, lines);
 }
 
@@ -212,10 +228,10 @@ void run_hidden(const EncodeOptions& options) {
   const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!all_finite(hidden[i])) warn_non_finite(options.model.input, i + 1);
     std::vector<std::string> rows;
     for (std::size_t t = 0; t < inputs[i].ids.size(); ++t)
-      rows.push_back(floats(std::vector<float>(hidden[i].begin() + static_cast<std::ptrdiff_t>(t * h),
-                                               hidden[i].begin() + static_cast<std::ptrdiff_t>((t + 1) * h))));
+      rows.push_back(json_array_text(std::span(hidden[i]).subspan(t * h, h)));
     out.push_back(fmt::format(R"({{"tokens": {}, "hidden": [{}]}})", nlohmann::json(inputs[i].tokens).dump(),
                               fmt::join(rows, ", ")));
   }
@@ -238,15 +254,19 @@ void run_classify(const ClassifyOptions& options) {
   Progress progress("classify", inputs.size());
   const auto logits = run.encoder().logits(inputs, run.batches(progress));
   std::vector<std::string> out;
-  for (const auto& l : logits) {
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    const auto& l = logits[i];
+    const bool finite = all_finite(l);
+    if (!finite) warn_non_finite(options.encode.model.input, i + 1);
     if (spec.regression) {
-      out.push_back(fmt::format(R"({{"score": {}}})", l[0]));
+      out.push_back(fmt::format(R"({{"score": {}}})", json_number_text(l[0])));
       continue;
     }
+    // No label is chosen from NaN or infinite logits: max_element would pick an arbitrary one.
     const auto probs = label_probabilities(l, spec.multi_label);
     const auto best = static_cast<std::size_t>(std::max_element(l.begin(), l.end()) - l.begin());
-    out.push_back(fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", floats(l), floats(probs),
-                              nlohmann::json(spec.labels[best]).dump()));
+    out.push_back(fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", json_array_text(l),
+                              json_array_text(probs), finite ? nlohmann::json(spec.labels[best]).dump() : "null"));
   }
   write_lines(options.encode.model.output, out);
 }
@@ -267,14 +287,16 @@ void run_pll(const PllOptions& options) {
   std::vector<std::string> out;
   std::size_t windowed = 0;
   Progress progress("pll", lines.size());
-  for (const auto& line : lines) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& line = lines[i];
     // Not truncated: a line longer than the model's limit is scored in overlapping windows.
     const auto result = run.encoder().pll(run.encoder().tokenizer().encode(line.first), *mask);
     const auto& per_token = result.per_token;
     double total = 0.0;
     for (double v : per_token) total += v;
-    std::string line_json = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": [{}])", total, per_token.size(),
-                                        fmt::join(per_token, ", "));
+    if (!std::isfinite(total)) warn_non_finite(options.encode.model.input, i + 1);
+    std::string line_json = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": {})", json_number_text(total),
+                                        per_token.size(), json_array_text(per_token));
     if (result.windows > 1) {
       line_json += fmt::format(R"(, "windows": {})", result.windows);
       ++windowed;
@@ -282,7 +304,7 @@ void run_pll(const PllOptions& options) {
     // Salazar et al.'s pseudo-perplexity: exp(−PLL / N); undefined for a text without tokens.
     if (options.ppl)
       line_json += per_token.empty() ? R"(, "ppl": null)"
-                                     : fmt::format(R"(, "ppl": {})", std::exp(-total / static_cast<double>(per_token.size())));
+                                     : fmt::format(R"(, "ppl": {})", json_number_text(std::exp(-total / static_cast<double>(per_token.size()))));
     out.push_back(line_json + "}");
     progress.advance(1);
   }

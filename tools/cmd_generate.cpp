@@ -4,11 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_number.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
@@ -47,6 +49,7 @@ std::vector<std::string> read_texts(const ModelOptions& model, const InputOption
   options.format = input_format(input, model.input, TableFormat::Text);
   options.header = input.header;
   options.fields = {input.column.empty() ? "text" : input.column};
+  options.text_fields = {options.fields.front()};
   table = read_table(model.input, options);
   const bool by_name = options.format == TableFormat::Tsv || options.format == TableFormat::Csv;
   const std::size_t column = by_name && !input.column.empty() ? table.column(input.column) : 0;
@@ -63,6 +66,7 @@ std::vector<std::pair<std::string, std::string>> read_pairs(const ModelOptions& 
   if (options.format == TableFormat::Text) fail("score reads source and target columns: use tsv, csv or jsonl input");
   options.header = input.header;
   options.fields = {"source", "target"};
+  options.text_fields = {"source", "target"};
   options.expected_columns = 2;
   table = read_table(model.input, options);
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -78,7 +82,7 @@ struct Session {
 
 Session open_session(const Arguments& args) {
   Session session;
-  session.source = ModelSource::open(args.model.model);
+  session.source = open_model(args.model);
   session.backend = open_backend(args.model);
   session.translator = std::make_unique<Translator>(*session.source, *session.backend);
   session.translator->set_languages(args.search.source_language, args.search.target_language);
@@ -118,7 +122,10 @@ void run_generate(const Arguments& args, bool best_text_only) {
   const auto results = session.translator->generate(texts, settings, options);
   warn_truncated(truncated, texts.size(), *session.translator);
   AtomicOutput out(args.model.output);
-  for (const auto& hyps : results) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& hyps = results[i];
+    if (std::any_of(hyps.begin(), hyps.end(), [](const auto& h) { return !std::isfinite(h.score); }))
+      warn_non_finite(table.path, table.line_numbers[i]);
     if (best_text_only) {
       out.write_line(hyps.empty() ? std::string() : one_line(hyps.front().text));
       continue;
@@ -137,7 +144,10 @@ void run_score(const Arguments& args) {
   Progress progress("score", pairs.size());
   const auto scores = session.translator->score(pairs, translate_options(args.model, table, progress));
   AtomicOutput out(args.model.output);
-  for (const auto& s : scores) out.write_line(nlohmann::json{{"logprob", s.logprob}, {"tokens", s.tokens}}.dump());
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    if (!std::isfinite(scores[i].logprob)) warn_non_finite(table.path, table.line_numbers[i]);
+    out.write_line(nlohmann::json{{"logprob", json_number(scores[i].logprob)}, {"tokens", scores[i].tokens}}.dump());
+  }
   out.commit();
 }
 

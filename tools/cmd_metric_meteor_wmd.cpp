@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_number.hpp"
 #include "eval/metrics/common.hpp"
 #include "eval/metrics/meteor.hpp"
 #include "eval/metrics/wmd.hpp"
@@ -82,8 +83,6 @@ struct Described {
   std::string signature;  // the settings in one line
   nlohmann::ordered_json settings;
 };
-
-nlohmann::ordered_json json_number(double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr; }
 
 std::string text_number(double x, int width) {
   if (std::isnan(x)) return "nan";

@@ -1,10 +1,12 @@
 // The invar command line: subcommands register themselves (tools/command.hpp); errors end as one
-// line on stderr and exit status 1.
+// line on stderr and exit status 1. Messages quote file content, so they are printed through
+// printable(): one line, no terminal escapes, whatever the file held.
 #include <algorithm>
 #include <iostream>
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
 
@@ -42,13 +44,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const invar::Error& e) {
-    std::cerr << "invar: error: " << e.what() << '\n';
+    std::cerr << "invar: error: " << invar::printable(e.what()) << '\n';
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "invar: error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "invar: error: " << e.what() << '\n';
+    std::cerr << "invar: error: " << invar::printable(e.what()) << '\n';
     return 1;
   }
   return 0;

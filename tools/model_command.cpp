@@ -39,6 +39,15 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
                    "Bit-identical results for every --threads: the CPU sums each matrix-product element in one "
                    "fixed order instead of calling OpenBLAS (faster at batch 1, slower on large batches: "
                    "docs/performance.md)");
+  command.add_flag("--allow-non-finite", options.allow_non_finite,
+                   "Load a model whose weights hold NaN or infinity, with a warning naming each such weight, "
+                   "instead of refusing it (its outputs are then null where they are not finite)");
+}
+
+std::unique_ptr<ModelSource> open_model(const ModelOptions& options) {
+  auto source = ModelSource::open(options.model);
+  if (options.allow_non_finite) source->set_non_finite(NonFinite::Warn);
+  return source;
 }
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
@@ -46,6 +55,11 @@ std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
   const WeightType weights = options.weights == weight_type_name(WeightType::F16) ? WeightType::F16 : WeightType::F32;
   return make_backend(options.device,
                       {.threads = threads, .deterministic = options.deterministic, .weights = weights});
+}
+
+void warn_non_finite(const std::string& input, std::size_t line) {
+  fmt::print(stderr, "invar: warning: {}:{}: the output holds non-finite values (NaN or infinity), written as null\n",
+             input == "-" ? "<stdin>" : input, line);
 }
 
 Progress::Progress(std::string label, std::size_t total)

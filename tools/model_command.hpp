@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/backend.hpp"
+#include "loaders/model_source.hpp"
 
 namespace invar::cli {
 
@@ -21,6 +22,7 @@ struct ModelOptions {
   std::string device = "cpu";
   bool deterministic = false;  // see BackendOptions::deterministic
   std::string weights = "f32";  // "f32" or "f16" (BackendOptions::weights)
+  bool allow_non_finite = false;  // warn about NaN/infinite weights instead of refusing the model
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
@@ -28,6 +30,13 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 // Adds --batch-size, --threads, --device, --weights and --deterministic (for commands that name
 // their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
+
+// One stderr line for an output row that holds NaN or infinity (written as null), naming the input
+// line it came from ("-" = standard input).
+void warn_non_finite(const std::string& input, std::size_t line);
+
+// The model --model names, refusing NaN or infinite weights unless --allow-non-finite.
+std::unique_ptr<ModelSource> open_model(const ModelOptions& options);
 
 // The backend --device names, with --threads resolved and --weights.
 std::unique_ptr<Backend> open_backend(const ModelOptions& options);

@@ -43,14 +43,8 @@ std::vector<double> read_numbers(const std::string& path, const std::string& col
   return out;
 }
 
-nlohmann::ordered_json json_number(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  return value;
-}
-
 void add_output_options(CLI::App* app, ResultOutput& output) {
-  app->add_flag("--json", output.json, "Print JSON (NaN and infinities as the strings \"NaN\", \"Infinity\")");
+  app->add_flag("--json", output.json, "Print JSON (NaN and infinities as null)");
   app->add_option("-o,--output", output.path, "Write here instead of standard output (complete or not at all)");
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/io.hpp"
+#include "core/json_number.hpp"
 #include "core/number.hpp"
 
 namespace invar::cli {
@@ -24,10 +25,6 @@ struct Columns {
 Columns read_columns(const std::string& path, const std::vector<std::string>& selectors, bool header);
 
 std::vector<std::string> read_labels(const std::string& path, const std::string& column, bool header);
-
-// Finite values as numbers; NaN and infinities as the strings "NaN", "Infinity", "-Infinity"
-// (JSON has no such numbers; the convention of Python's json module, quoted).
-nlohmann::ordered_json json_number(double value);
 
 // Where a result goes and in which form (--json, -o/--output).
 struct ResultOutput {

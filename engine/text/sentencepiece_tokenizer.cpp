@@ -151,8 +151,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   const SpecialLayout& layout(Side side) const override {
     if (side == Side::Source) return source_layout_;
     if (!target_layout_)
-      fail("the {} tokenizer has no target language: set tgt_lang in tokenizer_config.json or choose one",
-           family().model_type);
+      fail("{}: the {} tokenizer has no target language: set tgt_lang in tokenizer_config.json or choose one",
+           files_path(), family().model_type);
     return *target_layout_;
   }
 

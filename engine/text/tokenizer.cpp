@@ -178,7 +178,8 @@ BatchEncoding Tokenizer::pad(std::span<const Encoding> encodings) const {
   if (longest > 0 && !encodings.empty()) {
     bool ragged = std::any_of(encodings.begin(), encodings.end(), [&](const Encoding& e) { return e.ids.size() < longest; });
     if (ragged && !pad_id())
-      fail("the {} tokenizer has no padding token, so sequences cannot be batched", family_->model_type);
+      fail("{}: the {} tokenizer has no padding token, so sequences cannot be batched", files_path_,
+           family_->model_type);
   }
   std::int32_t pad = pad_id().value_or(0);
   for (const auto& encoding : encodings) {
@@ -222,7 +223,8 @@ std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool skip_speci
   };
   for (auto id : ids) {
     if (id < 0 || static_cast<std::size_t>(id) >= size)
-      fail("token id {} is outside the {} vocabulary (0..{})", id, family_->model_type, size - 1);
+      fail("{}: token id {} is outside the {} tokenizer's vocabulary (0..{})", files_path_, id, family_->model_type,
+           size - 1);
     if (skip_special_tokens && is_special(id)) continue;
     // Added tokens are not text of the base vocabulary: HF keeps them as separate words.
     auto index = static_cast<std::size_t>(id);
@@ -280,23 +282,25 @@ std::optional<std::int32_t> Tokenizer::special_id(const std::optional<SpecialTok
 
 std::int32_t Tokenizer::require_special(const std::optional<SpecialToken>& token, std::string_view name) const {
   if (auto id = special_id(token)) return *id;
-  fail("the {} tokenizer has no {} token", family_->model_type, name);
+  fail("{}: the {} tokenizer has no {} token (none is named by its files, or the vocabulary lacks it)", files_path_,
+       family_->model_type, name);
 }
 
 std::int32_t Tokenizer::lang_id(std::string_view code) const {
-  fail("the {} tokenizer has no language codes (asked for '{}')", family_->model_type, code);
+  fail("{}: the {} tokenizer has no language codes (asked for '{}')", files_path_, family_->model_type, code);
 }
 
 void Tokenizer::set_source_language(std::string_view code) {
-  fail("the {} tokenizer has no source language to set (asked for '{}')", family_->model_type, code);
+  fail("{}: the {} tokenizer has no source language to set (asked for '{}')", files_path_, family_->model_type, code);
 }
 
 void Tokenizer::set_target_language(std::string_view code) {
-  fail("the {} tokenizer has no target language to set (asked for '{}')", family_->model_type, code);
+  fail("{}: the {} tokenizer has no target language to set (asked for '{}')", files_path_, family_->model_type, code);
 }
 
 void Tokenizer::init_base(const Family& family, SpecialTokens specials, const TokenizerFiles& files) {
   family_ = &family;
+  files_path_ = files.path();
   specials_ = std::move(specials);
 
   std::vector<SpecialToken> all;

@@ -170,6 +170,8 @@ class Tokenizer {
   void init_base(const Family& family, SpecialTokens specials, const TokenizerFiles& files);
   std::optional<std::int32_t> special_id(const std::optional<SpecialToken>& token) const;
   const SpecialTokens& specials() const { return specials_; }
+  // Where the tokenizer files were read from, for error messages.
+  const std::string& files_path() const { return files_path_; }
   // HF's all_special_tokens_extended: the attributes in order, then the additional ones, unique.
   const std::vector<SpecialToken>& all_special_tokens() const { return all_specials_; }
   bool is_special_token(std::string_view token) const;
@@ -181,6 +183,7 @@ class Tokenizer {
                  Side side) const;
 
   const Family* family_ = nullptr;
+  std::string files_path_;
   SpecialTokens specials_;
   std::vector<SpecialToken> all_specials_;
   std::vector<SpecialToken> no_split_;          // special tokens, longest first

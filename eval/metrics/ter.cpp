@@ -28,28 +28,35 @@ struct Cell {
 };
 
 // The beam edit distance of sacrebleu's BeamEditDistance (its row cache changes speed, not results):
-// only cells within the beam around the length-scaled diagonal are computed, the last row in full.
+// only cells within the beam around the length-scaled diagonal are computed (the last row up to its
+// end; the first row is the initial insertions). Only those cells are stored, so memory grows with length × beam, not length² (a 37,000-word line
+// would need 21 GB for the whole matrix); a cell outside the band reads as sacrebleu's untouched
+// (infinite, undefined) one.
 class BeamEditDistance {
  public:
   explicit BeamEditDistance(const Words& ref) : ref_(ref) {}
 
   std::int64_t operator()(const Words& hyp, std::string* trace) {
     const std::size_t n = hyp.size(), m = ref_.size();
-    dist_.assign((n + 1) * (m + 1), Cell{kInfinity, kUndefined});
-    auto at = [&](std::size_t i, std::size_t j) -> Cell& { return dist_[i * (m + 1) + j]; };
-    for (std::size_t j = 0; j <= m; ++j) at(0, j) = {static_cast<std::int64_t>(j), kIns};
     const double length_ratio = n ? static_cast<double>(m) / static_cast<double>(n) : 1.0;
     const long beam = kBeamWidth < length_ratio / 2 ? static_cast<long>(std::ceil(length_ratio / 2 + kBeamWidth))
                                                     : kBeamWidth;
-    for (std::size_t i = 1; i <= n; ++i) {
+    rows_.assign(n + 1, Band{});
+    std::size_t size = 0;
+    for (std::size_t i = 0; i <= n; ++i) {
       const long diagonal = static_cast<long>(std::floor(static_cast<double>(i) * length_ratio));
-      const long min_j = std::max(0L, diagonal - beam);
-      long max_j = std::min(static_cast<long>(m) + 1, diagonal + beam);
-      if (i == n) max_j = static_cast<long>(m) + 1;
-      for (long jj = min_j; jj < max_j; ++jj) {
-        const auto j = static_cast<std::size_t>(jj);
+      const long begin = i == 0 ? 0 : std::max(0L, diagonal - beam);
+      const long end = i == 0 || i == n ? static_cast<long>(m) + 1 : std::min(static_cast<long>(m) + 1, diagonal + beam);
+      rows_[i] = {static_cast<std::size_t>(begin), static_cast<std::size_t>(std::max(begin, end)), size};
+      size += rows_[i].end - rows_[i].begin;
+    }
+    dist_.assign(size, kOutside);
+    for (std::size_t j = 0; j <= m; ++j) *cell(0, j) = {static_cast<std::int64_t>(j), kIns};
+    for (std::size_t i = 1; i <= n; ++i) {
+      for (std::size_t j = rows_[i].begin; j < rows_[i].end; ++j) {
+        Cell& here = *cell(i, j);
         if (j == 0) {
-          at(i, 0) = {at(i - 1, 0).cost + 1, kDel};
+          here = {at(i - 1, 0).cost + 1, kDel};
           continue;
         }
         const bool same = hyp[i - 1] == ref_[j - 1];
@@ -57,9 +64,8 @@ class BeamEditDistance {
         const Cell options[3] = {{at(i - 1, j - 1).cost + (same ? 0 : 1), same ? kNop : kSub},
                                  {at(i - 1, j).cost + 1, kDel},
                                  {at(i, j - 1).cost + 1, kIns}};
-        Cell& cell = at(i, j);
         for (const auto& option : options)
-          if (cell.cost > option.cost) cell = option;
+          if (here.cost > option.cost) here = option;
       }
     }
     if (trace) {
@@ -85,7 +91,23 @@ class BeamEditDistance {
   }
 
  private:
+  // The stored columns [begin, end) of one row, at dist_[offset].
+  struct Band {
+    std::size_t begin = 0, end = 0, offset = 0;
+  };
+  static constexpr Cell kOutside{kInfinity, kUndefined};
+
+  Cell* cell(std::size_t i, std::size_t j) {
+    const Band& row = rows_[i];
+    return j >= row.begin && j < row.end ? &dist_[row.offset + j - row.begin] : nullptr;
+  }
+  Cell at(std::size_t i, std::size_t j) {
+    const Cell* stored = cell(i, j);
+    return stored ? *stored : kOutside;
+  }
+
   const Words& ref_;
+  std::vector<Band> rows_;
   std::vector<Cell> dist_;
 };
 

@@ -12,7 +12,7 @@
 namespace invar::robustness {
 
 LabelledSet read_labelled_set(const std::string& path, const Columns& columns) {
-  auto table = read_text_columns(path, {{"text", columns.text, "1", "text"}, {"label", columns.label, "2", "label"}},
+  auto table = read_text_columns(path, {{"text", columns.text, "1", "text"}, label_column("label", columns.label, "2")},
                                  columns.header);
   return {table.path, std::move(table.texts[0]), std::move(table.texts[1]), std::move(table.line_numbers)};
 }
@@ -20,8 +20,8 @@ LabelledSet read_labelled_set(const std::string& path, const Columns& columns) {
 std::vector<GeneratedText> read_phenomenon_set(const std::string& path, const Columns& columns) {
   auto table = read_text_columns(path,
                                  {{"text", columns.text, "1", "text"},
-                                  {"label", columns.label, "2", "label"},
-                                  {"phenomenon", columns.phenomenon, "3", "phenomenon"}},
+                                  label_column("label", columns.label, "2"),
+                                  label_column("phenomenon", columns.phenomenon, "3")},
                                  columns.header);
   std::vector<GeneratedText> texts;
   for (std::size_t i = 0; i < table.texts[0].size(); ++i)

@@ -71,7 +71,7 @@ std::vector<std::string> read_predictions(const std::string& path, const Columns
                                           const std::vector<std::string>& texts, const LabelMap& map,
                                           const std::vector<std::string>& task_labels) {
   auto table = read_text_columns(
-      path, {{"text", columns.text, "1", "text"}, {"prediction", columns.label, "2", "prediction"}}, columns.header);
+      path, {{"text", columns.text, "1", "text"}, label_column("prediction", columns.label, "2")}, columns.header);
   std::unordered_map<std::string, std::size_t> row_of;
   for (std::size_t r = 0; r < table.texts[0].size(); ++r) {
     auto [it, inserted] = row_of.emplace(table.texts[0][r], r);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,30 @@ inline std::string make_model_folder(const std::vector<std::pair<std::string, st
   const std::string dir = temp_dir();
   write_file(dir + "/config.json", config);
   for (const auto& [name, content] : files) write_file(dir + "/" + name, content);
+  return dir;
+}
+
+// A copy of a model folder to spoil, weights as model.safetensors only.
+inline std::string model_copy(const std::string& folder) {
+  const std::string dir = temp_dir();
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().filename() != "pytorch_model.bin")
+      std::filesystem::copy(entry.path(), dir / entry.path().filename(), std::filesystem::copy_options::recursive);
+  return dir;
+}
+
+// A copy of the model folder `fixture_folder` whose F32 tensor `tensor` in model.safetensors has
+// `value` as its first element: a model with one poisoned weight.
+inline std::string poisoned_copy(const std::string& fixture_folder, const std::string& tensor, float value) {
+  const std::string dir = model_copy(fixture_folder);
+  const std::string path = dir + "/model.safetensors";
+  std::string bytes = read_file(path);
+  std::uint64_t header_size = 0;
+  for (int i = 0; i < 8; ++i) header_size |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  const auto header = nlohmann::json::parse(bytes.substr(8, header_size));
+  const std::size_t offset = 8 + header_size + header.at(tensor).at("data_offsets")[0].get<std::size_t>();
+  std::memcpy(bytes.data() + offset, &value, sizeof value);
+  write_file(path, bytes);
   return dir;
 }
 
