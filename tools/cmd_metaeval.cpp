@@ -69,10 +69,6 @@ std::map<std::string, double> read_system_scores(const std::string& path, const 
   return out;
 }
 
-ordered_json correlation_json(const metaeval::CorrelationSummary& c) {
-  return metaeval::correlation_json(c, [](double v) { return json_number(v); });
-}
-
 std::string correlation_text(const std::string& name, const metaeval::CorrelationSummary& c) {
   return fmt::format("{:<24} n = {:<6} pearson {:>8.4f} (p {:.3g})  spearman {:>8.4f} (p {:.3g})  kendall {:>8.4f} "
                      "(p {:.3g})\n",
@@ -110,21 +106,21 @@ Evaluated evaluate(const MetaEvalArguments& args, const std::string& column,
   }
   json["system_metric_source"] = args.system_scores.empty() ? "mean of segment scores" : args.system_scores;
   json["higher_is_better"] = options.higher_is_better;
-  json["system_level"] = correlation_json(result.system_level);
+  json["system_level"] = metaeval::correlation_json(result.system_level);
   const auto& p = result.pairwise;
   json["pairwise"] = {{"pairs", p.pairs},
                       {"correct", p.correct},
                       {"human_ties", p.human_ties},
                       {"metric_ties_only", p.metric_ties_only},
                       {"accuracy", json_number(p.accuracy)}};
-  json["segment_level"] = correlation_json(result.segment_pooled);
+  json["segment_level"] = metaeval::correlation_json(result.segment_pooled);
   auto& groups = json["groups"] = ordered_json::array();
   text += "\n" + correlation_text("system level", result.system_level);
   text += fmt::format("pairwise accuracy        {}/{} correct = {:.4f} (human ties excluded: {}; metric-only ties: {})\n",
                       p.correct, p.pairs - p.human_ties, p.accuracy, p.human_ties, p.metric_ties_only);
   text += correlation_text("segment level (pooled)", result.segment_pooled);
   for (std::size_t g = 0; g < result.groups.size(); ++g) {
-    auto entry = correlation_json(result.per_group[g]);
+    auto entry = metaeval::correlation_json(result.per_group[g]);
     entry["group"] = result.groups[g];
     groups.push_back(std::move(entry));
     text += correlation_text("  " + result.groups[g], result.per_group[g]);

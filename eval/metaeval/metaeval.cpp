@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/json_number.hpp"
 
 namespace invar::metaeval {
 
@@ -38,8 +39,8 @@ CorrelationSummary correlate(const std::vector<double>& metric, const std::vecto
   return out;
 }
 
-nlohmann::ordered_json correlation_json(const CorrelationSummary& c,
-                                        const std::function<nlohmann::ordered_json(double)>& number) {
+nlohmann::ordered_json correlation_json(const CorrelationSummary& c) {
+  const auto number = [](double v) { return json_number(v); };
   return {{"n", c.n},
           {"pearson", {{"r", number(c.pearson.statistic)}, {"p", number(c.pearson.pvalue)}}},
           {"spearman", {{"rho", number(c.spearman.statistic)}, {"p", number(c.spearman.pvalue)}}},

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,10 +27,8 @@ struct CorrelationSummary {
   stats::KendallTau kendall;
 };
 CorrelationSummary correlate(const std::vector<double>& metric, const std::vector<double>& human);
-// {n, pearson: {r, p}, spearman: {rho, p}, kendall: {tau_b, p}}, every value written by `number`
-// (JSON has no NaN: each caller keeps its convention for it).
-nlohmann::ordered_json correlation_json(const CorrelationSummary& c,
-                                        const std::function<nlohmann::ordered_json(double)>& number);
+// {n, pearson: {r, p}, spearman: {rho, p}, kendall: {tau_b, p}}; an undefined value is null.
+nlohmann::ordered_json correlation_json(const CorrelationSummary& c);
 
 struct PairwiseComparison {
   std::size_t pairs = 0;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/json_number.hpp"
 #include "eval/report/chart.hpp"
 #include "eval/report/report.hpp"
 
@@ -13,7 +14,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json number(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
 std::string cell(double v) { return std::isnan(v) ? "nan" : fmt::format("{:.4f}", v); }
 
@@ -81,19 +81,19 @@ ordered_json agreement_json(const Evaluation& e, const MetricAgreement& a) {
   const auto& r = a.result;
   ordered_json systems = ordered_json::array();
   for (std::size_t i = 0; i < r.systems.size(); ++i)
-    systems.push_back({{"system", r.systems[i]}, {"metric", number(r.system_metric[i])}, {"human", number(r.system_human[i])}});
+    systems.push_back({{"system", r.systems[i]}, {"metric", json_number(r.system_metric[i])}, {"human", json_number(r.system_human[i])}});
   return {{"group", a.group},
           {"metric", e.scores.metrics[a.metric].name},
           {"human", dimension_name(a.dimension)},
-          {"segment_level", metaeval::correlation_json(r.segment_pooled, number)},
+          {"segment_level", metaeval::correlation_json(r.segment_pooled)},
           {"systems", std::move(systems)},
-          {"system_level", metaeval::correlation_json(r.system_level, number)},
+          {"system_level", metaeval::correlation_json(r.system_level)},
           {"pairwise",
            {{"pairs", r.pairwise.pairs},
             {"correct", r.pairwise.correct},
             {"human_ties", r.pairwise.human_ties},
             {"metric_ties_only", r.pairwise.metric_ties_only},
-            {"accuracy", number(r.pairwise.accuracy)}}}};
+            {"accuracy", json_number(r.pairwise.accuracy)}}}};
 }
 
 ordered_json human_json(const std::array<std::optional<double>, 4>& human) {
@@ -108,7 +108,7 @@ ordered_json segments_json(const Evaluation& e) {
   for (std::size_t i = 0; i < e.segments.size(); ++i) {
     const auto& s = e.segments[i];
     ordered_json scores = ordered_json::object();
-    for (const auto& m : e.scores.metrics) scores[m.name] = number(m.values[i]);
+    for (const auto& m : e.scores.metrics) scores[m.name] = json_number(m.values[i]);
     out.push_back({{"group", s.group}, {"system", s.system}, {"where", s.where}, {"scores", std::move(scores)},
                    {"human", human_json(s.human)}});
   }
@@ -178,8 +178,8 @@ nlohmann::ordered_json evaluation_json(const Evaluation& e) {
   auto& systems = out["systems"] = ordered_json::array();
   for (const auto& s : e.study.systems_by_group) {
     ordered_json scores = ordered_json::object(), human = ordered_json::object();
-    for (std::size_t m = 0; m < s.metric_means.size(); ++m) scores[e.scores.metrics[m].name] = number(s.metric_means[m]);
-    for (Dimension d : kDimensions) human[dimension_name(d)] = number(s.human_means[static_cast<std::size_t>(d)]);
+    for (std::size_t m = 0; m < s.metric_means.size(); ++m) scores[e.scores.metrics[m].name] = json_number(s.metric_means[m]);
+    for (Dimension d : kDimensions) human[dimension_name(d)] = json_number(s.human_means[static_cast<std::size_t>(d)]);
     systems.push_back({{"group", s.group}, {"system", s.system}, {"segments", s.segments}, {"scores", std::move(scores)},
                        {"human", std::move(human)}});
   }
@@ -190,7 +190,7 @@ nlohmann::ordered_json evaluation_json(const Evaluation& e) {
     ordered_json rows = ordered_json::array();
     for (const auto& row : c.spearman) {
       ordered_json values = ordered_json::array();
-      for (double v : row) values.push_back(number(v));
+      for (double v : row) values.push_back(json_number(v));
       rows.push_back(std::move(values));
     }
     cross.push_back({{"group", c.group}, {"metrics", metric_names(e.scores)}, {"spearman", std::move(rows)}});
