@@ -1,8 +1,8 @@
 // Every fixture gives the same model outputs whichever way its weights are stored: model.safetensors
 // (checked against the Hugging Face goldens elsewhere), pytorch_model.bin alone, and an .invar file
 // converted from the folder. The .bin files of some fixtures lack tensors the safetensors carry
-// (Marian's and M2M100's sinusoidal tables, XLM-R's tied MLM decoder), which the engine then
-// computes or ties itself, as Hugging Face does on load.
+// (Marian's, M2M100's and FSMT's sinusoidal tables, XLM-R's tied MLM decoder), which the engine
+// then computes or ties itself, as Hugging Face does on load.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -128,10 +128,10 @@ TEST_P(WeightFormats, SafetensorsPytorchAndInvarGiveTheSameOutputs) {
     expect_same(from_bin, reference);
     return;
   }
-  // save_pretrained leaves Marian's and M2M100's sinusoidal tables out of the .bin, and Hugging
-  // Face rebuilds them on load. These fixtures stored random tables (every parameter was redrawn),
-  // so from the .bin the model runs on the computed sinusoids, as Hugging Face's would: the
-  // results must differ from the safetensors run, and the .invar of the .bin-only folder must
+  // save_pretrained leaves Marian's, M2M100's and FSMT's sinusoidal tables out of the .bin, and
+  // Hugging Face rebuilds them on load. These fixtures stored random tables (every parameter was
+  // redrawn), so from the .bin the model runs on the computed sinusoids, as Hugging Face's would:
+  // the results must differ from the safetensors run, and the .invar of the .bin-only folder must
   // carry no table either and agree with it.
   for (const auto& name : missing) EXPECT_NE(name.find("embed_positions"), std::string::npos) << name;
   EXPECT_NE(from_bin.values, reference.values);
