@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "engine/seq2seq.hpp"
 #include "engine/text/moses.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
@@ -318,6 +319,32 @@ TEST(FsmtGolden, GenerationDefaultsComeFromTheConfig) {
   EXPECT_EQ(settings.forced_eos_token_id, golden["generation"]["forced_eos_token_id"].get<std::int32_t>());
   EXPECT_EQ(settings.decoder_start_token_id, golden["generation"]["decoder_start_token_id"].get<std::int32_t>());
   EXPECT_EQ(settings.num_beams, 5);  // config.json's num_beams
+}
+
+// pytorch_model.bin holds no position tables (model.safetensors holds fairseq's sinusoids): the
+// engine computes them (sin half then cos half, the first real position pad + 1) and must reach
+// the golden the same way.
+TEST(FsmtGolden, ComputedSinusoidalPositionsGiveTheGolden) {
+  const auto golden = fsmt_golden();
+  const auto source = ModelSource::open(test::bin_only_copy(kFsmt));
+  ASSERT_FALSE(source->has_tensor("model.encoder.embed_positions.weight"));
+  const auto backend = make_cpu_backend({.threads = 1});
+  Seq2SeqModel model(*source, *backend);
+  SearchSettings greedy = model.default_settings();
+  greedy.num_beams = 1;
+  greedy.max_length = golden["generation"]["greedy"]["max_length"].get<int>();
+  for (const auto& c : golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    const auto states = model.encode({ids(c["input_ids"])});
+    std::vector<float> expected;
+    for (const auto& row : c["encoder_last_hidden_state"][0]) {
+      const auto values = row.get<std::vector<float>>();
+      expected.insert(expected.end(), values.begin(), values.end());
+    }
+    ASSERT_EQ(states.size(), expected.size());
+    for (std::size_t i = 0; i < states.size(); ++i) ASSERT_NEAR(states[i], expected[i], 1e-4) << "value " << i;
+    EXPECT_EQ(model.generate({ids(c["input_ids"])}, greedy)[0][0].ids, ids(c["greedy_ids"]));
+  }
 }
 
 // Scoring a translation encodes it on the target side: target-language Moses, vocab-tgt.json ids,

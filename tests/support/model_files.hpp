@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,14 @@ inline std::string make_model_folder(const std::vector<std::pair<std::string, st
   const std::string dir = temp_dir();
   write_file(dir + "/config.json", config);
   for (const auto& [name, content] : files) write_file(dir + "/" + name, content);
+  return dir;
+}
+
+// A copy of a model folder without its model.safetensors, so pytorch_model.bin is read.
+inline std::string bin_only_copy(const std::string& folder) {
+  const auto dir = temp_dir() + "/bin";
+  std::filesystem::copy(folder, dir, std::filesystem::copy_options::recursive);
+  std::filesystem::remove(dir + "/model.safetensors");
   return dir;
 }
 
