@@ -51,17 +51,20 @@ std::string texts_of(const json& golden, std::size_t count) {
 // modules.json says mean pooling + Normalize; batch size 2 reorders by length inside the run, the
 // output keeps input order, and the empty line gets its own output line.
 TEST(CliEncoder, EmbedFollowsModulesJsonAndKeepsLineOrder) {
-  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
-  const std::string input = golden["cases"][0]["text"].get<std::string>() + "\n\n" + texts_of(golden, 5).substr(
-                                golden["cases"][0]["text"].get<std::string>().size() + 1);
-  const auto result = test::run_cli({"-q", "embed", "-m", model("bert-wordpiece"), "--batch-size", "2"}, input);
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  const auto lines = json_lines(result.out);
-  ASSERT_EQ(lines.size(), 6u);
-  EXPECT_TRUE(near_all(lines[0]["embedding"], golden["cases"][0]["mean_pooled_normalized"][0]));
-  EXPECT_EQ(lines[1]["embedding"].size(), 32u);  // the empty line: [CLS] [SEP] only
-  for (std::size_t i = 1; i < 5; ++i)
-    EXPECT_TRUE(near_all(lines[i + 1]["embedding"], golden["cases"][i]["mean_pooled_normalized"][0])) << "case " << i;
+  for (const char* name : {"bert-wordpiece", "mpnet"}) {
+    SCOPED_TRACE(name);
+    const json golden = test::load_json(model(name) + "/golden.json");
+    const std::string first = golden["cases"][0]["text"].get<std::string>() + "\n";
+    const std::string input = first + "\n" + texts_of(golden, 5).substr(first.size());
+    const auto result = test::run_cli({"-q", "embed", "-m", model(name), "--batch-size", "2"}, input);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto lines = json_lines(result.out);
+    ASSERT_EQ(lines.size(), 6u);
+    EXPECT_TRUE(near_all(lines[0]["embedding"], golden["cases"][0]["mean_pooled_normalized"][0]));
+    EXPECT_EQ(lines[1]["embedding"].size(), 32u);  // the empty line: its two special tokens only
+    for (std::size_t i = 1; i < 5; ++i)
+      EXPECT_TRUE(near_all(lines[i + 1]["embedding"], golden["cases"][i]["mean_pooled_normalized"][0])) << "case " << i;
+  }
 }
 
 TEST(CliEncoder, EmbedPoolingLayerAndNpyOutput) {
@@ -108,7 +111,8 @@ TEST(CliEncoder, HiddenWritesTokensAndTheRequestedLayer) {
 }
 
 TEST(CliEncoder, ClassifyPairsAndRegression) {
-  for (const char* name : {"bert-pair-cls", "xlmr-pair-cls"}) {
+  for (const char* name : {"bert-pair-cls", "mbert-pair-cls", "xlmr-pair-cls"}) {
+    SCOPED_TRACE(name);
     const json golden = test::load_json(model(name) + "/golden.json");
     std::string input;
     for (const auto& c : golden["cases"]) input += c["text"].get<std::string>() + "\t" + c["text_pair"].get<std::string>() + "\n";
@@ -137,20 +141,23 @@ TEST(CliEncoder, ClassifyPairsAndRegression) {
 }
 
 TEST(CliEncoder, PllAndPseudoPerplexity) {
-  const json golden = test::load_json(model("xlmr-mlm") + "/golden.json");
-  const auto result = test::run_cli({"pll", "-m", model("xlmr-mlm"), "--ppl"}, texts_of(golden, 3) + "\n");
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  const auto lines = json_lines(result.out);
-  ASSERT_EQ(lines.size(), 4u);
-  for (std::size_t i = 0; i < 3; ++i) {
-    const json& c = golden["cases"][i];
-    EXPECT_TRUE(near_all(lines[i]["per_token"], c["pll_per_token"]));
-    EXPECT_NEAR(lines[i]["pll"].get<double>(), c["pll"].get<double>(), 1e-3);
-    EXPECT_EQ(lines[i]["tokens"], c["pll_per_token"].size());
-    EXPECT_NEAR(lines[i]["ppl"].get<double>(), std::exp(-c["pll"].get<double>() / c["pll_per_token"].size()), 1e-2);
+  for (const char* name : {"bert-mlm", "xlmr-mlm"}) {
+    SCOPED_TRACE(name);
+    const json golden = test::load_json(model(name) + "/golden.json");
+    const auto result = test::run_cli({"pll", "-m", model(name), "--ppl"}, texts_of(golden, 3) + "\n");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto lines = json_lines(result.out);
+    ASSERT_EQ(lines.size(), 4u);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const json& c = golden["cases"][i];
+      EXPECT_TRUE(near_all(lines[i]["per_token"], c["pll_per_token"]));
+      EXPECT_NEAR(lines[i]["pll"].get<double>(), c["pll"].get<double>(), 1e-3);
+      EXPECT_EQ(lines[i]["tokens"], c["pll_per_token"].size());
+      EXPECT_NEAR(lines[i]["ppl"].get<double>(), std::exp(-c["pll"].get<double>() / c["pll_per_token"].size()), 1e-2);
+    }
+    // An empty line has no token to score: defined, not skipped.
+    EXPECT_EQ(lines[3], json::parse(R"({"pll": 0, "tokens": 0, "per_token": [], "ppl": null})"));
   }
-  // An empty line has no token to score: defined, not skipped.
-  EXPECT_EQ(lines[3], json::parse(R"({"pll": 0, "tokens": 0, "per_token": [], "ppl": null})"));
 }
 
 TEST(CliEncoder, SimilarityOfPairs) {

@@ -51,14 +51,18 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 }  // namespace
 
-TEST(CliTokenize, MatchesGoldenIdsOfWordPieceSentencePieceAndBpe) {
+TEST(CliTokenize, MatchesGoldenIdsOfWordPieceSentencePieceBpeAndMosesBpe) {
   expect_golden_tokens(test::fixture("core/bert-wordpiece"), "core/bert-wordpiece", false);
   expect_golden_tokens(test::fixture("core/xlmr"), "core/xlmr", false);
   expect_golden_tokens(test::fixture("seq2seq/bart"), "seq2seq/bart", false);
+  expect_golden_tokens(test::fixture("core/mpnet"), "core/mpnet", false);
+  expect_golden_tokens(test::fixture("seq2seq/t5-gated"), "seq2seq/t5-gated", false);
+  expect_golden_tokens(test::fixture("seq2seq/fsmt"), "seq2seq/fsmt", false);
 }
 
 TEST(CliTokenize, PairsGetSegmentTypeIds) {
   expect_golden_tokens(test::fixture("core/bert-pair-cls"), "core/bert-pair-cls", true);
+  expect_golden_tokens(test::fixture("core/mbert-pair-cls"), "core/mbert-pair-cls", true);
 }
 
 TEST(CliTokenize, WorksFromAnInvarFileWithFilesInAndOut) {

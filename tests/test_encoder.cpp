@@ -11,6 +11,7 @@
 #include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "kernels/cpu/backend.hpp"
+#include "models/hf_config.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -29,11 +30,11 @@ struct Fixture {
   json golden;
 
   explicit Fixture(const std::string& name, int threads = 1, bool deterministic = false) {
-    source = ModelSource::open(test::fixture("core/" + name));
+    source = ModelSource::open(test::fixture(name));
     tokenizer = make_tokenizer(*source);
     backend = make_cpu_backend({.threads = threads, .deterministic = deterministic});
     model = std::make_unique<EncoderModel>(*source, *backend);
-    golden = test::load_json(test::fixture("core/" + name + "/golden.json"));
+    golden = test::load_json(test::fixture(name + "/golden.json"));
   }
 
   Encoding encode(const json& c) const {
@@ -92,10 +93,22 @@ std::vector<Encoding> padded_batch_inputs(const Fixture& f) {
   return inputs;
 }
 
+// The pooling and Normalize of the folder's sentence-transformers modules.json.
+struct SentencePooling {
+  std::vector<Pooling> modes;
+  bool normalize;
+};
+
+SentencePooling sentence_pooling(const Fixture& f) {
+  const auto st = load_sentence_transformer_config(*f.source);
+  if (!st) return {{Pooling::Mean}, false};
+  return {st->pooling, st->normalize};
+}
+
 const std::vector<Pooling> kMean{Pooling::Mean};
 
 // What every base-model golden case holds: ids, every layer (embeddings first), the last layer
-// alone, mean pooling.
+// alone, mean pooling. (Tokens, type ids and padding: tests/test_tokenizers.cpp.)
 void expect_layers_match(const Fixture& f, const json& c) {
   const std::vector<Encoding> one{f.encode(c)};
   ASSERT_EQ(one[0].ids, c["input_ids"].get<std::vector<std::int32_t>>());
@@ -107,86 +120,102 @@ void expect_layers_match(const Fixture& f, const json& c) {
   EXPECT_TRUE(all_near(f.model->embed(one, kMean, false, 2)[0], c["mean_pooled"]));
 }
 
+std::string fixture_name(const ::testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); }
+
 }  // namespace
 
-TEST(EncoderBert, EveryLayerPoolerAndSentenceEmbeddingsMatchGolden) {
-  Fixture f("bert-wordpiece");
-  EXPECT_TRUE(f.model->has_pooler());
+// Base models (no head): every layer of hidden states (embeddings first), BERT's and MPNet's
+// pooler, mean pooling, and the sentence-transformers embedding modules.json describes.
+class EncoderBase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EncoderBase, EveryLayerPoolerAndSentenceEmbeddingsMatchGolden) {
+  Fixture f(GetParam());
+  const bool pooler = f.golden["cases"][0].contains("pooler_output");
+  EXPECT_EQ(f.model->has_pooler(), pooler);
+  const SentencePooling st = sentence_pooling(f);
+  EXPECT_EQ(st.normalize, f.golden["cases"][0].contains("mean_pooled_normalized"));
   for (const auto& c : f.golden["cases"]) {
     SCOPED_TRACE(c["text"].get<std::string>());
     expect_layers_match(f, c);
     const std::vector<Encoding> one{f.encode(c)};
-    EXPECT_TRUE(all_near(f.model->pooler_output(one)[0], c["pooler_output"]));
-    EXPECT_TRUE(all_near(f.model->embed(one, kMean, true, 2)[0], c["mean_pooled_normalized"]));
+    if (pooler) {
+      EXPECT_TRUE(all_near(f.model->pooler_output(one)[0], c["pooler_output"]));
+    }
+    if (st.normalize) {
+      EXPECT_TRUE(all_near(f.model->embed(one, st.modes, true, 2)[0], c["mean_pooled_normalized"]));
+    }
   }
 }
 
-TEST(EncoderBert, PaddedBatchEqualsGoldenAndSingleRuns) {
-  Fixture f("bert-wordpiece");
+// Texts of different lengths in one batch: the golden's padded run at the real positions, and
+// each text's own run. RoBERTa positions count non-pad tokens and MPNet's relative bias spans
+// 0..L-1 of the padded length, so padding must change neither.
+TEST_P(EncoderBase, PaddedBatchEqualsGoldenAndSingleRuns) {
+  Fixture f(GetParam());
   const json& batch = f.golden["padded_batch"];
   const auto inputs = padded_batch_inputs(f);
   const auto hidden = f.model->hidden_states(inputs, 2);
   const auto pooled = f.model->embed(inputs, kMean, false, 2);
-  const auto normalized = f.model->embed(inputs, kMean, true, 2);
-  const auto pooler = f.model->pooler_output(inputs);
   for (std::size_t b = 0; b < inputs.size(); ++b) {
     EXPECT_TRUE(all_near(hidden[b], unpadded(batch["last_hidden_state"][b], inputs[b]))) << "text " << b;
     EXPECT_TRUE(all_near(pooled[b], batch["mean_pooled"][b]));
-    EXPECT_TRUE(all_near(normalized[b], batch["mean_pooled_normalized"][b]));
-    EXPECT_TRUE(all_near(pooler[b], batch["pooler_output"][b]));
     const std::vector<Encoding> one{inputs[b]};
     EXPECT_TRUE(all_near(f.model->hidden_states(one, 2)[0], hidden[b], 1e-5));
   }
+  if (batch.contains("mean_pooled_normalized")) {
+    const auto normalized = f.model->embed(inputs, sentence_pooling(f).modes, true, 2);
+    for (std::size_t b = 0; b < inputs.size(); ++b) EXPECT_TRUE(all_near(normalized[b], batch["mean_pooled_normalized"][b]));
+  }
+  if (batch.contains("pooler_output")) {
+    const auto pooler = f.model->pooler_output(inputs);
+    for (std::size_t b = 0; b < inputs.size(); ++b) EXPECT_TRUE(all_near(pooler[b], batch["pooler_output"][b]));
+  }
 }
 
-TEST(EncoderBert, PairClassificationLogitsAndProbs) {
-  Fixture f("bert-pair-cls");
+INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderBase, ::testing::Values("core/bert-wordpiece", "core/mpnet", "core/xlmr"),
+                         fixture_name);
+
+// Sentence-pair classifiers: logits and softmax probs of each pair alone and of all in one batch,
+// and the golden's padded batch where it has one.
+class EncoderPairClassifier : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EncoderPairClassifier, LogitsAndProbsMatchGolden) {
+  Fixture f(GetParam());
   ASSERT_TRUE(f.model->has_classifier());
-  EXPECT_EQ(f.model->spec().labels, (std::vector<std::string>{"not_paraphrase", "paraphrase"}));
+  EXPECT_EQ(f.model->spec().labels.size(), 2u);
   const auto inputs = encode_all(f, f.golden["cases"]);
-  const auto logits = f.model->logits(inputs);
+  const auto batched = f.model->logits(inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const json& c = f.golden["cases"][i];
-    EXPECT_EQ(inputs[i].type_ids, c["token_type_ids"].get<std::vector<std::int32_t>>());
-    EXPECT_TRUE(all_near(logits[i], c["logits"]));
-    EXPECT_TRUE(all_near(label_probabilities(logits[i], false), c["probs"]));
-  }
-}
-
-TEST(EncoderXlmr, EveryLayerAndMeanPoolingMatchGolden) {
-  Fixture f("xlmr");
-  EXPECT_FALSE(f.model->has_pooler());
-  for (const auto& c : f.golden["cases"]) {
-    SCOPED_TRACE(c["text"].get<std::string>());
-    expect_layers_match(f, c);
-  }
-}
-
-// RoBERTa positions count non-pad tokens, so padding must not shift them.
-TEST(EncoderXlmr, PaddedBatchEqualsGolden) {
-  Fixture f("xlmr");
-  const json& batch = f.golden["padded_batch"];
-  const auto inputs = padded_batch_inputs(f);
-  const auto hidden = f.model->hidden_states(inputs, 2);
-  const auto pooled = f.model->embed(inputs, kMean, false, 2);
-  for (std::size_t b = 0; b < inputs.size(); ++b) {
-    EXPECT_TRUE(all_near(hidden[b], unpadded(batch["last_hidden_state"][b], inputs[b]))) << "text " << b;
-    EXPECT_TRUE(all_near(pooled[b], batch["mean_pooled"][b]));
-  }
-}
-
-TEST(EncoderXlmr, PairClassificationAndRegression) {
-  Fixture pairs("xlmr-pair-cls");
-  const auto inputs = encode_all(pairs, pairs.golden["cases"]);
-  const auto logits = pairs.model->logits(inputs);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const json& c = pairs.golden["cases"][i];
+    SCOPED_TRACE(c["text"].get<std::string>() + " / " + c["text_pair"].get<std::string>());
     EXPECT_EQ(inputs[i].ids, c["input_ids"].get<std::vector<std::int32_t>>());
-    EXPECT_TRUE(all_near(logits[i], c["logits"]));
-    EXPECT_TRUE(all_near(label_probabilities(logits[i], false), c["probs"]));
+    const std::vector<Encoding> one{inputs[i]};
+    const auto alone = f.model->logits(one)[0];
+    EXPECT_TRUE(all_near(alone, c["logits"]));
+    EXPECT_TRUE(all_near(batched[i], c["logits"]));
+    EXPECT_TRUE(all_near(label_probabilities(alone, false), c["probs"]));
   }
+  if (!f.golden.contains("padded_batch")) return;
+  const json& batch = f.golden["padded_batch"];
+  std::vector<Encoding> pairs;
+  for (const auto& p : batch["pairs"]) pairs.push_back(f.tokenizer->encode_pair(p[0].get<std::string>(), p[1].get<std::string>()));
+  const auto logits = f.model->logits(pairs);
+  for (std::size_t b = 0; b < pairs.size(); ++b) {
+    EXPECT_TRUE(all_near(logits[b], batch["logits"][b])) << "pair " << b;
+    EXPECT_TRUE(all_near(label_probabilities(logits[b], false), batch["probs"][b])) << "pair " << b;
+  }
+}
 
-  Fixture regression("xlmr-regression");
+INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderPairClassifier,
+                         ::testing::Values("core/bert-pair-cls", "core/mbert-pair-cls", "core/xlmr-pair-cls"), fixture_name);
+
+TEST(EncoderBert, PairClassifierLabelsComeFromTheConfig) {
+  for (const char* name : {"core/bert-pair-cls", "core/mbert-pair-cls"})
+    EXPECT_EQ(Fixture(name).model->spec().labels, (std::vector<std::string>{"not_paraphrase", "paraphrase"})) << name;
+}
+
+TEST(EncoderXlmr, Regression) {
+  Fixture regression("core/xlmr-regression");
   EXPECT_TRUE(regression.model->spec().regression);
   const auto texts = encode_all(regression, regression.golden["cases"]);
   const auto scores = regression.model->logits(texts);
@@ -196,8 +225,12 @@ TEST(EncoderXlmr, PairClassificationAndRegression) {
   }
 }
 
-TEST(EncoderXlmr, PseudoLogLikelihoodPerToken) {
-  Fixture f("xlmr-mlm");
+// Masked-LM heads (RoBERTa's dense + gelu + LayerNorm + tied decoder + bias, BERT's the same under
+// cls.predictions) through pseudo-log-likelihood, masking with the tokenizer's mask token.
+class EncoderMaskedLm : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EncoderMaskedLm, PseudoLogLikelihoodPerToken) {
+  Fixture f(GetParam());
   ASSERT_TRUE(f.model->has_mlm());
   const auto mask = f.tokenizer->mask_id();
   ASSERT_TRUE(mask.has_value());
@@ -215,9 +248,10 @@ TEST(EncoderXlmr, PseudoLogLikelihoodPerToken) {
   }
 }
 
-// Inputs too long for one batch of masked copies run in passes with the same results.
+INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderMaskedLm, ::testing::Values("core/bert-mlm", "core/xlmr-mlm"), fixture_name);
+
 TEST(EncoderXlmr, PseudoLogLikelihoodInPassesEqualsOneBatch) {
-  Fixture f("xlmr-mlm");
+  Fixture f("core/xlmr-mlm");
   const Encoding input = f.encode(f.golden["cases"][8]);
   const auto whole = f.model->pll(input, *f.tokenizer->mask_id());
   for (std::int64_t budget : {1, 50000}) {
@@ -228,7 +262,7 @@ TEST(EncoderXlmr, PseudoLogLikelihoodInPassesEqualsOneBatch) {
 }
 
 TEST(EncoderThreads, OneAndTwoThreadsAgreeWithin1e6) {
-  Fixture one("xlmr-mlm", 1), two("xlmr-mlm", 2);
+  Fixture one("core/xlmr-mlm", 1), two("core/xlmr-mlm", 2);
   const auto inputs = encode_all(one, one.golden["cases"]);
   const auto a = one.model->hidden_states(inputs, 2), b = two.model->hidden_states(inputs, 2);
   for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(all_near(a[i], b[i], 1e-6));
@@ -238,21 +272,21 @@ TEST(EncoderThreads, OneAndTwoThreadsAgreeWithin1e6) {
 }
 
 TEST(EncoderThreads, DeterministicMatchesGoldenWithTheSameBitsForAnyThreadCount) {
-  Fixture base("xlmr", 2, true);
+  Fixture base("core/xlmr", 2, true);
   for (const auto& c : base.golden["cases"]) expect_layers_match(base, c);
-  Fixture one("xlmr-mlm", 1, true);
+  Fixture one("core/xlmr-mlm", 1, true);
   const auto inputs = encode_all(one, one.golden["cases"]);
   const auto a = one.model->hidden_states(inputs, 2);
   const auto pa = one.model->pll(inputs[0], *one.tokenizer->mask_id());
   for (int threads : {2, 3}) {
-    Fixture many("xlmr-mlm", threads, true);
+    Fixture many("core/xlmr-mlm", threads, true);
     EXPECT_EQ(many.model->hidden_states(inputs, 2), a) << threads << " threads";
     EXPECT_EQ(many.model->pll(inputs[0], *many.tokenizer->mask_id()), pa) << threads << " threads";
   }
 }
 
 TEST(EncoderErrors, MissingHeadsAndBadInputsFailClearly) {
-  Fixture bert("bert-wordpiece");
+  Fixture bert("core/bert-wordpiece");
   const std::vector<Encoding> one{bert.tokenizer->encode("hello")};
   EXPECT_FALSE(bert.model->has_classifier());
   try {
@@ -283,7 +317,7 @@ TEST(EncoderErrors, MissingHeadsAndBadInputsFailClearly) {
 
 TEST(EncoderErrors, EncoderDecoderConfigIsRejected) {
   try {
-    Fixture marian("marian");
+    Fixture marian("core/marian");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("not an encoder-only model"), std::string::npos) << e.what();

@@ -1,11 +1,14 @@
 // FSMT's tokenizer: the Moses normalizer, tokenizer and detokenizer (sacremoses' rules, expected
 // outputs worked out from them by hand), XLM-style BPE on a handmade vocabulary, the FSMT framing
-// and decoding, and a tiny random FSMT model run through Translator and the CLI.
+// and decoding; then what only the seq2seq/fsmt golden holds (Moses tokens, BPE pieces, the two
+// vocabularies, config generation settings) and its translations through the CLI.
 #include <gtest/gtest.h>
 
-#include <random>
+#include <algorithm>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "engine/seq2seq.hpp"
 #include "engine/text/moses.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
@@ -191,8 +194,9 @@ TEST(FsmtTokenizer, FramesWithEosAndSeparatesPairs) {
   const auto encoding = tokenizer->encode("lower low new.");
   EXPECT_EQ(encoding.ids, (std::vector<std::int32_t>{4, 5, 6, 7, 8, 9, 10, 2}));
   EXPECT_EQ(encoding.special_mask, (std::vector<std::uint8_t>{0, 0, 0, 0, 0, 0, 0, 1}));
-  // convert_ids_to_tokens reads vocab-tgt.json, as Hugging Face's FSMTTokenizer does.
-  EXPECT_EQ(encoding.tokens, (Words{"das</w>", "ha", "us</w>", "ist</w>", "gro", "ß</w>", ".</w>", "</s>"}));
+  // Source ids are named from vocab-src.json (Hugging Face's convert_ids_to_tokens would read
+  // vocab-tgt.json: "das</w>", "ha", ...).
+  EXPECT_EQ(encoding.tokens, (Words{"lo", "w", "er</w>", "low</w>", "ne", "w</w>", ".</w>", "</s>"}));
   EXPECT_EQ(tokenizer->encode("xyz").ids, (std::vector<std::int32_t>{3, 3, 3, 2}));  // x y z</w>: unknown
   const auto pair = tokenizer->encode_pair("low", "lower");
   EXPECT_EQ(pair.ids, (std::vector<std::int32_t>{7, 2, 4, 5, 6, 2}));
@@ -238,103 +242,146 @@ TEST(FsmtTokenizer, BadFilesFailNamingThem) {
   EXPECT_NE(message(fsmt_folder({{"vocab-src.json", R"({"a": -1})"}})).find("vocab-src.json"), std::string::npos);
 }
 
-// ---- A tiny FSMT model end to end ------------------------------------------------------------
+// ---- The seq2seq/fsmt golden (transformers 4.19, sacremoses) ----------------------------------
+// Ids, encoder states, logits and generations run in tests/test_seq2seq.cpp and tokens and
+// padding in tests/test_tokenizers.cpp like every fixture's; here what only FSMT's golden holds.
 
 namespace {
 
-// FSMTForConditionalGeneration's weights for fsmt_config(), random but fixed.
-std::string fsmt_weights() {
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<test::RawTensor> tensors;
-  auto add = [&](const std::string& name, std::vector<std::int64_t> shape, float base = 0.0f) {
-    std::int64_t count = 1;
-    for (auto d : shape) count *= d;
-    std::vector<float> values(static_cast<std::size_t>(count));
-    for (auto& v : values) v = base + normal(rng);
-    tensors.push_back({name, "F32", shape, test::bytes_of(values)});
-  };
-  auto linear = [&](const std::string& name, std::int64_t out, std::int64_t in) {
-    add(name + ".weight", {out, in});
-    add(name + ".bias", {out});
-  };
-  auto norm = [&](const std::string& name) {
-    add(name + ".weight", {8}, 1.0f);
-    add(name + ".bias", {8});
-  };
-  auto attention = [&](const std::string& name) {
-    for (const char* projection : {"q_proj", "k_proj", "v_proj", "out_proj"}) linear(name + "." + projection, 8, 8);
-  };
-  add("model.encoder.embed_tokens.weight", {12, 8});
-  add("model.decoder.embed_tokens.weight", {15, 8});
-  add("model.decoder.output_projection.weight", {15, 8});
-  for (const std::string stack : {"model.encoder.layers.0.", "model.decoder.layers.0."}) {
-    attention(stack + "self_attn");
-    norm(stack + "self_attn_layer_norm");
-    if (stack.starts_with("model.decoder")) {
-      attention(stack + "encoder_attn");
-      norm(stack + "encoder_attn_layer_norm");
-    }
-    linear(stack + "fc1", 16, 8);
-    linear(stack + "fc2", 8, 16);
-    norm(stack + "final_layer_norm");
-  }
-  return test::make_safetensors(tensors);
+const std::string kFsmt = test::fixture("seq2seq/fsmt");
+
+nlohmann::json fsmt_golden() { return test::load_json(kFsmt + "/golden.json"); }
+
+// The golden's cases and its extra `tokenization` strings.
+std::vector<nlohmann::json> tokenized_texts(const nlohmann::json& golden) {
+  std::vector<nlohmann::json> texts(golden["cases"].begin(), golden["cases"].end());
+  texts.insert(texts.end(), golden["tokenization"].begin(), golden["tokenization"].end());
+  return texts;
 }
 
-std::string fsmt_model() { return fsmt_folder({{"model.safetensors", fsmt_weights()}}); }
+std::vector<std::int32_t> ids(const nlohmann::json& value) { return value.get<std::vector<std::int32_t>>(); }
 
 }  // namespace
 
-TEST(FsmtModel, TranslatesBatchedAsOneByOne) {
-  const auto folder = fsmt_model();
-  auto source = ModelSource::open(folder);
-  auto backend = make_cpu_backend({.threads = 1});
-  Translator translator(*source, *backend);
-  const auto settings = translator.default_settings();
-  EXPECT_EQ(settings.num_beams, 2);
-  const std::vector<std::string> texts{"lower low new.", "", "low", "new lower-low low low."};
-  TranslateOptions options;
-  options.batch_size = 4;
-  const auto batched = translator.generate(texts, settings, options);
-  ASSERT_EQ(batched.size(), texts.size());
-  EXPECT_TRUE(batched[1].empty());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    if (texts[i].empty()) continue;
-    SCOPED_TRACE(texts[i]);
-    const auto alone = translator.generate({texts[i]}, settings);
-    ASSERT_FALSE(batched[i].empty());
-    EXPECT_EQ(batched[i][0].ids, alone[0][0].ids);
-    EXPECT_EQ(batched[i][0].text, alone[0][0].text);
-    EXPECT_EQ(batched[i][0].ids.front(), 2);  // decoder start = </s>
-    EXPECT_EQ(batched[i][0].text, translator.tokenizer().decode(batched[i][0].ids));
-    EXPECT_GT(batched[i][0].ids.size(), 2u) << batched[i][0].text;  // the random model says something
+// Moses in the source language (quotes, &, apostrophes, hyphens, abbreviations), BPE pieces (with
+// pieces the vocabulary lacks, such as "ing</w>" and "€</w>", becoming <unk>), ids and tokens
+// from vocab-src.json.
+TEST(FsmtGolden, MosesTokensBpePiecesAndSourceIds) {
+  const auto golden = fsmt_golden();
+  const auto tokenizer = open_tokenizer(kFsmt);
+  const MosesPipeline moses(golden["langs"][0].get<std::string>());
+  for (const auto& c : tokenized_texts(golden)) {
+    const std::string text = c["text"];
+    SCOPED_TRACE(text);
+    EXPECT_EQ(moses.tokenize(text), c["moses_tokens"].get<Words>());
+    if (c.contains("bpe_tokens")) {
+      EXPECT_EQ(tokenizer->tokenize(text), c["bpe_tokens"].get<Words>());
+    }
+    const auto encoding = tokenizer->encode(text);
+    EXPECT_EQ(encoding.ids, ids(c["input_ids"]));
+    EXPECT_EQ(encoding.tokens, c["tokens"].get<Words>());
   }
-  // The source matters: "low" and "lower low new." translate differently.
-  EXPECT_NE(batched[0][0].ids, batched[2][0].ids);
-  const auto scores = translator.score({{"low", "das haus."}});
+}
+
+// The target side has its own vocabulary: the teacher-forced decoder inputs are </s> and the first
+// four source pieces looked up in vocab-tgt.json, and decoder inputs and greedy outputs are named
+// from it.
+TEST(FsmtGolden, DecoderIdsAndTokensUseTheTargetVocabulary) {
+  const auto golden = fsmt_golden();
+  const auto tokenizer = open_tokenizer(kFsmt);
+  const auto names = [&](const nlohmann::json& ids_json) {
+    Words out;
+    for (const auto id : ids(ids_json)) out.push_back(tokenizer->id_to_token(id, Side::Target));
+    return out;
+  };
+  for (const auto& c : golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    const auto pieces = tokenizer->tokenize(c["text"].get<std::string>());
+    std::vector<std::int32_t> decoder_input{*tokenizer->decoder_start_id()};
+    for (std::size_t i = 0; i < std::min<std::size_t>(4, pieces.size()); ++i)
+      decoder_input.push_back(tokenizer->token_to_id(pieces[i], Side::Target));
+    EXPECT_EQ(decoder_input, ids(c["decoder_input_ids"]));
+    EXPECT_EQ(names(c["decoder_input_ids"]), c["decoder_input_tokens"].get<Words>());
+    EXPECT_EQ(names(c["greedy_ids"]), c["greedy_tokens"].get<Words>());
+  }
+}
+
+// config.json's generation settings reach the search unasked: the golden's beam used the config's
+// length_penalty 1.1 and forced EOS.
+TEST(FsmtGolden, GenerationDefaultsComeFromTheConfig) {
+  const auto golden = fsmt_golden();
+  const auto source = ModelSource::open(kFsmt);
+  const auto backend = make_cpu_backend({.threads = 1});
+  const Translator translator(*source, *backend);
+  const auto settings = translator.default_settings();
+  EXPECT_EQ(settings.length_penalty, golden["generation"]["beam"]["length_penalty"].get<double>());
+  EXPECT_EQ(settings.early_stopping, golden["generation"]["beam"]["early_stopping"].get<bool>());
+  EXPECT_EQ(settings.forced_eos_token_id, golden["generation"]["forced_eos_token_id"].get<std::int32_t>());
+  EXPECT_EQ(settings.decoder_start_token_id, golden["generation"]["decoder_start_token_id"].get<std::int32_t>());
+  EXPECT_EQ(settings.num_beams, 5);  // config.json's num_beams
+}
+
+// pytorch_model.bin holds no position tables (model.safetensors holds fairseq's sinusoids): the
+// engine computes them (sin half then cos half, the first real position pad + 1) and must reach
+// the golden the same way.
+TEST(FsmtGolden, ComputedSinusoidalPositionsGiveTheGolden) {
+  const auto golden = fsmt_golden();
+  const auto source = ModelSource::open(test::bin_only_copy(kFsmt));
+  ASSERT_FALSE(source->has_tensor("model.encoder.embed_positions.weight"));
+  const auto backend = make_cpu_backend({.threads = 1});
+  Seq2SeqModel model(*source, *backend);
+  SearchSettings greedy = model.default_settings();
+  greedy.num_beams = 1;
+  greedy.max_length = golden["generation"]["greedy"]["max_length"].get<int>();
+  for (const auto& c : golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    const auto states = model.encode({ids(c["input_ids"])});
+    std::vector<float> expected;
+    for (const auto& row : c["encoder_last_hidden_state"][0]) {
+      const auto values = row.get<std::vector<float>>();
+      expected.insert(expected.end(), values.begin(), values.end());
+    }
+    ASSERT_EQ(states.size(), expected.size());
+    for (std::size_t i = 0; i < states.size(); ++i) ASSERT_NEAR(states[i], expected[i], 1e-4) << "value " << i;
+    EXPECT_EQ(model.generate({ids(c["input_ids"])}, greedy)[0][0].ids, ids(c["greedy_ids"]));
+  }
+}
+
+// Scoring a translation encodes it on the target side: target-language Moses, vocab-tgt.json ids,
+// </s> — the same log-probability as forced decoding of those ids.
+TEST(FsmtGolden, ScoreEncodesTheTargetWithTheTargetVocabulary) {
+  const auto c = fsmt_golden()["cases"][1];
+  const auto source = ModelSource::open(kFsmt);
+  const auto backend = make_cpu_backend({.threads = 1});
+  Translator translator(*source, *backend);
+  const std::string target = c["greedy_text"];
+  const auto scores = translator.score({{c["text"].get<std::string>(), target}});
   ASSERT_EQ(scores.size(), 1u);
-  EXPECT_EQ(scores[0].tokens, 8u);  // d a s</w> ha u s</w> .</w> </s>
+  std::vector<std::int32_t> target_ids;
+  for (const auto& piece : translator.tokenizer().tokenize(target, Side::Target))
+    target_ids.push_back(translator.tokenizer().token_to_id(piece, Side::Target));
+  target_ids.push_back(2);
+  EXPECT_EQ(scores[0].tokens, target_ids.size());
+  EXPECT_NEAR(scores[0].logprob, translator.model().score({ids(c["input_ids"])}, {target_ids})[0], 1e-9);
   EXPECT_LT(scores[0].logprob, 0.0);
 }
 
-TEST(FsmtModel, CliTokenizesAndTranslatesLineByLine) {
-  const auto folder = fsmt_model();
-  const auto tokenized = test::run_cli({"tokenize", "-m", folder}, "lower low new.\nlow\n");
-  ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
-  std::istringstream rows(tokenized.out);
-  std::string row;
-  std::vector<nlohmann::json> parsed;
-  while (std::getline(rows, row)) parsed.push_back(nlohmann::json::parse(row));
-  ASSERT_EQ(parsed.size(), 2u);
-  EXPECT_EQ(parsed[0]["ids"], nlohmann::json({4, 5, 6, 7, 8, 9, 10, 2}));
-  EXPECT_EQ(parsed[1]["ids"], nlohmann::json({7, 2}));
-
-  const auto translated = test::run_cli({"translate", "-m", folder, "--threads", "1"}, "lower low new.\n\nlow\n");
+// Text in, text out through the CLI: the best beam of each source, detokenized in the target
+// language, one line per input line (the empty one kept).
+TEST(FsmtGolden, CliTranslatesToTheGolden) {
+  const auto golden = fsmt_golden();
+  std::string input;
+  std::vector<std::string> expected;
+  for (const auto& c : golden["cases"]) {
+    input += c["text"].get<std::string>() + "\n";
+    expected.push_back(c["beam_texts"][0]);
+  }
+  input += "\n";
+  expected.emplace_back();
+  const auto translated = test::run_cli({"translate", "-m", kFsmt, "--beam", "4", "--max-length", "24", "--threads", "1"}, input);
   ASSERT_EQ(translated.exit_code, 0) << translated.err;
-  auto source = ModelSource::open(folder);
-  auto backend = make_cpu_backend({.threads = 1});
-  Translator translator(*source, *backend);
-  const auto expected = translator.translate({"lower low new.", "", "low"}, translator.default_settings());
-  EXPECT_EQ(translated.out, expected[0] + "\n" + expected[1] + "\n" + expected[2] + "\n");
+  std::istringstream lines(translated.out);
+  std::vector<std::string> outputs;
+  for (std::string line; std::getline(lines, line);) outputs.push_back(line);
+  EXPECT_EQ(outputs, expected);
 }

@@ -247,14 +247,16 @@ TEST(HfConfig, EveryFixtureParses) {
 }
 
 TEST(SentenceTransformers, FixtureModules) {
-  const auto source = ModelSource::open(test::fixture("core/bert-wordpiece"));
-  const auto st = load_sentence_transformer_config(*source);
-  ASSERT_TRUE(st.has_value());
-  EXPECT_EQ(st->pooling, std::vector<Pooling>{Pooling::Mean});
-  EXPECT_EQ(st->word_embedding_dimension, 32);
-  EXPECT_TRUE(st->normalize);
-  EXPECT_EQ(st->max_seq_length, 128);
-  EXPECT_FALSE(st->do_lower_case);
+  for (const char* folder : {"core/bert-wordpiece", "core/mpnet"}) {
+    const auto source = ModelSource::open(test::fixture(folder));
+    const auto st = load_sentence_transformer_config(*source);
+    ASSERT_TRUE(st.has_value()) << folder;
+    EXPECT_EQ(st->pooling, std::vector<Pooling>{Pooling::Mean}) << folder;
+    EXPECT_EQ(st->word_embedding_dimension, 32) << folder;
+    EXPECT_TRUE(st->normalize) << folder;
+    EXPECT_EQ(st->max_seq_length, 128) << folder;
+    EXPECT_FALSE(st->do_lower_case) << folder;
+  }
   EXPECT_FALSE(load_sentence_transformer_config(*ModelSource::open(test::fixture("core/xlmr"))).has_value());
 }
 
@@ -407,6 +409,9 @@ TEST(OneConfigReader, FeedForwardProjIsActOrGatedAct) {
             std::string::npos);
   EXPECT_TRUE(spec_of(R"({"model_type": "t5", "decoder_start_token_id": 0, "feed_forward_proj": "gated-silu"})")
                   .gated_ffn);
+  const std::string unknown = spec_error(R"({"model_type": "t5", "decoder_start_token_id": 0, "feed_forward_proj": "gated-cube"})");
+  EXPECT_NE(unknown.find("feed_forward_proj"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("cube"), std::string::npos) << unknown;
 }
 
 TEST(OneConfigReader, MarianDecoderVocabulary) {

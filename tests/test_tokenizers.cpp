@@ -78,18 +78,28 @@ TEST_P(Golden, IdsTokensAndTypeIdsOfEveryCase) {
   }
 }
 
+// A golden batch of texts (encode_batch) or of pairs (pad over encode_pair), padded together.
+BatchEncoding encode_golden_batch(const Tokenizer& tokenizer, const json& batch) {
+  if (batch.contains("texts")) return tokenizer.encode_batch(batch["texts"].get<std::vector<std::string>>());
+  std::vector<Encoding> pairs;
+  for (const auto& p : batch["pairs"]) pairs.push_back(tokenizer.encode_pair(p[0].get<std::string>(), p[1].get<std::string>()));
+  return tokenizer.pad(pairs);
+}
+
 TEST_P(Golden, PaddedBatch) {
   for (const char* key : {"padded_batch", "padded_batch_beam4"}) {
     if (!golden_.contains(key)) continue;
     const auto& batch = golden_[key];
-    auto texts = batch["texts"].get<std::vector<std::string>>();
-    auto encoded = tokenizer_->encode_batch(texts);
-    ASSERT_EQ(encoded.ids.size(), texts.size());
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      SCOPED_TRACE(texts[i]);
+    const auto encoded = encode_golden_batch(*tokenizer_, batch);
+    ASSERT_EQ(encoded.ids.size(), batch["input_ids"].size());
+    for (std::size_t i = 0; i < encoded.ids.size(); ++i) {
+      SCOPED_TRACE(::testing::Message() << key << " " << i);
       EXPECT_EQ(encoded.ids[i], ids_of(batch["input_ids"][i]));
       if (batch.contains("attention_mask")) {
         EXPECT_EQ(encoded.attention_mask[i], ids_of(batch["attention_mask"][i]));
+      }
+      if (batch.contains("token_type_ids")) {
+        EXPECT_EQ(encoded.type_ids[i], ids_of(batch["token_type_ids"][i]));
       }
       auto ones = std::count(encoded.attention_mask[i].begin(), encoded.attention_mask[i].end(), 1);
       EXPECT_EQ(static_cast<std::size_t>(ones), encoded.lengths[i]);
@@ -117,8 +127,8 @@ TEST_P(Generated, DecodesGreedyAndBeamIds) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, Generated, ::testing::ValuesIn(model_folders(true)), test_name);
 
 TEST(Fixtures, EveryFolderIsCovered) {
-  EXPECT_EQ(model_folders().size(), 12u);
-  EXPECT_EQ(model_folders(true).size(), 6u);
+  EXPECT_EQ(model_folders().size(), 17u);
+  EXPECT_EQ(model_folders(true).size(), 8u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,6 +202,26 @@ TEST(SpecialTokens, T5AddsEosOnlyWhenAbsent) {
   EXPECT_EQ(std::count(ended.ids.begin(), ended.ids.end(), 1), 1);
 }
 
+// T5 v1.1's sentinels: additional special tokens after the SentencePiece vocabulary, <extra_id_0>
+// the highest id; found whole in text (a plain-string special token strips the spaces on both
+// sides, as Hugging Face 4.19's tokenize() does) and left out of decoded text.
+TEST(SpecialTokens, T5SentinelsAreTheLastIdsAndStayWhole) {
+  auto t5 = load_tokenizer("seq2seq/t5-gated");
+  EXPECT_EQ(t5->vocab_size(), 194u);
+  for (std::int32_t k = 0; k < 3; ++k)
+    EXPECT_EQ(t5->token_to_id("<extra_id_" + std::to_string(k) + ">"), 193 - k);
+  EXPECT_EQ(t5->encode("<extra_id_0>").ids, (std::vector<std::int32_t>{193, 1}));
+  const auto masked = t5->encode("The cat <extra_id_1> the mat.");
+  std::vector<std::int32_t> expected = t5->encode("The cat").ids;
+  expected.back() = 192;  // in place of the </s> the first part ends with
+  const auto rest = t5->encode("the mat.").ids;
+  expected.insert(expected.end(), rest.begin(), rest.end());
+  EXPECT_EQ(masked.ids, expected);
+  EXPECT_EQ(masked.tokens[2], "<extra_id_1>");
+  EXPECT_TRUE(t5->is_special(192));
+  EXPECT_EQ(t5->decode(masked.ids), "The cat the mat.");
+}
+
 TEST(SpecialTokens, IdsOfEachFamily) {
   auto bert = load_tokenizer("core/bert-wordpiece");
   EXPECT_EQ(bert->pad_id(), 0);
@@ -200,6 +230,25 @@ TEST(SpecialTokens, IdsOfEachFamily) {
   EXPECT_EQ(bert->sep_id(), 3);
   EXPECT_EQ(bert->mask_id(), 4);
   EXPECT_FALSE(bert->bos_id().has_value());
+
+  // Multilingual BERT's layout: [PAD], [unused1..5], then [UNK] [CLS] [SEP] [MASK].
+  auto mbert = load_tokenizer("core/mbert-pair-cls");
+  EXPECT_EQ(mbert->pad_id(), 0);
+  EXPECT_EQ(mbert->unk_id(), 6);
+  EXPECT_EQ(mbert->cls_id(), 7);
+  EXPECT_EQ(mbert->sep_id(), 8);
+  EXPECT_EQ(mbert->mask_id(), 9);
+
+  // microsoft/mpnet-base's: <s> <pad> </s> <unk> first, BERT's tokens after them, <mask> last;
+  // its unk_token is BERT's [UNK], not <unk>.
+  auto mpnet = load_tokenizer("core/mpnet");
+  EXPECT_EQ(mpnet->cls_id(), 0);
+  EXPECT_EQ(mpnet->bos_id(), 0);
+  EXPECT_EQ(mpnet->pad_id(), 1);
+  EXPECT_EQ(mpnet->sep_id(), 2);
+  EXPECT_EQ(mpnet->eos_id(), 2);
+  EXPECT_EQ(mpnet->unk_id(), 5);
+  EXPECT_EQ(mpnet->mask_id(), 175);
 
   auto pegasus = load_tokenizer("seq2seq/pegasus");
   EXPECT_EQ(pegasus->pad_id(), 0);

@@ -1,12 +1,11 @@
 // Every fixture gives the same model outputs whichever way its weights are stored: model.safetensors
 // (checked against the Hugging Face goldens elsewhere), pytorch_model.bin alone, and an .invar file
 // converted from the folder. The .bin files of some fixtures lack tensors the safetensors carry
-// (Marian's and M2M100's sinusoidal tables, XLM-R's tied MLM decoder), which the engine then
-// computes or ties itself, as Hugging Face does on load.
+// (Marian's, M2M100's and FSMT's sinusoidal tables, XLM-R's tied MLM decoder), which the engine
+// then computes or ties itself, as Hugging Face does on load.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 
 #include "engine/seq2seq.hpp"
@@ -14,20 +13,11 @@
 #include "kernels/backend.hpp"
 #include "kernels/cpu/backend.hpp"
 #include "loaders/invar_file.hpp"
+#include "support/model_files.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
 namespace {
-
-namespace fs = std::filesystem;
-
-// The folder with its model.safetensors left out, so pytorch_model.bin is read.
-std::string bin_only_copy(const std::string& folder) {
-  const auto dir = test::temp_dir() + "/bin";
-  fs::copy(folder, dir, fs::copy_options::recursive);
-  fs::remove(dir + "/model.safetensors");
-  return dir;
-}
 
 std::string invar_copy(const std::string& folder) {
   const auto path = test::temp_dir() + "/model.invar";
@@ -117,7 +107,7 @@ TEST_P(WeightFormats, SafetensorsPytorchAndInvarGiveTheSameOutputs) {
     SCOPED_TRACE("invar");
     expect_same(outputs(invar_copy(folder)), reference);
   }
-  const auto bin = bin_only_copy(folder);
+  const auto bin = test::bin_only_copy(folder);
   const auto missing = missing_from_bin(folder, bin);
   const bool sinusoidal_left_out =
       std::any_of(missing.begin(), missing.end(), [](const std::string& n) { return n.find("embed_positions") != std::string::npos; });
@@ -128,11 +118,12 @@ TEST_P(WeightFormats, SafetensorsPytorchAndInvarGiveTheSameOutputs) {
     expect_same(from_bin, reference);
     return;
   }
-  // save_pretrained leaves Marian's and M2M100's sinusoidal tables out of the .bin, and Hugging
-  // Face rebuilds them on load. These fixtures stored random tables (every parameter was redrawn),
-  // so from the .bin the model runs on the computed sinusoids, as Hugging Face's would: the
-  // results must differ from the safetensors run, and the .invar of the .bin-only folder must
-  // carry no table either and agree with it.
+  // save_pretrained leaves Marian's, M2M100's and FSMT's sinusoidal tables out of the .bin, and
+  // Hugging Face rebuilds them on load. The Marian and M2M100 fixtures stored random tables (every
+  // parameter was redrawn), FSMT's the sinusoids themselves; from the .bin the model runs on the
+  // computed sinusoids, as Hugging Face's would, so the results differ from the safetensors run
+  // (FSMT's by rounding only: tests/test_fsmt_tokenizer.cpp holds them to its golden), and the
+  // .invar of the .bin-only folder must carry no table either and agree with it.
   for (const auto& name : missing) EXPECT_NE(name.find("embed_positions"), std::string::npos) << name;
   EXPECT_NE(from_bin.values, reference.values);
   expect_same(outputs(invar_copy(bin)), from_bin);

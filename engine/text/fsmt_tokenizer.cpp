@@ -1,7 +1,7 @@
 // FSMT (FAIR's WMT19 models) as transformers 4.19's FSMTTokenizer defines it: Moses
 // preprocessing and tokenization in the source language, XLM-style BPE with "</w>" word ends over
-// merges.txt, source ids from vocab-src.json, output tokens from vocab-tgt.json, text + </s>, and
-// decoding by joining the BPE pieces and Moses-detokenizing in the target language.
+// merges.txt, source ids and tokens from vocab-src.json, output ids and tokens from vocab-tgt.json,
+// text + </s>, and decoding by joining the BPE pieces and Moses-detokenizing in the target language.
 #include <algorithm>
 #include <array>
 
@@ -31,15 +31,6 @@ std::array<std::string, 2> read_languages(const TokenizerFiles& files) {
     fail("{}: {}: 'langs' must be a list of two language codes, e.g. [\"en\", \"de\"]", files.path(), where);
   return {(*langs)[0].get<std::string>(), (*langs)[1].get<std::string>()};
 }
-
-// Moses' preprocessing, tokenizer and detokenizer for one language.
-struct MosesPipeline {
-  explicit MosesPipeline(const std::string& language)
-      : normalizer(language), tokenizer(language), detokenizer(language) {}
-  MosesPunctNormalizer normalizer;
-  MosesTokenizer tokenizer;
-  MosesDetokenizer detokenizer;
-};
 
 class FsmtTokenizer final : public Tokenizer {
  public:
@@ -79,11 +70,9 @@ class FsmtTokenizer final : public Tokenizer {
   // Hugging Face 4.19 has no mode for) uses the target language and vocab-tgt.json, as the
   // decoder was trained on them.
   std::vector<std::string> split_text(std::string_view text, Side side) const override {
-    const auto& moses = pipeline(side);
-    std::string prepared = lower_case_ ? python_lower(text) : std::string(text);
-    prepared = remove_non_printing(moses.normalizer.normalize(replace_unicode_punctuation(prepared)));
+    const std::string prepared = lower_case_ ? python_lower(text) : std::string(text);
     std::vector<std::string> pieces;
-    for (const auto& word : moses.tokenizer.tokenize(prepared, true, true)) {
+    for (const auto& word : pipeline(side).tokenize(prepared)) {
       auto merged = bpe(word);
       pieces.insert(pieces.end(), std::make_move_iterator(merged.begin()), std::make_move_iterator(merged.end()));
     }
@@ -106,13 +95,13 @@ class FsmtTokenizer final : public Tokenizer {
     }
     std::vector<std::string> words;
     for (auto word : python_split(joined)) words.emplace_back(word);
-    return pipeline(side).detokenizer.detokenize(words);
+    return pipeline(side).detokenize(words);
   }
 
+  // Source ids show source pieces: FSMTTokenizer._convert_id_to_token reads vocab-tgt.json whatever
+  // the side, which names source ids with unrelated target pieces (the seq2seq/fsmt golden's
+  // `tokens` are vocab-src.json's, as its README says).
   const Vocab& vocab(Side side) const override { return side == Side::Target ? target_vocab_ : source_vocab_; }
-  // _convert_id_to_token reads vocab-tgt.json whatever the side, so the tokens Hugging Face shows
-  // for source ids are the target vocabulary's; matched here so that goldens compare.
-  const Vocab& id_vocab(Side) const override { return target_vocab_; }
   const SpecialLayout& layout(Side) const override { return layout_; }
   std::size_t base_vocab_size() const override { return source_size_; }  // HF: vocab_size = src_vocab_size
   std::size_t decodable_ids(Side side) const override {

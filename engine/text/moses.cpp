@@ -395,4 +395,11 @@ std::string MosesDetokenizer::detokenize(std::span<const std::string> input) con
   return std::string(python_strip(rules.spaces.replace_all(out, " ")));
 }
 
+MosesPipeline::MosesPipeline(std::string_view language)
+    : normalizer_(language), tokenizer_(language), detokenizer_(language) {}
+
+std::vector<std::string> MosesPipeline::tokenize(std::string_view text) const {
+  return tokenizer_.tokenize(remove_non_printing(normalizer_.normalize(replace_unicode_punctuation(text))), true, true);
+}
+
 }  // namespace invar

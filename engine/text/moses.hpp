@@ -63,4 +63,20 @@ class MosesDetokenizer {
   std::string language_;
 };
 
+// The Moses steps of one language as Hugging Face's FSMTTokenizer runs them (moses_pipeline,
+// moses_tokenize, moses_detokenize): tokenize() is replace_unicode_punctuation, normalize,
+// remove_non_printing, then tokenization with aggressive dash splits and XML escaping;
+// detokenize() unescapes.
+class MosesPipeline {
+ public:
+  explicit MosesPipeline(std::string_view language);
+  std::vector<std::string> tokenize(std::string_view text) const;
+  std::string detokenize(std::span<const std::string> words) const { return detokenizer_.detokenize(words); }
+
+ private:
+  MosesPunctNormalizer normalizer_;
+  MosesTokenizer tokenizer_;
+  MosesDetokenizer detokenizer_;
+};
+
 }  // namespace invar

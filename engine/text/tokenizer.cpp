@@ -256,7 +256,7 @@ std::string Tokenizer::id_to_token(std::int32_t id, Side side) const {
   if (id >= 0 && static_cast<std::size_t>(id) >= base_vocab_size() &&
       static_cast<std::size_t>(id) - base_vocab_size() < added_by_id_.size())
     return added_by_id_[static_cast<std::size_t>(id) - base_vocab_size()];
-  if (const auto* token = id_vocab(side).token(id)) return *token;
+  if (const auto* token = vocab(side).token(id)) return *token;
   // Hugging Face's decoder.get(index, unk_token).
   return specials_.unk ? specials_.unk->content : std::string();
 }

@@ -155,8 +155,6 @@ class Tokenizer {
   virtual std::string prepare_text(std::string_view text) const { return std::string(text); }
   // The token <-> id table of a side.
   virtual const Vocab& vocab(Side side) const = 0;
-  // The table id_to_token reads (convert_ids_to_tokens); FSMT reads its target table for both sides.
-  virtual const Vocab& id_vocab(Side side) const { return vocab(side); }
   virtual const SpecialLayout& layout(Side side) const = 0;
   // Ids the base vocabulary has room for (HF's vocab_size property); ids in vocab() beyond it are
   // added tokens.

@@ -62,14 +62,20 @@ inline std::string make_model_folder(const std::vector<std::pair<std::string, st
   return dir;
 }
 
-// A copy of a model folder to spoil, weights as model.safetensors only.
-inline std::string model_copy(const std::string& folder) {
+// A copy of a model folder without the file `left_out`.
+inline std::string copy_without(const std::string& folder, const std::string& left_out) {
   const std::string dir = temp_dir();
   for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.path().filename() != "pytorch_model.bin")
+    if (entry.path().filename() != left_out)
       std::filesystem::copy(entry.path(), dir / entry.path().filename(), std::filesystem::copy_options::recursive);
   return dir;
 }
+
+// A copy of a model folder to spoil, weights as model.safetensors only.
+inline std::string model_copy(const std::string& folder) { return copy_without(folder, "pytorch_model.bin"); }
+
+// A copy of a model folder without its model.safetensors, so pytorch_model.bin is read.
+inline std::string bin_only_copy(const std::string& folder) { return copy_without(folder, "model.safetensors"); }
 
 // A copy of the model folder `fixture_folder` whose F32 tensor `tensor` in model.safetensors has
 // `value` as its first element: a model with one poisoned weight.
