@@ -235,17 +235,17 @@ TEST(IsometryFrequencies, SharesPerDataSetAndTheirMacroAverage) {
   EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[0].categories, isometry::IsometryCategory::Type2Anisometry), 0.25);
   EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[1].categories, isometry::IsometryCategory::Type1Anisometry), 0.5);
   // Macro-average: the mean of the two data sets' shares, not the pooled share (4/6).
-  EXPECT_DOUBLE_EQ(result.macro_average[0], (0.75 + 0.5) / 2);
-  EXPECT_DOUBLE_EQ(result.macro_average[2], 0.25);
-  EXPECT_DOUBLE_EQ(result.macro_average[3], 0.125);
-  EXPECT_DOUBLE_EQ(result.macro_average[4], 0.0);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[0], (0.75 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[2], 0.25);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[3], 0.125);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[4], 0.0);
   // Per detector: xlmr judged A as 3 × [1,1] and 1 × [1,0].
   EXPECT_EQ(result.data_sets[0].detector_categories[1], (isometry::CategoryCounts{3, 0, 0, 1, 0}));
 
   const auto j = isometry::isometry_json({a, b}, result);
   EXPECT_EQ(j["data_sets"][0]["counts"]["isometric"], 3);
   EXPECT_EQ(j["data_sets"][1]["frequencies"]["type1"], 0.5);
-  EXPECT_EQ(j["macro_average"]["isometric"], 0.625);
+  EXPECT_EQ(j["translators"][0]["macro_average"]["isometric"], 0.625);
   EXPECT_EQ(j["data_sets"][0]["agreement"]["all"], 2);
   EXPECT_EQ(j["data_sets"][0]["agreement"]["bert+xlmr"], 2);
   EXPECT_EQ(j["data_sets"][1]["agreement"]["bert+mpnet"], 1);
@@ -363,9 +363,9 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
   // [0,0], [0,1], [0,1] → [0,1] xlmr+mpnet.
   EXPECT_EQ(set["counts"], (json{{"isometric", 2}, {"ambiguous", 0}, {"type1", 2}, {"type2", 1}, {"none", 0}}));
   EXPECT_EQ(set["agreement"], (json{{"all", 1}, {"bert+xlmr", 2}, {"bert+mpnet", 1}, {"xlmr+mpnet", 1}, {"none", 0}}));
-  EXPECT_EQ(j["macro_average"]["isometric"], 0.4);
-  EXPECT_EQ(set["correlation"]["source"]["n"], 5);
-  EXPECT_TRUE(set["correlation"]["target"]["strength"].is_string());
+  EXPECT_EQ(j["translators"][0]["macro_average"]["isometric"], 0.4);
+  EXPECT_EQ(set["correlation"]["mode"]["source"]["n"], 5);
+  EXPECT_TRUE(set["correlation"]["mode"]["target"]["strength"].is_string());
 
   const auto lines = test::read_file(f.dir + "/pairs.jsonl");
   ASSERT_EQ(std::count(lines.begin(), lines.end(), '\n'), 5);
@@ -416,7 +416,7 @@ TEST(IsometryCli, TablesAndSeveralDataSets) {
                            jsonl_scores, "--name", "tsv", "--name", "jsonl"});
   auto result = test::run_cli(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("macro-average"), std::string::npos);
+  EXPECT_NE(result.out.find("μ"), std::string::npos);
   EXPECT_NE(result.out.find("[1,0] type-2 anisometry"), std::string::npos);
   EXPECT_NE(result.out.find("bert+xlmr"), std::string::npos);
   EXPECT_NE(result.out.find("target (Y)"), std::string::npos);
@@ -426,10 +426,10 @@ TEST(IsometryCli, TablesAndSeveralDataSets) {
   EXPECT_EQ(j["data_sets"][1]["name"], "jsonl");
   EXPECT_EQ(j["data_sets"][1]["counts"]["none"], 1);
   EXPECT_EQ(j["data_sets"][1]["counts"]["isometric"], 1);
-  EXPECT_DOUBLE_EQ(j["macro_average"]["isometric"].get<double>(), (0.4 + 0.5) / 2);
-  EXPECT_DOUBLE_EQ(j["macro_average"]["none"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["translators"][0]["macro_average"]["isometric"].get<double>(), (0.4 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(j["translators"][0]["macro_average"]["none"].get<double>(), 0.25);
   // Two pairs of which one has a mode: no correlation.
-  EXPECT_TRUE(j["data_sets"][1]["correlation"]["source"].is_null());
+  EXPECT_TRUE(j["data_sets"][1]["correlation"]["mode"]["source"].is_null());
 }
 
 TEST(IsometryCli, BadInputNamesFileLineAndField) {
