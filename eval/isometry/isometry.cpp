@@ -288,7 +288,7 @@ double mean_r(const std::vector<IsometryDataSetResult>& results, const std::vect
   double sum = 0;
   std::size_t n = 0;
   for (auto s : data_sets)
-    if (const auto& c = results[s].*correlation) {
+    if (const auto& c = results[s].*correlation; c && std::isfinite(c->r)) {
       sum += c->r;
       ++n;
     }

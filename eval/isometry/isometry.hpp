@@ -170,7 +170,7 @@ struct TranslatorSummary {
   std::string name;
   std::vector<std::size_t> data_sets;                      // indices into IsometryResult::data_sets
   std::array<double, kIsometryCategories> macro_average{};  // mean over its data sets of the mode's shares
-  // Mean r over its data sets that have one (NaN when none has).
+  // Mean r over its data sets that have a finite one (NaN when none has).
   double mean_pooled_r = 0, mean_source_r = 0, mean_target_r = 0;
 };
 

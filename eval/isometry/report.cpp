@@ -10,6 +10,7 @@
 #include "core/io.hpp"
 #include "eval/report/chart.hpp"
 #include "eval/report/report.hpp"
+#include "eval/stats/density.hpp"
 
 namespace invar::isometry {
 
@@ -268,6 +269,94 @@ std::string chrf_scatter(const std::vector<IsometryDataSet>& data, const Isometr
   return report::svg(plot);
 }
 
+// Scatter plots beyond this many points are a solid block of colour; the density contours and box
+// plots show those.
+constexpr std::size_t kScatterLimit = 400;
+
+// Contour levels of the density scaled to a maximum of 1 (ggplot2's contour_var = "ndensity", which
+// the paper's Figure 4 uses).
+const std::vector<double> kDensityLevels{0.02, 0.1, 0.3, 0.5, 0.7, 0.9};
+constexpr std::size_t kDensityGrid = 41;
+
+std::optional<stats::DensityGrid> scaled_density(const std::vector<double>& x, const std::vector<double>& y) {
+  auto grid = stats::gaussian_kde_2d(x, y, kDensityGrid, kDensityGrid, {0, 1}, {0, 1});
+  if (!grid) return grid;
+  const double peak = *std::max_element(grid->density.begin(), grid->density.end());
+  if (!(peak > 0)) return std::nullopt;
+  for (double& v : grid->density) v /= peak;
+  return grid;
+}
+
+// The paper's Figure 4: P(paraphrase) of the target pair against the source pair, one panel per
+// translator and data set (rows) and detector (columns).
+std::string density_contours(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  report::ContourFacets facets;
+  facets.title = "Density of P(paraphrase): target pair vs source pair";
+  facets.x_label = "P(paraphrase) of (s1, s2)";
+  facets.y_label = "P(paraphrase) of (f(s1), f(s2))";
+  facets.column_labels = result.detectors;
+  facets.levels = kDensityLevels;
+  facets.lines = {{1, 0, "y = x"}};
+  for (const auto& translator : result.translators)
+    for (auto s : translator.data_sets) {
+      facets.row_labels.push_back(set_label(data, result, s));
+      std::vector<std::optional<stats::DensityGrid>> row;
+      for (std::size_t d = 0; d < result.detectors.size(); ++d)
+        row.push_back(scaled_density(data[s].scores.source[d], data[s].scores.target[d]));
+      facets.panels.push_back(std::move(row));
+    }
+  return report::svg(facets);
+}
+
+// The paper's Figure 7: chrF̄2 by S_L on each side, over every detector's own judgement (the data of
+// the pooled correlation), one facet per translator and data set.
+std::string chrf_boxplots(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  report::BoxPlot plot;
+  plot.title = "chrF̄2 by S_L (every detector's own judgement)";
+  plot.x_label = "S_L";
+  plot.y_label = "chrF̄2";
+  plot.categories = {"0", "1"};
+  plot.series = {"source (X)", "target (Y)"};
+  plot.y_range = {0, 100};
+  for (const auto& translator : result.translators)
+    for (auto s : translator.data_sets) {
+      report::BoxFacet facet{set_label(data, result, s), {}};
+      for (bool target : {false, true}) {
+        std::array<std::vector<double>, 2> by_judgement;
+        for (const auto& p : target ? data[s].scores.target : data[s].scores.source)
+          for (std::size_t i = 0; i < p.size(); ++i) {
+            const auto& pair = result.data_sets[s].pairs[i];
+            by_judgement[static_cast<std::size_t>(pooled_judgement(p[i], result.epsilon))].push_back(
+                target ? pair.chrf_target.mean : pair.chrf_source.mean);
+          }
+        facet.boxes.push_back({stats::box_stats(by_judgement[0]), stats::box_stats(by_judgement[1])});
+      }
+      plot.facets.push_back(std::move(facet));
+    }
+  return report::svg(plot);
+}
+
+// The paper's Table 4: one pair per category of the mode for every translator, the first in input order.
+report::TextTable example_pairs(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+  auto table = report::TextTable::numeric({"translator", "M(S_XY)", "data set:line", "s1", "s2", "f(s1)", "f(s2)",
+                                           "chrF̄2 (s1, s2)", "chrF̄2 (f(s1), f(s2))"},
+                                          7);
+  for (const auto& translator : result.translators)
+    for (auto category : kAllIsometryCategories)
+      for (auto s : translator.data_sets) {
+        const auto& pairs = result.data_sets[s].pairs;
+        const auto found = std::find_if(pairs.begin(), pairs.end(), [category](const auto& p) { return p.category == category; });
+        if (found == pairs.end()) continue;
+        const auto i = static_cast<std::size_t>(found - pairs.begin());
+        table.rows.push_back({translator.name, category_label(category),
+                              fmt::format("{}:{}", data[s].name, data[s].source.line_numbers[i]), data[s].source.first[i],
+                              data[s].source.second[i], data[s].target.first[i], data[s].target.second[i],
+                              format_number(found->chrf_source.mean, 1), format_number(found->chrf_target.mean, 1)});
+        break;
+      }
+  return table;
+}
+
 }  // namespace
 
 std::string isometry_text_report(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
@@ -357,9 +446,21 @@ void write_isometry_html(const std::string& path, const std::vector<IsometryData
   report.table(detector_table(data, result), kDetectorCaption);
   report.table(correlation_summary(data, result), kSummaryCaption);
   report.table(correlation_table(data, result), kCorrelationCaption);
-  report.figure(probability_scatter(data, result),
-                "One point per pair and detector; the horizontal line is the threshold ε on the target side.");
-  report.figure(chrf_scatter(data, result), "One point per pair, coloured by the category of the detectors' mode.");
+  report.figure(density_contours(data, result),
+                "Gaussian kernel density estimate (Scott's bandwidth, as scipy.stats.gaussian_kde) of the detector's "
+                "P(paraphrase) on the target pair against the source pair, scaled to a maximum of 1; contour lines at "
+                "the levels shown (the paper's Figure 4).");
+  report.figure(chrf_boxplots(data, result),
+                "chrF̄2 of the pair by each detector's own S_L, source and target sides (the paper's Figure 7): "
+                "quartiles, whiskers to 1.5 × IQR, outliers as circles.");
+  report.table(example_pairs(data, result), "One pair per category of the mode (the paper's Table 4)");
+  std::size_t pairs = 0;
+  for (const auto& set : data) pairs += set.source.size();
+  if (pairs <= kScatterLimit) {
+    report.figure(probability_scatter(data, result),
+                  "One point per pair and detector; the horizontal line is the threshold ε on the target side.");
+    report.figure(chrf_scatter(data, result), "One point per pair, coloured by the category of the detectors' mode.");
+  }
   report.write(path);
 }
 
