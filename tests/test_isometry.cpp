@@ -493,6 +493,7 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
   std::vector<json> rows;
   for (std::size_t start = 0, end; (end = lines.find('\n', start)) != std::string::npos; start = end + 1)
     rows.push_back(json::parse(lines.substr(start, end - start)));
+  EXPECT_EQ(rows[0]["translator"], "translations");
   EXPECT_EQ(rows[0]["line"], 1);
   EXPECT_EQ(rows[4]["line"], 5);
   EXPECT_EQ(rows[2]["source"][1], "The meeting ends at noon.");
@@ -640,6 +641,9 @@ TEST(IsometryCli, SeveralTranslatorsFromFilesSideBySide) {
                 "mt2=" + other, "--detector-scores", "mt1=" + f.scores},
                "no --detector-scores for the translator 'mt2' (give --detector-scores mt2=FILE per --pairs, or "
                "--detector MODEL)");
+  expect_error({"isometry", "--pairs", f.pairs, "--translations", f.translations, "--detector-scores", f.scores,
+                "--save-translations", f.dir + "/saved.tsv"},
+               "--save-translations keeps what --translator produces, and no --translator is given");
   expect_error({"isometry", "--pairs", f.pairs, "--pairs", f.pairs, "--translations", "mt1=" + f.translations,
                 "--detector-scores", "mt1=" + f.scores},
                "--translations mt1= given 1 times but --pairs 2 times; give one per data set, in the same order");
@@ -826,6 +830,27 @@ TEST(IsometryModels, OptionNamesOfTranslateAndTheirOldAliases) {
     EXPECT_TRUE(given.err.starts_with("invar: error: the marian ")) << given.err;
     EXPECT_NE(given.err.find("xx"), std::string::npos) << given.err;
     EXPECT_EQ(old.err, given.err) << alias;
+  }
+}
+
+TEST(IsometryModels, SeveralTranslatorModelsSaveIntoAFolder) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/pairs.tsv", "The cat sat on the mat.\tA cat was sitting on the mat.\n");
+  auto result = test::run_cli({"isometry", "--pairs", dir + "/pairs.tsv", "--pairs", dir + "/pairs.tsv", "--name", "a",
+                               "--name", "b", "--translator", "m1=" + test::fixture("core/marian"), "--translator",
+                               "m2=" + test::fixture("core/marian"), "--beam", "2", "--detector",
+                               test::fixture("core/bert-pair-cls"), "--save-translations", dir + "/saved", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto j = json::parse(result.out);
+  ASSERT_EQ(j["translators"].size(), 2u);
+  EXPECT_EQ(j["translators"][1]["name"], "m2");
+  EXPECT_EQ(j["translators"][1]["data_sets"], (json{"a", "b"}));
+  // The same model twice: the same numbers side by side.
+  EXPECT_EQ(j["translators"][0]["macro_average"], j["translators"][1]["macro_average"]);
+  for (const char* file : {"m1.a.jsonl", "m1.b.jsonl", "m2.a.jsonl", "m2.b.jsonl"}) {
+    const auto saved = test::read_file(dir + "/saved/" + file);
+    ASSERT_EQ(std::count(saved.begin(), saved.end(), '\n'), 1) << file;
+    EXPECT_TRUE(json::parse(saved).contains("sentence2")) << file;
   }
 }
 

@@ -210,6 +210,8 @@ void run(const IsometryArguments& args) {
   for (const auto& path : args.pairs) sources.push_back(isometry::read_sentence_pairs(path, columns));
 
   const auto modelled = std::count_if(translators.begin(), translators.end(), [](const auto& t) { return !t.model.empty(); });
+  if (!args.save_translations.empty() && modelled == 0)
+    fail("--save-translations keeps what --translator produces, and no --translator is given");
   std::unique_ptr<Backend> backend;
   if (modelled > 0 || !args.detectors.empty()) backend = open_backend(args.compute);
   ProgressSlot progress;
@@ -265,6 +267,7 @@ void add_translation_options(CLI::App& app, IsometryArguments& args) {
                  "Translate the pairs inside invar with this seq2seq model (a Hugging Face folder or an .invar file), "
                  "MODEL or NAME=MODEL; repeat to compare translators side by side");
   add_search_options(app, args.search);
+  app.get_option("--beam")->description("Beam size of --translator; 1 = greedy (default: 5, the paper's, not config.json's)");
   // The names isometry used before it shared the generation options of translate and generate.
   app.add_option("--beam-size", args.search.beam, "Alias of --beam")->group("")->check(CLI::Range(1, 1024));
   app.add_option("--source-language", args.search.source_language, "Alias of --src-lang")->group("");

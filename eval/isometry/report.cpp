@@ -416,6 +416,7 @@ void write_isometry_pairs(const std::string& path, const std::vector<IsometryDat
     for (std::size_t i = 0; i < set.source.size(); ++i) {
       const auto& pair = result.data_sets[s].pairs[i];
       nlohmann::json line;
+      line["translator"] = set.translator;
       line["data_set"] = set.name;
       line["line"] = set.source.line_numbers[i];
       line["source"] = {set.source.first[i], set.source.second[i]};
