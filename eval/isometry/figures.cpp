@@ -121,6 +121,7 @@ std::string density_contours(const std::vector<IsometryDataSet>& data, const Iso
   facets.y_label = "P(paraphrase) of (f(s1), f(s2))";
   facets.column_labels = result.detectors;
   facets.levels = kDensityLevels;
+  facets.levels_label = "density (maximum 1):";
   facets.lines = {{1, 0, "y = x"}};
   for (const auto& translator : result.translators)
     for (auto s : translator.data_sets) {

@@ -76,6 +76,7 @@ struct ContourFacets {
   std::vector<std::string> row_labels, column_labels;
   std::vector<std::vector<std::optional<stats::DensityGrid>>> panels;  // [row][column]
   std::vector<double> levels;
+  std::string levels_label = "levels:";  // before the legend of the levels' colours
   std::string empty_note = "too few distinct points";
   std::pair<double, double> x_range{0, 1}, y_range{0, 1};
   std::vector<Line> lines;  // reference lines drawn in every panel

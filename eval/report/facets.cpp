@@ -98,14 +98,15 @@ std::string svg(const ContourFacets& facets) {
     if (row.size() != columns) fail("contour facets '{}': rows with {} and {} panels", facets.title, columns, row.size());
   constexpr double kGap = 18, kColumnLabel = 18, kLegend = 22;
   double row_label = 20;
-  for (const auto& label : facets.row_labels) row_label = std::max(row_label, 12 + 7.5 * static_cast<double>(display_width(label)));
+  for (const auto& label : facets.row_labels) row_label = std::max(row_label, 12 + 8.5 * static_cast<double>(display_width(label)));
   const double size = facets.panel_size;
   const double width = kLeftMargin + static_cast<double>(columns) * (size + kGap) + row_label;
   const double top = kTitleHeight + kLegend + kColumnLabel;
   const double height = top + static_cast<double>(rows) * (size + kGap) + 40;
   std::string out = header(static_cast<int>(width), static_cast<int>(height), facets.title);
+  if (!facets.levels.empty()) out += text(kLeftMargin, kTitleHeight + 12.0, facets.levels_label, "font-size=\"10\"");
   for (std::size_t k = 0; k < facets.levels.size(); ++k) {
-    const double x = kLeftMargin + 60.0 * static_cast<double>(k);
+    const double x = kLeftMargin + 10 + 5.5 * static_cast<double>(display_width(facets.levels_label)) + 60.0 * static_cast<double>(k);
     out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\"/>\n", x,
                        kTitleHeight + 8.0, x + 14, kTitleHeight + 8.0, ramp(facets.levels.size() > 1 ? static_cast<double>(k) / static_cast<double>(facets.levels.size() - 1) : 1.0));
     out += text(x + 18, kTitleHeight + 12.0, fmt::format("{:g}", facets.levels[k]), "font-size=\"10\"");
