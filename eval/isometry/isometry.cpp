@@ -269,8 +269,8 @@ std::optional<IsometryCorrelation> correlate(const std::vector<IsometryPair>& pa
   return isometry_correlation(chrf, judged);
 }
 
-// Side by side, detector by detector, pair by pair: the order of the R script's rbind, which does not
-// change r.
+// Source then target, each detector by detector and pair by pair: the R script's row order (r does
+// not depend on it).
 std::optional<IsometryCorrelation> correlate_pooled(const IsometryDataSet& data, const std::vector<IsometryPair>& pairs,
                                                     double epsilon) {
   std::vector<double> chrf, judged;
