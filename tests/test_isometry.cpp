@@ -223,6 +223,121 @@ TEST(IsometryCorrelation, UsesTheModeAndLeavesOutNoMajorityPairs) {
   EXPECT_DOUBLE_EQ(r.pairs[0].chrf_source.mean, 100.0);
 }
 
+namespace {
+
+// Pearson's r from its definition, Σ(x − x̄)(y − ȳ) / sqrt(Σ(x − x̄)² Σ(y − ȳ)²), independent of eval/stats.
+double textbook_r(const std::vector<double>& x, const std::vector<double>& y) {
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / static_cast<double>(x.size());
+    my += y[i] / static_cast<double>(y.size());
+  }
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxy / std::sqrt(sxx * syy);
+}
+
+// Three pairs with distinct chrF̄2 on both sides, the second without a majority.
+isometry::IsometryDataSet three_pairs(const std::string& name, const std::string& translator) {
+  auto data = judged_data_set(name, {{{1, 1}, {1, 0}, {1, 1}}, {{1, 1}, {0, 0}, {0, 1}}, {{0, 0}, {0, 1}, {0, 0}}}, kThree);
+  data.source.first = {"the cat sat", "a dog ran far", "birds sing"};
+  data.source.second = {"the cat sat down", "green ideas", "fish swim"};
+  data.target.first = {"die Katze sass", "ein Hund", "Vögel singen"};
+  data.target.second = {"die Katze sass da", "grüne Ideen", "Fische"};
+  data.translator = translator;
+  return data;
+}
+
+}  // namespace
+
+TEST(IsometryCorrelation, PooledTakesEveryDetectorsJudgementOnBothSidesAndKeepsNoMajority) {
+  const auto data = three_pairs("pooled", "t");
+  const auto result = isometry::run_isometry({data}, {});
+  const auto& r = result.data_sets[0];
+  ASSERT_TRUE(r.pooled && r.source && r.target);
+  // By hand: side × detector × pair = 2 × 3 × 3 judgements, each beside its pair's chrF̄2 on that side.
+  std::vector<double> chrf, judged;
+  const std::vector<std::vector<std::pair<int, int>>> judgements{{{1, 1}, {1, 0}, {1, 1}}, {{1, 1}, {0, 0}, {0, 1}},
+                                                                 {{0, 0}, {0, 1}, {0, 0}}};
+  for (bool target : {false, true})
+    for (std::size_t d = 0; d < 3; ++d)
+      for (std::size_t i = 0; i < 3; ++i) {
+        chrf.push_back(target ? r.pairs[i].chrf_target.mean : r.pairs[i].chrf_source.mean);
+        judged.push_back(target ? judgements[i][d].second : judgements[i][d].first);
+      }
+  EXPECT_EQ(r.pooled->n, 18u);
+  EXPECT_NEAR(r.pooled->r, textbook_r(chrf, judged), 1e-12);
+  EXPECT_EQ(r.pooled->test.df, 16.0);
+  // The mode procedure leaves out pair 2 (no majority): two pairs per side, r = ±1, no t-test.
+  EXPECT_EQ(r.pairs[1].category, isometry::IsometryCategory::NoMajority);
+  EXPECT_EQ(r.source->n, 2u);
+  EXPECT_NE(r.pooled->r, r.source->r);
+}
+
+TEST(IsometryCorrelation, PooledRoundsAsRDoesHalfToEven) {
+  // R's round(0.5) is 0 (half to even), so a probability of exactly ε = 0.5 is a paraphrase for the
+  // mode procedure (P ≥ ε, the paper's definition) but not for the pooled one (the R script).
+  EXPECT_EQ(isometry::pooled_judgement(0.5, 0.5), 0);
+  EXPECT_EQ(isometry::pooled_judgement(std::nextafter(0.5, 1.0), 0.5), 1);
+  EXPECT_EQ(isometry::pooled_judgement(1.0, 0.5), 1);
+  EXPECT_EQ(isometry::pooled_judgement(0.0, 0.5), 0);
+  auto data = three_pairs("half", "t");
+  data.scores.source[0][0] = 0.5;  // bert on the first source pair
+  const auto result = isometry::run_isometry({data}, {});
+  const auto& r = result.data_sets[0];
+  EXPECT_EQ(r.pairs[0].judgements[0].first, 1);
+  std::vector<double> chrf, judged;
+  for (bool target : {false, true})
+    for (std::size_t d = 0; d < 3; ++d)
+      for (std::size_t i = 0; i < 3; ++i) {
+        const double p = target ? data.scores.target[d][i] : data.scores.source[d][i];
+        chrf.push_back(target ? r.pairs[i].chrf_target.mean : r.pairs[i].chrf_source.mean);
+        judged.push_back(std::nearbyint(p));  // IEC 60559 round half to even, as R's round()
+      }
+  EXPECT_EQ(judged[0], 0.0);
+  EXPECT_NEAR(r.pooled->r, textbook_r(chrf, judged), 1e-12);
+}
+
+TEST(IsometryTranslators, SideBySideWithMacroAveragesPerTranslator) {
+  const std::pair<int, int> iso{1, 1}, type2{1, 0};
+  auto a1 = judged_data_set("legacy", {{iso, iso, iso}, {type2, type2, iso}}, kThree);
+  auto a2 = three_pairs("ar", "fair");
+  auto b1 = judged_data_set("legacy", {{type2, type2, type2}, {iso, iso, type2}, {iso, iso, iso}, {iso, iso, iso}}, kThree);
+  a1.translator = "fair";
+  b1.translator = "standard";
+  const auto result = isometry::run_isometry({a1, b1, a2}, {});
+  ASSERT_EQ(result.translators.size(), 2u);
+  EXPECT_EQ(result.translators[0].name, "fair");
+  EXPECT_EQ(result.translators[0].data_sets, (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(result.translators[1].data_sets, (std::vector<std::size_t>{1}));
+  // fair: legacy 1/2 isometric, ar 1/3 (pair 1 [1,1], pair 2 Ø, pair 3 [0,0]); standard: 3/4.
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[0], (0.5 + 1.0 / 3) / 2);
+  EXPECT_DOUBLE_EQ(result.translators[1].macro_average[0], 0.75);
+  EXPECT_DOUBLE_EQ(result.translators[1].macro_average[3], 0.25);
+  // μ of r: the mean over the data sets with an r. Every pair of judged_data_set has the same
+  // sentences, so legacy's chrF̄2 is constant and its r NaN (as scipy gives); only ar's counts.
+  EXPECT_TRUE(std::isnan(result.data_sets[0].pooled->r));
+  EXPECT_DOUBLE_EQ(result.translators[0].mean_pooled_r, result.data_sets[2].pooled->r);
+
+  const auto text = isometry::isometry_text_report({a1, b1, a2}, result);
+  for (const char* column : {"fair: legacy", "fair: ar", "fair: μ", "standard: legacy", "standard: μ", "pooled r"})
+    EXPECT_NE(text.find(column), std::string::npos) << column;
+  // The Table 2 header lists fair's data sets and μ before standard's.
+  const auto table2 = text.find("M(S_XY)");
+  EXPECT_LT(text.find("fair: μ", table2), text.find("standard: legacy", table2));
+  const auto j = isometry::isometry_json({a1, b1, a2}, result);
+  EXPECT_EQ(j["translators"][0]["data_sets"], (json{"legacy", "ar"}));
+  EXPECT_EQ(j["translators"][1]["macro_average"]["type2"], 0.25);
+  EXPECT_TRUE(j["translators"][0]["mean_r"]["pooled"].is_number());
+  EXPECT_EQ(j["data_sets"][1]["translator"], "standard");
+  EXPECT_EQ(j["data_sets"][2]["correlation"]["pooled"]["n"], 18);
+  EXPECT_NO_THROW(json::parse(j.dump()));
+}
+
 // ---- Frequencies over data sets -------------------------------------------------------------------
 
 TEST(IsometryFrequencies, SharesPerDataSetAndTheirMacroAverage) {
@@ -235,17 +350,17 @@ TEST(IsometryFrequencies, SharesPerDataSetAndTheirMacroAverage) {
   EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[0].categories, isometry::IsometryCategory::Type2Anisometry), 0.25);
   EXPECT_DOUBLE_EQ(isometry::category_share(result.data_sets[1].categories, isometry::IsometryCategory::Type1Anisometry), 0.5);
   // Macro-average: the mean of the two data sets' shares, not the pooled share (4/6).
-  EXPECT_DOUBLE_EQ(result.macro_average[0], (0.75 + 0.5) / 2);
-  EXPECT_DOUBLE_EQ(result.macro_average[2], 0.25);
-  EXPECT_DOUBLE_EQ(result.macro_average[3], 0.125);
-  EXPECT_DOUBLE_EQ(result.macro_average[4], 0.0);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[0], (0.75 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[2], 0.25);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[3], 0.125);
+  EXPECT_DOUBLE_EQ(result.translators[0].macro_average[4], 0.0);
   // Per detector: xlmr judged A as 3 × [1,1] and 1 × [1,0].
   EXPECT_EQ(result.data_sets[0].detector_categories[1], (isometry::CategoryCounts{3, 0, 0, 1, 0}));
 
   const auto j = isometry::isometry_json({a, b}, result);
   EXPECT_EQ(j["data_sets"][0]["counts"]["isometric"], 3);
   EXPECT_EQ(j["data_sets"][1]["frequencies"]["type1"], 0.5);
-  EXPECT_EQ(j["macro_average"]["isometric"], 0.625);
+  EXPECT_EQ(j["translators"][0]["macro_average"]["isometric"], 0.625);
   EXPECT_EQ(j["data_sets"][0]["agreement"]["all"], 2);
   EXPECT_EQ(j["data_sets"][0]["agreement"]["bert+xlmr"], 2);
   EXPECT_EQ(j["data_sets"][1]["agreement"]["bert+mpnet"], 1);
@@ -337,6 +452,12 @@ std::vector<std::string> example_args(const Files& f) {
   return {"isometry", "--pairs", f.pairs, "--translations", f.translations, "--detector-scores", f.scores};
 }
 
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 void expect_error(const std::vector<std::string>& args, const std::string& message) {
   auto result = test::run_cli(args);
   EXPECT_EQ(result.exit_code, 1) << result.out;
@@ -363,15 +484,16 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
   // [0,0], [0,1], [0,1] → [0,1] xlmr+mpnet.
   EXPECT_EQ(set["counts"], (json{{"isometric", 2}, {"ambiguous", 0}, {"type1", 2}, {"type2", 1}, {"none", 0}}));
   EXPECT_EQ(set["agreement"], (json{{"all", 1}, {"bert+xlmr", 2}, {"bert+mpnet", 1}, {"xlmr+mpnet", 1}, {"none", 0}}));
-  EXPECT_EQ(j["macro_average"]["isometric"], 0.4);
-  EXPECT_EQ(set["correlation"]["source"]["n"], 5);
-  EXPECT_TRUE(set["correlation"]["target"]["strength"].is_string());
+  EXPECT_EQ(j["translators"][0]["macro_average"]["isometric"], 0.4);
+  EXPECT_EQ(set["correlation"]["mode"]["source"]["n"], 5);
+  EXPECT_TRUE(set["correlation"]["mode"]["target"]["strength"].is_string());
 
   const auto lines = test::read_file(f.dir + "/pairs.jsonl");
   ASSERT_EQ(std::count(lines.begin(), lines.end(), '\n'), 5);
   std::vector<json> rows;
   for (std::size_t start = 0, end; (end = lines.find('\n', start)) != std::string::npos; start = end + 1)
     rows.push_back(json::parse(lines.substr(start, end - start)));
+  EXPECT_EQ(rows[0]["translator"], "translations");
   EXPECT_EQ(rows[0]["line"], 1);
   EXPECT_EQ(rows[4]["line"], 5);
   EXPECT_EQ(rows[2]["source"][1], "The meeting ends at noon.");
@@ -385,11 +507,18 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
   EXPECT_EQ(rows[1]["agreement"], "bert+mpnet");
 
   const auto html = test::read_file(f.dir + "/report.html");
-  std::size_t svgs = 0;
-  for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
-  EXPECT_EQ(svgs, 3u);
+  const auto svgs = count(html, "<svg");
+  // Categories, density contours, box plots, and at this size the two scatter plots.
+  EXPECT_EQ(svgs, 5u);
   EXPECT_NE(html.find("[0,1] type-1 anisometry"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("class=\"contour\""), std::string::npos);
+  // One box per side and S_L: both judgements occur on both sides.
+  EXPECT_EQ(count(html, "<g class=\"box\">"), 4u);
+  // Table 4: one example for each of the three categories that occur, the first in input order.
+  EXPECT_NE(html.find("Table 4"), std::string::npos);
+  EXPECT_EQ(count(html, "<td>translations</td>"), 3u);
+  EXPECT_NE(html.find("<td>pairs:3</td>"), std::string::npos);
 
   // Identical across runs.
   auto again = test::run_cli(args);
@@ -416,7 +545,7 @@ TEST(IsometryCli, TablesAndSeveralDataSets) {
                            jsonl_scores, "--name", "tsv", "--name", "jsonl"});
   auto result = test::run_cli(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("macro-average"), std::string::npos);
+  EXPECT_NE(result.out.find("μ"), std::string::npos);
   EXPECT_NE(result.out.find("[1,0] type-2 anisometry"), std::string::npos);
   EXPECT_NE(result.out.find("bert+xlmr"), std::string::npos);
   EXPECT_NE(result.out.find("target (Y)"), std::string::npos);
@@ -426,10 +555,10 @@ TEST(IsometryCli, TablesAndSeveralDataSets) {
   EXPECT_EQ(j["data_sets"][1]["name"], "jsonl");
   EXPECT_EQ(j["data_sets"][1]["counts"]["none"], 1);
   EXPECT_EQ(j["data_sets"][1]["counts"]["isometric"], 1);
-  EXPECT_DOUBLE_EQ(j["macro_average"]["isometric"].get<double>(), (0.4 + 0.5) / 2);
-  EXPECT_DOUBLE_EQ(j["macro_average"]["none"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["translators"][0]["macro_average"]["isometric"].get<double>(), (0.4 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(j["translators"][0]["macro_average"]["none"].get<double>(), 0.25);
   // Two pairs of which one has a mode: no correlation.
-  EXPECT_TRUE(j["data_sets"][1]["correlation"]["source"].is_null());
+  EXPECT_TRUE(j["data_sets"][1]["correlation"]["mode"]["source"].is_null());
 }
 
 TEST(IsometryCli, BadInputNamesFileLineAndField) {
@@ -469,6 +598,80 @@ TEST(IsometryCli, BadInputNamesFileLineAndField) {
   expect_error(args, "--translations given 1 times but --pairs 2 times; give one per data set, in the same order");
   expect_error({"isometry", "--pairs", f.pairs, "--detector-scores", f.scores},
                "isometry needs --translations FILE (one per --pairs) or --translator MODEL");
+}
+
+TEST(IsometryCli, SeveralTranslatorsFromFilesSideBySide) {
+  auto f = write_example();
+  // A second translator: the same pairs, its own translations and scores (every detector agrees [1,1]).
+  const auto other = f.dir + "/other.tsv", other_scores = f.dir + "/other_scores.tsv";
+  test::write_file(other, "A.\tB.\nC.\tD.\nE.\tF.\nG.\tH.\nI.\tJ.\n");
+  std::string scores = "source:bert\ttarget:bert\tsource:xlmr\ttarget:xlmr\tsource:mpnet\ttarget:mpnet\n";
+  for (int i = 0; i < 5; ++i) scores += "0.9\t0.9\t0.9\t0.9\t0.9\t0.9\n";
+  test::write_file(other_scores, scores);
+  std::vector<std::string> args{"isometry", "--pairs", f.pairs, "--translations", "mt1=" + f.translations,
+                                "--translations", "mt2=" + other, "--detector-scores", "mt2=" + other_scores,
+                                "--detector-scores", "mt1=" + f.scores};
+  auto text = test::run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* column : {"mt1: pairs", "mt1: μ", "mt2: pairs", "mt2: μ", "pooled r", "mode, source r"})
+    EXPECT_NE(text.out.find(column), std::string::npos) << column;
+  args.push_back("--json");
+  auto out = test::run_cli(args);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const auto j = json::parse(out.out);
+  ASSERT_EQ(j["translators"].size(), 2u);
+  EXPECT_EQ(j["translators"][0]["name"], "mt1");
+  EXPECT_EQ(j["translators"][0]["macro_average"]["isometric"], 0.4);
+  EXPECT_EQ(j["translators"][1]["macro_average"]["isometric"], 1.0);
+  // mt2's S_L is 1 everywhere: a constant, so no r (null in JSON, as scipy's NaN).
+  EXPECT_TRUE(j["data_sets"][1]["correlation"]["pooled"]["r"].is_null());
+  EXPECT_TRUE(j["translators"][1]["mean_r"]["pooled"].is_null());
+  EXPECT_EQ(j["data_sets"][0]["correlation"]["pooled"]["n"], 30);
+  // --correlation picks the procedure the tables show.
+  auto pooled_only = args;
+  pooled_only.back() = "--correlation=pooled";
+  const auto pooled = test::run_cli(pooled_only).out;
+  EXPECT_NE(pooled.find("pooled r"), std::string::npos);
+  EXPECT_EQ(pooled.find("mode, source"), std::string::npos);
+
+  expect_error({"isometry", "--pairs", f.pairs, "--translations", "mt1=" + f.translations, "--translations",
+                "mt2=" + other, "--detector-scores", f.scores},
+               "2 translators: name the one each --detector-scores file scores, NAME=FILE");
+  expect_error({"isometry", "--pairs", f.pairs, "--translations", "mt1=" + f.translations, "--translations",
+                "mt2=" + other, "--detector-scores", "mt1=" + f.scores},
+               "no --detector-scores for the translator 'mt2' (give --detector-scores mt2=FILE per --pairs, or "
+               "--detector MODEL)");
+  expect_error({"isometry", "--pairs", f.pairs, "--translations", f.translations, "--detector-scores", f.scores,
+                "--save-translations", f.dir + "/saved.tsv"},
+               "--save-translations keeps what --translator produces, and no --translator is given");
+  expect_error({"isometry", "--pairs", f.pairs, "--pairs", f.pairs, "--translations", "mt1=" + f.translations,
+                "--detector-scores", "mt1=" + f.scores},
+               "--translations mt1= given 1 times but --pairs 2 times; give one per data set, in the same order");
+}
+
+TEST(IsometryCli, TheReportScalesToLargeStudies) {
+  // 450 pairs: no scatter plots (a solid block of colour at this size), the densities and boxes instead.
+  const auto dir = test::temp_dir();
+  std::string pairs, translations, scores = "source:a\ttarget:a\tsource:b\ttarget:b\tsource:c\ttarget:c\n";
+  for (int i = 0; i < 450; ++i) {
+    pairs += fmt::format("w{} x{} y\tw{} x{} z{}\n", i % 7, i % 11, i % 5, i % 3, i % 13);
+    translations += fmt::format("v{} u{}\tv{} t{}\n", i % 9, i % 4, i % 6, i % 17);
+    std::vector<std::string> cells;
+    for (int c = 0; c < 6; ++c) cells.push_back(fmt::format("{:.3f}", ((i * (7 + 2 * c) + 3 * c) % 101) / 100.0));
+    scores += fmt::format("{}\n", fmt::join(cells, "\t"));
+  }
+  test::write_file(dir + "/pairs.tsv", pairs);
+  test::write_file(dir + "/translations.tsv", translations);
+  test::write_file(dir + "/scores.tsv", scores);
+  auto result = test::run_cli({"isometry", "--pairs", dir + "/pairs.tsv", "--translations", dir + "/translations.tsv",
+                               "--detector-scores", dir + "/scores.tsv", "--report", dir + "/report.html"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto html = test::read_file(dir + "/report.html");
+  EXPECT_EQ(count(html, "<svg"), 3u);
+  EXPECT_EQ(count(html, "<circle cx") - count(html, "r=\"2\" fill=\"none\""), 0u);  // only box-plot outliers
+  // One panel per detector, each with contour lines.
+  EXPECT_GE(count(html, "class=\"contour\""), 3u);
+  EXPECT_EQ(count(html, "<g class=\"box\">"), 4u);
 }
 
 // ---- Models inside invar: the tiny Marian translator and pair classifiers of tests/fixtures/core --
@@ -529,7 +732,7 @@ TEST(IsometryModels, TranslatesDetectsVotesAndScoresEndToEnd) {
   for (const auto& c : bert["cases"]) lines += c["text"].get<std::string>() + "\t" + c["text_pair"].get<std::string>() + "\n";
   test::write_file(pairs, lines);
 
-  const auto run = run_with_models(pairs, {"--beam-size", "4", "--threads", "1"});
+  const auto run = run_with_models(pairs, {"--beam", "4", "--threads", "1", "--save-translations", dir + "/saved.tsv"});
   ASSERT_EQ(run.pairs.size(), bert["cases"].size());
   EXPECT_EQ(run.summary["detectors"], (json{"bert", "xlmr", "bert-pair-cls"}));
   for (std::size_t i = 0; i < run.pairs.size(); ++i) {
@@ -588,6 +791,8 @@ TEST(IsometryModels, TranslatesDetectsVotesAndScoresEndToEnd) {
       for (const char* side : {"p_source", "p_target"}) cells.push_back(fmt::format("{:.17g}", row[side][d].get<double>()));
     scores += fmt::format("{}\n", fmt::join(cells, "\t"));
   }
+  // --save-translations kept exactly those translations, line-aligned with the pairs.
+  EXPECT_EQ(test::read_file(dir + "/saved.tsv"), translations);
   test::write_file(dir + "/translations.tsv", translations);
   test::write_file(dir + "/scores.tsv", scores);
   auto from_files = test::run_cli({"isometry", "--pairs", pairs, "--translations", dir + "/translations.tsv",
@@ -602,9 +807,65 @@ TEST(IsometryModels, TheDefaultBeamIsFive) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/pairs.tsv", "The cat sat on the mat.\tLe chien mange une pomme rouge.\n");
   const auto five = run_with_models(dir + "/pairs.tsv", {});
-  const auto explicit_five = run_with_models(dir + "/pairs.tsv", {"--beam-size", "5"});
+  const auto explicit_five = run_with_models(dir + "/pairs.tsv", {"--beam", "5"});
   ASSERT_EQ(five.pairs.size(), 1u);
   EXPECT_EQ(five.per_pair, explicit_five.per_pair);
+  // --beam-size is the name isometry had before it shared translate's options; greedy differs here.
+  const auto greedy = run_with_models(dir + "/pairs.tsv", {"--beam", "1"});
+  EXPECT_EQ(run_with_models(dir + "/pairs.tsv", {"--beam-size", "1"}).per_pair, greedy.per_pair);
+  EXPECT_NE(greedy.per_pair, five.per_pair);
+}
+
+TEST(IsometryModels, OptionNamesOfTranslateAndTheirOldAliases) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/pairs.tsv", "The cat sat on the mat.\tA cat was sitting on the mat.\n");
+  auto run = [&](const char* option) {
+    return test::run_cli({"isometry", "--pairs", dir + "/pairs.tsv", "--translator", test::fixture("core/marian"),
+                          "--detector", test::fixture("core/bert-pair-cls"), option, "xx"});
+  };
+  // Accepted under both names; the one-language Marian model then has no language to set.
+  for (auto [name, alias] : {std::pair{"--src-lang", "--source-language"}, std::pair{"--tgt-lang", "--target-language"}}) {
+    const auto given = run(name), old = run(alias);
+    EXPECT_EQ(given.exit_code, 1) << name;
+    EXPECT_TRUE(given.err.starts_with("invar: error: the marian ")) << given.err;
+    EXPECT_NE(given.err.find("xx"), std::string::npos) << given.err;
+    EXPECT_EQ(old.err, given.err) << alias;
+  }
+}
+
+TEST(IsometryModels, SeveralTranslatorModelsSaveIntoAFolder) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/pairs.tsv", "The cat sat on the mat.\tA cat was sitting on the mat.\n");
+  auto result = test::run_cli({"isometry", "--pairs", dir + "/pairs.tsv", "--pairs", dir + "/pairs.tsv", "--name", "a",
+                               "--name", "b", "--translator", "m1=" + test::fixture("core/marian"), "--translator",
+                               "m2=" + test::fixture("core/marian"), "--beam", "2", "--detector",
+                               test::fixture("core/bert-pair-cls"), "--save-translations", dir + "/saved", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto j = json::parse(result.out);
+  ASSERT_EQ(j["translators"].size(), 2u);
+  EXPECT_EQ(j["translators"][1]["name"], "m2");
+  EXPECT_EQ(j["translators"][1]["data_sets"], (json{"a", "b"}));
+  // The same model twice: the same numbers side by side.
+  EXPECT_EQ(j["translators"][0]["macro_average"], j["translators"][1]["macro_average"]);
+  for (const char* file : {"m1.a.jsonl", "m1.b.jsonl", "m2.a.jsonl", "m2.b.jsonl"}) {
+    const auto saved = test::read_file(dir + "/saved/" + file);
+    ASSERT_EQ(std::count(saved.begin(), saved.end(), '\n'), 1) << file;
+    EXPECT_TRUE(json::parse(saved).contains("sentence2")) << file;
+  }
+}
+
+TEST(IsometryModels, DetectorInputLengthIsAnOption) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/pairs.tsv",
+                   "The cat sat on the mat near the door of the old house.\tA cat was sitting on a mat by the door.\n"
+                   "He bought a car.\tHe purchased an automobile.\n");
+  const auto full = run_with_models(dir + "/pairs.tsv", {"--beam", "1"});
+  const auto cut = run_with_models(dir + "/pairs.tsv", {"--beam", "1", "--detector-max-length", "8"});
+  const auto ample = run_with_models(dir + "/pairs.tsv", {"--beam", "1", "--detector-max-length", "100000"});
+  ASSERT_EQ(cut.pairs.size(), 2u);
+  // Eight tokens cut both pairs (each longer than that); a length beyond the model's changes nothing.
+  EXPECT_NE(cut.pairs[0]["p_source"], full.pairs[0]["p_source"]);
+  EXPECT_EQ(ample.per_pair, full.per_pair);
 }
 
 TEST(IsometryModels, ADetectorMustBeAPairClassifier) {

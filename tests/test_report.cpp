@@ -80,6 +80,57 @@ TEST(Chart, ScatterPlotSkipsPointsOutsideTheRangeAndClipsLines) {
   EXPECT_THROW(report::svg(plot), Error);
 }
 
+TEST(Chart, ContourSegmentsByMarchingSquares) {
+  // A peak of 1 at the centre of a 3 × 3 grid over [0, 2]²: the level 0.5 crosses each edge from the
+  // centre halfway, one segment per cell, a diamond through (0.5, 1), (1, 0.5), (1.5, 1), (1, 1.5).
+  stats::DensityGrid peak{3, 3, 0, 2, 0, 2, {0, 0, 0, 0, 1, 0, 0, 0, 0}};
+  const auto segments = report::contour_segments(peak, 0.5);
+  ASSERT_EQ(segments.size(), 4u);
+  for (const auto& s : segments)
+    for (int end : {0, 2}) {
+      const double x = s[end], y = s[end + 1];
+      EXPECT_NEAR(std::abs(x - 1) + std::abs(y - 1), 0.5, 1e-12) << x << ", " << y;
+    }
+  EXPECT_TRUE(report::contour_segments(peak, 2.0).empty());
+  // A saddle (two opposite corners above the level) gives two segments.
+  stats::DensityGrid saddle{2, 2, 0, 1, 0, 1, {1, 0, 0, 1}};
+  EXPECT_EQ(report::contour_segments(saddle, 0.5).size(), 2u);
+}
+
+TEST(Chart, ContourFacetsDrawEveryPanelAndNoteEmptyOnes) {
+  report::ContourFacets facets;
+  facets.title = "density";
+  facets.row_labels = {"a", "b"};
+  facets.column_labels = {"x", "y", "z"};
+  facets.levels = {0.25, 0.5, 0.75};
+  stats::DensityGrid peak{3, 3, 0, 1, 0, 1, {0, 0, 0, 0, 1, 0, 0, 0, 0}};
+  facets.panels = {{peak, peak, std::nullopt}, {peak, peak, peak}};
+  const auto svg = report::svg(facets);
+  // One path per level in each of the five panels with a grid.
+  EXPECT_EQ(count(svg, "class=\"contour\""), 15u);
+  EXPECT_EQ(count(svg, facets.empty_note), 1u);
+  EXPECT_EQ(count(svg, "<svg"), 1u);
+  facets.panels[1].pop_back();
+  EXPECT_THROW(report::svg(facets), Error);
+}
+
+TEST(Chart, BoxPlotDrawsBoxesWhiskersAndOutliers) {
+  report::BoxPlot plot;
+  plot.title = "boxes";
+  plot.categories = {"0", "1"};
+  plot.series = {"source", "target"};
+  plot.y_range = {0, 100};
+  const auto with_outlier = stats::box_stats({10, 11, 12, 13, 14, 90});
+  const auto plain = stats::box_stats({40, 50, 60});
+  plot.facets = {{"first", {{with_outlier, plain}, {plain, std::nullopt}}}, {"second", {{plain, plain}, {plain, plain}}}};
+  const auto svg = report::svg(plot);
+  EXPECT_EQ(count(svg, "<g class=\"box\">"), 7u);
+  EXPECT_EQ(count(svg, "<circle"), 1u);
+  EXPECT_NE(svg.find("n = 6"), std::string::npos);
+  plot.facets[0].boxes[0].pop_back();
+  EXPECT_THROW(report::svg(plot), Error);
+}
+
 TEST(HtmlReport, SelfContainedPageWrittenAtomically) {
   report::HtmlReport report("LIP <test>");
   report::TextTable table;

@@ -2,6 +2,7 @@
 // a translation map paraphrases to paraphrases? See eval/isometry/isometry.hpp and docs/isometry.md.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -11,22 +12,29 @@
 #include "eval/isometry/report.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/search_options.hpp"
 
 namespace invar::cli {
 namespace {
 
+// The study translated with a beam of 5 (§3.2); --beam overrides it.
+constexpr int kPaperBeam = 5;
+// The name of the one translator whose files are given without NAME=.
+constexpr const char* kUnnamedTranslator = "translations";
+
 struct IsometryArguments {
   std::vector<std::string> pairs, translations, detector_scores, names;
-  std::vector<std::string> detectors;
-  std::string translator;
+  std::vector<std::string> detectors, translators;
   std::optional<std::string> paraphrase_label;
-  isometry::ModelTranslatorOptions translation;
+  std::optional<std::size_t> detector_max_length;
+  SearchOptions search;
   ModelOptions compute;  // --batch-size, --threads, --device
   std::vector<std::string> columns;
   bool header = false;
   double epsilon = 0.5;
+  std::string correlation = "both";
   bool json = false;
-  std::string report, per_pair;
+  std::string report, per_pair, save_translations;
 };
 
 // One name per data set: --name, else the file's stem, else (when stems collide) its path.
@@ -42,38 +50,155 @@ std::vector<std::string> data_set_names(const IsometryArguments& args) {
   return names;
 }
 
-void expect_one_per_data_set(const std::vector<std::string>& given, const char* option, std::size_t data_sets) {
+// Where each translator's pairs come from: its model, or one file per data set.
+struct TranslatorSource {
+  std::string name;
+  std::string model;               // empty: `files`
+  std::vector<std::string> files;  // one per data set, in --pairs order
+};
+
+// FILE or NAME=FILE arguments grouped by NAME in order of first appearance; a plain FILE belongs to
+// the translator named "" (resolved by the caller).
+std::vector<std::pair<std::string, std::vector<std::string>>> files_by_translator(const std::vector<std::string>& given) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& argument : given) {
+    const auto equals = argument.find('=');
+    const bool named = equals != std::string::npos && equals > 0 && argument.find('/') > equals;
+    const auto name = named ? argument.substr(0, equals) : std::string();
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
+    if (group == groups.end()) {
+      groups.emplace_back(name, std::vector<std::string>{});
+      group = std::prev(groups.end());
+    }
+    group->second.push_back(named ? argument.substr(equals + 1) : argument);
+  }
+  return groups;
+}
+
+void expect_one_per_data_set(const std::vector<std::string>& given, const std::string& option, std::size_t data_sets) {
   if (given.size() != data_sets)
     fail("{} given {} times but --pairs {} times; give one per data set, in the same order", option, given.size(),
          data_sets);
 }
 
-// Exactly one of the file option and the model option, the file once per data set.
-void expect_files_or_model(const std::vector<std::string>& files, const char* file_option, bool model,
-                           const char* model_option, std::size_t data_sets) {
-  if (files.empty() && !model) fail("isometry needs {} FILE (one per --pairs) or {} MODEL", file_option, model_option);
-  if (!files.empty() && model) fail("give {} or {}, not both", file_option, model_option);
-  if (!files.empty()) expect_one_per_data_set(files, file_option, data_sets);
+std::string option_for(const char* option, const std::string& translator) {
+  return translator.empty() ? option : fmt::format("{} {}=", option, translator);
 }
 
-std::vector<isometry::ParaphraseDetector> open_detectors(const IsometryArguments& args, Backend& backend) {
+std::vector<TranslatorSource> translator_sources(const IsometryArguments& args, std::size_t data_sets) {
+  std::vector<TranslatorSource> sources;
+  for (const auto& argument : args.translators) {
+    auto [name, model] = isometry::name_and_path(argument);
+    sources.push_back({name, model, {}});
+  }
+  for (auto& [name, files] : files_by_translator(args.translations)) {
+    expect_one_per_data_set(files, option_for("--translations", name), data_sets);
+    sources.push_back({name.empty() ? kUnnamedTranslator : name, "", std::move(files)});
+  }
+  if (sources.empty()) fail("isometry needs --translations FILE (one per --pairs) or --translator MODEL");
+  std::set<std::string> names;
+  for (const auto& source : sources)
+    if (!names.insert(source.name).second)
+      fail("two translators are named '{}'; name them with --translator NAME=MODEL or --translations NAME=FILE",
+           source.name);
+  return sources;
+}
+
+// The --detector-scores files of every translator, by its name.
+std::map<std::string, std::vector<std::string>> score_files(const IsometryArguments& args,
+                                                            const std::vector<TranslatorSource>& translators,
+                                                            std::size_t data_sets) {
+  std::map<std::string, std::vector<std::string>> files;
+  for (auto& [name, group] : files_by_translator(args.detector_scores)) {
+    expect_one_per_data_set(group, option_for("--detector-scores", name), data_sets);
+    if (name.empty() && translators.size() != 1)
+      fail("{} translators: name the one each --detector-scores file scores, NAME=FILE", translators.size());
+    const auto& translator = name.empty() ? translators.front().name : name;
+    if (std::none_of(translators.begin(), translators.end(), [&](const auto& t) { return t.name == translator; }))
+      fail("--detector-scores {}=: no translator is named '{}'", name, name);
+    files[translator] = std::move(group);
+  }
+  for (const auto& translator : translators)
+    if (!files.contains(translator.name))
+      fail("no --detector-scores for the translator '{}' (give --detector-scores {}=FILE per --pairs, or --detector "
+           "MODEL)",
+           translator.name, translator.name);
+  return files;
+}
+
+// Progress bars for the models' runs: the models report to whichever bar is current.
+struct ProgressSlot {
+  std::unique_ptr<Progress> bar;
+  void start(std::string label, std::size_t total) {
+    bar.reset();
+    bar = std::make_unique<Progress>(std::move(label), total);
+  }
+};
+
+std::vector<isometry::ParaphraseDetector> open_detectors(const IsometryArguments& args, Backend& backend,
+                                                         ProgressSlot& progress) {
   std::vector<isometry::ParaphraseDetector> detectors;
   std::set<std::string> names;
   for (const auto& argument : args.detectors) {
-    auto [name, model] = isometry::detector_name_and_model(argument);
+    auto [name, model] = isometry::name_and_path(argument);
     if (!names.insert(name).second) fail("two detectors are named '{}'; name them with --detector NAME=MODEL", name);
     detectors.push_back(isometry::model_paraphrase_detector(
-        model, backend, {.name = name, .paraphrase_label = args.paraphrase_label, .batch_size = args.compute.batch_size}));
+        model, backend,
+        {.name = name,
+         .paraphrase_label = args.paraphrase_label,
+         .max_length = args.detector_max_length,
+         .batch_size = args.compute.batch_size,
+         .progress = [&progress](std::size_t done) { progress.bar->advance(done); }}));
   }
   return detectors;
+}
+
+isometry::TextTranslator open_translator(const IsometryArguments& args, const std::string& model, Backend& backend,
+                                         ProgressSlot& progress, std::size_t& truncated) {
+  const SearchOptions& search = args.search;
+  return isometry::model_translator(
+      model, backend,
+      {.settings =
+           [&search](const Translator& translator) {
+             auto settings = search_settings(translator, search);
+             if (!search.beam && !settings.do_sample) settings.num_beams = kPaperBeam;
+             return settings;
+           },
+       .source_language = search.source_language,
+       .target_language = search.target_language,
+       .batch_size = args.compute.batch_size,
+       .truncate = search.truncate,
+       .truncated = [&truncated](std::size_t) { ++truncated; },
+       .progress = [&progress](std::size_t done) { progress.bar->set(done); }});
+}
+
+// --save-translations: a file when invar translates one data set once, else a folder of
+// TRANSLATOR.DATASET.jsonl files.
+std::string saved_translations_path(const IsometryArguments& args, std::size_t translated, const std::string& translator,
+                                    const std::string& data_set) {
+  const auto& path = args.save_translations;
+  if (translated == 1 && !std::filesystem::is_directory(path)) return path;
+  std::filesystem::create_directories(path);
+  return (std::filesystem::path(path) / (translator + "." + data_set + ".jsonl")).string();
+}
+
+std::vector<isometry::CorrelationProcedure> correlation_procedures(const std::string& name) {
+  using P = isometry::CorrelationProcedure;
+  if (name == "pooled") return {P::Pooled};
+  if (name == "mode") return {P::Mode};
+  return {P::Pooled, P::Mode};
 }
 
 void run(const IsometryArguments& args) {
   if (args.pairs.empty()) fail("isometry needs --pairs FILE (sentence pairs in the source language)");
   isometry::validate_epsilon(args.epsilon);
   const auto data_sets = args.pairs.size();
-  expect_files_or_model(args.translations, "--translations", !args.translator.empty(), "--translator", data_sets);
-  expect_files_or_model(args.detector_scores, "--detector-scores", !args.detectors.empty(), "--detector", data_sets);
+  const auto translators = translator_sources(args, data_sets);
+  if (args.detector_scores.empty() && args.detectors.empty())
+    fail("isometry needs --detector-scores FILE (one per --pairs) or --detector MODEL");
+  if (!args.detector_scores.empty() && !args.detectors.empty()) fail("give --detector-scores or --detector, not both");
+  const auto scores = args.detectors.empty() ? score_files(args, translators, data_sets)
+                                             : std::map<std::string, std::vector<std::string>>{};
   if (!args.columns.empty() && args.columns.size() != 2) fail("--columns takes two columns, FIRST,SECOND");
   isometry::PairColumns columns{.header = args.header};
   if (!args.columns.empty()) {
@@ -84,32 +209,86 @@ void run(const IsometryArguments& args) {
   std::vector<isometry::SentencePairs> sources;
   for (const auto& path : args.pairs) sources.push_back(isometry::read_sentence_pairs(path, columns));
 
+  const auto modelled = std::count_if(translators.begin(), translators.end(), [](const auto& t) { return !t.model.empty(); });
+  if (!args.save_translations.empty() && modelled == 0)
+    fail("--save-translations keeps what --translator produces, and no --translator is given");
   std::unique_ptr<Backend> backend;
-  if (!args.translator.empty() || !args.detectors.empty()) backend = open_backend(args.compute);
-  isometry::TextTranslator translator;
-  if (!args.translator.empty()) {
-    auto options = args.translation;
-    options.batch_size = args.compute.batch_size;
-    translator = isometry::model_translator(args.translator, *backend, options);
-  }
-  const auto detectors = args.detectors.empty() ? std::vector<isometry::ParaphraseDetector>{} : open_detectors(args, *backend);
+  if (modelled > 0 || !args.detectors.empty()) backend = open_backend(args.compute);
+  ProgressSlot progress;
+  const auto detectors =
+      args.detectors.empty() ? std::vector<isometry::ParaphraseDetector>{} : open_detectors(args, *backend, progress);
 
   std::vector<isometry::IsometryDataSet> data;
-  for (std::size_t s = 0; s < data_sets; ++s) {
-    auto target = translator ? isometry::translate_pairs(sources[s], translator, args.translator)
-                             : isometry::read_sentence_pairs(args.translations[s], columns);
-    auto scores = detectors.empty() ? isometry::read_detector_scores(args.detector_scores[s])
-                                    : isometry::detect_paraphrases(sources[s], target, detectors);
-    data.push_back(isometry::make_isometry_data_set(names[s], std::move(sources[s]), std::move(target), std::move(scores)));
+  for (const auto& source : translators) {
+    std::size_t truncated = 0;
+    isometry::TextTranslator translator;
+    if (!source.model.empty()) translator = open_translator(args, source.model, *backend, progress, truncated);
+    for (std::size_t s = 0; s < data_sets; ++s) {
+      const auto label = source.name + ":" + names[s];
+      isometry::SentencePairs target;
+      if (translator) {
+        progress.start("translate " + label, 2 * sources[s].size());
+        target = isometry::translate_pairs(sources[s], translator, source.model);
+        if (!args.save_translations.empty())
+          isometry::write_sentence_pairs(
+              saved_translations_path(args, static_cast<std::size_t>(modelled) * data_sets, source.name, names[s]),
+              target);
+      } else {
+        target = isometry::read_sentence_pairs(source.files[s], columns);
+      }
+      isometry::DetectorScores detected;
+      if (detectors.empty()) {
+        detected = isometry::read_detector_scores(scores.at(source.name)[s]);
+      } else {
+        progress.start("detect " + label, 2 * sources[s].size() * detectors.size());
+        detected = isometry::detect_paraphrases(sources[s], target, detectors);
+      }
+      progress.bar.reset();
+      data.push_back(isometry::make_isometry_data_set(names[s], sources[s], std::move(target), std::move(detected),
+                                                      source.name));
+    }
+    if (truncated > 0)
+      std::cerr << fmt::format("invar: {} sources truncated to the positions of {} (--truncate)\n", truncated,
+                               source.model);
   }
 
   isometry::IsometryOptions options;
   options.epsilon = args.epsilon;
+  options.procedures = correlation_procedures(args.correlation);
   auto result = isometry::run_isometry(data, options);
   if (!args.per_pair.empty()) isometry::write_isometry_pairs(args.per_pair, data, result);
   if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result);
   if (args.json) std::cout << isometry::isometry_json(data, result).dump(2) << '\n';
   else std::cout << isometry::isometry_text_report(data, result);
+}
+
+void add_translation_options(CLI::App& app, IsometryArguments& args) {
+  app.add_option("--translator", args.translators,
+                 "Translate the pairs inside invar with this seq2seq model (a Hugging Face folder or an .invar file), "
+                 "MODEL or NAME=MODEL; repeat to compare translators side by side");
+  add_search_options(app, args.search);
+  app.get_option("--beam")->description("Beam size of --translator; 1 = greedy (default: 5, the paper's, not config.json's)");
+  // The names isometry used before it shared the generation options of translate and generate.
+  app.add_option("--beam-size", args.search.beam, "Alias of --beam")->group("")->check(CLI::Range(1, 1024));
+  app.add_option("--source-language", args.search.source_language, "Alias of --src-lang")->group("");
+  app.add_option("--target-language", args.search.target_language, "Alias of --tgt-lang")->group("");
+  app.add_option("--save-translations", args.save_translations,
+                 "Keep what --translator produced: a FILE when one data set is translated once (TSV, or JSONL when "
+                 "it ends in .jsonl), else a folder of TRANSLATOR.DATASET.jsonl files; read them back with "
+                 "--translations");
+}
+
+void add_detector_options(CLI::App& app, IsometryArguments& args) {
+  app.add_option("--detector", args.detectors,
+                 "A paraphrase detector computed inside invar: a sequence-classification model on sentence pairs, "
+                 "MODEL or NAME=MODEL; repeat for several (the paper uses three). Instead of --detector-scores");
+  app.add_option("--paraphrase-label", args.paraphrase_label,
+                 "The label of the --detector models that means paraphrase: an id2label name or an index (default: "
+                 "the label named 'paraphrase', else LABEL_1 of a LABEL_0/LABEL_1 model)");
+  app.add_option("--detector-max-length", args.detector_max_length,
+                 "Tokens per pair given to the --detector models, longer pairs truncated longest-first (the study "
+                 "used 128; default and upper bound: the model's length)")
+      ->check(CLI::Range(4, 1 << 20));
 }
 
 void setup(CLI::App& root) {
@@ -119,37 +298,22 @@ void setup(CLI::App& root) {
       "Isometry of translation on binary semantic-equivalence spaces (Shankar): does translation map paraphrases "
       "to paraphrases? Paraphrase detectors judge each source pair (s1, s2) and its translation (f(s1), f(s2)); "
       "the mode of their [S_X, S_Y] judgements puts the pair in [1,1] isometric, [0,0] ambiguous, [0,1] type-1 "
-      "anisometry, [1,0] type-2 anisometry or Ø (no majority). Reports the categories' frequencies per data set "
-      "and their macro-average, the detectors' agreement, and Pearson r between commutative chrF2 and S_L with "
-      "a one-tailed t-test. See docs/isometry.md.");
+      "anisometry, [1,0] type-2 anisometry or Ø (no majority). Reports the categories' frequencies per translator "
+      "and data set with their macro-average, the detectors' agreement, and Pearson r between commutative chrF2 "
+      "and S_L with a one-tailed t-test. See docs/isometry.md.");
   app->add_option("--pairs", args->pairs,
                   "Source sentence pairs, one pair per line: TSV/CSV columns 1 and 2, or JSONL keys sentence1 and "
                   "sentence2. Repeat for several data sets (the frequencies are macro-averaged over them)");
   app->add_option("--translations", args->translations,
-                  "The translations (f(s1), f(s2)), same format, line-aligned with --pairs; one per --pairs");
+                  "The translations (f(s1), f(s2)), same format, line-aligned with --pairs; one per --pairs, FILE or "
+                  "TRANSLATOR=FILE to compare several translators side by side");
   app->add_option("--detector-scores", args->detector_scores,
-                  "Precomputed P(paraphrase), one file per --pairs, line-aligned with it: TSV with a header line, "
-                  "or JSONL objects, with the columns (keys) source:NAME and target:NAME for every detector NAME "
-                  "(probabilities on (s1, s2) and on (f(s1), f(s2)))");
-  app->add_option("--translator", args->translator,
-                  "Translate the pairs inside invar with this seq2seq model (a Hugging Face folder or an .invar file) "
-                  "instead of reading --translations");
-  app->add_option("--beam-size", args->translation.beam_size, "Beam size of --translator (the paper's 5)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 64));
-  app->add_option("--max-length", args->translation.max_length,
-                  "Longest translation in tokens (default: the model's generation config)")
-      ->check(CLI::Range(1, 1 << 16));
-  app->add_option("--source-language", args->translation.source_language,
-                  "Source language code of a multilingual --translator (mBART, M2M100, NLLB)");
-  app->add_option("--target-language", args->translation.target_language,
-                  "Target language code of a multilingual --translator");
-  app->add_option("--detector", args->detectors,
-                  "A paraphrase detector computed inside invar: a sequence-classification model on sentence pairs, "
-                  "MODEL or NAME=MODEL; repeat for several (the paper uses three). Instead of --detector-scores");
-  app->add_option("--paraphrase-label", args->paraphrase_label,
-                  "The label of the --detector models that means paraphrase: an id2label name or an index (default: "
-                  "the label named 'paraphrase', else LABEL_1 of a LABEL_0/LABEL_1 model)");
+                  "Precomputed P(paraphrase), one file per --pairs (TRANSLATOR=FILE with several translators), "
+                  "line-aligned with it: TSV with a header line, or JSONL objects, with the columns (keys) "
+                  "source:NAME and target:NAME for every detector NAME (probabilities on (s1, s2) and on "
+                  "(f(s1), f(s2)))");
+  add_translation_options(*app, *args);
+  add_detector_options(*app, *args);
   add_compute_options(*app, args->compute);
   app->add_option("--name", args->names, "Name of each data set, in --pairs order (default: the file names)");
   app->add_option("--columns", args->columns,
@@ -160,19 +324,30 @@ void setup(CLI::App& root) {
   app->add_flag("--header", args->header, "TSV/CSV pair files start with a header line");
   app->add_option("--epsilon", args->epsilon, "Threshold: S_L = 1 iff P(paraphrase) >= epsilon; in (0, 1)")
       ->capture_default_str();
+  app->add_option("--correlation", args->correlation,
+                  "Which chrF2-vs-S_L correlation the tables show: pooled (the paper's Table 3 and its R code: every "
+                  "detector's own S_L, source and target in one r, no-majority pairs kept), mode (the paper's text: "
+                  "S_L of the mode, per side, no-majority pairs removed) or both; --json always has both")
+      ->check(CLI::IsMember({"pooled", "mode", "both"}))
+      ->capture_default_str();
   app->add_flag("--json", args->json, "Print the result as JSON instead of the tables");
   app->add_option("--report", args->report,
-                  "Write a self-contained HTML report: category chart, tables, P(paraphrase) and chrF2 target-vs-source "
-                  "scatter plots");
+                  "Write a self-contained HTML report: tables, category chart, density contours of P(paraphrase), "
+                  "chrF2-by-S_L box plots, one example pair per category");
   app->add_option("--per-pair", args->per_pair,
-                  "Write one JSON object per input pair (all data sets, in input order): probabilities, judgements, "
-                  "mode, category, agreement, chrF2 of both pairs");
+                  "Write one JSON object per input pair (all translators and data sets, in input order): "
+                  "probabilities, judgements, mode, category, agreement, chrF2 of both pairs");
   app->footer(
       "Examples:\n"
       "  invar isometry --pairs de.tsv --translator opus-mt-de-en --detector bert=bert-paws \\\n"
-      "                 --detector xlmr=xlmr-paws --detector mpnet=mpnet-paws --json\n"
+      "                 --detector xlmr=xlmr-paws --detector mpnet=mpnet-paws --detector-max-length 128 --json\n"
       "  invar isometry --pairs de.tsv --translations de-en.tsv --detector-scores de.scores.tsv \\\n"
       "                 --per-pair pairs.jsonl --report isometry.html\n"
+      "  invar isometry --pairs legacy.tsv --pairs ar.tsv \\\n"
+      "                 --translations fair=legacy.fair.tsv --translations fair=ar.fair.tsv \\\n"
+      "                 --translations std=legacy.std.tsv --translations std=ar.std.tsv \\\n"
+      "                 --detector-scores fair=legacy.fair.scores.tsv --detector-scores fair=ar.fair.scores.tsv \\\n"
+      "                 --detector-scores std=legacy.std.scores.tsv --detector-scores std=ar.std.scores.tsv\n"
       "de.scores.tsv (one row per pair; P(paraphrase) of each detector on the source and the target pair):\n"
       "  source:bert  target:bert  source:xlmr  target:xlmr  source:mpnet  target:mpnet   (tab-separated)\n"
       "  0.97         0.95         0.91         0.88         0.99          0.93");

@@ -28,6 +28,22 @@ SentencePairs read_sentence_pairs(const std::string& path, const PairColumns& co
   return pairs;
 }
 
+void write_sentence_pairs(const std::string& path, const SentencePairs& pairs) {
+  const bool jsonl = table_format_from_path(path) == TableFormat::Jsonl;
+  AtomicOutput out(path);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (jsonl) {
+      out.write_line(nlohmann::json{{"sentence1", pairs.first[i]}, {"sentence2", pairs.second[i]}}.dump());
+      continue;
+    }
+    for (const auto* sentence : {&pairs.first[i], &pairs.second[i]})
+      if (sentence->find_first_of("\t\r\n") != std::string::npos)
+        fail("{}: pair {} holds a tab or a line break, which TSV cannot; save to a .jsonl file", path, i + 1);
+    out.write_line(pairs.first[i] + "\t" + pairs.second[i]);
+  }
+  out.commit();
+}
+
 SentencePairs translate_pairs(const SentencePairs& source, const TextTranslator& translate, std::string path) {
   std::vector<std::string> texts = source.first;
   texts.insert(texts.end(), source.second.begin(), source.second.end());
@@ -136,7 +152,7 @@ DetectorScores detect_paraphrases(const SentencePairs& source, const SentencePai
 }
 
 IsometryDataSet make_isometry_data_set(std::string name, SentencePairs source, SentencePairs target,
-                                       DetectorScores scores) {
+                                       DetectorScores scores, std::string translator) {
   auto aligned = [&](std::size_t n, const std::string& path, const char* what) {
     if (n != source.size())
       fail("{} has {} pairs but {} has {} {}; they must be line-aligned", source.path, source.size(), path, n, what);
@@ -144,7 +160,7 @@ IsometryDataSet make_isometry_data_set(std::string name, SentencePairs source, S
   aligned(target.size(), target.path, "translated pairs");
   if (scores.detectors.empty()) fail("{}: no paraphrase detectors", scores.path);
   aligned(scores.source.front().size(), scores.path, "score rows");
-  return {std::move(name), std::move(source), std::move(target), std::move(scores)};
+  return {std::move(name), std::move(translator), std::move(source), std::move(target), std::move(scores)};
 }
 
 // ---- Categories and agreement ---------------------------------------------------------------------
@@ -229,6 +245,8 @@ std::optional<IsometryCorrelation> isometry_correlation(const std::vector<double
   return c;
 }
 
+int pooled_judgement(double probability, double epsilon) { return probability > epsilon ? 1 : 0; }
+
 namespace {
 
 std::size_t pattern_of(const IsometryPair& pair, const std::vector<AgreementPattern>& patterns) {
@@ -249,6 +267,46 @@ std::optional<IsometryCorrelation> correlate(const std::vector<IsometryPair>& pa
     judged.push_back(target ? pair.mode.mode->second : pair.mode.mode->first);
   }
   return isometry_correlation(chrf, judged);
+}
+
+// Source then target, each detector by detector and pair by pair: the R script's row order (r does
+// not depend on it).
+std::optional<IsometryCorrelation> correlate_pooled(const IsometryDataSet& data, const std::vector<IsometryPair>& pairs,
+                                                    double epsilon) {
+  std::vector<double> chrf, judged;
+  for (bool target : {false, true})
+    for (const auto& p : target ? data.scores.target : data.scores.source)
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        chrf.push_back(target ? pairs[i].chrf_target.mean : pairs[i].chrf_source.mean);
+        judged.push_back(pooled_judgement(p[i], epsilon));
+      }
+  return isometry_correlation(chrf, judged);
+}
+
+double mean_r(const std::vector<IsometryDataSetResult>& results, const std::vector<std::size_t>& data_sets,
+              std::optional<IsometryCorrelation> IsometryDataSetResult::*correlation) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (auto s : data_sets)
+    if (const auto& c = results[s].*correlation; c && std::isfinite(c->r)) {
+      sum += c->r;
+      ++n;
+    }
+  return n ? sum / static_cast<double>(n) : std::nan("");
+}
+
+TranslatorSummary summarise(std::string name, std::vector<std::size_t> data_sets,
+                            const std::vector<IsometryDataSetResult>& results) {
+  TranslatorSummary summary{std::move(name), std::move(data_sets)};
+  for (auto category : kAllIsometryCategories) {
+    double sum = 0;
+    for (auto s : summary.data_sets) sum += category_share(results[s].categories, category);
+    summary.macro_average[static_cast<std::size_t>(category)] = sum / static_cast<double>(summary.data_sets.size());
+  }
+  summary.mean_pooled_r = mean_r(results, summary.data_sets, &IsometryDataSetResult::pooled);
+  summary.mean_source_r = mean_r(results, summary.data_sets, &IsometryDataSetResult::source);
+  summary.mean_target_r = mean_r(results, summary.data_sets, &IsometryDataSetResult::target);
+  return summary;
 }
 
 IsometryDataSetResult run_data_set(const IsometryDataSet& data, const std::vector<AgreementPattern>& patterns,
@@ -275,6 +333,7 @@ IsometryDataSetResult run_data_set(const IsometryDataSet& data, const std::vecto
   }
   result.source = correlate(result.pairs, false);
   result.target = correlate(result.pairs, true);
+  result.pooled = correlate_pooled(data, result.pairs, options.epsilon);
   return result;
 }
 
@@ -285,6 +344,7 @@ IsometryResult run_isometry(const std::vector<IsometryDataSet>& data_sets, const
   if (data_sets.empty()) fail("isometry needs at least one data set of pairs");
   IsometryResult result;
   result.epsilon = options.epsilon;
+  result.procedures = options.procedures;
   result.detectors = data_sets.front().scores.detectors;
   for (const auto& data : data_sets)
     if (data.scores.detectors != result.detectors)
@@ -295,10 +355,15 @@ IsometryResult run_isometry(const std::vector<IsometryDataSet>& data_sets, const
   const metrics::ChrF chrf(options.chrf);
   result.chrf_name = chrf.name();
   for (const auto& data : data_sets) result.data_sets.push_back(run_data_set(data, result.patterns, options, chrf));
-  for (auto category : kAllIsometryCategories) {
-    double sum = 0;
-    for (const auto& data : result.data_sets) sum += category_share(data.categories, category);
-    result.macro_average[static_cast<std::size_t>(category)] = sum / static_cast<double>(result.data_sets.size());
+  std::vector<std::string> translators;
+  std::map<std::string, std::vector<std::size_t>> grouped;
+  for (std::size_t s = 0; s < data_sets.size(); ++s) {
+    if (!grouped.contains(data_sets[s].translator)) translators.push_back(data_sets[s].translator);
+    grouped[data_sets[s].translator].push_back(s);
+  }
+  for (auto& name : translators) {
+    auto indices = std::move(grouped[name]);
+    result.translators.push_back(summarise(std::move(name), std::move(indices), result.data_sets));
   }
   return result;
 }

@@ -12,7 +12,10 @@
 // sets), the agreement patterns of the detectors (all agree, which ones form the majority, none),
 // and on each side the Pearson r between the commutative chrF̄2 of the pair (chrF with β = 2, char
 // order 6, word order 0, the mean of both argument orders) and S_L of the mode, Ø pairs removed,
-// with the one-tailed t-test (H1: r > 0) and the strength label of Schober et al.
+// with the one-tailed t-test (H1: r > 0) and the strength label of Schober et al. That is the paper's
+// text; its Table 3 (and the released R code) instead pools every detector's own judgement on both
+// sides in one correlation per data set (CorrelationProcedure::Pooled). Data sets are grouped by the
+// translator that produced them; frequencies and r are macro-averaged per translator (Tables 2, 3).
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -56,6 +59,10 @@ struct PairColumns {
 };
 
 SentencePairs read_sentence_pairs(const std::string& path, const PairColumns& columns);
+// Writes pairs so that read_sentence_pairs reads them back with the default columns: JSONL objects
+// {"sentence1", "sentence2"} when the name ends in .jsonl, else TSV (which cannot hold a tab or a
+// line break inside a sentence: such a sentence is an error naming it).
+void write_sentence_pairs(const std::string& path, const SentencePairs& pairs);
 // (f(s1), f(s2)) for every pair, both sentences translated in one batch; `path` names the run.
 SentencePairs translate_pairs(const SentencePairs& source, const TextTranslator& translate, std::string path);
 
@@ -75,6 +82,7 @@ DetectorScores detect_paraphrases(const SentencePairs& source, const SentencePai
 
 struct IsometryDataSet {
   std::string name;
+  std::string translator;  // which translator produced `target`; data sets are grouped by it
   SentencePairs source;
   SentencePairs target;
   DetectorScores scores;
@@ -82,7 +90,7 @@ struct IsometryDataSet {
 
 // Checks that the translations and the scores are line-aligned with the source pairs.
 IsometryDataSet make_isometry_data_set(std::string name, SentencePairs source, SentencePairs target,
-                                       DetectorScores scores);
+                                       DetectorScores scores, std::string translator = "translations");
 
 // ---- Categories and agreement ---------------------------------------------------------------------
 
@@ -109,9 +117,17 @@ std::vector<AgreementPattern> agreement_patterns(const std::vector<std::string>&
 
 // ---- The study -------------------------------------------------------------------------------------
 
+// The two ways of correlating chrF̄2 with S_L. Mode (the paper's text, §3.3): S_L of the detectors'
+// mode, Ø pairs removed, one correlation per side. Pooled (the paper's Table 3, as the study's R code
+// computes it): every detector's own S_L, rounded as R's round() does (half to even, so P = 0.5 gives
+// 0: S_L = [P > ε]), each paired with the pair's chrF̄2, source and target sides in one correlation per
+// data set, Ø pairs kept: n = 2 × detectors × pairs.
+enum class CorrelationProcedure { Mode, Pooled };
+
 struct IsometryOptions {
   double epsilon = 0.5;  // S_L = 1 iff P(paraphrase) ≥ ε
   metrics::ChrfOptions chrf;  // chrF2 (sacrebleu.sentence_chrf)
+  std::vector<CorrelationProcedure> procedures{CorrelationProcedure::Pooled, CorrelationProcedure::Mode};  // shown
 };
 // ε must lie in the open interval (0, 1).
 void validate_epsilon(double epsilon);
@@ -124,7 +140,7 @@ struct IsometryPair {
   metrics::CommutativeScore chrf_source, chrf_target;
 };
 
-// Pearson r between chrF̄2 and S_L of the mode over the pairs with a mode; the t-test needs n > 2.
+// Pearson r between chrF̄2 and S_L; the t-test needs n > 2.
 struct IsometryCorrelation {
   std::size_t n = 0;
   double r = 0;
@@ -141,7 +157,21 @@ struct IsometryDataSetResult {
   CategoryCounts categories{};                       // of the mode
   std::vector<CategoryCounts> detector_categories;   // of each detector's own judgement
   std::vector<std::size_t> patterns;                 // pairs per agreement pattern
-  std::optional<IsometryCorrelation> source, target; // nullopt with fewer than 2 pairs with a mode
+  std::optional<IsometryCorrelation> source, target; // mode procedure; nullopt under 2 pairs with a mode
+  std::optional<IsometryCorrelation> pooled;          // pooled procedure; nullopt under 2 judgements
+};
+
+// R's round() of a probability as the study's script applies it: 1 iff P > ε (round half to even
+// sends 0.5 to 0; with ε = 0.5 this is round(P)).
+int pooled_judgement(double probability, double epsilon);
+
+// A translator's data sets and their macro-averages (the μ columns of the paper's Tables 2 and 3).
+struct TranslatorSummary {
+  std::string name;
+  std::vector<std::size_t> data_sets;                      // indices into IsometryResult::data_sets
+  std::array<double, kIsometryCategories> macro_average{};  // mean over its data sets of the mode's shares
+  // Mean r over its data sets that have a finite one (NaN when none has).
+  double mean_pooled_r = 0, mean_source_r = 0, mean_target_r = 0;
 };
 
 struct IsometryResult {
@@ -150,7 +180,8 @@ struct IsometryResult {
   std::vector<std::string> detectors;
   std::vector<AgreementPattern> patterns;
   std::vector<IsometryDataSetResult> data_sets;
-  std::array<double, kIsometryCategories> macro_average{};  // mean over data sets of the mode's shares
+  std::vector<TranslatorSummary> translators;  // in order of first appearance
+  std::vector<CorrelationProcedure> procedures;  // the ones the tables show
 };
 
 // Every data set must have the same detectors, in the same order.

@@ -41,12 +41,13 @@ struct PairClassifier {
   std::unique_ptr<TextEncoder> encoder;
   std::size_t label = 0;
   std::size_t batch_size = 32;
+  std::function<void(std::size_t)> progress;
 
   std::vector<double> probabilities(const std::vector<std::string>& first, const std::vector<std::string>& second) {
     std::vector<TextInput> inputs;
     for (std::size_t i = 0; i < first.size(); ++i) inputs.push_back({first[i], second[i]});
     std::size_t truncated = 0;
-    const auto logits = encoder->logits(encoder->encode(inputs, true, truncated), {.batch_size = batch_size});
+    const auto logits = encoder->logits(encoder->encode(inputs, true, truncated), {batch_size, progress});
     std::vector<double> out;
     for (const auto& row : logits) out.push_back(label_probabilities(row, encoder->model().spec().multi_label).at(label));
     return out;
@@ -61,7 +62,7 @@ std::string file_name(const std::string& path) {
 
 }  // namespace
 
-std::pair<std::string, std::string> detector_name_and_model(const std::string& argument) {
+std::pair<std::string, std::string> name_and_path(const std::string& argument) {
   const auto equals = argument.find('=');
   if (equals == std::string::npos || equals == 0 || argument.find('/') < equals) return {file_name(argument), argument};
   return {argument.substr(0, equals), argument.substr(equals + 1)};
@@ -79,6 +80,8 @@ ParaphraseDetector model_paraphrase_detector(const std::string& model, Backend& 
   if (spec.regression) fail("{}: a regression model (num_labels = 1), not a pair classifier", model);
   classifier->label = paraphrase_label(spec, options.paraphrase_label, model);
   classifier->batch_size = options.batch_size;
+  classifier->progress = options.progress;
+  if (options.max_length) classifier->encoder->cap_length(*options.max_length);
   return {options.name.empty() ? file_name(model) : options.name,
           [classifier](const std::vector<std::string>& first, const std::vector<std::string>& second) {
             return classifier->probabilities(first, second);
@@ -97,11 +100,10 @@ TextTranslator model_translator(const std::string& model, Backend& backend, cons
   owned->translator = std::make_unique<Translator>(*owned->source, backend);
   if (options.source_language || options.target_language)
     owned->translator->set_languages(options.source_language, options.target_language);
-  owned->settings = owned->translator->default_settings();
-  if (options.beam_size < 1) fail("--beam-size must be at least 1, got {}", options.beam_size);
-  owned->settings.num_beams = options.beam_size;
-  if (options.max_length) owned->settings.max_length = *options.max_length;
+  owned->settings = options.settings ? options.settings(*owned->translator) : owned->translator->default_settings();
   owned->translate.batch_size = options.batch_size;
+  owned->translate.progress = options.progress;
+  if (options.truncate) owned->translate.truncated = options.truncated ? options.truncated : [](std::size_t) {};
   return [owned](const std::vector<std::string>& texts) {
     return owned->translator->translate(texts, owned->settings, owned->translate);
   };

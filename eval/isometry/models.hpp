@@ -3,9 +3,11 @@
 // checkpoint through engine/translator.hpp, a sequence-classification checkpoint (a pair
 // classifier) through engine/encoder.hpp. Each owns its model; the backend must outlive it.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 
+#include "engine/translator.hpp"
 #include "eval/isometry/isometry.hpp"
 #include "kernels/backend.hpp"
 
@@ -14,7 +16,9 @@ namespace invar::isometry {
 struct ModelDetectorOptions {
   std::string name;                             // default: the model's file or folder name
   std::optional<std::string> paraphrase_label;  // an id2label name or a label index
+  std::optional<std::size_t> max_length;        // tokens per pair; default and upper bound: the model's
   std::size_t batch_size = 32;
+  std::function<void(std::size_t)> progress;  // called after each batch with the pairs it held
 };
 
 // P(paraphrase) = the softmax (sigmoid for multi-label checkpoints) of the classifier's logits at the
@@ -27,16 +31,18 @@ ParaphraseDetector model_paraphrase_detector(const std::string& model, Backend& 
                                              const ModelDetectorOptions& options);
 
 struct ModelTranslatorOptions {
-  int beam_size = 5;              // the paper's beam
-  std::optional<int> max_length;  // default: the model's generation config
+  std::function<SearchSettings(const Translator&)> settings;     // unset: the model's config.json
   std::optional<std::string> source_language, target_language;  // multilingual models
   std::size_t batch_size = 32;
+  bool truncate = false;                       // cut over-long sources instead of failing
+  std::function<void(std::size_t)> truncated;  // called per source cut
+  std::function<void(std::size_t)> progress;   // called after each batch with the texts done so far
 };
 
 TextTranslator model_translator(const std::string& model, Backend& backend, const ModelTranslatorOptions& options);
 
-// --detector's argument: "NAME=MODEL" names the detector, a plain "MODEL" is named after its file or
-// folder (a '=' after a '/' belongs to the path).
-std::pair<std::string, std::string> detector_name_and_model(const std::string& argument);
+// A named model or file, as --detector, --translator, --translations and --detector-scores take it:
+// "NAME=PATH", or a plain "PATH" named after its file or folder (a '=' after a '/' belongs to the path).
+std::pair<std::string, std::string> name_and_path(const std::string& argument);
 
 }  // namespace invar::isometry

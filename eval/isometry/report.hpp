@@ -14,7 +14,7 @@ namespace invar::isometry {
 
 std::string isometry_text_report(const std::vector<IsometryDataSet>& data, const IsometryResult& result);
 nlohmann::json isometry_json(const std::vector<IsometryDataSet>& data, const IsometryResult& result);
-// One JSON object per pair of every data set, in order: {"data_set", "line", "source": [s1, s2],
+// One JSON object per pair of every data set, in order: {"translator", "data_set", "line", "source": [s1, s2],
 // "target": [f(s1), f(s2)], "p_source": {detector: P}, "p_target": {...}, "judgements": {detector:
 // [S_X, S_Y]}, "mode": [S_X, S_Y] or null, "category", "agreement", "chrf_source", "chrf_target"}.
 void write_isometry_pairs(const std::string& path, const std::vector<IsometryDataSet>& data,

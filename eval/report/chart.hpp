@@ -1,12 +1,17 @@
 #pragma once
 // Self-contained SVG charts for reports (no script, no external fonts or styles): grouped bar
 // charts of distributions, with optional ± error bars, scatter plots (or line charts) with an
-// optional reference line, and heat maps of correlation matrices. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
+// optional reference line, heat maps of correlation matrices, facets of density contours, and facets
+// of box plots. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
 // write as a .svg file. Non-finite values and points outside a given range are not drawn.
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "eval/stats/density.hpp"
 
 namespace invar::report {
 
@@ -71,5 +76,50 @@ struct HeatMap {
 };
 
 std::string svg(const HeatMap& map);
+
+// A grid of panels (rows × columns, e.g. translator × data set by detector), each with the contour
+// lines of its grid's values (stats::DensityGrid: density[j * nx + i] at (x_i, y_j)) at the given
+// levels, traced by marching squares; lines are coloured from light (lowest level) to dark
+// (highest). A panel without a grid (nullopt) shows `empty_note` instead.
+struct ContourFacets {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<std::string> row_labels, column_labels;
+  std::vector<std::vector<std::optional<stats::DensityGrid>>> panels;  // [row][column]
+  std::vector<double> levels;
+  std::string levels_label = "levels:";  // before the legend of the levels' colours
+  std::string empty_note = "too few distinct points";
+  std::pair<double, double> x_range{0, 1}, y_range{0, 1};
+  std::vector<Line> lines;  // reference lines drawn in every panel
+  int panel_size = 150;     // pixels, square
+};
+
+std::string svg(const ContourFacets& facets);
+
+// The line segments (x1, y1, x2, y2) where the grid's values cross `level`, by marching squares
+// (the saddle cells resolved by the cell's mean value).
+std::vector<std::array<double, 4>> contour_segments(const stats::DensityGrid& grid, double level);
+
+// Box plots as ggplot2 draws them: a box from the lower to the upper quartile with the median,
+// whiskers, outliers as points; one box per series within each category, one panel per facet.
+struct BoxFacet {
+  std::string title;
+  std::vector<std::vector<std::optional<stats::BoxStats>>> boxes;  // [series][category]; nullopt: no values
+};
+
+struct BoxPlot {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<std::string> categories;  // along the x axis of each facet
+  std::vector<std::string> series;      // legend entries
+  std::vector<BoxFacet> facets;
+  std::pair<double, double> y_range{0, 1};
+  int facet_width = 220;
+  int height = 360;
+};
+
+std::string svg(const BoxPlot& plot);
 
 }  // namespace invar::report
