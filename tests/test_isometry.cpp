@@ -827,7 +827,8 @@ TEST(IsometryModels, OptionNamesOfTranslateAndTheirOldAliases) {
   for (auto [name, alias] : {std::pair{"--src-lang", "--source-language"}, std::pair{"--tgt-lang", "--target-language"}}) {
     const auto given = run(name), old = run(alias);
     EXPECT_EQ(given.exit_code, 1) << name;
-    EXPECT_TRUE(given.err.starts_with("invar: error: the marian ")) << given.err;
+    EXPECT_TRUE(given.err.starts_with("invar: error: ")) << given.err;
+    EXPECT_NE(given.err.find("the marian "), std::string::npos) << given.err;
     EXPECT_NE(given.err.find("xx"), std::string::npos) << given.err;
     EXPECT_EQ(old.err, given.err) << alias;
   }
