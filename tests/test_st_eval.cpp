@@ -223,8 +223,11 @@ TEST(StEval, NoneSkipsOneDimensionOfOneSegment) {
   const auto& noisy_line3 = run["segments"][10];
   EXPECT_FALSE(noisy_line3["human"].contains("meaning"));
   EXPECT_EQ(noisy_line3["human"]["formality"], 2.5);
-  for (const auto& s : run["systems"])
-    if (s["system"] == "copy") EXPECT_DOUBLE_EQ(s["human"]["formality"].get<double>(), (1.5 + 2 + 1.5) / 3);
+  for (const auto& s : run["systems"]) {
+    if (s["system"] == "copy") {
+      EXPECT_DOUBLE_EQ(s["human"]["formality"].get<double>(), (1.5 + 2 + 1.5) / 3);
+    }
+  }
   EXPECT_TRUE(run["not_computed"].empty()) << run["not_computed"];
 }
 
@@ -274,8 +277,6 @@ TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
   const auto bad_number = write_temp("bad.tsv", header + "a\tx\ty\t3\nb\tx\ty\tgood\n");
   expect_error(test::run_cli({"st-eval", "--table", bad_number}),
                "bad.tsv:3: meaning_human (a number or None): 'good' is not a finite number");
-  const auto unknown = write_temp("unknown.tsv", "system_name\tinformal_input\tsystem_output\tscore\na\tx\ty\t1\n");
-  expect_error(test::run_cli({"st-eval", "--table", unknown}), "unknown.tsv:1: unknown column 'score'");
   const auto missing = write_temp("missing.tsv", "system_name\tsystem_output\na\ty\n");
   expect_error(test::run_cli({"st-eval", "--table", missing}), "missing.tsv:1: no column 'informal_input'");
   const auto empty = write_temp("empty.tsv", header + "a\tx\ty\t3\nb\tx\t \t2\n");
@@ -303,4 +304,38 @@ TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
                "xlmr-regression");
   expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--wordnet", "/nonexistent"}),
                "/nonexistent");
+}
+
+// The released meta-evaluation files carry the paper's own metric scores next to the layout's
+// columns: st-eval reads them as the bare layout, and `metaeval --missing None` meta-evaluates one of
+// those columns with the unjudged rows of that dimension left out.
+TEST(StEval, ReleasedLayoutWithScoreColumns) {
+  std::vector<std::string> lines;
+  std::istringstream table(test::read_file(toy("judgements.tsv")));
+  for (std::string line; std::getline(table, line);) lines.push_back(line);
+  std::string released;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    released += lines[i] + (i == 0 ? std::string("\tself-BLEU") : "\t" + std::to_string(i % 5)) + "\n";
+  const auto path = write_temp("released.tsv", released);
+  const auto bare = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--json"});
+  const auto extended = test::run_cli({"-q", "st-eval", "--table", "judgements=" + path, "--json"});
+  ASSERT_EQ(extended.exit_code, 0) << extended.err;
+  auto segments = json::parse(extended.out)["segments"], expected = json::parse(bare.out)["segments"];
+  ASSERT_EQ(segments.size(), expected.size());
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    EXPECT_EQ(segments[i]["where"], path + ":" + std::to_string(i + 2));
+    segments[i].erase("where");
+    expected[i].erase("where");
+  }
+  EXPECT_EQ(segments, expected);
+
+  const auto meta = test::run_cli({"metaeval", "--scores", path, "--system-column", "system_name", "--human-column",
+                                   "formality_human", "--score-column", "self-BLEU", "--missing", "None", "--json"});
+  ASSERT_EQ(meta.exit_code, 0) << meta.err;
+  EXPECT_EQ(json::parse(meta.out)["segment_level"]["n"], lines.size() - 2);  // one formality None in the toy table
+  EXPECT_NE(meta.err.find("1 of " + std::to_string(lines.size() - 1) + " rows have no human judgement"),
+            std::string::npos) << meta.err;
+  const auto strict = test::run_cli({"metaeval", "--scores", path, "--system-column", "system_name", "--human-column",
+                                     "formality_human", "--score-column", "self-BLEU"});
+  EXPECT_NE(strict.err.find("'None' is not a finite number"), std::string::npos) << strict.err;
 }

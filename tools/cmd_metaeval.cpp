@@ -1,6 +1,8 @@
 // `invar metaeval`: how well metrics agree with human judgements (eval/metaeval/metaeval.hpp) — segment
 // correlations pooled and per group, system-level correlations and pairwise system accuracy — for
 // one score column, or for several in one run (each evaluated alone, then a summary table).
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "core/error.hpp"
@@ -17,6 +19,7 @@ using nlohmann::ordered_json;
 struct MetaEvalArguments {
   std::string scores, human, system_scores;
   std::string system_column = "system", group_column, human_column = "human";
+  std::string missing;  // a human cell holding this marks an unjudged segment
   std::vector<std::string> score_columns{"score"};
   bool header = false;
   bool lower_is_better = false;
@@ -41,19 +44,27 @@ std::vector<std::vector<metaeval::Segment>> read_segments(const MetaEvalArgument
            scores.table.rows.size(), human->table.path, human->table.rows.size());
   }
   std::vector<std::vector<metaeval::Segment>> segments(metrics);
+  std::size_t unjudged = 0;
   for (std::size_t r = 0; r < scores.table.rows.size(); ++r) {
     const auto& row = scores.table.rows[r];
     metaeval::Segment s;
     s.system = row[scores.index[0]];
     if (s.system.empty()) fail("{}: empty system name in column '{}'", scores.table.where(r), args.system_column);
-    s.human = same_file ? parse_number(row[scores.index[1 + metrics]], scores.table.where(r))
-                        : parse_number(human->table.rows[r][human->index[0]], human->table.where(r));
+    const auto& human_cell = same_file ? row[scores.index[1 + metrics]] : human->table.rows[r][human->index[0]];
+    if (!args.missing.empty() && human_cell == args.missing) {
+      ++unjudged;
+      continue;
+    }
+    s.human = parse_number(human_cell, same_file ? scores.table.where(r) : human->table.where(r));
     if (!args.group_column.empty()) s.group = row[scores.index.back()];
     for (std::size_t m = 0; m < metrics; ++m) {
       s.metric = parse_number(row[scores.index[1 + m]], scores.table.where(r));
       segments[m].push_back(s);
     }
   }
+  if (unjudged > 0)
+    fmt::print(stderr, "metaeval: {} of {} rows have no human judgement ('{}' in {}) and are left out\n", unjudged,
+               scores.table.rows.size(), args.missing, args.human_column);
   return segments;
 }
 
@@ -188,6 +199,9 @@ void setup(CLI::App& root) {
                   "summary table; JSON: {\"metrics\": [...]})")
       ->capture_default_str();
   app->add_option("--human-column", args->human_column, "Human judgement column")->capture_default_str();
+  app->add_option("--missing", args->missing,
+                  "A human value that marks an unjudged segment, left out of this run (e.g. None, as in Briakou et "
+                  "al.'s meta-evaluation files); the count goes to stderr");
   app->add_option("--system-scores", args->system_scores,
                   "System-level metric scores (the system column and every score column, e.g. corpus BLEU) instead "
                   "of segment means");
