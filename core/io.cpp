@@ -210,10 +210,13 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   std::vector<std::string> selectors;
   for (const auto& c : columns) selectors.push_back(!c.selector.empty() ? c.selector : jsonl ? c.jsonl_default : c.tsv_default);
   TableOptions options{.format = format};
-  if (jsonl) options.fields = selectors;
-  for (std::size_t c = 0; c < columns.size(); ++c)
-    if (jsonl && !columns[c].label) options.text_fields.insert(selectors[c]);
-  else options.header = format != TableFormat::Text && (header || !std::all_of(selectors.begin(), selectors.end(), is_number));
+  if (jsonl) {
+    options.fields = selectors;
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      if (!columns[c].label) options.text_fields.insert(selectors[c]);
+  } else {
+    options.header = format != TableFormat::Text && (header || !std::all_of(selectors.begin(), selectors.end(), is_number));
+  }
   Table table = read_table(path, options);
   if (table.rows.empty()) fail("{}: no texts", table.path);
   std::vector<std::size_t> indices;
