@@ -90,6 +90,8 @@ SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spe
   settings.max_length = g.max_length;
   settings.min_length = g.min_length;
   settings.no_repeat_ngram_size = g.no_repeat_ngram_size;
+  settings.repetition_penalty = g.repetition_penalty;
+  settings.unsupported = g.unsupported;
   settings.length_penalty = g.length_penalty;
   settings.early_stopping = g.early_stopping;
   settings.do_sample = g.do_sample;

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "support/model_files.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
@@ -66,6 +67,36 @@ TEST_F(CliGenerate, GenerateWritesBeamHypothesesAsJsonLines) {
     EXPECT_NEAR(first["hyps"][k]["score"].get<double>(), c["beam_scores"][k].get<double>(), 1e-4);
   }
   EXPECT_EQ(json::parse(lines[1]), json::parse(R"({"hyps": []})"));
+}
+
+// config.json's repetition_penalty is applied as --repetition-penalty is; the settings invar's search
+// does not implement are named in a warning, never silently dropped.
+TEST_F(CliGenerate, RepetitionPenaltyFromConfigOrOptionAndUnimplementedSettingsWarn) {
+  const std::string sources = joined(test::case_strings(golden_, "text"));
+  const std::vector<std::string> translate{"generate", "--beam", "1", "--max-length", "24"};
+  auto with = [&](const std::string& model, std::vector<std::string> extra) {
+    std::vector<std::string> args = translate;
+    args.insert(args.end(), {"-m", model});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args, sources);
+  };
+  const auto plain = with(kMarian, {});
+  const auto option = with(kMarian, {"--repetition-penalty", "3"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(option.exit_code, 0) << option.err;
+  EXPECT_NE(option.out, plain.out);  // the random fixture repeats tokens; a penalty of 3 changes that
+
+  const std::string penalised = test::model_copy(kMarian);
+  auto config = test::load_json(penalised + "/config.json");
+  config["repetition_penalty"] = 3;
+  config["num_beam_groups"] = 2;
+  test::write_file(penalised + "/config.json", config.dump());
+  const auto from_config = with(penalised, {});
+  ASSERT_EQ(from_config.exit_code, 0) << from_config.err;
+  EXPECT_EQ(from_config.out, option.out);
+  EXPECT_NE(from_config.err.find("warning: " + penalised + "/config.json: num_beam_groups 2 is not implemented"),
+            std::string::npos)
+      << from_config.err;
 }
 
 TEST_F(CliGenerate, JsonlInputAndSamplingReproducibleForASeed) {

@@ -280,6 +280,22 @@ TEST(LogitsProcessors, NoRepeatNgramBansCompletions) {
   EXPECT_EQ(row, (std::vector<float>{0, 0, 0, 0, -kInf, 0}));
 }
 
+TEST(LogitsProcessors, RepetitionPenaltyDividesPositiveAndMultipliesNegativeScoresOnce) {
+  SearchSettings settings;
+  settings.repetition_penalty = 2.0;
+  settings.no_repeat_ngram_size = 2;
+  std::vector<float> scores{3.0f, -1.5f, 0.0f, 4.0f, -kInf};
+  // Token 1 appears twice and is penalised once; the bigram (1 3) then bans 3; 4 is not in the prefix.
+  apply_logits_processors(scores, std::vector<std::int32_t>{0, 1, 3, 2, 1}, settings);
+  EXPECT_EQ(scores, (std::vector<float>{1.5f, -3.0f, 0.0f, -kInf, -kInf}));
+  // Below 1 the penalty rewards repetition: 3 / 0.5 and -1.5 * 0.5.
+  settings.repetition_penalty = 0.5;
+  settings.no_repeat_ngram_size = 0;
+  std::vector<float> reward{3.0f, -1.5f};
+  apply_logits_processors(reward, std::vector<std::int32_t>{0, 1}, settings);
+  EXPECT_EQ(reward, (std::vector<float>{6.0f, -0.75f}));
+}
+
 TEST(LogitsProcessors, BadWordsMinLengthForcedTokens) {
   SearchSettings settings;
   settings.eos_token_id = 0;
@@ -346,6 +362,8 @@ TEST(SearchSettings, RejectsInvalidCombinations) {
   EXPECT_THROW(settings.validate(10), Error);
   settings.top_p = 0.9;
   EXPECT_NO_THROW(settings.validate(10));
+  settings.repetition_penalty = 0.0;
+  EXPECT_THROW(settings.validate(10), Error);
 }
 
 }  // namespace

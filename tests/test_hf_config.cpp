@@ -204,11 +204,25 @@ TEST(HfConfig, GenerationFieldsAndExplicitNulls) {
   EXPECT_EQ(c.generation.forced_bos_token_id, 250004);
   EXPECT_FALSE(c.generation.forced_eos_token_id.has_value());
   EXPECT_EQ(c.generation.bad_words_ids, (std::vector<std::vector<std::int64_t>>{{5}, {6, 7}}));
+  EXPECT_TRUE(c.generation.unsupported.empty());
   const ModelConfig d = minimal(R"({"model_type": "bart"})");
   EXPECT_EQ(d.generation.num_beams, 1);
   EXPECT_EQ(d.generation.max_length, 20);
   EXPECT_EQ(d.generation.length_penalty, 1.0);
   EXPECT_TRUE(d.generation.bad_words_ids.empty());
+  EXPECT_EQ(d.generation.repetition_penalty, 1.0);
+}
+
+TEST(HfConfig, RepetitionPenaltyIsReadAndUnimplementedSearchSettingsAreListed) {
+  const ModelConfig c = minimal(R"({"model_type": "bart", "repetition_penalty": 1.3, "num_beam_groups": 2,
+      "diversity_penalty": 0.5, "encoder_no_repeat_ngram_size": 3})");
+  EXPECT_EQ(c.generation.repetition_penalty, 1.3);
+  ASSERT_EQ(c.generation.unsupported.size(), 2u);
+  EXPECT_NE(c.generation.unsupported[0].find("config.json: num_beam_groups 2"), std::string::npos);
+  EXPECT_NE(c.generation.unsupported[1].find("config.json: encoder_no_repeat_ngram_size 3"), std::string::npos);
+  // Their no-op values are nothing to warn about.
+  EXPECT_TRUE(minimal(R"({"model_type": "bart", "num_beam_groups": 1, "encoder_no_repeat_ngram_size": 0})")
+                  .generation.unsupported.empty());
 }
 
 TEST(HfConfig, ErrorsNameFileAndField) {

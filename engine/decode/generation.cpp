@@ -225,6 +225,8 @@ void SearchSettings::validate(std::int64_t vocab_size) const {
   if (min_length < 0) fail("min_length must not be negative, got {}", min_length);
   if (no_repeat_ngram_size < 0) fail("no_repeat_ngram_size must not be negative, got {}", no_repeat_ngram_size);
   if (!std::isfinite(length_penalty)) fail("length_penalty must be a finite number");
+  if (!(repetition_penalty > 0.0) || !std::isfinite(repetition_penalty))
+    fail("repetition_penalty must be a positive number, got {}", repetition_penalty);
   if (do_sample) {
     if (num_beams > 1) fail("sampling with num_beams > 1 (beam sampling) is not supported; use num_beams 1");
     if (!(temperature > 0.0) || !std::isfinite(temperature)) fail("temperature must be positive, got {}", temperature);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace invar {
@@ -37,6 +38,9 @@ struct SearchSettings {
   double length_penalty = 1.0;
   bool early_stopping = false;
   int no_repeat_ngram_size = 0;
+  // CTRL's repetition penalty (Keskar et al. 2019), as HF's RepetitionPenaltyLogitsProcessor: the
+  // score of every token already in the prefix is divided by it when positive, multiplied when not.
+  double repetition_penalty = 1.0;
   // Token sequences never to generate; a single-token entry bans that token everywhere, a longer
   // one bans its last token after its prefix. An entry equal to [eos] is ignored, as in HF.
   std::vector<std::vector<std::int32_t>> bad_words_ids;
@@ -48,6 +52,10 @@ struct SearchSettings {
   // A token whose logit is set to -inf before log-softmax in beam search only: Hugging Face's
   // adjust_logits_during_generation (MarianMTModel never predicts its pad token there).
   std::optional<std::int32_t> beam_masked_token_id;
+
+  // config.json's generate() settings that the search does not implement ("FILE: field value"),
+  // for the caller to warn about; the search ignores them.
+  std::vector<std::string> unsupported;
 
   // Sampling (num_beams must be 1): processors, then temperature, top-k, top-p (HF's order).
   bool do_sample = false;

@@ -16,6 +16,20 @@ void ban(std::span<float> scores, std::int32_t token) {
   if (token >= 0 && static_cast<std::size_t>(token) < scores.size()) scores[static_cast<std::size_t>(token)] = kNegInf;
 }
 
+// RepetitionPenaltyLogitsProcessor: each distinct token of the prefix once, in float32 as torch
+// computes score * penalty and score / penalty.
+void penalize_repetitions(std::span<float> scores, std::span<const std::int32_t> prefix, double penalty) {
+  const float p = static_cast<float>(penalty);
+  std::vector<std::int32_t> tokens(prefix.begin(), prefix.end());
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  for (std::int32_t token : tokens) {
+    if (token < 0 || static_cast<std::size_t>(token) >= scores.size()) continue;
+    float& score = scores[static_cast<std::size_t>(token)];
+    score = score < 0 ? score * p : score / p;
+  }
+}
+
 // NoRepeatNGramLogitsProcessor: a token that would complete an n-gram already in the prefix.
 void ban_repeated_ngrams(std::span<float> scores, std::span<const std::int32_t> prefix, int n) {
   const std::size_t len = prefix.size();
@@ -51,6 +65,7 @@ void force(std::span<float> scores, std::int32_t token) {
 void apply_logits_processors(std::span<float> scores, std::span<const std::int32_t> prefix,
                              const SearchSettings& settings) {
   const int cur_len = static_cast<int>(prefix.size());
+  if (settings.repetition_penalty != 1.0) penalize_repetitions(scores, prefix, settings.repetition_penalty);
   if (settings.no_repeat_ngram_size > 0) ban_repeated_ngrams(scores, prefix, settings.no_repeat_ngram_size);
   if (!settings.bad_words_ids.empty()) ban_bad_words(scores, prefix, settings);
   if (settings.eos_token_id && settings.min_length > 0 && cur_len < settings.min_length)

@@ -9,7 +9,8 @@
 
 namespace invar {
 
-// HF's _get_logits_processor order: no-repeat n-gram, bad words, min length, forced BOS, forced EOS.
+// HF's _get_logits_processor order: repetition penalty, no-repeat n-gram, bad words, min length,
+// forced BOS, forced EOS.
 // `prefix` is the row's sequence so far (start token included); its size is HF's cur_len.
 void apply_logits_processors(std::span<float> scores, std::span<const std::int32_t> prefix,
                              const SearchSettings& settings);
