@@ -91,6 +91,7 @@ SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spe
   settings.min_length = g.min_length;
   settings.no_repeat_ngram_size = g.no_repeat_ngram_size;
   settings.repetition_penalty = g.repetition_penalty;
+  settings.encoder_no_repeat_ngram_size = g.encoder_no_repeat_ngram_size;
   settings.unsupported = g.unsupported;
   settings.length_penalty = g.length_penalty;
   settings.early_stopping = g.early_stopping;
@@ -655,7 +656,7 @@ std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<To
   impl_->start_decoder(batch, beams ? per_source : 1, std::min<std::int64_t>(settings.max_length, 64));
   if (!beams) impl_->expand_groups(per_source);
   ModelSteps steps(*impl_);
-  return invar::generate(steps, static_cast<int>(batch), settings);
+  return invar::generate(steps, static_cast<int>(batch), settings, sources);
 }
 
 std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,

@@ -33,12 +33,13 @@ struct GenerationDefaults {
   double length_penalty = 1.0;
   int no_repeat_ngram_size = 0;
   double repetition_penalty = 1.0;
+  int encoder_no_repeat_ngram_size = 0;
   int num_return_sequences = 1;
   std::vector<std::vector<std::int64_t>> bad_words_ids;
   std::optional<std::int64_t> forced_bos_token_id;
   std::optional<std::int64_t> forced_eos_token_id;
-  // Settings config.json gives that invar's search does not implement (group beam search, the
-  // source-side n-gram ban), as "FILE: field value": generation with them differs from Hugging Face's.
+  // Settings config.json gives that invar's search does not implement (group beam search), as
+  // "FILE: field value": generation with them differs from Hugging Face's.
   std::vector<std::string> unsupported;
 };
 

@@ -296,6 +296,25 @@ TEST(LogitsProcessors, RepetitionPenaltyDividesPositiveAndMultipliesNegativeScor
   EXPECT_EQ(reward, (std::vector<float>{6.0f, -0.75f}));
 }
 
+TEST(LogitsProcessors, EncoderNoRepeatNgramBansCompletionsOfSourceNgrams) {
+  SearchSettings settings;
+  settings.encoder_no_repeat_ngram_size = 2;
+  const std::vector<std::int32_t> source{4, 1, 2, 1, 5};
+  std::vector<float> scores(6, 0.0f);
+  apply_logits_processors(scores, std::vector<std::int32_t>{0, 1}, settings, source);  // (1 2), (1 5)
+  EXPECT_EQ(scores, (std::vector<float>{0, 0, -kInf, 0, 0, -kInf}));
+  // Size 1 bans every source token; the prefix's own repeats are not its concern.
+  settings.encoder_no_repeat_ngram_size = 1;
+  std::vector<float> row(6, 0.0f);
+  apply_logits_processors(row, std::vector<std::int32_t>{0, 3, 3}, settings, source);
+  EXPECT_EQ(row, (std::vector<float>{0, -kInf, -kInf, 0, -kInf, -kInf}));
+  // Too short a prefix for the n-gram: nothing is banned.
+  settings.encoder_no_repeat_ngram_size = 3;
+  std::vector<float> early(6, 0.0f);
+  apply_logits_processors(early, std::vector<std::int32_t>{1}, settings, source);
+  EXPECT_EQ(early, std::vector<float>(6, 0.0f));
+}
+
 TEST(LogitsProcessors, BadWordsMinLengthForcedTokens) {
   SearchSettings settings;
   settings.eos_token_id = 0;

@@ -213,16 +213,16 @@ TEST(HfConfig, GenerationFieldsAndExplicitNulls) {
   EXPECT_EQ(d.generation.repetition_penalty, 1.0);
 }
 
-TEST(HfConfig, RepetitionPenaltyIsReadAndUnimplementedSearchSettingsAreListed) {
+TEST(HfConfig, RepetitionSettingsAreReadAndGroupBeamSearchIsListedAsUnimplemented) {
   const ModelConfig c = minimal(R"({"model_type": "bart", "repetition_penalty": 1.3, "num_beam_groups": 2,
       "diversity_penalty": 0.5, "encoder_no_repeat_ngram_size": 3})");
   EXPECT_EQ(c.generation.repetition_penalty, 1.3);
-  ASSERT_EQ(c.generation.unsupported.size(), 2u);
+  EXPECT_EQ(c.generation.encoder_no_repeat_ngram_size, 3);
+  ASSERT_EQ(c.generation.unsupported.size(), 1u);
   EXPECT_NE(c.generation.unsupported[0].find("config.json: num_beam_groups 2"), std::string::npos);
-  EXPECT_NE(c.generation.unsupported[1].find("config.json: encoder_no_repeat_ngram_size 3"), std::string::npos);
-  // Their no-op values are nothing to warn about.
-  EXPECT_TRUE(minimal(R"({"model_type": "bart", "num_beam_groups": 1, "encoder_no_repeat_ngram_size": 0})")
-                  .generation.unsupported.empty());
+  // The no-op value is nothing to warn about.
+  EXPECT_TRUE(minimal(R"({"model_type": "bart", "num_beam_groups": 1})").generation.unsupported.empty());
+  EXPECT_EQ(minimal(R"({"model_type": "bart"})").generation.encoder_no_repeat_ngram_size, 0);
 }
 
 TEST(HfConfig, ErrorsNameFileAndField) {

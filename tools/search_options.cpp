@@ -17,6 +17,7 @@ SearchSettings search_settings(const Translator& translator, const SearchOptions
   if (o.min_length) s.min_length = *o.min_length;
   if (o.no_repeat_ngram) s.no_repeat_ngram_size = *o.no_repeat_ngram;
   if (o.repetition_penalty) s.repetition_penalty = *o.repetition_penalty;
+  if (o.encoder_no_repeat_ngram) s.encoder_no_repeat_ngram_size = *o.encoder_no_repeat_ngram;
   if (o.length_penalty) s.length_penalty = *o.length_penalty;
   if (o.early_stopping) s.early_stopping = *o.early_stopping;
   if (o.sample) s.do_sample = true;
@@ -28,7 +29,7 @@ SearchSettings search_settings(const Translator& translator, const SearchOptions
   if (s.do_sample) s.num_beams = 1;
   for (const auto& setting : s.unsupported)
     std::cerr << "invar: warning: " << printable(setting)
-              << " is not implemented by invar's search (group beam search, the source n-gram ban); "
+              << " is not implemented by invar's search (group beam search); "
                  "generations can differ from Hugging Face's\n";
   return s;
 }
@@ -58,6 +59,10 @@ void add_search_options(CLI::App& app, SearchOptions& o) {
                  std::string("Stop a beam search once num_beams hypotheses are done (true/false)") + from_config);
   app.add_option("--no-repeat-ngram", o.no_repeat_ngram,
                  std::string("No n-gram of this size appears twice, no_repeat_ngram_size") + from_config)
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--encoder-no-repeat-ngram", o.encoder_no_repeat_ngram,
+                 std::string("No n-gram of this size of the source is generated, encoder_no_repeat_ngram_size") +
+                     from_config)
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--repetition-penalty", o.repetition_penalty,
                  std::string("Scores of tokens already generated are divided by this (multiplied when negative), "

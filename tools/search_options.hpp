@@ -12,7 +12,7 @@
 namespace invar::cli {
 
 struct SearchOptions {
-  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, top_k;
+  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, encoder_no_repeat_ngram, top_k;
   std::optional<double> length_penalty, repetition_penalty, temperature, top_p;
   std::optional<bool> early_stopping;
   bool sample = false;
