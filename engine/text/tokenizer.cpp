@@ -336,7 +336,9 @@ void Tokenizer::init_base(const Family& family, SpecialTokens specials, const To
         fail("{}: added_tokens.json: '{}' has id {}, but the vocabulary continues at {}", files.path(), token, id,
              vocab_size());
       add_token(token);
-      bool special = std::any_of(all.begin(), all.end(), [&](const SpecialToken& t) { return t.content == token; });
+      // (A named capture: clang before 16 cannot capture a structured binding.)
+      bool special =
+          std::any_of(all.begin(), all.end(), [&added = token](const SpecialToken& t) { return t.content == added; });
       if (!special) no_split.push_back(plain_token(token));
     }
   }
