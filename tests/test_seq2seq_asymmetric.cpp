@@ -172,8 +172,9 @@ class AsymmetricStacks : public ::testing::TestWithParam<std::tuple<std::string,
 // 2h sees exactly the scores of head h and its value half; head 2h+1 sees zero scores (uniform
 // softmax) over zero values. So model B (S with 2H heads) computes what model A (H heads) does. If S
 // ran with the other stack's H heads, B's scores would be 1/√2 too small (checked below to matter);
-// if the other stack ran with S's 2H heads, its untouched attention would change.
-// T5Config has one num_heads for both stacks: this runs on the other families.
+// if the other stack ran with S's 2H heads, its untouched attention would change. (A spec with one
+// head_dim for both stacks refused B outright.) T5Config has one num_heads for both stacks: this
+// runs on the other families.
 class AsymmetricHeads : public AsymmetricStacks {};
 
 TEST_P(AsymmetricHeads, HeadsSplitInTwoInOneStackOnly) {
@@ -196,7 +197,8 @@ TEST_P(AsymmetricHeads, HeadsSplitInTwoInOneStackOnly) {
   EditableModel b = a;
   for (std::int64_t layer = 0; layer < sizes.layers; ++layer)
     for (const auto& attention : attentions(stack()))
-      each_parameter(b, layer_name(stack(), layer, attention) + ".q", [](Weight& w) { w.scale(1.0f / std::sqrt(2.0f)); });
+      each_parameter(b, layer_name(stack(), layer, attention) + ".q",
+                     [](Weight& w) { w.scale(1.0f / std::sqrt(2.0f)); });
   const std::string dir_b_shared = b.save();  // B's weights with H heads: what a shared head count would run
   b.config()[field(b, stack(), "heads")] = 2 * sizes.heads;
   const std::string dir_b = b.save();
