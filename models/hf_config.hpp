@@ -57,7 +57,7 @@ struct ModelConfig {
   std::int64_t decoder_layers = 0;     // 0 for encoder-only models
   std::int64_t encoder_attention_heads = 0;
   std::int64_t decoder_attention_heads = 0;
-  std::int64_t head_dim = 0;           // T5's d_kv; hidden_size / heads elsewhere
+  std::int64_t head_dim = 0;           // T5's d_kv; hidden_size / heads for the encoders (seq2seq_spec sizes each stack)
   std::int64_t encoder_ffn_dim = 0;    // intermediate_size, encoder_ffn_dim, T5's d_ff
   std::int64_t decoder_ffn_dim = 0;
   std::int64_t max_position_embeddings = 0;  // 0 for T5 (relative positions, no limit)

@@ -84,10 +84,12 @@ class EncoderRun {
   }
 
   // Fails naming the input file and line when the model cannot take `encoding` (a token id beyond
-  // its vocabulary: tokenizer files that do not belong to the model).
-  void check(const Encoding& encoding, std::size_t line) {
+  // its vocabulary: tokenizer files that do not belong to the model); `any_length` for pll, which
+  // scores a long input in windows.
+  void check(const Encoding& encoding, std::size_t line, bool any_length = false) {
     try {
-      model().check_inputs(std::span(&encoding, 1));
+      if (any_length) model().check_tokens(encoding);
+      else model().check_inputs(std::span(&encoding, 1));
     } catch (const Error& e) {
       fail("{}:{}: {}", options_.model.input == "-" ? "<stdin>" : options_.model.input, line, e.what());
     }
@@ -290,7 +292,9 @@ void run_pll(const PllOptions& options) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& line = lines[i];
     // Not truncated: a line longer than the model's limit is scored in overlapping windows.
-    const auto result = run.encoder().pll(run.encoder().tokenizer().encode(line.first), *mask);
+    const Encoding encoding = run.encoder().tokenizer().encode(line.first);
+    run.check(encoding, i + 1, true);
+    const auto result = run.encoder().pll(encoding, *mask);
     const auto& per_token = result.per_token;
     double total = 0.0;
     for (double v : per_token) total += v;
