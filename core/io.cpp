@@ -13,6 +13,20 @@
 
 namespace invar {
 
+namespace {
+
+// read(), with running out of memory (a line or a file too large to hold) reported naming `where`.
+template <typename Read>
+auto naming_on_out_of_memory(const std::string& where, Read read) {
+  try {
+    return read();
+  } catch (const std::bad_alloc&) {
+    fail("{}: out of memory while reading it", where);
+  }
+}
+
+}  // namespace
+
 LineReader::LineReader(const std::string& path) : path_(path) {
   if (path == "-") {
     in_ = &std::cin;
@@ -26,7 +40,12 @@ LineReader::LineReader(const std::string& path) : path_(path) {
 }
 
 bool LineReader::next(std::string& line) {
-  if (!std::getline(*in_, line)) return false;
+  if (!std::getline(*in_, line)) {
+    // getline turns what stopped it (a line longer than the memory left, a read error) into
+    // badbit, which would otherwise pass for the end of the file.
+    if (in_->bad()) fail("{}:{}: cannot read the line (out of memory, or a read error)", path_, line_number_ + 1);
+    return false;
+  }
   ++line_number_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (auto bad = find_invalid_utf8(line); bad != std::string::npos)
@@ -38,10 +57,12 @@ std::string LineReader::where() const { return fmt::format("{}:{}", path_, line_
 
 std::vector<std::string> read_lines(const std::string& path) {
   LineReader reader(path);
-  std::vector<std::string> lines;
-  std::string line;
-  while (reader.next(line)) lines.push_back(line);
-  return lines;
+  return naming_on_out_of_memory(reader.path(), [&] {
+    std::vector<std::string> lines;
+    std::string line;
+    while (reader.next(line)) lines.push_back(line);
+    return lines;
+  });
 }
 
 TableFormat table_format_from_path(const std::string& path) {
@@ -149,7 +170,9 @@ std::vector<std::string> jsonl_fields(const std::string& line, const TableOption
 
 }  // namespace
 
-Table read_table(const std::string& path, const TableOptions& options) {
+namespace {
+
+Table read_table_rows(const std::string& path, const TableOptions& options) {
   Table table;
   LineReader reader(path);
   table.path = reader.path();
@@ -186,6 +209,12 @@ Table read_table(const std::string& path, const TableOptions& options) {
     table.line_numbers.push_back(start_line);
   }
   return table;
+}
+
+}  // namespace
+
+Table read_table(const std::string& path, const TableOptions& options) {
+  return naming_on_out_of_memory(path == "-" ? "<stdin>" : path, [&] { return read_table_rows(path, options); });
 }
 
 bool is_blank(std::string_view text) {

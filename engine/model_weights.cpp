@@ -48,10 +48,12 @@ const std::string* ModelWeights::find(const std::string& canonical) const {
 const TensorData ModelWeights::require(const std::string& canonical, const std::vector<std::int64_t>& expected) const {
   const std::string* stored = find(canonical);
   if (!stored) fail("{}: weight '{}' is missing", source_.path(), name(canonical).stored.front());
-  TensorData data = source_.tensor(*stored);
-  if (!expected.empty() && data.shape != expected)
-    fail("{}: weight '{}' is [{}], expected [{}]", source_.path(), *stored, fmt::join(data.shape, ", "),
+  // The shape is checked before the bytes are asked for, which may copy a strided view out.
+  const std::vector<std::int64_t> shape = source_.tensor_info(*stored).shape;
+  if (!expected.empty() && shape != expected)
+    fail("{}: weight '{}' is [{}], expected [{}]", source_.path(), *stored, fmt::join(shape, ", "),
          fmt::join(expected, ", "));
+  TensorData data = source_.tensor(*stored);
   source_.check_finite(*stored, data);
   return data;
 }

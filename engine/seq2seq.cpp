@@ -46,6 +46,9 @@ struct Stack {
 
 // Sinusoidal tables as Hugging Face builds them (MarianSinusoidalPositionalEmbedding,
 // M2M100SinusoidalPositionalEmbedding), used when the checkpoint does not store one.
+// Far beyond any sinusoidal model's max_position_embeddings (Marian 512, M2M100 and FSMT 1024).
+constexpr std::int64_t kMaxComputedPositions = std::int64_t{1} << 16;
+
 std::vector<float> sinusoidal_table(PositionKind kind, std::int64_t rows, std::int64_t dim, std::int64_t pad_row) {
   std::vector<float> table(static_cast<std::size_t>(rows * dim), 0.0f);
   for (std::int64_t p = 0; p < rows; ++p) {
@@ -205,6 +208,10 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     const std::int64_t rows = spec.max_positions + spec.position_offset;
     stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Matrix);
     if (stack.positions.empty()) {
+      // Computed, not stored: nothing in the file bounds the table, so a sane bound does.
+      if (rows > kMaxComputedPositions)
+        fail("{}: field 'max_position_embeddings' is {}, more than the {} positions invar computes a sinusoidal "
+             "table for", config.where, spec.max_positions, kMaxComputedPositions);
       stack.positions = weights_.store().add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id),
                                               Shape{rows, d_}, WeightUse::Matrix);
     } else if (stack.positions.dim(1) != d_ || stack.positions.dim(0) < rows) {

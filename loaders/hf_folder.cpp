@@ -78,6 +78,7 @@ class HfFolderSource : public ModelSource {
   std::vector<std::string> tensor_names() const override { return tensors_.names(); }
   bool has_tensor(const std::string& name) const override { return tensors_.has(name); }
   TensorData tensor(const std::string& name) const override { return tensors_.get(name, weights_path_); }
+  TensorInfo tensor_info(const std::string& name) const override { return tensors_.info(name, weights_path_); }
 
  private:
   void load_weights() {

@@ -348,6 +348,7 @@ class InvarFileSource : public ModelSource {
   std::vector<std::string> tensor_names() const override { return tensors_.names(); }
   bool has_tensor(const std::string& name) const override { return tensors_.has(name); }
   TensorData tensor(const std::string& name) const override { return tensors_.get(name, path_); }
+  TensorInfo tensor_info(const std::string& name) const override { return tensors_.info(name, path_); }
 
  private:
   std::string path_;

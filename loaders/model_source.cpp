@@ -13,11 +13,19 @@
 
 namespace invar {
 
-std::int64_t TensorData::numel() const {
+namespace {
+
+std::int64_t product(const std::vector<std::int64_t>& shape) {
   std::int64_t count = 1;
   for (std::int64_t size : shape) count *= size;
   return count;
 }
+
+}  // namespace
+
+std::int64_t TensorData::numel() const { return product(shape); }
+
+std::int64_t TensorInfo::numel() const { return product(shape); }
 
 std::vector<float> to_f32(const TensorData& tensor) {
   const std::size_t count = tensor.nbytes / dtype_size(tensor.dtype);
@@ -89,13 +97,40 @@ void TensorSet::add(const std::string& name, TensorData tensor, const std::strin
     tensor.data = reinterpret_cast<const std::byte*>(copy->data());
     keep(std::move(copy));
   }
-  tensors_.emplace(name, std::move(tensor));
+  tensors_.emplace(name, Entry{std::move(tensor), nullptr});
 }
 
-const TensorData& TensorSet::get(const std::string& name, const std::string& where) const {
+void TensorSet::add_copied_on_use(const std::string& name, TensorData tensor, CopyOut copy_out,
+                                  const std::string& where) {
+  if (tensors_.count(name)) fail("{}: tensor '{}' is stored twice", where, name);
+  tensors_.emplace(name, Entry{std::move(tensor), std::move(copy_out)});
+}
+
+TensorSet::Entry& TensorSet::entry(const std::string& name, const std::string& where) const {
   auto it = tensors_.find(name);
   if (it == tensors_.end()) fail("{}: no tensor named '{}'", where, name);
   return it->second;
+}
+
+const TensorData& TensorSet::get(const std::string& name, const std::string& where) const {
+  auto& [tensor, copy_out] = entry(name, where);
+  if (copy_out) {
+    std::shared_ptr<const std::vector<std::uint64_t>> bytes;
+    try {
+      bytes = copy_out();
+    } catch (const std::bad_alloc&) {
+      fail("{}: out of memory copying out tensor '{}' ({} bytes)", where, name, tensor.nbytes);
+    }
+    tensor.data = reinterpret_cast<const std::byte*>(bytes->data());
+    owners_.push_back(std::move(bytes));
+    copy_out = nullptr;
+  }
+  return tensor;
+}
+
+TensorInfo TensorSet::info(const std::string& name, const std::string& where) const {
+  const TensorData& tensor = entry(name, where).tensor;
+  return {tensor.dtype, tensor.shape};
 }
 
 std::vector<std::string> TensorSet::names() const {
@@ -122,8 +157,12 @@ std::unique_ptr<ModelSource> ModelSource::open(const std::string& path) {
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
   if (error || !std::filesystem::exists(status)) fail("{}: no such model folder or file", path);
-  if (std::filesystem::is_directory(status)) return open_hf_folder(path);
-  return open_invar_file(path);
+  try {
+    if (std::filesystem::is_directory(status)) return open_hf_folder(path);
+    return open_invar_file(path);
+  } catch (const std::bad_alloc&) {
+    fail("{}: out of memory while reading the model", path);
+  }
 }
 
 }  // namespace invar

@@ -28,6 +28,14 @@ struct TensorData {
   std::int64_t numel() const;
 };
 
+// What a stored tensor is, without its bytes.
+struct TensorInfo {
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+
+  std::int64_t numel() const;
+};
+
 // Converts any floating dtype to float32 (F16 and BF16 exactly; F32 copied).
 std::vector<float> to_f32(const TensorData& tensor);
 
@@ -51,6 +59,12 @@ class ModelSource {
   virtual std::vector<std::string> tensor_names() const = 0;
   virtual bool has_tensor(const std::string& name) const = 0;
   virtual TensorData tensor(const std::string& name) const = 0;
+  // The tensor's dtype and shape, for checks made before its bytes are needed (a strided view in a
+  // pytorch_model.bin is copied out only when tensor() first asks for it).
+  virtual TensorInfo tensor_info(const std::string& name) const {
+    const TensorData data = tensor(name);
+    return {data.dtype, data.shape};
+  }
 
   void set_non_finite(NonFinite policy) { non_finite_ = policy; }
   // Fails naming the tensor (Refuse), or warns once per tensor on stderr (Warn), when the floating

@@ -24,6 +24,9 @@ namespace {
 // dict (or OrderedDict) of str -> _rebuild_tensor_v2(...) whose storages are persistent ids. Its
 // callables are never called: REDUCE recognises the three allowed ones and builds the value they
 // would have built. Objects live in an arena, so memo cycles cannot leak, and nothing recurses.
+// What it holds (stack, marks, memo, objects) is charged against a budget proportional to the
+// pickle's size, and the stack's depth is bounded: a pickle that repeats a cheap opcode (BINGET,
+// EMPTY_TUPLE, MEMOIZE) would otherwise grow them far beyond the input.
 
 enum class Kind : std::uint8_t { None, Bool, Int, String, Tuple, Dict, Global, Storage, Tensor };
 enum class Callable : std::uint8_t { OrderedDict, RebuildTensor, StorageClass };
@@ -41,7 +44,8 @@ struct Object {
   std::vector<Value> items;  // Tuple items; Dict keys and values, alternating
   Callable callable{};       // Global
   // Storage: storage_key, dtype, storage_numel; Global storage class: dtype; Tensor: all but name.
-  PickledTensor tensor;
+  // Apart, so that the many other objects stay small.
+  std::unique_ptr<PickledTensor> tensor;
 };
 
 struct StorageClass {
@@ -55,6 +59,15 @@ constexpr std::array<StorageClass, 5> kStorageClasses{{{"FloatStorage", DType::F
                                                         {"IntStorage", DType::I32}}};
 
 constexpr std::size_t kMaxRank = 64;
+
+// The unpickler's memory per byte of pickle, and a floor for small pickles. torch.save's state
+// dicts take 15 to 22 bytes per byte (each tensor's tuples, strings and memo entries; measured on
+// the fixtures' checkpoints).
+constexpr std::size_t kMemoryPerPickleByte = 32;
+constexpr std::size_t kMemoryFloor = std::size_t{1} << 20;
+// A state dict's pickle keeps its stack shallow: the dict's items come in SETITEMS batches of
+// 1000, each built from a handful of values.
+constexpr std::size_t kMaxStackDepth = std::size_t{1} << 16;
 
 const char* kind_name(Kind kind) {
   switch (kind) {
@@ -74,7 +87,10 @@ const char* kind_name(Kind kind) {
 class Unpickler {
  public:
   Unpickler(const std::byte* bytes, std::size_t size, const std::string& where)
-      : bytes_(reinterpret_cast<const std::uint8_t*>(bytes)), size_(size), where_(where) {}
+      : bytes_(reinterpret_cast<const std::uint8_t*>(bytes)),
+        size_(size),
+        where_(where),
+        budget_(kMemoryFloor + kMemoryPerPickleByte * size) {}
 
   std::vector<PickledTensor> run() {
     while (true) {
@@ -113,13 +129,44 @@ class Unpickler {
     return {reinterpret_cast<const char*>(start), length};
   }
 
+  void charge(std::size_t bytes) {
+    used_ += bytes;
+    if (used_ > budget_)
+      bad("reading the pickle takes more than {} bytes of memory ({} per byte of its {}): not a state dict as "
+          "torch.save writes one", budget_, kMemoryPerPickleByte, size_);
+  }
+
   Object* make(Kind kind, Value& value) {
+    charge(sizeof(Object) + sizeof(std::unique_ptr<Object>));
     arena_.push_back(std::make_unique<Object>());
     value.kind = kind;
     value.object = arena_.back().get();
     return value.object;
   }
-  void push(Value value) { stack_.push_back(value); }
+  PickledTensor& make_tensor(Kind kind, Value& value) {
+    charge(sizeof(PickledTensor));
+    Object* object = make(kind, value);
+    object->tensor = std::make_unique<PickledTensor>();
+    return *object->tensor;
+  }
+  // The stack and the marks are charged for their deepest extent.
+  void push(Value value) {
+    if (stack_.size() >= kMaxStackDepth)
+      bad("the pickle stack grows deeper than {} values (a state dict's stays within a few thousand)",
+          kMaxStackDepth);
+    if (stack_.size() == stack_peak_) {
+      charge(sizeof(Value));
+      ++stack_peak_;
+    }
+    stack_.push_back(value);
+  }
+  void mark() {
+    if (marks_.size() == marks_peak_) {
+      charge(sizeof(std::size_t));
+      ++marks_peak_;
+    }
+    marks_.push_back(stack_.size());
+  }
   std::size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }
   Value pop() {
     if (stack_.size() <= floor()) bad("pickle stack underflow");
@@ -140,6 +187,7 @@ class Unpickler {
   }
   void push_string(std::size_t length) {
     const std::uint8_t* start = take(length);
+    charge(length);
     Value value;
     Object* object = make(Kind::String, value);
     object->text.assign(reinterpret_cast<const char*>(start), length);
@@ -147,12 +195,16 @@ class Unpickler {
     push(value);
   }
   void push_tuple(std::vector<Value> items) {
+    charge(items.size() * sizeof(Value));
     Value value;
     make(Kind::Tuple, value)->items = std::move(items);
     push(value);
   }
   void push_int(std::int64_t number) { push({Kind::Int, number, nullptr}); }
-  void put(std::uint64_t index) { memo_[index] = top(); }
+  void put(std::uint64_t index) {
+    const Value value = top();
+    if (memo_.insert_or_assign(index, value).second) charge(kMemoEntryBytes);
+  }
   void get(std::uint64_t index) {
     auto it = memo_.find(index);
     if (it == memo_.end()) bad("memo entry {} was never stored", index);
@@ -162,6 +214,7 @@ class Unpickler {
     if (items.size() % 2 != 0) bad("SETITEMS with an odd number of items");
     Value& dict = top();
     if (dict.kind != Kind::Dict) bad("SETITEMS on {}, not a dict", kind_name(dict.kind));
+    charge(items.size() * sizeof(Value));
     dict.object->items.insert(dict.object->items.end(), items.begin(), items.end());
   }
 
@@ -174,9 +227,8 @@ class Unpickler {
     } else {
       for (const auto& storage : kStorageClasses) {
         if (module == "torch" && name == storage.name) {
-          Object* object = make(Kind::Global, value);
-          object->callable = Callable::StorageClass;
-          object->tensor.dtype = storage.dtype;
+          make_tensor(Kind::Global, value).dtype = storage.dtype;
+          value.object->callable = Callable::StorageClass;
         }
       }
       if (!value.object)
@@ -198,8 +250,8 @@ class Unpickler {
       bad("persistent id is not ('storage', <dtype>Storage, key, location, numel)");
     if (items[4].number < 0) bad("storage '{}' has a negative size {}", items[2].object->text, items[4].number);
     Value value;
-    PickledTensor& storage = make(Kind::Storage, value)->tensor;
-    storage.dtype = items[1].object->tensor.dtype;
+    PickledTensor& storage = make_tensor(Kind::Storage, value);
+    storage.dtype = items[1].object->tensor->dtype;
     storage.storage_key = items[2].object->text;
     storage.storage_numel = items[4].number;
     push(value);
@@ -211,6 +263,7 @@ class Unpickler {
     if (value.object->items.size() > kMaxRank)
       bad("tensor {} has {} dimensions, more than {}", what, value.object->items.size(), kMaxRank);
     std::vector<std::int64_t> numbers;
+    charge(value.object->items.size() * sizeof(std::int64_t));
     for (const auto& item : value.object->items) {
       if (item.kind != Kind::Int || item.number < 0) bad("tensor {} holds something other than a size", what);
       numbers.push_back(item.number);
@@ -238,8 +291,9 @@ class Unpickler {
         if (a[4].kind != Kind::Bool) bad("_rebuild_tensor_v2's requires_grad is not a bool");
         if (a[5].kind != Kind::Dict || !a[5].object->items.empty())
           bad("_rebuild_tensor_v2's backward hooks are not an empty OrderedDict");
-        PickledTensor& tensor = make(Kind::Tensor, value)->tensor;
-        tensor = a[0].object->tensor;
+        PickledTensor& tensor = make_tensor(Kind::Tensor, value);
+        charge(a[0].object->tensor->storage_key.size());
+        tensor = *a[0].object->tensor;
         tensor.offset = a[1].number;
         tensor.shape = int_tuple(a[2], "size");
         tensor.stride = int_tuple(a[3], "stride");
@@ -262,7 +316,7 @@ class Unpickler {
         read_le(8);
         break;
       case '(':  // MARK
-        marks_.push_back(stack_.size());
+        mark();
         break;
       case 'N':
         push({});
@@ -376,7 +430,10 @@ class Unpickler {
       if (items[i].kind != Kind::String) bad("a state dict key is {}, not a str", kind_name(items[i].kind));
       if (items[i + 1].kind != Kind::Tensor)
         bad("state dict entry '{}' is {}, not a tensor", items[i].object->text, kind_name(items[i + 1].kind));
-      tensors.push_back(items[i + 1].object->tensor);
+      const PickledTensor& tensor = *items[i + 1].object->tensor;
+      charge(sizeof(PickledTensor) + tensor.storage_key.size() + items[i].object->text.size() +
+             2 * tensor.shape.size() * sizeof(std::int64_t));
+      tensors.push_back(tensor);
       tensors.back().name = items[i].object->text;
     }
     return tensors;
@@ -386,6 +443,9 @@ class Unpickler {
   std::size_t size_;
   std::size_t position_ = 0, opcode_position_ = 0;
   const std::string& where_;
+  // An unordered_map node: the key, the value and the bucket's pointers.
+  static constexpr std::size_t kMemoEntryBytes = sizeof(std::uint64_t) + sizeof(Value) + 3 * sizeof(void*);
+  std::size_t budget_, used_ = 0, stack_peak_ = 0, marks_peak_ = 0;
   std::vector<Value> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, Value> memo_;
@@ -398,7 +458,9 @@ using Buffer = std::vector<std::uint64_t>;  // 8-byte aligned, so any dtype can 
 
 // deflate cannot expand data more than about 1032 times; a larger declared size is a zip bomb.
 constexpr std::uint64_t kMaxDeflateRatio = 1032;
-constexpr std::uint64_t kMaxPickleBytes = std::uint64_t{1} << 30;
+// torch.save's pickle takes a few hundred bytes per tensor: 64 MiB is some 200,000 tensors, far
+// more than any checkpoint holds, and bounds what a compressed pickle may expand to.
+constexpr std::uint64_t kMaxPickleBytes = std::uint64_t{64} << 20;
 
 // The first bytes of a file, to tell an archive that is damaged from a file that is none.
 std::string file_start(const std::string& path, std::size_t count) {
@@ -572,14 +634,23 @@ std::shared_ptr<Buffer> materialise(const PickledTensor& tensor, const std::byte
   return out;
 }
 
-}  // namespace
-
-std::vector<PickledTensor> parse_state_dict_pickle(const std::byte* bytes, std::size_t size,
-                                                   const std::string& where) {
-  return Unpickler(bytes, size, where).run();
+// Fails unless the view stays inside its storage and reads no more elements than it holds: views
+// whose strides overlap (a broadcast, stride 0) would otherwise turn a few stored bytes into any
+// number of copied ones, and no weight is one.
+void check_view(const PickledTensor& entry, std::size_t nbytes, const Storage& storage, const std::string& path) {
+  if (nbytes == 0) return;
+  const auto describe = [&] {
+    return fmt::format("tensor '{}' {} (offset {}, stride {})", entry.name, nlohmann::json(entry.shape).dump(),
+                       entry.offset, nlohmann::json(entry.stride).dump());
+  };
+  if (last_element(entry, path) >= static_cast<std::uint64_t>(storage.numel))
+    fail("{}: {} reaches past its storage '{}' of {} elements", path, describe(), entry.storage_key, storage.numel);
+  if (nbytes / dtype_size(entry.dtype) > static_cast<std::uint64_t>(storage.numel))
+    fail("{}: {} reads more elements than its storage '{}' holds ({}): its strides overlap", path, describe(),
+         entry.storage_key, storage.numel);
 }
 
-void read_pytorch_checkpoint(const std::string& path, TensorSet& tensors) {
+void read_checkpoint(const std::string& path, TensorSet& tensors) {
   const ZipArchive zip(path);
   const std::string prefix = archive_prefix(zip, path);
   // torch >= 2.1 records the byte order of the storages; older versions wrote little-endian only.
@@ -590,7 +661,9 @@ void read_pytorch_checkpoint(const std::string& path, TensorSet& tensors) {
   }
   const std::string pickle_name = prefix + "/data.pkl";
   const std::uint64_t pickle_size = *zip.entry_size(pickle_name);
-  if (pickle_size > kMaxPickleBytes) fail("{}: '{}' of {} bytes is too large", path, pickle_name, pickle_size);
+  if (pickle_size > kMaxPickleBytes)
+    fail("{}: '{}' of {} bytes is larger than a state dict's pickle can be ({} bytes)", path, pickle_name,
+         pickle_size, kMaxPickleBytes);
   const auto pickle = zip.read(pickle_name, pickle_size);
   const auto entries =
       parse_state_dict_pickle(reinterpret_cast<const std::byte*>(pickle->data()), pickle_size, path + ": " + pickle_name);
@@ -602,23 +675,37 @@ void read_pytorch_checkpoint(const std::string& path, TensorSet& tensors) {
     tensor.dtype = entry.dtype;
     tensor.shape = entry.shape;
     tensor.nbytes = checked_nbytes(entry.shape, entry.dtype, path, "tensor '" + entry.name + "'");
+    check_view(entry, tensor.nbytes, storage, path);
     const auto* base = reinterpret_cast<const std::byte*>(storage.bytes->data());
-    if (tensor.nbytes == 0) {
-      tensor.data = base;
-    } else if (last_element(entry, path) >= static_cast<std::uint64_t>(storage.numel)) {
-      fail("{}: tensor '{}' {} (offset {}, stride {}) reaches past its storage '{}' of {} elements", path,
-           entry.name, nlohmann::json(entry.shape).dump(), entry.offset, nlohmann::json(entry.stride).dump(),
-           entry.storage_key, storage.numel);
-    } else if (is_contiguous(entry)) {
-      tensor.data = base + static_cast<std::size_t>(entry.offset) * dtype_size(entry.dtype);
+    if (tensor.nbytes == 0 || is_contiguous(entry)) {
+      tensor.data = base + (tensor.nbytes == 0 ? 0 : static_cast<std::size_t>(entry.offset) * dtype_size(entry.dtype));
+      tensors.add(entry.name, std::move(tensor), path);
     } else {
-      auto copy = materialise(entry, base, tensor.nbytes);
-      tensor.data = reinterpret_cast<const std::byte*>(copy->data());
-      tensors.keep(std::move(copy));
+      const std::size_t nbytes = tensor.nbytes;
+      tensors.add_copied_on_use(
+          entry.name, std::move(tensor),
+          [entry, nbytes, bytes = storage.bytes] {
+            return materialise(entry, reinterpret_cast<const std::byte*>(bytes->data()), nbytes);
+          },
+          path);
     }
-    tensors.add(entry.name, std::move(tensor), path);
   }
   for (auto& [key, storage] : storages) tensors.keep(storage.bytes);
+}
+
+}  // namespace
+
+std::vector<PickledTensor> parse_state_dict_pickle(const std::byte* bytes, std::size_t size,
+                                                   const std::string& where) {
+  return Unpickler(bytes, size, where).run();
+}
+
+void read_pytorch_checkpoint(const std::string& path, TensorSet& tensors) {
+  try {
+    read_checkpoint(path, tensors);
+  } catch (const std::bad_alloc&) {
+    fail("{}: out of memory while reading the checkpoint", path);
+  }
 }
 
 }  // namespace invar

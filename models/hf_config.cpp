@@ -1,5 +1,6 @@
 #include "models/hf_config.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -25,7 +26,9 @@ constexpr std::int64_t kMaxLayers = 4096;
 // present one must have the right JSON type; errors name the file and the field.
 class Fields {
  public:
-  Fields(const nlohmann::json& json, const std::string& where) : json_(json), where_(where) {}
+  Fields(const nlohmann::json& json, const std::string& where,
+         std::optional<std::int64_t> largest_dimension = std::nullopt)
+      : json_(json), where_(where), largest_dimension_(largest_dimension) {}
 
   std::int64_t integer(const char* key, std::int64_t fallback) const {
     const auto* value = find(key);
@@ -39,6 +42,15 @@ class Fields {
     const std::int64_t value = integer(key, fallback);
     if (value < minimum) fail("{}: field '{}' must be at least {}, got {}", where_, key, minimum, value);
     if (value > maximum) fail("{}: field '{}' must be at most {}, got {}", where_, key, maximum, value);
+    return value;
+  }
+  // A size that some weight has as a dimension (a vocabulary, a width, a number of labels): when
+  // the weights are known, one larger than all their dimensions is refused before it sizes anything.
+  std::int64_t dimension(const char* key, std::int64_t fallback, std::int64_t maximum = kMaxSize) const {
+    const std::int64_t value = size(key, fallback, 1, maximum);
+    if (largest_dimension_ && value > *largest_dimension_)
+      fail("{}: field '{}' is {}, larger than any dimension of the model's weights (at most {})", where_, key, value,
+           *largest_dimension_);
     return value;
   }
   // A finite number above zero (an epsilon: zero or less makes layer norm divide by zero or
@@ -85,6 +97,7 @@ class Fields {
  private:
   const nlohmann::json& json_;
   const std::string& where_;
+  std::optional<std::int64_t> largest_dimension_;
 };
 
 const Family& family_of(const nlohmann::json& config, const std::string& where) {
@@ -108,19 +121,19 @@ void read_tokens(const Fields& f, ModelConfig& c) {
 // special tokens; MPNetConfig has its own, close defaults.
 void read_encoder(const Fields& f, ModelConfig& c) {
   const bool mpnet = c.family == ModelFamily::Mpnet;
-  c.vocab_size = f.size("vocab_size", mpnet ? 30527 : 30522);
+  c.vocab_size = f.dimension("vocab_size", mpnet ? 30527 : 30522);
   c.target_vocab_size = c.vocab_size;
-  c.hidden_size = f.size("hidden_size", 768);
+  c.hidden_size = f.dimension("hidden_size", 768);
   c.encoder_layers = f.size("num_hidden_layers", 12, 0, kMaxLayers);
   c.encoder_attention_heads = f.size("num_attention_heads", 12);
-  c.encoder_ffn_dim = f.size("intermediate_size", 3072);
+  c.encoder_ffn_dim = f.dimension("intermediate_size", 3072);
   c.activation = f.string("hidden_act", "gelu");
-  c.max_position_embeddings = f.size("max_position_embeddings", 512);
+  c.max_position_embeddings = f.dimension("max_position_embeddings", 512);  // a stored table's rows
   c.layer_norm_eps = f.positive("layer_norm_eps", 1e-12);
   if (mpnet) {
     c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
   } else {
-    c.type_vocab_size = f.size("type_vocab_size", 2);
+    c.type_vocab_size = f.dimension("type_vocab_size", 2);
     c.position_embedding_type = f.string("position_embedding_type", "absolute");
   }
 }
@@ -130,19 +143,19 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
   const bool m2m = c.family == ModelFamily::M2M100, fsmt = c.family == ModelFamily::Fsmt;
   const bool marian = c.family == ModelFamily::Marian;
   if (fsmt) {
-    c.vocab_size = f.size("src_vocab_size", 42024);
-    c.target_vocab_size = f.size("tgt_vocab_size", 42024);
+    c.vocab_size = f.dimension("src_vocab_size", 42024);
+    c.target_vocab_size = f.dimension("tgt_vocab_size", 42024);
   } else {
-    c.vocab_size = f.size("vocab_size", marian ? 58101 : m2m ? 128112 : 50265);
-    c.target_vocab_size = marian ? f.size("decoder_vocab_size", c.vocab_size) : c.vocab_size;
+    c.vocab_size = f.dimension("vocab_size", marian ? 58101 : m2m ? 128112 : 50265);
+    c.target_vocab_size = marian ? f.dimension("decoder_vocab_size", c.vocab_size) : c.vocab_size;
   }
-  c.hidden_size = f.size("d_model", 1024);
+  c.hidden_size = f.dimension("d_model", 1024);
   c.encoder_layers = f.size("encoder_layers", 12, 0, kMaxLayers);
   c.decoder_layers = f.size("decoder_layers", 12, 0, kMaxLayers);
   c.encoder_attention_heads = f.size("encoder_attention_heads", 16);
   c.decoder_attention_heads = f.size("decoder_attention_heads", 16);
-  c.encoder_ffn_dim = f.size("encoder_ffn_dim", 4096);
-  c.decoder_ffn_dim = f.size("decoder_ffn_dim", 4096);
+  c.encoder_ffn_dim = f.dimension("encoder_ffn_dim", 4096);
+  c.decoder_ffn_dim = f.dimension("decoder_ffn_dim", 4096);
   c.max_position_embeddings = f.size("max_position_embeddings", 1024);
   c.activation = f.string("activation_function", family(c.family).defaults.activation);
   c.layer_norm_eps = 1e-5;
@@ -155,10 +168,10 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
 }
 
 void read_t5(const Fields& f, ModelConfig& c) {
-  c.vocab_size = c.target_vocab_size = f.size("vocab_size", 32128);
-  c.hidden_size = f.size("d_model", 512);
+  c.vocab_size = c.target_vocab_size = f.dimension("vocab_size", 32128);
+  c.hidden_size = f.dimension("d_model", 512);
   c.head_dim = f.size("d_kv", 64);
-  c.encoder_ffn_dim = c.decoder_ffn_dim = f.size("d_ff", 2048);
+  c.encoder_ffn_dim = c.decoder_ffn_dim = f.dimension("d_ff", 2048);
   c.encoder_layers = f.size("num_layers", 6, 0, kMaxLayers);
   c.decoder_layers = f.size("num_decoder_layers", c.encoder_layers, 0, kMaxLayers);
   c.encoder_attention_heads = c.decoder_attention_heads = f.size("num_heads", 8);
@@ -204,7 +217,7 @@ void read_common(const Fields& f, ModelConfig& c) {
       c.id2label[id] = label.get<std::string>();
     }
   } else {
-    const std::int64_t count = f.size("num_labels", row.defaults.num_labels, 1, kMaxLabels);
+    const std::int64_t count = f.dimension("num_labels", row.defaults.num_labels, kMaxLabels);
     for (std::int64_t i = 0; i < count; ++i) c.id2label[i] = "LABEL_" + std::to_string(i);
   }
   if (const auto* label2id = f.find("label2id")) {
@@ -271,14 +284,15 @@ void check_shapes(const ModelConfig& c) {
 
 }  // namespace
 
-ModelConfig parse_model_config(const nlohmann::json& json, const std::string& where) {
+ModelConfig parse_model_config(const nlohmann::json& json, const std::string& where,
+                               std::optional<std::int64_t> largest_dimension) {
   if (!json.is_object()) fail("{}: not a JSON object", where);
   ModelConfig config;
   config.where = where;
   const Family& row = family_of(json, where);
   config.family = row.id;
   config.model_type = row.model_type;
-  const Fields fields(json, where);
+  const Fields fields(json, where, largest_dimension);
   if (row.kind == ModelKind::Encoder) {
     read_encoder(fields, config);
   } else if (row.id == ModelFamily::T5) {
@@ -294,7 +308,10 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& wh
 }
 
 ModelConfig load_model_config(const ModelSource& source) {
-  return parse_model_config(source.config(), source.path() + "/config.json");
+  std::optional<std::int64_t> largest;
+  for (const auto& name : source.tensor_names())
+    for (const std::int64_t size : source.tensor_info(name).shape) largest = std::max(largest.value_or(0), size);
+  return parse_model_config(source.config(), source.path() + "/config.json", largest);
 }
 
 namespace {

@@ -90,8 +90,13 @@ struct ModelConfig {
 };
 
 // Reads config.json's content; `where` names the file in errors (e.g. "FOLDER/config.json: unknown
-// model_type 'gpt2' (supported: ...)").
-ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where);
+// model_type 'gpt2' (supported: ...)"). Sizes are checked against fixed bounds, and those that are
+// some weight's dimension (vocabularies, widths, num_labels) against `largest_dimension` when given,
+// before anything is built from them.
+ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where,
+                               std::optional<std::int64_t> largest_dimension = std::nullopt);
+// config.json of the source, its sizes checked against the largest dimension of its weights (when
+// it has any: a tokenizer alone has none).
 ModelConfig load_model_config(const ModelSource& source);
 
 // A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize.

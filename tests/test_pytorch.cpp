@@ -73,13 +73,24 @@ std::string make_zip(const std::vector<Entry>& entries, zip_int32_t compression 
   return path;
 }
 
-// A checkpoint holding one state dict entry "w" = `tensor` and the given storages.
-std::string make_checkpoint(const std::function<void(Pickle&)>& tensor, const std::vector<Entry>& storages) {
+// The pickle of a state dict holding one entry "w" = `tensor`.
+std::string state_dict_of(const std::function<void(Pickle&)>& tensor) {
   Pickle pickle;
   pickle.proto().op('}').op('(').str("w");
   tensor(pickle);
   pickle.op('u').op('.');
-  std::vector<Entry> entries{{"archive/data.pkl", pickle.bytes()}, {"archive/version", "3\n"}};
+  return pickle.bytes();
+}
+
+// ... with "w" a view of the FloatStorage "0" of `numel` elements.
+std::string make_checkpoint_pickle(std::int64_t numel, const std::vector<std::int64_t>& shape,
+                                   const std::vector<std::int64_t>& stride) {
+  return state_dict_of([&](Pickle& p) { p.tensor("FloatStorage", "0", numel, 0, shape, stride); });
+}
+
+// A checkpoint holding one state dict entry "w" = `tensor` and the given storages.
+std::string make_checkpoint(const std::function<void(Pickle&)>& tensor, const std::vector<Entry>& storages) {
+  std::vector<Entry> entries{{"archive/data.pkl", state_dict_of(tensor)}, {"archive/version", "3\n"}};
   for (const auto& storage : storages) entries.push_back({"archive/data/" + storage.name, storage.bytes});
   return make_zip(entries);
 }
@@ -316,4 +327,100 @@ TEST(PyTorch, TruncatedOrMalformedPickleFails) {
   const std::vector<std::int64_t> ones(65, 1);
   expect_error(make_checkpoint([&](Pickle& p) { p.tensor("FloatStorage", "0", 6, 0, ones, ones); }, {{"0", kSixFloats}}),
                "tensor size has 65 dimensions, more than 64");
+}
+
+// Issue 18, item 2: memory is bounded by what the file holds, not by what it claims.
+namespace {
+
+std::string pickle_error(const std::string& pickle) {
+  try {
+    parse_state_dict_pickle(reinterpret_cast<const std::byte*>(pickle.data()), pickle.size(), "data.pkl");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string repeat(const std::string& unit, std::size_t count) {
+  std::string out;
+  out.reserve(unit.size() * count);
+  for (std::size_t i = 0; i < count; ++i) out += unit;
+  return out;
+}
+
+// 64 MiB of a storage that deflates some 500:1, so that a small file holds it.
+std::string sparse_storage() {
+  std::string storage(std::size_t{64} << 20, '\0');
+  for (std::size_t i = 0; i < storage.size(); i += 1021) storage[i] = 1;
+  return storage;
+}
+
+const std::string kEmptyDictMemoized("\x80\x02}q\x00", 5);
+
+}  // namespace
+
+// One float viewed as [1024, 1024] through stride (0, 0) is refused before anything is copied (it
+// used to be copied out at once: 4 GB for [32768, 32768]).
+TEST(PyTorch, ViewReadingMoreThanItsStorageIsRefused) {
+  const std::string path = make_checkpoint([](Pickle& p) { p.tensor("FloatStorage", "0", 1, 0, {1024, 1024}, {0, 0}); },
+                                           {{"0", test::bytes_of(std::vector<float>{1.0f})}});
+  expect_error(path, "tensor 'w' [1024,1024] (offset 0, stride [0,0]) reads more elements than its storage '0' holds (1)");
+}
+
+// A strided view is copied out only when asked for (after the model checked its shape); running
+// out of memory then names the file and the tensor.
+TEST(PyTorchDeathTest, StridedViewsAreCopiedOutOnlyWhenUsed) {
+  if (test::under_address_sanitizer()) GTEST_SKIP() << "address-space limits do not work under ASan";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  constexpr std::int64_t kSide = 4096;  // the storage, transposed
+  const std::string path =
+      make_zip({{"archive/data.pkl", make_checkpoint_pickle(kSide * kSide, {kSide, kSide}, {1, kSide})},
+                {"archive/data/0", sparse_storage()}},
+               ZIP_CM_DEFLATE);
+  EXPECT_EXIT(test::exit_reporting_error([&] {
+                TensorSet tensors;
+                test::limit_address_space(std::size_t{96} << 20);  // the storage fits, a copy of it does not
+                read_pytorch_checkpoint(path, tensors);
+                tensors.get("w", path);
+              }),
+              ::testing::ExitedWithCode(2), "pytorch_model\\.bin: out of memory copying out tensor 'w' \\(67108864 bytes\\)");
+}
+
+TEST(PyTorchDeathTest, OutOfMemoryWhileReadingNamesTheFile) {
+  if (test::under_address_sanitizer()) GTEST_SKIP() << "address-space limits do not work under ASan";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string path = make_zip(
+      {{"archive/data.pkl", make_checkpoint_pickle(16 << 20, {16 << 20}, {1})}, {"archive/data/0", sparse_storage()}},
+      ZIP_CM_DEFLATE);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  test::write_file(dir + "/config.json", R"({"model_type": "bert"})");
+  EXPECT_EXIT(test::exit_reporting_error([&] {
+                test::limit_address_space(std::size_t{16} << 20);
+                ModelSource::open(dir);
+              }),
+              ::testing::ExitedWithCode(2), "pytorch_model\\.bin: out of memory while reading the checkpoint");
+}
+
+// A pickle that repeats BINGET grows the unpickler's stack by 24 bytes per 2 bytes read; a state
+// dict's stack stays shallow.
+TEST(PyTorch, UnpicklerStackDepthIsBounded) {
+  const std::string message = pickle_error(kEmptyDictMemoized + repeat(std::string("h\x00", 2), 2'000'000) + ".");
+  EXPECT_NE(message.find("data.pkl: byte 131075: the pickle stack grows deeper than 65536 values"), std::string::npos)
+      << message;
+}
+
+// What the unpickler holds is bounded relative to the pickle, whatever opcode is repeated.
+TEST(PyTorch, UnpicklerMemoryIsBoundedByThePickle) {
+  for (const std::string& unit : {std::string("))s"),  // SETITEM of two new tuples: the dict grows
+                                  std::string("\x94")}) {  // MEMOIZE: the memo grows
+    const std::string message = pickle_error(kEmptyDictMemoized + repeat(unit, 2'000'000) + ".");
+    EXPECT_NE(message.find("data.pkl: byte "), std::string::npos) << message;
+    EXPECT_NE(message.find("reading the pickle takes more than"), std::string::npos) << message;
+  }
+}
+
+TEST(PyTorch, OversizedPickleIsRefusedBeforeItIsRead) {
+  const std::string pickle = kEmptyDictMemoized + repeat(std::string("h\x00", 2), 33'554'432) + ".";
+  expect_error(make_zip({{"archive/data.pkl", pickle}}, ZIP_CM_DEFLATE),
+               "'archive/data.pkl' of 67108870 bytes is larger than a state dict's pickle can be");
 }

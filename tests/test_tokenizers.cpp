@@ -405,11 +405,11 @@ TEST(Errors, CorruptSentencePieceModel) {
 }
 
 TEST(Errors, VocabularyIdBeyondAnyVocabulary) {
-  // The id table is as long as the largest id: one token with id 2^31 − 1 used to allocate 2^31
-  // strings (std::bad_alloc, or the machine's memory) before any check could fail.
+  // One token with id 2^31 − 1 used to allocate 2^31 strings (std::bad_alloc, or the machine's
+  // memory) before any check could fail; ids are now checked against config.json's vocab_size.
   auto dir = copy_without("seq2seq/bart", "vocab.json");
   test::write_file(dir + "/vocab.json", R"({"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "x": 2147483647})");
-  expect_error_mentions(dir, {"vocab.json", "the id of 'x' is 2147483647, beyond any vocabulary"});
+  expect_error_mentions(dir, {"vocab.json", "the id of 'x' is 2147483647, beyond the model's vocabulary"});
 }
 
 }  // namespace

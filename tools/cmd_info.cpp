@@ -53,7 +53,7 @@ nlohmann::json describe(const std::string& path) {
   std::map<std::string, std::int64_t> dtypes;
   std::int64_t parameters = 0;
   for (const auto& name : source->tensor_names()) {
-    const TensorData tensor = source->tensor(name);
+    const TensorInfo tensor = source->tensor_info(name);
     ++dtypes[dtype_name(tensor.dtype)];
     if (is_floating(tensor.dtype)) parameters += tensor.numel();
   }

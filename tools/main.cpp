@@ -47,7 +47,11 @@ int main(int argc, char** argv) {
     std::cerr << "invar: error: " << invar::printable(e.what()) << '\n';
     return 1;
   } catch (const std::bad_alloc&) {
-    std::cerr << "invar: error: out of memory\n";
+    // Readers of files turn running out of memory into an Error naming the file; what is left
+    // happened computing, which the command names.
+    const auto commands = app.get_subcommands();
+    std::cerr << "invar: error: out of memory running 'invar "
+              << (commands.empty() ? std::string("") : commands.front()->get_name()) << "'\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "invar: error: " << invar::printable(e.what()) << '\n';

@@ -43,7 +43,7 @@ class FsmtTokenizer final : public Tokenizer {
       fail("{}: FSMT languages {} -> {}: {}", files.path(), source, target, e.what());
     }
     source_size_ = files.read_vocab("vocab-src.json", "the FSMT vocabulary", source_vocab_);
-    target_size_ = files.read_vocab("vocab-tgt.json", "the FSMT vocabulary", target_vocab_);
+    target_size_ = files.read_vocab("vocab-tgt.json", "the FSMT vocabulary", target_vocab_, Side::Target);
     // FSMTTokenizer keeps the text after merges.txt's last newline out and reads every line
     // before it (no "#version" header), taking its first two fields.
     ranks_ = parse_bpe_merges(files.read("merges.txt", "the FSMT BPE merges"), 0, true);

@@ -52,9 +52,9 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> load_spm(const TokenizerF
 }
 
 // vocab.json: {"token": id, ...}.
-Vocab load_json_vocab(const TokenizerFiles& files, const std::string& name) {
+Vocab load_json_vocab(const TokenizerFiles& files, const std::string& name, Side side = Side::Source) {
   Vocab vocab;
-  files.read_vocab(name, "the token-to-id vocabulary", vocab);
+  files.read_vocab(name, "the token-to-id vocabulary", vocab, side);
   return vocab;
 }
 
@@ -220,7 +220,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     source_spm_ = load_spm(files, "source.spm");
     target_spm_ = load_spm(files, "target.spm");
     source_vocab_ = load_json_vocab(files, "vocab.json");
-    if (files.flag("separate_vocabs", false)) target_vocab_ = load_json_vocab(files, "target_vocab.json");
+    if (files.flag("separate_vocabs", false)) target_vocab_ = load_json_vocab(files, "target_vocab.json", Side::Target);
     base_vocab_size_ = source_vocab_.size();
     SpecialTokens defaults;
     defaults.eos = plain_token("</s>");

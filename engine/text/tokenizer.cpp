@@ -7,6 +7,7 @@
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
 #include "loaders/model_source.hpp"
+#include "models/hf_config.hpp"
 
 namespace invar {
 
@@ -16,15 +17,8 @@ namespace invar {
 void Vocab::add(const std::string& token, std::int32_t id) {
   if (id < 0) fail("token '{}' has negative id {}", token, id);
   token_to_id_.emplace(token, id);
-  auto index = static_cast<std::size_t>(id);
-  if (index >= id_to_token_.size()) {
-    id_to_token_.resize(index + 1);
-    has_id_.resize(index + 1, false);
-  }
-  if (!has_id_[index]) {
-    id_to_token_[index] = token;
-    has_id_[index] = true;
-  }
+  id_to_token_.emplace(id, token);
+  end_ = std::max(end_, static_cast<std::size_t>(id) + 1);
 }
 
 std::optional<std::int32_t> Vocab::find(std::string_view token) const {
@@ -34,9 +28,8 @@ std::optional<std::int32_t> Vocab::find(std::string_view token) const {
 }
 
 const std::string* Vocab::token(std::int32_t id) const {
-  if (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size() || !has_id_[static_cast<std::size_t>(id)])
-    return nullptr;
-  return &id_to_token_[static_cast<std::size_t>(id)];
+  auto it = id_to_token_.find(id);
+  return it == id_to_token_.end() ? nullptr : &it->second;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,18 +432,19 @@ nlohmann::json TokenizerFiles::added_tokens() const {
   return read_json("added_tokens.json", "added tokens");
 }
 
-std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view why, Vocab& vocab) const {
+std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view why, Vocab& vocab,
+                                      Side side) const {
   const auto json = read_json(name, why);
   if (!json.is_object()) fail("{}: {} must map tokens to ids", path(), name);
-  // The id table is as long as the largest id: a vocabulary of one token with id 2^31 − 1 would
-  // allocate 2^31 strings. No model has 2^24 tokens (the config reader's limit on vocab_size).
-  constexpr std::int64_t kMaxId = (std::int64_t{1} << 24) - 1;
+  // config.json's sizes, which the model checks against its weights when it loads.
+  const ModelConfig model = parse_model_config(config_, path() + "/config.json");
+  const std::int64_t limit = side == Side::Target ? model.target_vocab_size : model.vocab_size;
   for (const auto& [token, id] : json.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0)
       fail("{}: {}: the id of '{}' is not a non-negative integer", path(), name, token);
-    if (id.get<std::int64_t>() > kMaxId)
-      fail("{}: {}: the id of '{}' is {}, beyond any vocabulary (at most {})", path(), name, token,
-           id.get<std::int64_t>(), kMaxId);
+    if (id.get<std::int64_t>() >= limit)
+      fail("{}: {}: the id of '{}' is {}, beyond the model's vocabulary of {} (config.json)", path(), name, token,
+           id.get<std::int64_t>(), limit);
     vocab.add(token, id.get<std::int32_t>());
   }
   return json.size();
@@ -522,7 +516,9 @@ SpecialTokens TokenizerFiles::special_tokens(SpecialTokens defaults, Wrap wrap) 
 // ---------------------------------------------------------------------------------------------
 // The factory
 
-std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source) {
+namespace {
+
+std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source) {
   TokenizerFiles files(source);
   const Family* row = nullptr;
   // tokenizer_class names the tokenizer a model was saved with (a RoBERTa-architecture model may
@@ -553,6 +549,16 @@ std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source) {
       return make_fsmt_tokenizer(files, *row);
   }
   fail("{}: unknown tokenizer algorithm", files.path());
+}
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source) {
+  try {
+    return read_tokenizer(source);
+  } catch (const std::bad_alloc&) {
+    fail("{}: out of memory while reading the tokenizer files", source.path());
+  }
 }
 
 }  // namespace invar

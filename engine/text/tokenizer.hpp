@@ -71,7 +71,7 @@ class Vocab {
   void add(const std::string& token, std::int32_t id);
   std::optional<std::int32_t> find(std::string_view token) const;
   const std::string* token(std::int32_t id) const;
-  std::size_t size() const { return id_to_token_.size(); }  // largest id + 1
+  std::size_t size() const { return end_; }  // largest id + 1
 
  private:
   struct Hash {
@@ -79,8 +79,10 @@ class Vocab {
     std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
   };
   std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> token_to_id_;
-  std::vector<std::string> id_to_token_;
-  std::vector<bool> has_id_;
+  // By id, without room for the ids no token has: a file of a few tokens with one huge id takes
+  // no more memory than its tokens.
+  std::unordered_map<std::int32_t, std::string> id_to_token_;
+  std::size_t end_ = 0;
 };
 
 // Everything the base class needs to know about a model's special tokens.

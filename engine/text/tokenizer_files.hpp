@@ -24,9 +24,11 @@ class TokenizerFiles {
   // The file's bytes; fails "<folder>: missing tokenizer file <name> (<why>)".
   std::string read(const std::string& name, std::string_view why) const;
   nlohmann::json read_json(const std::string& name, std::string_view why) const;
-  // A {"token": id, ...} file (vocab.json and kin) added to `vocab`; returns its number of entries
-  // (len(dict)). Fails naming the file and the token when an id is not a non-negative int32.
-  std::size_t read_vocab(const std::string& name, std::string_view why, Vocab& vocab) const;
+  // A {"token": id, ...} file (vocab.json and kin) of the `side`'s vocabulary added to `vocab`;
+  // returns its number of entries (len(dict)). Fails naming the file and the token when an id is
+  // not a non-negative integer below the model's vocabulary size on that side (config.json's
+  // vocab_size, or the decoder's): such a token has no embedding row.
+  std::size_t read_vocab(const std::string& name, std::string_view why, Vocab& vocab, Side side = Side::Source) const;
   const std::string& path() const;
 
   // tokenizer_config.json's value for key, or fallback when absent or null.

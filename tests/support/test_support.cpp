@@ -2,16 +2,20 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/error.hpp"
 
 extern char** environ;
 
@@ -108,6 +112,39 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& input
   result.out = read_file(out_path);
   result.err = read_file(err_path);
   return result;
+}
+
+bool under_address_sanitizer() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+void limit_address_space(std::size_t extra) {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  const rlim_t limit = pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) + extra;
+  const rlimit value{limit, limit};
+  if (setrlimit(RLIMIT_AS, &value) != 0) throw std::runtime_error("setrlimit failed");
+}
+
+void exit_reporting_error(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    std::fputs(e.what(), stderr);
+    std::exit(2);
+  }
+  std::exit(0);
 }
 
 }  // namespace invar::test

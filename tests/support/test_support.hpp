@@ -1,6 +1,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,5 +32,14 @@ struct CliResult {
 
 // Runs the built invar binary with args (no shell), feeding `input` on stdin.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input = "");
+
+// Whether this build runs under AddressSanitizer, which reserves terabytes of shadow memory (so
+// address-space limits do not work) and handles fatal signals itself.
+bool under_address_sanitizer();
+// For death tests that run out of memory on purpose: limits this process's address space to what
+// it maps now plus `extra` bytes.
+void limit_address_space(std::size_t extra);
+// Runs `body`, then exits: 0 when it returns, 2 with the message on stderr when it throws an Error.
+[[noreturn]] void exit_reporting_error(const std::function<void()>& body);
 
 }  // namespace invar::test
