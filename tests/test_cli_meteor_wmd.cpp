@@ -198,6 +198,19 @@ TEST(CliMeteorWmd, BadInputGivesOneClearLine) {
   expect_error({"metric", "wmd", "-i", two, "-r", two, "-r", two, "--vectors", vectors_file()}, "give one --ref FILE");
 }
 
+TEST(CliMeteorWmd, AnErrorWhileScoringNamesTheHypothesisLine) {
+  const auto vectors = test::temp_dir() + "/many.vec";
+  std::string vec = "1100 2\n", long_line;
+  for (int w = 0; w < 1100; ++w) {
+    vec += fmt::format("w{} {} {}\n", w, w % 7, w % 11);
+    long_line += fmt::format("w{} ", w);
+  }
+  test::write_file(vectors, vec);
+  const auto texts = write_lines("long.txt", {"w1 w2", long_line});
+  expect_error({"metric", "wmd", "-i", texts, "-r", texts, "--vectors", vectors},
+               texts + ":2: word mover's distance: 1100 x 1100 unique words");
+}
+
 TEST(CliMeteorWmd, OutputDoesNotDependOnThreads) {
   const auto files = meteor_files();
   const std::vector<std::vector<std::string>> metrics{{"meteor"}, {"wmd", "--vectors", vectors_file()}};

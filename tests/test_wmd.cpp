@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "eval/metrics/wmd.hpp"
 #include "support/golden.hpp"
@@ -121,6 +123,23 @@ TEST(Wmd, AgreesWithGensimUpToItsQuantisationOutsideItsSpecialCase) {
     expect_distance(exact_unit, r["gensim"]["wmdistance_norm_True"], 1e-5);
     expect_distance(word_movers_distance(vectors(), t1, t2), r["gensim"]["wmdistance_norm_False"], 1e-5);
   }
+}
+
+// Two texts of 1100 distinct words each: 1,210,000 word pairs, past the bound, refused before the
+// distance matrix or the graph is built; 100 of them are solved.
+TEST(Wmd, TooManyWordPairsFailInsteadOfExhaustingMemory) {
+  const auto path = test::temp_dir() + "/many.vec";
+  std::string vec = "1100 2\n", text;
+  for (int w = 0; w < 1100; ++w) {
+    vec += fmt::format("w{} {} {}\n", w, w % 7, w % 11);
+    text += fmt::format("w{} ", w);
+  }
+  test::write_file(path, vec);
+  const auto many = WordVectors::load(path);
+  EXPECT_NE(message_of([&] { word_movers_distance(many, text, text); }).find("1100 x 1100 unique words make 1210000 word pairs"),
+            std::string::npos);
+  const std::string fewer = text.substr(0, text.find("w100 "));
+  EXPECT_EQ(word_movers_distance(many, fewer, fewer), 0.0);
 }
 
 TEST(WordVectors, WrongDimensionNamesFileAndLine) {

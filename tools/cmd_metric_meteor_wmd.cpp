@@ -64,7 +64,8 @@ Inputs read_inputs(const PairArguments& args, bool several_references) {
   return in;
 }
 
-// score(i) for every segment on --threads threads, with a progress bar.
+// score(i) for every segment on --threads threads, with a progress bar; an error names the
+// hypothesis file and line.
 std::vector<double> score_all(const PairArguments& args, const char* label, std::size_t n,
                               const std::function<double(std::size_t)>& score) {
   std::vector<double> out(n);
@@ -72,7 +73,13 @@ std::vector<double> score_all(const PairArguments& args, const char* label, std:
   constexpr std::size_t kBlock = 256;
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t size = std::min(kBlock, n - start);
-    metrics::parallel_for(size, args.threads, [&](std::size_t k) { out[start + k] = score(start + k); });
+    metrics::parallel_for(size, args.threads, [&](std::size_t k) {
+      try {
+        out[start + k] = score(start + k);
+      } catch (const Error& e) {
+        fail("{}:{}: {}", args.hyp, start + k + 1, e.what());
+      }
+    });
     progress.advance(size);
   }
   return out;

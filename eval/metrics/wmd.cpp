@@ -132,6 +132,11 @@ WmdProblem word_movers_problem(const WordVectors& vectors, std::string_view text
     p.value = std::numeric_limits<double>::infinity();
     return p;
   }
+  // Checked before the distance matrix and the graph, which grow with the product (~100 bytes a pair).
+  if (a.words.size() * b.words.size() > kMaxWordPairs)
+    fail("word mover's distance: {} x {} unique words make {} word pairs, more than the {} it solves exactly; "
+         "score sentences, not whole documents",
+         a.words.size(), b.words.size(), a.words.size() * b.words.size(), kMaxWordPairs);
   for (const auto& x : a.vectors) {
     p.distance.emplace_back();
     for (const auto& y : b.vectors) p.distance.back().push_back(euclidean(x, y));

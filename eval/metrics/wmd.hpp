@@ -8,8 +8,11 @@
 //   in-vocabulary token.
 // - The cosine of the mean word vectors (every token counted), undefined (nullopt) when a side has
 //   no in-vocabulary token.
-// Vectors are float32, computed with as doubles. `unit_vectors` divides every vector by its L2 norm
+// Vectors are float32, computed with as doubles. The exact problem has one arc per pair of unique
+// words, so a pair of texts with more than kMaxWordPairs of them (e.g. 1024 × 1024 unique words:
+// whole documents rather than sentences) fails with a message instead of exhausting memory. `unit_vectors` divides every vector by its L2 norm
 // first, what gensim ≥ 4 does by default (wmdistance(norm=True)) and Mir et al. 2019 did.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +24,8 @@ namespace invar::metrics {
 
 // The transport problem of one pair: unique in-vocabulary words in order of first appearance,
 // their nBOW weights, the distance matrix and the optimal flow (rows: words1, columns: words2).
+inline constexpr std::size_t kMaxWordPairs = std::size_t{1} << 20;
+
 struct WmdProblem {
   std::vector<std::string> words1, words2;
   std::vector<double> weights1, weights2;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/error.hpp"
 #include "eval/metrics/bleu.hpp"
 #include "eval/metrics/chrf.hpp"
 #include "eval/metrics/common.hpp"
@@ -55,7 +56,13 @@ class Scoring {
   std::vector<double> each(const std::string& stage, const std::function<double(std::size_t)>& fn) {
     std::vector<double> values(segments_.size());
     start(stage, segments_.size());
-    metrics::parallel_for(segments_.size(), models_.settings().threads, [&](std::size_t i) { values[i] = fn(i); });
+    metrics::parallel_for(segments_.size(), models_.settings().threads, [&](std::size_t i) {
+      try {
+        values[i] = fn(i);
+      } catch (const Error& e) {
+        fail("{}: {}: {}", segments_[i].where, stage, e.what());
+      }
+    });
     advance(segments_.size());
     return values;
   }
