@@ -32,6 +32,8 @@ std::string source_lines(std::size_t count, const std::string& separator = "") {
   return out;
 }
 
+std::string after_first_line(const std::string& text) { return text.substr(text.find('\n') + 1); }
+
 std::size_t chunks_in(const std::string& path) {
   if (!std::filesystem::exists(path)) return 0;
   const std::string text = read_file(path);
@@ -177,6 +179,55 @@ INSTANTIATE_TEST_SUITE_P(
                       ShardCase{"classify", {"classify", "-m", fixture("core/xlmr-pair-cls"), "--pairs"}, "\t"},
                       ShardCase{"pll", {"pll", "-m", fixture("core/bert-mlm"), "--ppl"}, ""}),
     [](const auto& info) { return info.param.name; });
+
+// Metrics: 1100 segments in chunks of 512, so that each of three shards has a chunk.
+class MetricShards : public RunControl, public ::testing::WithParamInterface<std::vector<std::string>> {
+ protected:
+  void SetUp() override {
+    write_file(dir_ + "/hyp", source_lines(1100));
+    write_file(dir_ + "/hyp2", after_first_line(source_lines(1101)));
+    write_file(dir_ + "/ref", source_lines(1100, " and "));
+    write_file(dir_ + "/ref2", after_first_line(source_lines(1101, " or ")));
+  }
+
+  std::vector<std::string> args() {
+    std::vector<std::string> out{"metric"};
+    for (const auto& arg : GetParam()) out.push_back(arg.starts_with("@") ? dir_ + "/" + arg.substr(1) : arg);
+    return out;
+  }
+};
+
+TEST_P(MetricShards, PartsMergedEqualTheOneProcessOutput) {
+  const std::string expected = whole_output(args());
+  ASSERT_FALSE(expected.empty());
+  std::vector<std::string> merge{"merge", "-o", dir_ + "/merged"};
+  for (const char* shard : {"1/3", "0/3", "2/3"}) {
+    const std::string part = dir_ + "/part" + std::string(1, shard[0]);
+    const auto result = run_cli(with(args(), {"--shard", shard, "-o", part}));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    merge.push_back(part);
+  }
+  const auto merged = run_cli(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(read_file(dir_ + "/merged"), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, MetricShards,
+    ::testing::Values(std::vector<std::string>{"bleu", "-i", "@hyp", "-r", "@ref", "-r", "@ref2"},
+                      std::vector<std::string>{"bleu", "-i", "@hyp", "-i", "@hyp2", "-r", "@ref", "--json", "--paired-bs",
+                                               "--paired-bs-n", "50"},
+                      std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--word-order", "2", "--confidence",
+                                               "--confidence-n", "50"},
+                      std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--commutative", "--json"},
+                      std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--source", "@ref2"},
+                      std::vector<std::string>{"ter", "-i", "@hyp", "-i", "@hyp2", "-r", "@ref", "--stats", "--json"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    Sentence, MetricShards,
+    ::testing::Values(std::vector<std::string>{"bleu", "-i", "@hyp", "-r", "@ref", "--sentence"},
+                      std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--sentence", "--json"},
+                      std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--sentence", "--stats"}));
 
 class Merge : public RunControl {
  protected:
