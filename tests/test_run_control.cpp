@@ -229,6 +229,77 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--sentence", "--json"},
                       std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--sentence", "--stats"}));
 
+#ifdef INVAR_MPIEXEC
+const char* const kMpiexec = INVAR_MPIEXEC;
+#else
+const char* const kMpiexec = nullptr;
+#endif
+
+struct MpiCase {
+  std::string name;
+  std::vector<std::string> args;  // the command; "@in" is the input file
+  std::string separator;          // between two texts of an input line ("" = one text)
+  std::size_t lines = 100;
+};
+
+// `mpirun -n N invar ...` (a build with INVAR_MPI): 100 lines in chunks of 16 (batch size 2), 40
+// lines of pll in chunks of 16, 1100 segments of metrics in chunks of 512: every rank has a part.
+// As root, as CI runs, mpirun must be told it may.
+class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> {
+ protected:
+  void SetUp() override {
+    if (kMpiexec == nullptr) GTEST_SKIP() << "built without INVAR_MPI";
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+
+  test::CliResult mpirun(const std::string& ranks, const std::vector<std::string>& args) {
+    return test::wait_for(test::start_program(kMpiexec, with({"--oversubscribe", "-n", ranks, INVAR_CLI}, args)));
+  }
+
+  std::vector<std::string> args(const MpiCase& c) {
+    std::vector<std::string> out;
+    for (const auto& arg : c.args) out.push_back(arg == "@in" ? input_ : arg == "@ref" ? dir_ + "/ref" : arg);
+    return out;
+  }
+};
+
+TEST_P(Mpirun, TwoAndThreeRanksEqualTheOneProcessOutput) {
+  const auto& c = GetParam();
+  write_file(input_, source_lines(c.lines, c.separator));
+  write_file(dir_ + "/ref", source_lines(c.lines, " and "));
+  const std::string expected = whole_output(args(c));
+  for (const char* ranks : {"2", "3"}) {
+    const std::string out = dir_ + "/ranks" + ranks;
+    const auto result = mpirun(ranks, with(args(c), {"-o", out}));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(read_file(out), expected) << ranks << " ranks";
+    EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress.1-of-" + ranks));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, Mpirun,
+    ::testing::Values(
+        MpiCase{"translate", {"translate", "-m", kMarian, "-i", "@in", "--batch-size", "2", "--threads", "1"}, ""},
+        MpiCase{"score", {"score", "-m", kMarian, "-i", "@in", "--batch-size", "2", "--threads", "1"}, "\t"},
+        MpiCase{"embed", {"embed", "-m", fixture("core/mpnet"), "-i", "@in", "--batch-size", "2", "--threads", "1"}, ""},
+        MpiCase{"classify",
+                {"classify", "-m", fixture("core/xlmr-pair-cls"), "--pairs", "-i", "@in", "--batch-size", "2", "--threads", "1"},
+                "\t"},
+        MpiCase{"pll", {"pll", "-m", fixture("core/bert-mlm"), "-i", "@in", "--threads", "1"}, "", 40},
+        MpiCase{"bleu", {"metric", "bleu", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
+        MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100}),
+    [](const auto& info) { return info.param.name; });
+
+TEST_F(Mpirun, AnErrorOnOneRankEndsEveryRank) {
+  write_file(input_, source_lines(60) + std::string(300, 'a') + "\n");
+  const auto result = mpirun("2", with(translate_, {"-o", dir_ + "/out"}));
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("in.txt:61: "), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/out"));
+}
+
 class Merge : public RunControl {
  protected:
   void SetUp() override {
