@@ -59,6 +59,20 @@ class RunControl : public ::testing::Test {
     EXPECT_EQ(result.exit_code, 0) << result.err;
     return read_file(dir_ + "/whole");
   }
+
+  // The output of `args` run as three shards, handed to merge out of order.
+  std::string merged_shards(const std::vector<std::string>& args) {
+    std::vector<std::string> merge{"merge", "-o", dir_ + "/merged"};
+    for (const char* shard : {"2/3", "0/3", "1/3"}) {
+      const std::string part = dir_ + "/part" + std::string(1, shard[0]);
+      const auto result = run_cli(with(args, {"--shard", shard, "-o", part}));
+      EXPECT_EQ(result.exit_code, 0) << result.err;
+      merge.push_back(part);
+    }
+    const auto merged = run_cli(merge);
+    EXPECT_EQ(merged.exit_code, 0) << merged.err;
+    return read_file(dir_ + "/merged");
+  }
 };
 
 TEST_F(RunControl, ResumeAfterKillGivesTheBytesOfAnUninterruptedRun) {
@@ -154,17 +168,7 @@ TEST_P(ShardAndMerge, PartsMergedEqualTheOneProcessOutput) {
   const auto& c = GetParam();
   write_file(input_, source_lines(30, c.separator));
   const auto args = with(c.args, {"-i", input_, "--batch-size", "2", "--threads", "1"});
-  const std::string expected = whole_output(args);
-  std::vector<std::string> merge{"merge", "-o", dir_ + "/merged"};
-  for (const char* shard : {"2/3", "0/3", "1/3"}) {
-    const std::string part = dir_ + "/part" + std::string(1, shard[0]);
-    const auto result = run_cli(with(args, {"--shard", shard, "-o", part}));
-    ASSERT_EQ(result.exit_code, 0) << result.err;
-    merge.push_back(part);
-  }
-  const auto merged = run_cli(merge);
-  ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_EQ(read_file(dir_ + "/merged"), expected);
+  EXPECT_EQ(merged_shards(args), whole_output(args));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -200,16 +204,7 @@ class MetricShards : public RunControl, public ::testing::WithParamInterface<std
 TEST_P(MetricShards, PartsMergedEqualTheOneProcessOutput) {
   const std::string expected = whole_output(args());
   ASSERT_FALSE(expected.empty());
-  std::vector<std::string> merge{"merge", "-o", dir_ + "/merged"};
-  for (const char* shard : {"1/3", "0/3", "2/3"}) {
-    const std::string part = dir_ + "/part" + std::string(1, shard[0]);
-    const auto result = run_cli(with(args(), {"--shard", shard, "-o", part}));
-    ASSERT_EQ(result.exit_code, 0) << result.err;
-    merge.push_back(part);
-  }
-  const auto merged = run_cli(merge);
-  ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_EQ(read_file(dir_ + "/merged"), expected);
+  EXPECT_EQ(merged_shards(args()), expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(
