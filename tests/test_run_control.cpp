@@ -96,6 +96,33 @@ TEST_F(RunControl, ResumeAfterKillGivesTheBytesOfAnUninterruptedRun) {
   EXPECT_FALSE(std::filesystem::exists(progress));
 }
 
+// isometry keeps the translations and detector probabilities of each translator and data set
+// beside --per-pair (t0.d0: the first of each).
+TEST_F(RunControl, IsometryResumesAfterKillToTheSameReportAndPairs) {
+  write_file(input_, source_lines(400, "\t"));
+  const std::vector<std::string> isometry{"-q", "isometry", "--pairs", input_, "--translator", kMarian,
+                                          "--detector", fixture("core/bert-pair-cls"), "--batch-size", "1",
+                                          "--threads", "1", "--beam", "1", "--json"};
+  const auto whole = run_cli(with(isometry, {"--per-pair", dir_ + "/whole"}));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string out = dir_ + "/pairs.jsonl", progress = out + ".invar-progress.t0.d0";
+  const auto started = test::start_program(INVAR_CLI, with(isometry, {"--per-pair", out}));
+  while (chunks_in(progress) < 3 && waitpid(started.pid, nullptr, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(started.pid, SIGKILL), 0);
+  ASSERT_EQ(test::wait_for(started).exit_code, 128 + SIGKILL) << "the run ended before it could be killed";
+  ASSERT_LT(chunks_in(progress), 400u / 8);
+
+  const auto other = run_cli(with(isometry, {"--per-pair", out, "--resume", "--epsilon", "0.6"}));
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("cannot resume"), std::string::npos) << other.err;
+  const auto resumed = run_cli(with(isometry, {"--per-pair", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(resumed.out, whole.out);
+  EXPECT_EQ(read_file(out), read_file(dir_ + "/whole"));
+  EXPECT_FALSE(std::filesystem::exists(progress));
+}
+
 // A run that failed at its last line leaves the chunks before it in the progress file.
 class InterruptedRun : public RunControl {
  protected:

@@ -86,10 +86,11 @@ class Hasher {
 
 // Empty when an input is standard input (it cannot be read twice).
 std::string fingerprint(const std::vector<std::string>& line, const std::vector<std::string>& inputs,
-                        std::size_t chunk) {
+                        const RowRunSpec& spec) {
   Hasher hasher;
   hasher.add(kVersion);
-  hasher.add(std::to_string(chunk));
+  hasher.add(std::to_string(spec.chunk));
+  hasher.add(spec.part);
   bool input_value = false;
   for (const auto& word : line) {
     if (input_value) {
@@ -122,10 +123,15 @@ bool reads_standard_input(const CLI::App& command, const std::vector<std::string
 
 }  // namespace
 
-void add_run_control_options(CLI::App& command, RunControl& control) {
+void add_resume_option(CLI::App& command, RunControl& control, const std::string& output_option) {
   command.add_flag("--resume", control.resume,
-                   "Continue an interrupted run from the progress file beside --output (OUTPUT.invar-progress); "
-                   "refused when the input or the options differ");
+                   fmt::format("Continue an interrupted run from the progress kept beside {} (FILE.invar-progress); "
+                               "refused when the input or the options differ",
+                               output_option));
+}
+
+void add_run_control_options(CLI::App& command, RunControl& control) {
+  add_resume_option(command, control);
   command.add_option("--shard", control.shard,
                      "Run part K of N (0 <= K < N) and write a partial result to --output; `invar merge` joins "
                      "the N parts into the output of one whole run (docs/scale-out.md)");
@@ -135,8 +141,8 @@ void merge_from(RunHeader header, Chunks chunks) { merge_source() = std::pair{st
 
 RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   command_ = command_line(*spec_.command);
-  if (!reads_standard_input(*spec_.command, spec_.inputs)) fingerprint_ = fingerprint(command_, spec_.inputs, spec_.chunk);
-  const Ranks processes = ranks();
+  if (!reads_standard_input(*spec_.command, spec_.inputs)) fingerprint_ = fingerprint(command_, spec_.inputs, spec_);
+  const Ranks processes = spec_.splits ? ranks() : Ranks{};
   merging_ = merge_source().has_value();
   sharded_ = !spec_.control->shard.empty();
   if (sharded_ && processes.size > 1) fail("--shard splits the input for separate jobs, mpirun for ranks: choose one");
@@ -146,9 +152,9 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   if (fingerprint_.empty() && (split || spec_.control->resume || merging_))
     fail("--resume, --shard and mpirun read the input by its name: give it as a file, not standard input");
   if (spec_.control->resume && spec_.output == "-")
-    fail("--resume continues from the progress file beside the output: give --output FILE");
+    fail("--resume continues from the progress file beside the output: give {} FILE", spec_.output_option);
   if (spec_.output != "-" && !fingerprint_.empty() && !merging_)
-    progress_path_ = spec_.output + ".invar-progress" +
+    progress_path_ = spec_.output + ".invar-progress" + (spec_.part.empty() ? "" : "." + spec_.part) +
                      (processes.size > 1 ? fmt::format(".{}-of-{}", processes.rank, processes.size) : "");
 }
 
