@@ -37,6 +37,7 @@ class EncoderModel::Impl {
   // run()'s padded [B, T, hidden] values as one [tokens, hidden] matrix per input.
   PerInput split(const std::vector<float>& padded, std::span<const Encoding> inputs) const;
   void check_inputs(std::span<const Encoding> inputs) const;
+  void check_tokens(const Encoding& input, const std::string& who) const;
 
   const EncoderSpec spec;
   Backend& backend;
@@ -105,19 +106,23 @@ void EncoderModel::Impl::check_inputs(std::span<const Encoding> inputs) const {
     const Encoding& input = inputs[i];
     // Callers that know where an input came from check it alone and prefix FILE:LINE.
     const std::string who = inputs.size() == 1 ? "the input" : fmt::format("input {} of the batch", i + 1);
-    if (input.ids.empty()) fail("{} has no tokens", who);
     if (static_cast<std::int64_t>(input.ids.size()) > spec.max_tokens)
       fail("{} has {} tokens, more than the model's {} positions", who, input.ids.size(), spec.max_tokens);
-    for (std::int32_t id : input.ids)
-      if (id < 0 || id >= spec.vocab)
-        fail("{} has token id {} outside the model's vocabulary (0..{}): the tokenizer files do not match the model",
-             who, id, spec.vocab - 1);
-    if (!input.type_ids.empty() && input.type_ids.size() != input.ids.size())
-      fail("{} has {} token type ids for {} tokens", who, input.type_ids.size(), input.ids.size());
-    for (std::int32_t type : input.type_ids)
-      if (type < 0 || type >= std::max<std::int64_t>(spec.type_vocab, 1))
-        fail("{} has token type {} outside the model's {} types", who, type, spec.type_vocab);
+    check_tokens(input, who);
   }
+}
+
+void EncoderModel::Impl::check_tokens(const Encoding& input, const std::string& who) const {
+  if (input.ids.empty()) fail("{} has no tokens", who);
+  for (std::int32_t id : input.ids)
+    if (id < 0 || id >= spec.vocab)
+      fail("{} has token id {} outside the model's vocabulary (0..{}): the tokenizer files do not match the model",
+           who, id, spec.vocab - 1);
+  if (!input.type_ids.empty() && input.type_ids.size() != input.ids.size())
+    fail("{} has {} token type ids for {} tokens", who, input.type_ids.size(), input.ids.size());
+  for (std::int32_t type : input.type_ids)
+    if (type < 0 || type >= std::max<std::int64_t>(spec.type_vocab, 1))
+      fail("{} has token type {} outside the model's {} types", who, type, spec.type_vocab);
 }
 
 // BERT: 0, 1, 2, ... RoBERTa/XLM-R/MPNet (create_position_ids_from_input_ids): the running count of
@@ -277,6 +282,7 @@ void EncoderModel::require_mlm() const {
 }
 
 void EncoderModel::check_inputs(std::span<const Encoding> inputs) const { impl_->check_inputs(inputs); }
+void EncoderModel::check_tokens(const Encoding& input) const { impl_->check_tokens(input, "the input"); }
 
 PerInput EncoderModel::hidden_states(std::span<const Encoding> inputs, std::int64_t layer) {
   if (inputs.empty()) return {};

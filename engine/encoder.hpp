@@ -66,6 +66,8 @@ class EncoderModel {
   // Fails naming the input (1-based index) when it is empty, longer than the model's positions,
   // or has an id outside the vocabulary or token types.
   void check_inputs(std::span<const Encoding> inputs) const;
+  // The same checks on one input of any length (pll scores a long one in windows).
+  void check_tokens(const Encoding& input) const;
 
   class Impl;
 

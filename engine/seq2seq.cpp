@@ -90,6 +90,9 @@ SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spe
   settings.max_length = g.max_length;
   settings.min_length = g.min_length;
   settings.no_repeat_ngram_size = g.no_repeat_ngram_size;
+  settings.repetition_penalty = g.repetition_penalty;
+  settings.encoder_no_repeat_ngram_size = g.encoder_no_repeat_ngram_size;
+  settings.unsupported = g.unsupported;
   settings.length_penalty = g.length_penalty;
   settings.early_stopping = g.early_stopping;
   settings.do_sample = g.do_sample;
@@ -142,8 +145,8 @@ class Seq2SeqModel::Impl {
   void embed(const Stack& stack, const TokenIds& ids, const std::vector<std::int32_t>& position_ids, const Tensor& x,
              Arena& arena);
   std::vector<std::int32_t> position_ids(const TokenIds& ids, std::int64_t rows, std::int64_t n, std::int64_t start) const;
-  Tensor relative_bias(const Stack& stack, bool bidirectional, std::int64_t tq, std::int64_t tk, std::int64_t q_start,
-                       Arena& arena);
+  Tensor relative_bias(const Stack& stack, std::int64_t heads, bool bidirectional, std::int64_t tq, std::int64_t tk,
+                       std::int64_t q_start, Arena& arena);
   void alloc_cache(Arena& arena, std::int64_t capacity, std::int64_t rows);
   void copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity);
 
@@ -152,7 +155,6 @@ class Seq2SeqModel::Impl {
   Stack encoder_, decoder_;
   Tensor lm_head_, logits_bias_;
   std::int64_t d_ = 0;
-  std::int64_t inner_ = 0;  // heads × head_dim: the attention width (T5 may differ from d_model)
 
   // Per-batch state.
   std::unique_ptr<Arena> encoder_arena_, step_arena_;
@@ -177,28 +179,28 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
   d_ = spec.d_model;
-  inner_ = spec.encoder_heads * spec.head_dim;
   encoder_ = load_stack("enc");
   decoder_ = load_stack("dec");
   lm_head_ = weights_.get("lm_head", {}, WeightUse::Matrix);
-  if (lm_head_.shape != Shape{spec.target_vocab, d_})
-    fail("{}: the LM head is {}, expected [{}, {}]", source.path(), lm_head_.shape.str(), spec.target_vocab, d_);
+  if (lm_head_.shape != Shape{spec.decoder.vocab, d_})
+    fail("{}: the LM head is {}, expected [{}, {}]", source.path(), lm_head_.shape.str(), spec.decoder.vocab, d_);
   if (spec.final_logits_bias) {
     Tensor bias = weights_.get("final_logits_bias");
-    if (!bias.empty()) logits_bias_ = bias.reshaped(Shape{spec.target_vocab});
+    if (!bias.empty()) logits_bias_ = bias.reshaped(Shape{spec.decoder.vocab});
   }
 }
 
 Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
   const bool decoder = name == "dec";
+  const StackSizes& sizes = decoder ? spec.decoder : spec.encoder;
+  const std::int64_t inner = sizes.attention_width();
   Stack stack;
   stack.embed_tokens = weights_.get(name + ".embed_tokens", {}, WeightUse::Matrix);
-  const std::int64_t vocab = decoder ? spec.target_vocab : spec.source_vocab;
-  if (stack.embed_tokens.shape != Shape{vocab, d_})
+  if (stack.embed_tokens.shape != Shape{sizes.vocab, d_})
     fail("{}: {} embeddings are {}, expected [{}, {}]", source_.path(), decoder ? "decoder" : "encoder",
-         stack.embed_tokens.shape.str(), vocab, d_);
+         stack.embed_tokens.shape.str(), sizes.vocab, d_);
   if (spec.positions == PositionKind::Relative) {
-    stack.relative_bias = weights_.host(name + ".relative_attention_bias", {spec.relative_buckets, spec.encoder_heads});
+    stack.relative_bias = weights_.host(name + ".relative_attention_bias", {spec.relative_buckets, sizes.heads});
   } else {
     const std::int64_t rows = spec.max_positions + spec.position_offset;
     stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Matrix);
@@ -218,20 +220,19 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     for (float& w : scaled) w *= spec.lm_input_scale;
     stack.final_norm.weight = weights_.store().add(scaled, Shape{d_}, WeightUse::Any);
   }
-  const std::int64_t layers = decoder ? spec.decoder_layers : spec.encoder_layers;
-  for (std::int64_t i = 0; i < layers; ++i) {
+  for (std::int64_t i = 0; i < sizes.layers; ++i) {
     const std::string prefix = name + ".layers." + std::to_string(i);
     Layer layer;
-    layer.qkv = weights_.fused(prefix + ".self_attn", {"q", "k", "v"}, inner_, d_);
-    layer.self_out = weights_.linear(prefix + ".self_attn.o", d_, inner_);
+    layer.qkv = weights_.fused(prefix + ".self_attn", {"q", "k", "v"}, inner, d_);
+    layer.self_out = weights_.linear(prefix + ".self_attn.o", d_, inner);
     layer.self_norm = weights_.norm(prefix + ".self_attn_norm", d_);
     if (decoder) {
-      layer.cross_q = weights_.linear(prefix + ".cross_attn.q", inner_, d_);
-      layer.cross_kv = weights_.fused(prefix + ".cross_attn", {"k", "v"}, inner_, d_);
-      layer.cross_out = weights_.linear(prefix + ".cross_attn.o", d_, inner_);
+      layer.cross_q = weights_.linear(prefix + ".cross_attn.q", inner, d_);
+      layer.cross_kv = weights_.fused(prefix + ".cross_attn", {"k", "v"}, inner, d_);
+      layer.cross_out = weights_.linear(prefix + ".cross_attn.o", d_, inner);
       layer.cross_norm = weights_.norm(prefix + ".cross_attn_norm", d_);
     }
-    const std::int64_t ffn = decoder ? spec.decoder_ffn : spec.encoder_ffn;
+    const std::int64_t ffn = sizes.ffn;
     layer.ffn_in = weights_.linear(prefix + ".ffn.in", ffn, d_);
     if (spec.gated_ffn) layer.ffn_gate = weights_.linear(prefix + ".ffn.gate", ffn, d_);
     layer.ffn_out = weights_.linear(prefix + ".ffn.out", d_, ffn);
@@ -249,8 +250,8 @@ void Seq2SeqModel::Impl::check_sources(const std::vector<TokenIds>& sources) con
       fail("source {} has {} tokens, more than the model's {} positions (max_position_embeddings)", i + 1, ids.size(),
            spec.max_positions);
     for (std::int32_t id : ids)
-      if (id < 0 || id >= spec.source_vocab)
-        fail("source {} has token id {} outside the vocabulary (size {})", i + 1, id, spec.source_vocab);
+      if (id < 0 || id >= spec.encoder.vocab)
+        fail("source {} has token id {} outside the vocabulary (size {})", i + 1, id, spec.encoder.vocab);
   }
 }
 
@@ -337,9 +338,8 @@ void Seq2SeqModel::Impl::embed(const Stack& stack, const TokenIds& ids, const st
 }
 
 // T5's position bias [H, tq, tk] for queries at q_start + i and keys at j.
-Tensor Seq2SeqModel::Impl::relative_bias(const Stack& stack, bool bidirectional, std::int64_t tq, std::int64_t tk,
-                                         std::int64_t q_start, Arena& arena) {
-  const std::int64_t heads = spec.encoder_heads;
+Tensor Seq2SeqModel::Impl::relative_bias(const Stack& stack, std::int64_t heads, bool bidirectional, std::int64_t tq,
+                                         std::int64_t tk, std::int64_t q_start, Arena& arena) {
   const auto bias = relative_position_bias(stack.relative_bias, heads, tq, tk, q_start, bidirectional,
                                            spec.relative_buckets, spec.relative_max_distance);
   Tensor tensor = arena.alloc(DType::F32, Shape{heads, tq, tk});
@@ -352,7 +352,8 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
   const std::int64_t batch = static_cast<std::int64_t>(sources.size());
   std::int64_t len = 0;
   for (const auto& ids : sources) len = std::max<std::int64_t>(len, static_cast<std::int64_t>(ids.size()));
-  const std::int64_t rows = batch * len, heads = spec.encoder_heads, dh = spec.head_dim;
+  const std::int64_t rows = batch * len, heads = spec.encoder.heads, dh = spec.encoder.head_dim;
+  const std::int64_t inner = spec.encoder.attention_width(), cross_width = 2 * spec.decoder.attention_width();
   TokenIds ids(static_cast<std::size_t>(rows), spec.pad_token_id);
   std::vector<float> mask(static_cast<std::size_t>(rows), 0.0f);
   for (std::int64_t b = 0; b < batch; ++b)
@@ -365,13 +366,13 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
   arena.reset();
   Tensor x = arena.alloc(DType::F32, Shape{rows, d_});
   Tensor scratch = arena.alloc(DType::F32, Shape{rows, d_});
-  Tensor qkv = arena.alloc(DType::F32, Shape{rows, 3 * inner_});
+  Tensor qkv = arena.alloc(DType::F32, Shape{rows, 3 * inner});
   Tensor scores = arena.alloc(DType::F32, Shape{batch, heads, len, len});
-  Tensor context = arena.alloc(DType::F32, Shape{rows, inner_});
+  Tensor context = arena.alloc(DType::F32, Shape{rows, inner});
   Tensor attended = arena.alloc(DType::F32, Shape{rows, d_});
   Tensor key_mask = arena.alloc(DType::F32, Shape{batch, len});
   backend.upload(mask.data(), key_mask);
-  Tensor bias = spec.positions == PositionKind::Relative ? relative_bias(encoder_, true, len, len, 0, arena) : Tensor{};
+  Tensor bias = spec.positions == PositionKind::Relative ? relative_bias(encoder_, heads, true, len, len, 0, arena) : Tensor{};
   embed(encoder_, ids, position_ids(ids, batch, len, 0), x, arena);
 
   const float scale = spec.attention_scaling ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
@@ -382,18 +383,18 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
     self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask, bias, scores, context);
     backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
     sublayer_output(layer.self_norm, x, attended);
-    feed_forward(layer, x, rows, spec.encoder_ffn, arena);
+    feed_forward(layer, x, rows, spec.encoder.ffn, arena);
   }
   if (spec.final_norm) normalize(encoder_.final_norm, x, {}, x);
   if (hidden_out) *hidden_out = backend.download_f32(x);
 
-  // Cross-attention keys and values, once per source for every decoder layer.
+  // Cross-attention keys and values (the decoder's heads), once per source for every decoder layer.
   cross_current_ = 0;
   Arena& cross = *cross_arena_[0];
   cross.reset();
   cross_kv_.clear();
   for (const Layer& layer : decoder_.layers) {
-    Tensor kv = cross.alloc(DType::F32, Shape{rows, 2 * inner_});
+    Tensor kv = cross.alloc(DType::F32, Shape{rows, cross_width});
     backend.linear(x, layer.cross_kv.weight, layer.cross_kv.bias, Activation::None, kv);
     cross_kv_.push_back(kv);
   }
@@ -408,8 +409,8 @@ void Seq2SeqModel::Impl::alloc_cache(Arena& arena, std::int64_t capacity, std::i
   cache_k_.clear();
   cache_v_.clear();
   for (std::size_t i = 0; i < decoder_.layers.size(); ++i) {
-    cache_k_.push_back(arena.alloc(DType::F32, Shape{capacity, rows, inner_}));
-    cache_v_.push_back(arena.alloc(DType::F32, Shape{capacity, rows, inner_}));
+    cache_k_.push_back(arena.alloc(DType::F32, Shape{capacity, rows, spec.decoder.attention_width()}));
+    cache_v_.push_back(arena.alloc(DType::F32, Shape{capacity, rows, spec.decoder.attention_width()}));
   }
   capacity_ = capacity;
   rows_ = rows;
@@ -428,7 +429,7 @@ void Seq2SeqModel::Impl::start_decoder(std::int64_t groups, std::int64_t group_s
 void Seq2SeqModel::Impl::copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity) {
   const std::int64_t old_rows = rows_, new_rows = static_cast<std::int64_t>(rows.size());
   const auto old_k = cache_k_, old_v = cache_v_;
-  const std::int64_t old_capacity = capacity_;
+  const std::int64_t old_capacity = capacity_, inner = spec.decoder.attention_width();
   cache_current_ = 1 - cache_current_;
   Arena& arena = *cache_arena_[cache_current_];
   alloc_cache(arena, new_capacity, new_rows);
@@ -440,12 +441,12 @@ void Seq2SeqModel::Impl::copy_cache(std::span<const std::int32_t> rows, std::int
   Tensor id_tensor = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(ids.size())});
   backend.upload(ids.data(), id_tensor);
   for (std::size_t l = 0; l < cache_k_.size(); ++l) {
-    const Shape table{old_capacity * old_rows, inner_};
+    const Shape table{old_capacity * old_rows, inner};
     const std::int64_t filled = length_ * new_rows;
     backend.gather_rows(old_k[l].reshaped(table), id_tensor, 1.0f, false,
-                        cache_k_[l].reshaped(Shape{new_capacity * new_rows, inner_}).rows(0, filled));
+                        cache_k_[l].reshaped(Shape{new_capacity * new_rows, inner}).rows(0, filled));
     backend.gather_rows(old_v[l].reshaped(table), id_tensor, 1.0f, false,
-                        cache_v_[l].reshaped(Shape{new_capacity * new_rows, inner_}).rows(0, filled));
+                        cache_v_[l].reshaped(Shape{new_capacity * new_rows, inner}).rows(0, filled));
   }
 }
 
@@ -478,7 +479,7 @@ void Seq2SeqModel::Impl::select_rows(std::span<const std::int32_t> rows) {
     Tensor ids = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(source_rows.size())});
     backend.upload(source_rows.data(), ids);
     for (Tensor& kv : cross_kv_) {
-      Tensor moved = arena.alloc(DType::F32, Shape{new_groups * source_len_, 2 * inner_});
+      Tensor moved = arena.alloc(DType::F32, Shape{new_groups * source_len_, 2 * spec.decoder.attention_width()});
       backend.gather_rows(kv, ids, 1.0f, false, moved);
       kv = moved;
     }
@@ -502,10 +503,10 @@ void Seq2SeqModel::Impl::expand_groups(std::int64_t expand) {
 }
 
 void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits) {
-  const std::int64_t rows = rows_, count = rows * n, heads = spec.decoder_heads, dh = spec.head_dim;
+  const std::int64_t rows = rows_, count = rows * n, heads = spec.decoder.heads, dh = spec.decoder.head_dim;
   if (static_cast<std::int64_t>(tokens.size()) != count) fail("internal: {} tokens for {} rows × {}", tokens.size(), rows, n);
   for (std::int32_t id : tokens)
-    if (id < 0 || id >= spec.target_vocab) fail("decoder token id {} is outside the vocabulary ({})", id, spec.target_vocab);
+    if (id < 0 || id >= spec.decoder.vocab) fail("decoder token id {} is outside the vocabulary ({})", id, spec.decoder.vocab);
   const std::int64_t start = length_, total = length_ + n;
   if (spec.max_positions > 0 && total > spec.max_positions)
     fail("the target would have {} tokens, more than the model's {} positions (max_position_embeddings)", total,
@@ -518,7 +519,7 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
 
   Arena& arena = *step_arena_;
   arena.reset();
-  const std::int64_t group_rows = group_size_ * n, len = source_len_, width = 3 * inner_, a = inner_;
+  const std::int64_t group_rows = group_size_ * n, len = source_len_, a = spec.decoder.attention_width(), width = 3 * a;
   Tensor x = arena.alloc(DType::F32, Shape{count, d_});
   Tensor scratch = arena.alloc(DType::F32, Shape{count, d_});
   Tensor qkv = arena.alloc(DType::F32, Shape{count, width});
@@ -527,7 +528,7 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
   Tensor cross_scores = arena.alloc(DType::F32, Shape{groups_, heads, group_rows, len});
   Tensor context = arena.alloc(DType::F32, Shape{count, a});
   Tensor attended = arena.alloc(DType::F32, Shape{count, d_});
-  Tensor bias = spec.positions == PositionKind::Relative ? relative_bias(decoder_, false, n, total, start, arena) : Tensor{};
+  Tensor bias = spec.positions == PositionKind::Relative ? relative_bias(decoder_, heads, false, n, total, start, arena) : Tensor{};
   embed(decoder_, tokens, position_ids(tokens, rows, n, start), x, arena);
 
   const float scale = spec.attention_scaling ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
@@ -564,7 +565,7 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
     backend.linear(context, layer.cross_out.weight, layer.cross_out.bias, Activation::None, attended);
     sublayer_output(layer.cross_norm, x, attended);
 
-    feed_forward(layer, x, count, spec.decoder_ffn, arena);
+    feed_forward(layer, x, count, spec.decoder.ffn, arena);
   }
   length_ = total;
 
@@ -574,7 +575,7 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
     backend.copy_strided(x, {(n - 1) * d_, {n * d_, 1, 0, 0}}, last, {0, {d_, 1, 0, 0}}, {rows, d_, 1, 1});
   }
   if (spec.final_norm) normalize(decoder_.final_norm, last, {}, last);
-  Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), spec.target_vocab});
+  Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), spec.decoder.vocab});
   backend.linear(last, lm_head_, logits_bias_, Activation::None, out);
   logits.resize(static_cast<std::size_t>(out.numel()));
   backend.download(out, logits.data());
@@ -586,7 +587,7 @@ namespace {
 class ModelSteps final : public StepModel {
  public:
   explicit ModelSteps(Seq2SeqModel::Impl& model) : model_(model) {}
-  std::int64_t vocab_size() const override { return model_.spec.target_vocab; }
+  std::int64_t vocab_size() const override { return model_.spec.decoder.vocab; }
   void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) override {
     model_.decode(TokenIds(tokens.begin(), tokens.end()), 1, true, logits);
   }
@@ -639,7 +640,7 @@ std::vector<float> Seq2SeqModel::decoder_logits(const std::vector<TokenIds>& sou
 
 std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<TokenIds>& sources,
                                                             const SearchSettings& settings) {
-  settings.validate(impl_->spec.target_vocab);
+  settings.validate(impl_->spec.decoder.vocab);
   if (impl_->spec.max_positions > 0 && settings.max_length > impl_->spec.max_positions)
     fail("max_length {} exceeds the model's {} positions (max_position_embeddings)", settings.max_length,
          impl_->spec.max_positions);
@@ -653,7 +654,7 @@ std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<To
   impl_->start_decoder(batch, beams ? per_source : 1, std::min<std::int64_t>(settings.max_length, 64));
   if (!beams) impl_->expand_groups(per_source);
   ModelSteps steps(*impl_);
-  return invar::generate(steps, static_cast<int>(batch), settings);
+  return invar::generate(steps, static_cast<int>(batch), settings, sources);
 }
 
 std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,
@@ -663,8 +664,8 @@ std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, co
   for (const auto& target : targets) {
     if (target.size() <= given) fail("a target to score has no tokens after the {} given", given);
     for (std::int32_t id : target)
-      if (id < 0 || id >= impl_->spec.target_vocab)
-        fail("target token id {} is outside the vocabulary ({})", id, impl_->spec.target_vocab);
+      if (id < 0 || id >= impl_->spec.decoder.vocab)
+        fail("target token id {} is outside the vocabulary ({})", id, impl_->spec.decoder.vocab);
     TokenIds input{impl_->spec.decoder_start_token_id};
     input.insert(input.end(), target.begin(), target.end() - 1);
     inputs.push_back(std::move(input));
@@ -672,7 +673,7 @@ std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, co
   const auto logits = decoder_logits(sources, inputs);
   std::int64_t length = 0;
   for (const auto& s : inputs) length = std::max<std::int64_t>(length, static_cast<std::int64_t>(s.size()));
-  const std::size_t vocab = static_cast<std::size_t>(impl_->spec.target_vocab);
+  const std::size_t vocab = static_cast<std::size_t>(impl_->spec.decoder.vocab);
   std::vector<double> scores;
   std::vector<float> row(vocab);
   for (std::size_t b = 0; b < targets.size(); ++b) {

@@ -239,6 +239,10 @@ void read_common(const Fields& f, ModelConfig& c) {
   g.top_p = f.number("top_p", 1.0);
   g.length_penalty = f.number("length_penalty", 1.0);
   g.no_repeat_ngram_size = static_cast<int>(f.size("no_repeat_ngram_size", 0, 0));
+  g.repetition_penalty = f.number("repetition_penalty", 1.0);
+  if (const auto groups = f.size("num_beam_groups", 1); groups > 1)
+    g.unsupported.push_back(fmt::format("{}: num_beam_groups {}", f.where(), groups));
+  g.encoder_no_repeat_ngram_size = static_cast<int>(f.size("encoder_no_repeat_ngram_size", 0, 0));
   g.num_return_sequences = static_cast<int>(f.size("num_return_sequences", 1));
   if (const auto* bad = f.find("bad_words_ids")) {
     const auto valid = [](const nlohmann::json& list) {

@@ -32,10 +32,15 @@ struct GenerationDefaults {
   double top_p = 1.0;
   double length_penalty = 1.0;
   int no_repeat_ngram_size = 0;
+  double repetition_penalty = 1.0;
+  int encoder_no_repeat_ngram_size = 0;
   int num_return_sequences = 1;
   std::vector<std::vector<std::int64_t>> bad_words_ids;
   std::optional<std::int64_t> forced_bos_token_id;
   std::optional<std::int64_t> forced_eos_token_id;
+  // Settings config.json gives that invar's search does not implement (group beam search), as
+  // "FILE: field value": generation with them differs from Hugging Face's.
+  std::vector<std::string> unsupported;
 };
 
 struct ModelConfig {
@@ -52,7 +57,7 @@ struct ModelConfig {
   std::int64_t decoder_layers = 0;     // 0 for encoder-only models
   std::int64_t encoder_attention_heads = 0;
   std::int64_t decoder_attention_heads = 0;
-  std::int64_t head_dim = 0;           // T5's d_kv; hidden_size / heads elsewhere
+  std::int64_t head_dim = 0;           // T5's d_kv; hidden_size / heads for the encoders (seq2seq_spec sizes each stack)
   std::int64_t encoder_ffn_dim = 0;    // intermediate_size, encoder_ffn_dim, T5's d_ff
   std::int64_t decoder_ffn_dim = 0;
   std::int64_t max_position_embeddings = 0;  // 0 for T5 (relative positions, no limit)

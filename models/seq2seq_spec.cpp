@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -12,11 +13,12 @@ namespace {
 
 float as_float(double value) { return static_cast<float>(value); }
 
-void check_heads(const ModelConfig& c, Seq2SeqSpec& spec) {
-  if (c.family == ModelFamily::T5) return;  // d_kv is its own field: heads × d_kv need not equal d_model
-  if (spec.encoder_heads != spec.decoder_heads || spec.d_model % spec.encoder_heads != 0)
-    fail("{}: d_model {} must split evenly over the attention heads ({} encoder, {} decoder)", c.where, spec.d_model,
-         spec.encoder_heads, spec.decoder_heads);
+// BartAttention and its relatives: head_dim = d_model / heads, per stack (the config reader checked
+// that each head count divides d_model); T5's d_kv is its own field, shared by both stacks.
+StackSizes stack_sizes(const ModelConfig& c, std::int64_t layers, std::int64_t heads, std::int64_t ffn,
+                       std::int64_t vocab) {
+  const std::int64_t head_dim = c.family == ModelFamily::T5 ? c.head_dim : c.hidden_size / heads;
+  return {layers, heads, head_dim, ffn, vocab};
 }
 
 void read_t5(const ModelConfig& c, Seq2SeqSpec& spec) {
@@ -38,16 +40,8 @@ Seq2SeqSpec seq2seq_spec(const ModelConfig& c) {
   spec.family = c.family;
   spec.model_type = c.model_type;
   spec.d_model = c.hidden_size;
-  spec.encoder_heads = c.encoder_attention_heads;
-  spec.decoder_heads = c.decoder_attention_heads;
-  check_heads(c, spec);
-  spec.head_dim = c.head_dim;
-  spec.encoder_layers = c.encoder_layers;
-  spec.decoder_layers = c.decoder_layers;
-  spec.encoder_ffn = c.encoder_ffn_dim;
-  spec.decoder_ffn = c.decoder_ffn_dim;
-  spec.source_vocab = c.vocab_size;
-  spec.target_vocab = c.target_vocab_size;
+  spec.encoder = stack_sizes(c, c.encoder_layers, c.encoder_attention_heads, c.encoder_ffn_dim, c.vocab_size);
+  spec.decoder = stack_sizes(c, c.decoder_layers, c.decoder_attention_heads, c.decoder_ffn_dim, c.target_vocab_size);
   spec.max_positions = c.max_position_embeddings;
   const char* activation_field = c.family == ModelFamily::T5 ? "feed_forward_proj" : "activation_function";
   spec.activation = parse_activation(c.activation, fmt::format("{}: {}", c.where, activation_field));
@@ -68,9 +62,13 @@ Seq2SeqSpec seq2seq_spec(const ModelConfig& c) {
   // generate(): decoder_start_token_id, else bos_token_id.
   const auto start = c.decoder_start_token_id ? c.decoder_start_token_id : c.bos_token_id;
   if (!start) fail("{}: neither 'decoder_start_token_id' nor 'bos_token_id' is set", c.where);
-  const std::int64_t vocab = std::max(spec.source_vocab, spec.target_vocab);
-  for (std::int64_t token : {*c.pad_token_id, *c.eos_token_id, *start})
-    if (token >= vocab) fail("{}: special token id {} is outside the vocabulary ({})", c.where, token, vocab);
+  // Padding fills both stacks' inputs; EOS and the start token are decoder tokens.
+  const std::int64_t pad_vocab = std::min(spec.encoder.vocab, spec.decoder.vocab);
+  if (*c.pad_token_id >= pad_vocab)
+    fail("{}: pad_token_id {} is outside the vocabulary ({})", c.where, *c.pad_token_id, pad_vocab);
+  for (std::int64_t token : {*c.eos_token_id, *start})
+    if (token >= spec.decoder.vocab)
+      fail("{}: special token id {} is outside the target vocabulary ({})", c.where, token, spec.decoder.vocab);
   spec.pad_token_id = static_cast<std::int32_t>(*c.pad_token_id);
   spec.eos_token_id = static_cast<std::int32_t>(*c.eos_token_id);
   spec.decoder_start_token_id = static_cast<std::int32_t>(*start);
@@ -138,7 +136,7 @@ std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const Mode
     if (spec.layernorm_embedding) add_norm(names, stack + ".embed_norm", prefix + "layernorm_embedding", true);
     if (spec.final_norm) add_norm(names, stack + ".final_norm", prefix + (t5 ? "final_layer_norm" : "layer_norm"), bias);
 
-    const std::int64_t layers = decoder ? spec.decoder_layers : spec.encoder_layers;
+    const std::int64_t layers = (decoder ? spec.decoder : spec.encoder).layers;
     for (std::int64_t i = 0; i < layers; ++i) {
       const std::string canonical = stack + ".layers." + std::to_string(i);
       LayerNames layer;

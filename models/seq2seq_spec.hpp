@@ -16,16 +16,25 @@
 
 namespace invar {
 
+// The sizes of one stack. Hugging Face sizes the encoder and the decoder independently (the BART
+// family's encoder_*/decoder_* fields, FSMT's src/tgt vocabularies, Marian's decoder_vocab_size,
+// T5's num_decoder_layers), so nothing about one stack is assumed of the other. The decoder's
+// cross-attention has the decoder's heads.
+struct StackSizes {
+  std::int64_t layers = 0;
+  std::int64_t heads = 0;
+  std::int64_t head_dim = 0;  // d_model / heads; T5's d_kv
+  std::int64_t ffn = 0;
+  std::int64_t vocab = 0;     // the embedding rows (the decoder's: the LM head's too)
+  std::int64_t attention_width() const { return heads * head_dim; }  // d_model except for T5
+};
+
 struct Seq2SeqSpec {
   ModelFamily family = ModelFamily::Marian;
   std::string model_type;  // as config.json says: "marian", "bart", "mbart", "pegasus", "m2m_100", "fsmt", "t5"
   std::int64_t d_model = 0;
-  std::int64_t head_dim = 0;
-  std::int64_t encoder_heads = 0, decoder_heads = 0;
-  std::int64_t encoder_layers = 0, decoder_layers = 0;
-  std::int64_t encoder_ffn = 0, decoder_ffn = 0;
-  std::int64_t source_vocab = 0, target_vocab = 0;  // differ only for FSMT
-  std::int64_t max_positions = 0;                    // longest sequence; 0 = no limit (T5)
+  StackSizes encoder, decoder;
+  std::int64_t max_positions = 0;  // longest sequence; 0 = no limit (T5)
 
   PositionKind positions = PositionKind::Learned;
   std::int64_t position_offset = 0;  // table row of position 0

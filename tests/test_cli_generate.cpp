@@ -3,8 +3,10 @@
 // one clear error line and exit status 1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
+#include "support/model_files.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
@@ -66,6 +68,55 @@ TEST_F(CliGenerate, GenerateWritesBeamHypothesesAsJsonLines) {
     EXPECT_NEAR(first["hyps"][k]["score"].get<double>(), c["beam_scores"][k].get<double>(), 1e-4);
   }
   EXPECT_EQ(json::parse(lines[1]), json::parse(R"({"hyps": []})"));
+}
+
+// config.json's repetition_penalty and encoder_no_repeat_ngram_size are applied as their options are;
+// the settings invar's search does not implement are named in a warning, never silently dropped.
+TEST_F(CliGenerate, RepetitionSettingsFromConfigOrOptionsAndUnimplementedSettingsWarn) {
+  const std::string sources = joined(test::case_strings(golden_, "text"));
+  const std::vector<std::string> translate{"generate", "--beam", "1", "--max-length", "24"};
+  auto with = [&](const std::string& model, std::vector<std::string> extra) {
+    std::vector<std::string> args = translate;
+    args.insert(args.end(), {"-m", model});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args, sources);
+  };
+  const auto plain = with(kMarian, {});
+  const auto option = with(kMarian, {"--repetition-penalty", "3"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(option.exit_code, 0) << option.err;
+  EXPECT_NE(option.out, plain.out);  // the random fixture repeats tokens; a penalty of 3 changes that
+
+  // Size 1 bans every source token (its EOS too) from the output.
+  const auto source_ids = run_cli({"tokenize", "-m", kMarian}, sources);
+  ASSERT_EQ(source_ids.exit_code, 0) << source_ids.err;
+  const auto unigrams = with(kMarian, {"--repetition-penalty", "3", "--encoder-no-repeat-ngram", "1"});
+  ASSERT_EQ(unigrams.exit_code, 0) << unigrams.err;
+  const auto hyps = lines_of(unigrams.out), tokenized = lines_of(source_ids.out);
+  ASSERT_EQ(hyps.size(), tokenized.size());
+  for (std::size_t i = 0; i < hyps.size(); ++i) {
+    const auto source = json::parse(tokenized[i])["ids"].get<std::vector<int>>();
+    const auto ids = json::parse(hyps[i])["hyps"][0]["ids"].get<std::vector<int>>();
+    // EOS is a source token, so every output runs to --max-length, where config.json's
+    // forced_eos_token_id (a processor after the ban, as in Hugging Face) puts it last.
+    ASSERT_EQ(ids.size(), 24u);
+    EXPECT_EQ(ids.back(), source.back());
+    for (std::size_t k = 1; k + 1 < ids.size(); ++k)
+      EXPECT_EQ(std::find(source.begin(), source.end(), ids[k]), source.end()) << "line " << i + 1 << " token " << k;
+  }
+
+  const std::string penalised = test::model_copy(kMarian);
+  auto config = test::load_json(penalised + "/config.json");
+  config["repetition_penalty"] = 3;
+  config["encoder_no_repeat_ngram_size"] = 1;
+  config["num_beam_groups"] = 2;
+  test::write_file(penalised + "/config.json", config.dump());
+  const auto from_config = with(penalised, {});
+  ASSERT_EQ(from_config.exit_code, 0) << from_config.err;
+  EXPECT_EQ(from_config.out, unigrams.out);
+  EXPECT_NE(from_config.err.find("warning: " + penalised + "/config.json: num_beam_groups 2 is not implemented"),
+            std::string::npos)
+      << from_config.err;
 }
 
 TEST_F(CliGenerate, JsonlInputAndSamplingReproducibleForASeed) {

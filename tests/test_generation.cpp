@@ -280,6 +280,41 @@ TEST(LogitsProcessors, NoRepeatNgramBansCompletions) {
   EXPECT_EQ(row, (std::vector<float>{0, 0, 0, 0, -kInf, 0}));
 }
 
+TEST(LogitsProcessors, RepetitionPenaltyDividesPositiveAndMultipliesNegativeScoresOnce) {
+  SearchSettings settings;
+  settings.repetition_penalty = 2.0;
+  settings.no_repeat_ngram_size = 2;
+  std::vector<float> scores{3.0f, -1.5f, 0.0f, 4.0f, -kInf};
+  // Token 1 appears twice and is penalised once; the bigram (1 3) then bans 3; 4 is not in the prefix.
+  apply_logits_processors(scores, std::vector<std::int32_t>{0, 1, 3, 2, 1}, settings);
+  EXPECT_EQ(scores, (std::vector<float>{1.5f, -3.0f, 0.0f, -kInf, -kInf}));
+  // Below 1 the penalty rewards repetition: 3 / 0.5 and -1.5 * 0.5.
+  settings.repetition_penalty = 0.5;
+  settings.no_repeat_ngram_size = 0;
+  std::vector<float> reward{3.0f, -1.5f};
+  apply_logits_processors(reward, std::vector<std::int32_t>{0, 1}, settings);
+  EXPECT_EQ(reward, (std::vector<float>{6.0f, -0.75f}));
+}
+
+TEST(LogitsProcessors, EncoderNoRepeatNgramBansCompletionsOfSourceNgrams) {
+  SearchSettings settings;
+  settings.encoder_no_repeat_ngram_size = 2;
+  const std::vector<std::int32_t> source{4, 1, 2, 1, 5};
+  std::vector<float> scores(6, 0.0f);
+  apply_logits_processors(scores, std::vector<std::int32_t>{0, 1}, settings, source);  // (1 2), (1 5)
+  EXPECT_EQ(scores, (std::vector<float>{0, 0, -kInf, 0, 0, -kInf}));
+  // Size 1 bans every source token; the prefix's own repeats are not its concern.
+  settings.encoder_no_repeat_ngram_size = 1;
+  std::vector<float> row(6, 0.0f);
+  apply_logits_processors(row, std::vector<std::int32_t>{0, 3, 3}, settings, source);
+  EXPECT_EQ(row, (std::vector<float>{0, -kInf, -kInf, 0, -kInf, -kInf}));
+  // Too short a prefix for the n-gram: nothing is banned.
+  settings.encoder_no_repeat_ngram_size = 3;
+  std::vector<float> early(6, 0.0f);
+  apply_logits_processors(early, std::vector<std::int32_t>{1}, settings, source);
+  EXPECT_EQ(early, std::vector<float>(6, 0.0f));
+}
+
 TEST(LogitsProcessors, BadWordsMinLengthForcedTokens) {
   SearchSettings settings;
   settings.eos_token_id = 0;
@@ -346,6 +381,8 @@ TEST(SearchSettings, RejectsInvalidCombinations) {
   EXPECT_THROW(settings.validate(10), Error);
   settings.top_p = 0.9;
   EXPECT_NO_THROW(settings.validate(10));
+  settings.repetition_penalty = 0.0;
+  EXPECT_THROW(settings.validate(10), Error);
 }
 
 }  // namespace

@@ -47,3 +47,19 @@ TEST(HostileFiles, TokenIdBeyondTheModelNamesInputFileAndLine) {
               std::string::npos) << result.err;
   }
 }
+
+TEST(HostileFiles, TokenIdBeyondTheModelNamesInputFileAndLineInPll) {
+  // pll scores lines of any length (in windows), so it checks the ids alone, with FILE:LINE too.
+  const std::string dir = test::model_copy(test::fixture("core/bert-mlm"));
+  const std::string vocab = test::read_file(dir + "/vocab.txt");
+  const auto size = std::count(vocab.begin(), vocab.end(), '\n');
+  test::write_file(dir + "/vocab.txt", vocab + "zzyzx\n");
+  const std::string input = test::temp_dir() + "/input.txt";
+  test::write_file(input, "fine\nfine\nzzyzx\n");
+  const auto result = test::run_cli({"pll", "-m", dir, "-i", input});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find(input + ":3: the input has token id " + std::to_string(size) +
+                            " outside the model's vocabulary (0.." + std::to_string(size - 1) + ")"),
+            std::string::npos)
+      << result.err;
+}

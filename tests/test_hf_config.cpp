@@ -204,11 +204,25 @@ TEST(HfConfig, GenerationFieldsAndExplicitNulls) {
   EXPECT_EQ(c.generation.forced_bos_token_id, 250004);
   EXPECT_FALSE(c.generation.forced_eos_token_id.has_value());
   EXPECT_EQ(c.generation.bad_words_ids, (std::vector<std::vector<std::int64_t>>{{5}, {6, 7}}));
+  EXPECT_TRUE(c.generation.unsupported.empty());
   const ModelConfig d = minimal(R"({"model_type": "bart"})");
   EXPECT_EQ(d.generation.num_beams, 1);
   EXPECT_EQ(d.generation.max_length, 20);
   EXPECT_EQ(d.generation.length_penalty, 1.0);
   EXPECT_TRUE(d.generation.bad_words_ids.empty());
+  EXPECT_EQ(d.generation.repetition_penalty, 1.0);
+}
+
+TEST(HfConfig, RepetitionSettingsAreReadAndGroupBeamSearchIsListedAsUnimplemented) {
+  const ModelConfig c = minimal(R"({"model_type": "bart", "repetition_penalty": 1.3, "num_beam_groups": 2,
+      "diversity_penalty": 0.5, "encoder_no_repeat_ngram_size": 3})");
+  EXPECT_EQ(c.generation.repetition_penalty, 1.3);
+  EXPECT_EQ(c.generation.encoder_no_repeat_ngram_size, 3);
+  ASSERT_EQ(c.generation.unsupported.size(), 1u);
+  EXPECT_NE(c.generation.unsupported[0].find("config.json: num_beam_groups 2"), std::string::npos);
+  // The no-op value is nothing to warn about.
+  EXPECT_TRUE(minimal(R"({"model_type": "bart", "num_beam_groups": 1})").generation.unsupported.empty());
+  EXPECT_EQ(minimal(R"({"model_type": "bart"})").generation.encoder_no_repeat_ngram_size, 0);
 }
 
 TEST(HfConfig, ErrorsNameFileAndField) {
@@ -394,10 +408,10 @@ TEST(OneConfigReader, T5SizesTakeT5ConfigDefaults) {
   // T5Config's d_model 512, d_kv 64, d_ff 2048, num_heads 8; the old reader failed on each.
   const Seq2SeqSpec t5 = spec_of(R"({"model_type": "t5", "decoder_start_token_id": 0})");
   EXPECT_EQ(t5.d_model, 512);
-  EXPECT_EQ(t5.head_dim, 64);
-  EXPECT_EQ(t5.encoder_ffn, 2048);
-  EXPECT_EQ(t5.encoder_heads, 8);
-  EXPECT_EQ(t5.decoder_layers, 6);
+  EXPECT_EQ(t5.encoder.head_dim, 64);
+  EXPECT_EQ(t5.encoder.ffn, 2048);
+  EXPECT_EQ(t5.encoder.heads, 8);
+  EXPECT_EQ(t5.decoder.layers, 6);
   EXPECT_FLOAT_EQ(t5.norm_eps, 1e-6f);
 }
 
@@ -420,8 +434,50 @@ TEST(OneConfigReader, MarianDecoderVocabulary) {
   const Seq2SeqSpec spec = spec_of(std::string(R"({"model_type": "marian", "vocab_size": 100, )") +
                                    R"("decoder_vocab_size": 80, "pad_token_id": 79, "decoder_start_token_id": 79, )" +
                                    kSmallBart + "}");
-  EXPECT_EQ(spec.source_vocab, 100);
-  EXPECT_EQ(spec.target_vocab, 80);
+  EXPECT_EQ(spec.encoder.vocab, 100);
+  EXPECT_EQ(spec.decoder.vocab, 80);
+}
+
+TEST(OneConfigReader, StacksAreSizedIndependently) {
+  // BartConfig and its relatives size each stack on its own (valid in transformers, e.g. for FSMT);
+  // the old spec held one head_dim and refused "d_model 40 must split evenly over the attention
+  // heads (5 encoder, 4 decoder)".
+  for (const char* type : {"marian", "bart", "mbart", "pegasus", "m2m_100", "fsmt"}) {
+    const Seq2SeqSpec spec = spec_of(std::string(R"({"model_type": ")") + type +
+                                     R"(", "d_model": 40, "encoder_attention_heads": 5, "decoder_attention_heads": 4, )"
+                                     R"("encoder_ffn_dim": 24, "decoder_ffn_dim": 56, "encoder_layers": 3, )"
+                                     R"("decoder_layers": 1, "decoder_start_token_id": 2})");
+    EXPECT_EQ(spec.encoder.heads, 5) << type;
+    EXPECT_EQ(spec.encoder.head_dim, 8) << type;
+    EXPECT_EQ(spec.decoder.heads, 4) << type;
+    EXPECT_EQ(spec.decoder.head_dim, 10) << type;
+    EXPECT_EQ(spec.encoder.ffn, 24) << type;
+    EXPECT_EQ(spec.decoder.ffn, 56) << type;
+    EXPECT_EQ(spec.encoder.layers, 3) << type;
+    EXPECT_EQ(spec.decoder.layers, 1) << type;
+  }
+  // T5: one num_heads and d_kv (heads × d_kv need not be d_model), layers per stack.
+  const Seq2SeqSpec t5 = spec_of(R"({"model_type": "t5", "d_model": 40, "num_heads": 3, "d_kv": 7, "num_layers": 2, )"
+                                 R"("num_decoder_layers": 5, "decoder_start_token_id": 0})");
+  EXPECT_EQ(t5.encoder.attention_width(), 21);
+  EXPECT_EQ(t5.decoder.attention_width(), 21);
+  EXPECT_EQ(t5.encoder.layers, 2);
+  EXPECT_EQ(t5.decoder.layers, 5);
+}
+
+TEST(OneConfigReader, SpecialTokensFitTheirSide) {
+  // Padding fills both stacks' inputs: FSMT's pad_token_id must fit the smaller vocabulary (the old
+  // check took the larger, and the encoder's padding then indexed past its embeddings).
+  const std::string sizes = R"(, "d_model": 16, "encoder_attention_heads": 2, "decoder_attention_heads": 2})";
+  EXPECT_NE(spec_error(std::string(R"({"model_type": "fsmt", "src_vocab_size": 4, "tgt_vocab_size": 10, )") +
+                       R"("pad_token_id": 5, "eos_token_id": 2, "decoder_start_token_id": 2)" + sizes)
+                .find("pad_token_id 5 is outside the vocabulary (4)"),
+            std::string::npos);
+  // EOS and the start token are decoder tokens.
+  EXPECT_NE(spec_error(std::string(R"({"model_type": "fsmt", "src_vocab_size": 10, "tgt_vocab_size": 4, )") +
+                       R"("pad_token_id": 1, "eos_token_id": 7, "decoder_start_token_id": 2)" + sizes)
+                .find("special token id 7 is outside the target vocabulary (4)"),
+            std::string::npos);
 }
 
 TEST(OneConfigReader, EncoderOnlyModelsAreNotSeq2Seq) {

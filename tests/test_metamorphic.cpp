@@ -1,8 +1,11 @@
 // Metamorphic testing (Manino et al. 2022): the O(n log n) pairwise counters against a plain
 // O(n²) reference on random inputs with ties, hand-computed cases, single-input relations,
 // transformations, relation diagrams, and `invar metamorphic` end to end on the fixture models.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <set>
@@ -22,6 +25,7 @@
 using namespace invar;
 using namespace invar::metamorphic;
 using invar::test::reference_classes;
+using invar::test::reference_cosine;
 using invar::test::reference_order;
 using invar::test::reference_similarity;
 
@@ -103,6 +107,36 @@ TEST(MetamorphicPairwise, SimilarityEqualsReferenceOnRandomInputsWithTies) {
     const double delta = static_cast<double>(rng() % 4) / 10.0;
     expect_same(count_similarity_violations(s, t, delta), reference_similarity(s, t, delta));
   }
+}
+
+TEST(MetamorphicPairwise, CosineEqualsReferenceOnRandomEmbeddings) {
+  std::mt19937_64 rng(17);
+  std::normal_distribution<float> normal;
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::size_t n = 2 + rng() % 600, dimension = 1 + rng() % 12;
+    auto draw = [&] {
+      std::vector<std::vector<float>> rows(n, std::vector<float>(dimension));
+      for (auto& row : rows)
+        for (auto& v : row) v = normal(rng);
+      // Repeated and zero vectors: cosine 1 with their twins, 0 with everything.
+      for (std::size_t i = 0; i + 1 < n; i += 7) rows[i + 1] = rows[i];
+      for (std::size_t i = 3; i < n; i += 11) std::fill(rows[i].begin(), rows[i].end(), 0.0f);
+      return rows;
+    };
+    const auto s = draw(), t = draw();
+    // Thresholds clear of the values both sides compute exactly (0 for zero vectors, ~1 for twins),
+    // where the blocked products and the reference's sums could round to opposite sides.
+    const double delta = std::array{-0.3, 0.15, 0.5, 0.9}[trial % 4];
+    expect_same(count_cosine_violations(s, t, delta), reference_cosine(s, t, delta));
+  }
+}
+
+TEST(MetamorphicPairwise, CosineRejectsRaggedAndNonFiniteEmbeddings) {
+  const std::vector<std::vector<float>> two{{1, 0}, {0, 1}};
+  EXPECT_THROW(count_cosine_violations(two, {{1, 0}}, 0.5), Error);
+  EXPECT_THROW(count_cosine_violations(two, {{1, 0}, {0, 1, 2}}, 0.5), Error);
+  EXPECT_THROW(count_cosine_violations(two, {{1, 0}, {0, NAN}}, 0.5), Error);
+  EXPECT_THROW(count_cosine_violations(two, two, NAN), Error);
 }
 
 TEST(MetamorphicPairwise, RejectsMisalignedAndNonFiniteScores) {
@@ -464,6 +498,39 @@ TEST(MetamorphicCli, SingleSimilarityOfEmbeddingsAndPairwiseEquivalence) {
   ASSERT_EQ(equivalence.exit_code, 0) << equivalence.err;
   const auto pairwise = json::parse(equivalence.out);
   for (const auto& t : pairwise["transformations"]) EXPECT_LE(t["violations"], t["tests"]);
+}
+
+TEST(MetamorphicCli, PairwiseSimilarityOfEmbeddingsMatchesEmbedAndTheReference) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/reviews.txt", kReviews);
+  const std::string follow_ups =
+      "A wonderful film.\nTerrible plot.\nI liked it.\nNot worth it.\nAn average film.\nThe best thing this year.\n";
+  test::write_file(dir + "/short.txt", follow_ups);
+  auto embeddings = [](const std::string& texts) {
+    const auto run = test::run_cli({"-q", "embed", "-m", model("xlmr")}, texts);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::vector<float>> rows;
+    for (const auto& line : jsonl(run.out)) rows.push_back(line["embedding"].get<std::vector<float>>());
+    return rows;
+  };
+  const auto s = embeddings(kReviews), t = embeddings(follow_ups);
+  ASSERT_EQ(s.size(), 6u);
+  // δ halfway between the 5th and 6th largest of the 15 source cosines: a margin against the
+  // rounding of the printed embeddings, and some pairs on each side of the premise.
+  std::vector<double> cosines;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    for (std::size_t j = i + 1; j < s.size(); ++j) cosines.push_back(cosine(s[i], s[j]));
+  std::sort(cosines.rbegin(), cosines.rend());
+  const double delta = (cosines[4] + cosines[5]) / 2;
+  const auto run = test::run_cli({"-q", "metamorphic", "pairwise", "-m", model("xlmr"), "--sources", dir + "/reviews.txt",
+                                  "--follow-ups", "short=" + dir + "/short.txt", "--property", "similarity", "--embeddings",
+                                  "--delta", fmt::format("{:.17g}", delta), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = json::parse(run.out)["transformations"][0];
+  const auto expected = reference_cosine(s, t, delta);
+  EXPECT_EQ(result["tests"], 5u);
+  EXPECT_EQ(result["tests"], expected.tests);
+  EXPECT_EQ(result["violations"], expected.violations);
 }
 
 TEST(MetamorphicCli, ScoreFileRunsWithoutAModel) {

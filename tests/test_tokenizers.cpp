@@ -404,5 +404,13 @@ TEST(Errors, CorruptSentencePieceModel) {
   expect_error_mentions(dir, {"sentencepiece.bpe.model", "not a SentencePiece model"});
 }
 
+TEST(Errors, VocabularyIdBeyondAnyVocabulary) {
+  // The id table is as long as the largest id: one token with id 2^31 − 1 used to allocate 2^31
+  // strings (std::bad_alloc, or the machine's memory) before any check could fail.
+  auto dir = copy_without("seq2seq/bart", "vocab.json");
+  test::write_file(dir + "/vocab.json", R"({"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "x": 2147483647})");
+  expect_error_mentions(dir, {"vocab.json", "the id of 'x' is 2147483647, beyond any vocabulary"});
+}
+
 }  // namespace
 }  // namespace invar

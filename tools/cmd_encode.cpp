@@ -89,10 +89,12 @@ class EncoderRun {
   }
 
   // Fails naming the input file and line when the model cannot take `encoding` (a token id beyond
-  // its vocabulary: tokenizer files that do not belong to the model).
-  void check(const Encoding& encoding, std::size_t line) {
+  // its vocabulary: tokenizer files that do not belong to the model); `any_length` for pll, which
+  // scores a long input in windows.
+  void check(const Encoding& encoding, std::size_t line, bool any_length = false) {
     try {
-      model().check_inputs(std::span(&encoding, 1));
+      if (any_length) model().check_tokens(encoding);
+      else model().check_inputs(std::span(&encoding, 1));
     } catch (const Error& e) {
       fail("{}:{}: {}", options_.model.input == "-" ? "<stdin>" : options_.model.input, line, e.what());
     }
@@ -393,7 +395,9 @@ void run_pll(const PllOptions& options) {
         std::vector<std::string> records;
         for (std::size_t i = begin; i < end; ++i) {
           // Not truncated: a line longer than the model's limit is scored in overlapping windows.
-          const auto result = run.encoder().pll(run.encoder().tokenizer().encode(lines[i].first), *mask);
+          const Encoding encoding = run.encoder().tokenizer().encode(lines[i].first);
+          run.check(encoding, i + 1, true);
+          const auto result = run.encoder().pll(encoding, *mask);
           if (!std::isfinite(pll_total(result))) warn_non_finite(options.encode.model.input, i + 1);
           records.push_back(pll_line(result, options.ppl, windowed));
           progress.advance(1);

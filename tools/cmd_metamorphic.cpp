@@ -116,8 +116,8 @@ Suite model_suite(const SuiteArguments& args, Property property, ReportSettings&
 
 void run_suite_command(const SuiteArguments& args, Arity arity) {
   RelationSettings relation{arity, parse_property(args.property), parse_direction(args.direction), args.delta};
-  if (args.embeddings && (relation.property != Property::Similarity || arity != Arity::Single))
-    fail("--embeddings applies to the single-input similarity property only");
+  if (args.embeddings && relation.property != Property::Similarity)
+    fail("--embeddings applies to the similarity property only");
   ReportSettings settings{{"relation", suite_title(relation)}};
   Suite suite;
   if (!args.scores.empty()) {
@@ -164,10 +164,9 @@ void setup_suite(CLI::App& parent, const char* name, Arity arity, const std::str
                   "equivalence");
   app->add_option("--property", args->property, "equivalence (argmax), similarity (|Δ score| ≤ δ), or order (score order)")
       ->capture_default_str();
-  if (arity == Arity::Single) {
+  if (arity == Arity::Single)
     app->add_option("--direction", args->direction, "order: increase (s(f(x)) ≤ s(f(t(x)))) or decrease")->capture_default_str();
-    app->add_flag("--embeddings", args->embeddings, "similarity: cosine of sentence embeddings ≥ δ instead of |Δ score| ≤ δ");
-  }
+  app->add_flag("--embeddings", args->embeddings, "similarity: cosine of sentence embeddings ≥ δ instead of |Δ score| ≤ δ");
   app->add_option("--delta", args->delta, "similarity threshold δ")->capture_default_str();
   app->add_option("--seed", args->seed, "Seed of noise:RATE transformations")->capture_default_str();
   add_output_options(*app, args->out, true);

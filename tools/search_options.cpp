@@ -1,6 +1,9 @@
 #include "tools/search_options.hpp"
 
+#include <iostream>
+
 #include "core/error.hpp"
+#include "core/printable.hpp"
 
 namespace invar::cli {
 
@@ -13,6 +16,8 @@ SearchSettings search_settings(const Translator& translator, const SearchOptions
   if (o.max_new_tokens) s.max_length = *o.max_new_tokens + 1;
   if (o.min_length) s.min_length = *o.min_length;
   if (o.no_repeat_ngram) s.no_repeat_ngram_size = *o.no_repeat_ngram;
+  if (o.repetition_penalty) s.repetition_penalty = *o.repetition_penalty;
+  if (o.encoder_no_repeat_ngram) s.encoder_no_repeat_ngram_size = *o.encoder_no_repeat_ngram;
   if (o.length_penalty) s.length_penalty = *o.length_penalty;
   if (o.early_stopping) s.early_stopping = *o.early_stopping;
   if (o.sample) s.do_sample = true;
@@ -22,6 +27,10 @@ SearchSettings search_settings(const Translator& translator, const SearchOptions
   s.seed = o.seed;
   if (s.do_sample && o.beam && *o.beam > 1) fail("--sample draws one token at a time; leave out --beam");
   if (s.do_sample) s.num_beams = 1;
+  for (const auto& setting : s.unsupported)
+    std::cerr << "invar: warning: " << printable(setting)
+              << " is not implemented by invar's search (group beam search); "
+                 "generations can differ from Hugging Face's\n";
   return s;
 }
 
@@ -51,6 +60,13 @@ void add_search_options(CLI::App& app, SearchOptions& o) {
   app.add_option("--no-repeat-ngram", o.no_repeat_ngram,
                  std::string("No n-gram of this size appears twice, no_repeat_ngram_size") + from_config)
       ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--encoder-no-repeat-ngram", o.encoder_no_repeat_ngram,
+                 std::string("No n-gram of this size of the source is generated, encoder_no_repeat_ngram_size") +
+                     from_config)
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--repetition-penalty", o.repetition_penalty,
+                 std::string("Scores of tokens already generated are divided by this (multiplied when negative), "
+                             "repetition_penalty") + from_config);
   app.add_flag("--truncate", o.truncate,
                "Cut a source longer than the model's positions to fit (Hugging Face pipelines' truncation=True) "
                "and report how many were cut, instead of stopping at it");

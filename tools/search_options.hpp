@@ -12,8 +12,8 @@
 namespace invar::cli {
 
 struct SearchOptions {
-  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, top_k;
-  std::optional<double> length_penalty, temperature, top_p;
+  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, encoder_no_repeat_ngram, top_k;
+  std::optional<double> length_penalty, repetition_penalty, temperature, top_p;
   std::optional<bool> early_stopping;
   bool sample = false;
   std::uint64_t seed = 0;
@@ -21,7 +21,8 @@ struct SearchOptions {
   bool truncate = false;  // cut over-long sources to the model's positions instead of failing
 };
 
-// config.json's settings with the options given over them.
+// config.json's settings with the options given over them; warns on stderr about config.json
+// settings the search does not implement.
 SearchSettings search_settings(const Translator& translator, const SearchOptions& o);
 
 // --src-lang, --tgt-lang.

@@ -25,10 +25,18 @@ std::span<float> row_of(std::vector<float>& logits, std::size_t row, std::int64_
   return {logits.data() + row * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)};
 }
 
+using EncoderInputs = std::span<const std::vector<std::int32_t>>;
+
+// The token ids of source s, or none when the caller gave no sources.
+std::span<const std::int32_t> encoder_input(EncoderInputs inputs, std::size_t s) {
+  return inputs.empty() ? std::span<const std::int32_t>() : std::span<const std::int32_t>(inputs[s]);
+}
+
 // Processed log-probabilities of one row, as beam search scores tokens.
-void processed_log_probs(std::span<float> row, std::span<const std::int32_t> prefix, const SearchSettings& settings) {
+void processed_log_probs(std::span<float> row, std::span<const std::int32_t> prefix, const SearchSettings& settings,
+                         std::span<const std::int32_t> source) {
   log_softmax(row);
-  apply_logits_processors(row, prefix, settings);
+  apply_logits_processors(row, prefix, settings, source);
 }
 
 double length_normalized(double sum_logprobs, std::size_t length, double length_penalty) {
@@ -64,7 +72,8 @@ std::int32_t sample_token(std::span<const float> warped, std::mt19937_64& rng) {
 
 // Greedy search and sampling: every row continues alone until EOS or max_length; finished rows are
 // dropped from the model (HF keeps computing them and pads, which changes nothing in the output).
-std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_size, const SearchSettings& settings) {
+std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_size, const SearchSettings& settings,
+                                                 EncoderInputs encoder_inputs) {
   const std::int64_t vocab = model.vocab_size();
   const int per_source = rows_per_source(settings);
   const std::size_t total = static_cast<std::size_t>(batch_size) * static_cast<std::size_t>(per_source);
@@ -84,17 +93,18 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
     tokens.clear();
     for (std::size_t row = 0; row < live.size(); ++row) {
       auto& sequence = sequences[live[row]];
+      const auto source = encoder_input(encoder_inputs, live[row] / static_cast<std::size_t>(per_source));
       const std::span<float> raw = row_of(logits, row, vocab);
       std::copy(raw.begin(), raw.end(), scores.begin());
-      processed_log_probs(scores, sequence, settings);
+      processed_log_probs(scores, sequence, settings, source);
       std::int32_t token;
       if (settings.do_sample) {
-        apply_logits_processors(raw, sequence, settings);
+        apply_logits_processors(raw, sequence, settings, source);
         apply_sampling_warpers(raw, settings);
         token = sample_token(raw, rng);
       } else {
         // HF's greedy_search takes the argmax of the processed raw logits (first of equals).
-        apply_logits_processors(raw, sequence, settings);
+        apply_logits_processors(raw, sequence, settings, source);
         token = static_cast<std::int32_t>(std::max_element(raw.begin(), raw.end()) - raw.begin());
       }
       sum_logprobs[live[row]] += scores[static_cast<std::size_t>(token)];
@@ -144,7 +154,8 @@ void top_candidates(std::vector<float>& logits, std::size_t first_row, int num_b
 
 // HF's beam_search: log-softmax, processors, add beam scores, top 2*num_beams over all beams of a
 // source, BeamSearchScorer.process; sources that are done leave the model.
-std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_size, const SearchSettings& settings) {
+std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_size, const SearchSettings& settings,
+                                                 EncoderInputs encoder_inputs) {
   const int num_beams = settings.num_beams;
   const std::size_t beams_per_source = static_cast<std::size_t>(num_beams);
   const std::int64_t vocab = model.vocab_size();
@@ -181,7 +192,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
       for (std::size_t beam = 0; beam < beams_per_source; ++beam) {
         const std::span<float> row = row_of(logits, first_row + beam, vocab);
         if (settings.beam_masked_token_id) row[static_cast<std::size_t>(*settings.beam_masked_token_id)] = kNegInf;
-        processed_log_probs(row, source.beams[beam], settings);
+        processed_log_probs(row, source.beams[beam], settings, encoder_input(encoder_inputs, live[position]));
       }
       top_candidates(logits, first_row, num_beams, vocab, source.scores, candidates);
       const auto next = advance_beams(source.hypotheses, candidates, source.beams, cur_len, eos, num_beams, source.done);
@@ -224,7 +235,11 @@ void SearchSettings::validate(std::int64_t vocab_size) const {
   if (max_length < 2) fail("max_length must be at least 2 (the decoder start token and one more), got {}", max_length);
   if (min_length < 0) fail("min_length must not be negative, got {}", min_length);
   if (no_repeat_ngram_size < 0) fail("no_repeat_ngram_size must not be negative, got {}", no_repeat_ngram_size);
+  if (encoder_no_repeat_ngram_size < 0)
+    fail("encoder_no_repeat_ngram_size must not be negative, got {}", encoder_no_repeat_ngram_size);
   if (!std::isfinite(length_penalty)) fail("length_penalty must be a finite number");
+  if (!(repetition_penalty > 0.0) || !std::isfinite(repetition_penalty))
+    fail("repetition_penalty must be a positive number, got {}", repetition_penalty);
   if (do_sample) {
     if (num_beams > 1) fail("sampling with num_beams > 1 (beam sampling) is not supported; use num_beams 1");
     if (!(temperature > 0.0) || !std::isfinite(temperature)) fail("temperature must be positive, got {}", temperature);
@@ -251,10 +266,15 @@ int rows_per_source(const SearchSettings& settings) {
   return settings.do_sample ? settings.num_return_sequences : 1;
 }
 
-std::vector<std::vector<Hypothesis>> generate(StepModel& model, int batch_size, const SearchSettings& settings) {
+std::vector<std::vector<Hypothesis>> generate(StepModel& model, int batch_size, const SearchSettings& settings,
+                                              EncoderInputs encoder_inputs) {
   settings.validate(model.vocab_size());
   if (batch_size <= 0) return {};
-  return settings.num_beams > 1 ? beam_search(model, batch_size, settings) : search_rows(model, batch_size, settings);
+  if (settings.encoder_no_repeat_ngram_size > 0 && encoder_inputs.size() != static_cast<std::size_t>(batch_size))
+    fail("encoder_no_repeat_ngram_size needs the token ids of each of the {} sources, got {}", batch_size,
+         encoder_inputs.size());
+  return settings.num_beams > 1 ? beam_search(model, batch_size, settings, encoder_inputs)
+                                : search_rows(model, batch_size, settings, encoder_inputs);
 }
 
 }  // namespace invar

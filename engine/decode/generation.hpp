@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace invar {
@@ -37,6 +38,12 @@ struct SearchSettings {
   double length_penalty = 1.0;
   bool early_stopping = false;
   int no_repeat_ngram_size = 0;
+  // CTRL's repetition penalty (Keskar et al. 2019), as HF's RepetitionPenaltyLogitsProcessor: the
+  // score of every token already in the prefix is divided by it when positive, multiplied when not.
+  double repetition_penalty = 1.0;
+  // HF's EncoderNoRepeatNGramLogitsProcessor: no n-gram of the source is generated (the source as
+  // generate() is given it, unpadded: HF on a padded batch also bans n-grams of the padding).
+  int encoder_no_repeat_ngram_size = 0;
   // Token sequences never to generate; a single-token entry bans that token everywhere, a longer
   // one bans its last token after its prefix. An entry equal to [eos] is ignored, as in HF.
   std::vector<std::vector<std::int32_t>> bad_words_ids;
@@ -48,6 +55,10 @@ struct SearchSettings {
   // A token whose logit is set to -inf before log-softmax in beam search only: Hugging Face's
   // adjust_logits_during_generation (MarianMTModel never predicts its pad token there).
   std::optional<std::int32_t> beam_masked_token_id;
+
+  // config.json's generate() settings that the search does not implement ("FILE: field value"),
+  // for the caller to warn about (group beam search); the search ignores them.
+  std::vector<std::string> unsupported;
 
   // Sampling (num_beams must be 1): processors, then temperature, top-k, top-p (HF's order).
   bool do_sample = false;
@@ -70,8 +81,10 @@ struct Hypothesis {
 };
 
 // Runs the search for `batch_size` sources. Returns, per source, num_return_sequences hypotheses,
-// best first (beam search) or in sampling order.
-std::vector<std::vector<Hypothesis>> generate(StepModel& model, int batch_size, const SearchSettings& settings);
+// best first (beam search) or in sampling order. `encoder_inputs` (one per source) are the sources'
+// token ids, needed only for encoder_no_repeat_ngram_size.
+std::vector<std::vector<Hypothesis>> generate(StepModel& model, int batch_size, const SearchSettings& settings,
+                                              std::span<const std::vector<std::int32_t>> encoder_inputs = {});
 
 // How many rows per source the model must start with for these settings.
 int rows_per_source(const SearchSettings& settings);

@@ -16,15 +16,30 @@ void ban(std::span<float> scores, std::int32_t token) {
   if (token >= 0 && static_cast<std::size_t>(token) < scores.size()) scores[static_cast<std::size_t>(token)] = kNegInf;
 }
 
-// NoRepeatNGramLogitsProcessor: a token that would complete an n-gram already in the prefix.
-void ban_repeated_ngrams(std::span<float> scores, std::span<const std::int32_t> prefix, int n) {
-  const std::size_t len = prefix.size();
+// RepetitionPenaltyLogitsProcessor: each distinct token of the prefix once, in float32 as torch
+// computes score * penalty and score / penalty.
+void penalize_repetitions(std::span<float> scores, std::span<const std::int32_t> prefix, double penalty) {
+  const float p = static_cast<float>(penalty);
+  std::vector<std::int32_t> tokens(prefix.begin(), prefix.end());
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  for (std::int32_t token : tokens) {
+    if (token < 0 || static_cast<std::size_t>(token) >= scores.size()) continue;
+    float& score = scores[static_cast<std::size_t>(token)];
+    score = score < 0 ? score * p : score / p;
+  }
+}
+
+// A token that would complete an n-gram of `seen` after the prefix's last n-1 tokens: seen = the
+// prefix itself (NoRepeatNGramLogitsProcessor) or the source (EncoderNoRepeatNGramLogitsProcessor).
+void ban_ngram_completions(std::span<float> scores, std::span<const std::int32_t> prefix,
+                           std::span<const std::int32_t> seen, int n) {
   const std::size_t size = static_cast<std::size_t>(n);
-  if (len + 1 < size) return;
-  const auto tail = prefix.subspan(len + 1 - size);  // the last n-1 tokens
-  for (std::size_t start = 0; start + size <= len; ++start) {
-    if (std::equal(tail.begin(), tail.end(), prefix.begin() + static_cast<std::ptrdiff_t>(start)))
-      ban(scores, prefix[start + size - 1]);
+  if (prefix.size() + 1 < size) return;
+  const auto tail = prefix.subspan(prefix.size() + 1 - size);  // the last n-1 tokens
+  for (std::size_t start = 0; start + size <= seen.size(); ++start) {
+    if (std::equal(tail.begin(), tail.end(), seen.begin() + static_cast<std::ptrdiff_t>(start)))
+      ban(scores, seen[start + size - 1]);
   }
 }
 
@@ -49,9 +64,12 @@ void force(std::span<float> scores, std::int32_t token) {
 }  // namespace
 
 void apply_logits_processors(std::span<float> scores, std::span<const std::int32_t> prefix,
-                             const SearchSettings& settings) {
+                             const SearchSettings& settings, std::span<const std::int32_t> encoder_input) {
   const int cur_len = static_cast<int>(prefix.size());
-  if (settings.no_repeat_ngram_size > 0) ban_repeated_ngrams(scores, prefix, settings.no_repeat_ngram_size);
+  if (settings.repetition_penalty != 1.0) penalize_repetitions(scores, prefix, settings.repetition_penalty);
+  if (settings.no_repeat_ngram_size > 0) ban_ngram_completions(scores, prefix, prefix, settings.no_repeat_ngram_size);
+  if (settings.encoder_no_repeat_ngram_size > 0)
+    ban_ngram_completions(scores, prefix, encoder_input, settings.encoder_no_repeat_ngram_size);
   if (!settings.bad_words_ids.empty()) ban_bad_words(scores, prefix, settings);
   if (settings.eos_token_id && settings.min_length > 0 && cur_len < settings.min_length)
     ban(scores, *settings.eos_token_id);

@@ -336,7 +336,9 @@ void Tokenizer::init_base(const Family& family, SpecialTokens specials, const To
         fail("{}: added_tokens.json: '{}' has id {}, but the vocabulary continues at {}", files.path(), token, id,
              vocab_size());
       add_token(token);
-      bool special = std::any_of(all.begin(), all.end(), [&](const SpecialToken& t) { return t.content == token; });
+      // (A named capture: clang before 16 cannot capture a structured binding.)
+      bool special =
+          std::any_of(all.begin(), all.end(), [&added = token](const SpecialToken& t) { return t.content == added; });
       if (!special) no_split.push_back(plain_token(token));
     }
   }
@@ -440,9 +442,15 @@ nlohmann::json TokenizerFiles::added_tokens() const {
 std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view why, Vocab& vocab) const {
   const auto json = read_json(name, why);
   if (!json.is_object()) fail("{}: {} must map tokens to ids", path(), name);
+  // The id table is as long as the largest id: a vocabulary of one token with id 2^31 − 1 would
+  // allocate 2^31 strings. No model has 2^24 tokens (the config reader's limit on vocab_size).
+  constexpr std::int64_t kMaxId = (std::int64_t{1} << 24) - 1;
   for (const auto& [token, id] : json.items()) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() > INT32_MAX)
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0)
       fail("{}: {}: the id of '{}' is not a non-negative integer", path(), name, token);
+    if (id.get<std::int64_t>() > kMaxId)
+      fail("{}: {}: the id of '{}' is {}, beyond any vocabulary (at most {})", path(), name, token,
+           id.get<std::int64_t>(), kMaxId);
     vocab.add(token, id.get<std::int32_t>());
   }
   return json.size();

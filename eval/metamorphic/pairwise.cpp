@@ -6,6 +6,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include <Eigen/Dense>
+
 #include "core/error.hpp"
 
 namespace invar::metamorphic {
@@ -37,6 +39,25 @@ void check_sizes(std::size_t source, std::size_t follow_up) {
 void check_finite(std::span<const double> values, const char* what) {
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i])) fail("{} score {} (input {}) is not a finite number", what, values[i], i + 1);
+}
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The embeddings as rows scaled to unit length, so that a product of rows is their cosine; a zero
+// vector stays zero (cosine 0 with everything, as check_cosine_similarity has it).
+RowMatrix unit_rows(const std::vector<std::vector<float>>& embeddings, std::size_t dimension, const char* what) {
+  RowMatrix rows(embeddings.size(), dimension);
+  for (std::size_t i = 0; i < embeddings.size(); ++i) {
+    if (embeddings[i].size() != dimension)
+      fail("{} embedding {} has {} dimensions, the first has {}", what, i + 1, embeddings[i].size(), dimension);
+    for (std::size_t k = 0; k < dimension; ++k) {
+      if (!std::isfinite(embeddings[i][k])) fail("{} embedding {} holds a value that is not finite", what, i + 1);
+      rows(i, k) = embeddings[i][k];
+    }
+    const double norm = rows.row(i).norm();
+    if (norm > 0) rows.row(i) /= norm;
+  }
+  return rows;
 }
 
 std::uint64_t pairs_of(std::uint64_t n) { return n * (n - (n > 0)) / 2; }
@@ -193,6 +214,38 @@ PairwiseCounts count_similarity_violations(std::span<const double> source, std::
     counts.violations += counts.source_violations[i];
   }
   sweep(std::vector<std::size_t>(order.rbegin(), order.rend()));
+  return counts;
+}
+
+PairwiseCounts count_cosine_violations(const std::vector<std::vector<float>>& source,
+                                       const std::vector<std::vector<float>>& follow_up, double delta) {
+  check_sizes(source.size(), follow_up.size());
+  if (!std::isfinite(delta)) fail("the similarity threshold δ must be a finite number, got {}", delta);
+  const std::size_t n = source.size();
+  const std::size_t dimension = n == 0 ? 0 : source.front().size();
+  const auto s = unit_rows(source, dimension, "source");
+  const auto t = unit_rows(follow_up, dimension, "follow-up");
+  auto counts = empty_counts(n);
+  // A block of rows against every later row: the cosines of the pairs (i, j > i), a block at a time
+  // so that memory stays at kBlock × n whatever n is.
+  constexpr std::size_t kBlock = 256;
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t rows = std::min(kBlock, n - first);
+    const RowMatrix source_cosines = s.middleRows(first, rows) * s.bottomRows(n - first).transpose();
+    const RowMatrix follow_up_cosines = t.middleRows(first, rows) * t.bottomRows(n - first).transpose();
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = r + 1; c < n - first; ++c) {
+        if (!(source_cosines(r, c) >= delta)) continue;
+        const std::size_t i = first + r, j = first + c;
+        ++counts.tests;
+        ++counts.source_tests[i];
+        ++counts.source_tests[j];
+        if (follow_up_cosines(r, c) >= delta) continue;
+        ++counts.violations;
+        ++counts.source_violations[i];
+        ++counts.source_violations[j];
+      }
+  }
   return counts;
 }
 

@@ -3,6 +3,8 @@
 // sources (x_i, x_j) whose outputs satisfy the premise is a test case; it is violated when the
 // outputs on the follow-ups t(x_i), t(x_j) break the hypothesis. Counted without visiting the
 // n(n − 1)/2 pairs: O(n log n) for orders and similarity (sorting plus a Fenwick tree), O(n) for classes.
+// Cosine similarity of embeddings has no order to sort by: every pair is computed, in blocked matrix
+// products (O(n² d)).
 //
 // Ties (the same rule in tests/test_metamorphic.cpp's O(n²) reference):
 //   order:       premise s_i < s_j (or s_i > s_j); a pair with s_i = s_j is not a test case. Violated
@@ -10,6 +12,7 @@
 //                hypothesis s(t(x_i)) ≤ s(t(x_j)) and is not a violation.
 //   classes:     premise c_i = c_j; violated when the follow-up classes differ.
 //   similarity:  premise |s_i − s_j| ≤ δ; violated when |t_i − t_j| > δ.
+//   cosine:      premise cos(e_i, e_j) ≥ δ; violated when cos(t_i, t_j) < δ (a zero vector has cosine 0).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -38,5 +41,10 @@ PairwiseCounts count_class_violations(std::span<const int> source, std::span<con
 // Similarity of scalar outputs: sources within δ must have follow-ups within δ.
 PairwiseCounts count_similarity_violations(std::span<const double> source, std::span<const double> follow_up,
                                            double delta);
+
+// Similarity of embeddings: sources whose cosine is ≥ δ must have follow-ups whose cosine is ≥ δ.
+// Every embedding must have the same dimension and finite components.
+PairwiseCounts count_cosine_violations(const std::vector<std::vector<float>>& source,
+                                       const std::vector<std::vector<float>>& follow_up, double delta);
 
 }  // namespace invar::metamorphic

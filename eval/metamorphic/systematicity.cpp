@@ -49,8 +49,9 @@ TransformationResult check(const Suite& suite, std::size_t k, const RelationSett
       return single ? from_single(name, check_order(s.scores, t.scores, settings.direction), n)
                     : from_pairwise(name, count_order_violations(s.scores, t.scores));
     case Property::Similarity:
-      if (single && !s.embeddings.empty())
-        return from_single(name, check_cosine_similarity(s.embeddings, t.embeddings, settings.delta), n);
+      if (!s.embeddings.empty())
+        return single ? from_single(name, check_cosine_similarity(s.embeddings, t.embeddings, settings.delta), n)
+                      : from_pairwise(name, count_cosine_violations(s.embeddings, t.embeddings, settings.delta));
       require(s.scores.size() == n && t.scores.size() == n, suite, "scores", settings);
       return single ? from_single(name, check_score_similarity(s.scores, t.scores, settings.delta), n)
                     : from_pairwise(name, count_similarity_violations(s.scores, t.scores, settings.delta));

@@ -18,7 +18,7 @@ struct RelationSettings {
   Arity arity = Arity::Pairwise;
   Property property = Property::Order;
   Direction direction = Direction::Increase;  // single-input order only
-  double delta = 0.1;    // similarity: |Δ score| ≤ δ, or cosine ≥ δ for embeddings (single-input)
+  double delta = 0.1;    // similarity: |Δ score| ≤ δ, or cosine ≥ δ for embeddings
 };
 
 struct Suite {

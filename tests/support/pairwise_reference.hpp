@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eval/metamorphic/pairwise.hpp"
+#include "eval/metamorphic/single.hpp"
 
 namespace invar::test {
 
@@ -47,6 +48,13 @@ inline PairwiseCounts reference_similarity(const std::vector<double>& s, const s
   return reference(
       s.size(), [&](std::size_t i, std::size_t j) { return std::abs(s[i] - s[j]) <= delta; },
       [&](std::size_t i, std::size_t j) { return !(std::abs(t[i] - t[j]) <= delta); });
+}
+
+inline PairwiseCounts reference_cosine(const std::vector<std::vector<float>>& s, const std::vector<std::vector<float>>& t,
+                                       double delta) {
+  return reference(
+      s.size(), [&](std::size_t i, std::size_t j) { return metamorphic::cosine(s[i], s[j]) >= delta; },
+      [&](std::size_t i, std::size_t j) { return !(metamorphic::cosine(t[i], t[j]) >= delta); });
 }
 
 }  // namespace invar::test

@@ -1,0 +1,99 @@
+// The seeds that are not plain fixture files (tests/fuzz/run.sh runs this), one folder per target:
+// - invar_file: every fixture model folder converted to an .invar file as `invar convert` writes
+//   it, as the target reads its input: the header JSON, a NUL byte, and the data section up to the
+//   end of the last auxiliary file (the target pads the data with zeros, where the tensors lie);
+// - vocabulary: the vocabulary files of fuzz_support.hpp's list, each after its index byte;
+// - tables: the TSV fixtures as JSONL (there are no JSONL fixtures), after fuzz_tables' JSONL byte.
+//   invar_fuzz_seeds OUT_DIR
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "fuzz_support.hpp"
+#include "loaders/invar_file.hpp"
+#include "loaders/model_source.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t le64(const std::string& bytes, std::size_t at) {
+  std::uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+  return value;
+}
+
+void write_invar_seed(const fs::path& folder, const fs::path& out) {
+  const auto source = invar::ModelSource::open(folder.string());
+  std::ostringstream file;
+  invar::write_invar_file(*source, file, std::nullopt);
+  const std::string bytes = file.str();
+  // The preamble's header size and data offset (docs/model-format.md).
+  const std::uint64_t header_size = le64(bytes, 24), data_offset = le64(bytes, 32);
+  const std::string header = bytes.substr(invar::kInvarPreambleBytes, header_size);
+  std::uint64_t files_end = 0;
+  const auto json = nlohmann::json::parse(header);
+  for (const auto& entry : json["files"])
+    files_end = std::max(files_end, entry["offset"].get<std::uint64_t>() + entry["size"].get<std::uint64_t>());
+  std::ofstream(out, std::ios::binary) << header << '\0' << bytes.substr(data_offset, files_end);
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void write_vocabulary_seeds(const fs::path& out) {
+  for (std::size_t i = 0; i < invar::fuzz::kVocabularyFiles.size(); ++i) {
+    const auto& [folder, file] = invar::fuzz::kVocabularyFiles[i];
+    std::ofstream(out / std::to_string(i), std::ios::binary)
+        << static_cast<char>(i) << read(fs::path(INVAR_FIXTURES_DIR) / folder / file);
+  }
+}
+
+// Column 1 as "text", column 2 (if any) as "label".
+void write_jsonl_seed(const fs::path& tsv, const fs::path& out) {
+  std::ofstream seed(out, std::ios::binary);
+  seed << '\x02';  // fuzz_tables: .jsonl, no header
+  for (const auto& row : invar::read_table(tsv.string(), {}).rows) {
+    nlohmann::json line{{"text", row.at(0)}};
+    if (row.size() > 1) line["label"] = row[1];
+    seed << line.dump() << '\n';
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: invar_fuzz_seeds OUT_DIR\n");
+    return 2;
+  }
+  const fs::path out = argv[1];
+  for (const char* target : {"invar_file", "vocabulary", "tables"}) fs::create_directories(out / target);
+  try {
+    for (const auto& group : fs::directory_iterator(INVAR_FIXTURES_DIR)) {
+      if (!group.is_directory()) continue;
+      const std::string prefix = group.path().filename().string() + "_";
+      for (const auto& folder : fs::directory_iterator(group.path()))
+        if (fs::exists(folder.path() / "config.json"))
+          write_invar_seed(folder.path(), out / "invar_file" / (prefix + folder.path().filename().string()));
+      for (const auto& file : fs::recursive_directory_iterator(group.path()))
+        if (file.path().extension() == ".tsv")
+          write_jsonl_seed(file.path(), out / "tables" / (prefix + file.path().stem().string() + ".jsonl"));
+    }
+    write_vocabulary_seeds(out / "vocabulary");
+  } catch (const invar::Error& e) {
+    std::fprintf(stderr, "invar_fuzz_seeds: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
