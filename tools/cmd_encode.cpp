@@ -17,6 +17,7 @@
 #include "engine/text_encoder.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/row_run.hpp"
 
 namespace invar::cli {
 namespace {
@@ -25,6 +26,8 @@ struct EncodeOptions {
   ModelOptions model;
   std::size_t max_length = 0;  // 0 = the model's limit
   std::int64_t layer = -1;     // hidden states after this layer; negative counts from the end
+  RunControl control;
+  const CLI::App* command = nullptr;
 };
 
 void add_encode_options(CLI::App& command, EncodeOptions& options) {
@@ -32,6 +35,8 @@ void add_encode_options(CLI::App& command, EncodeOptions& options) {
   command.add_option("--max-length", options.max_length,
                      "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
       ->capture_default_str();
+  add_run_control_options(command, options.control);
+  options.command = &command;
 }
 
 void add_layer_option(CLI::App& command, EncodeOptions& options) {
@@ -95,15 +100,19 @@ class EncoderRun {
     }
   }
 
-  // Tokenizes every line, truncating to the limit; one warning says how many lines were cut.
-  std::vector<Encoding> encode(const std::vector<TextInput>& lines, bool pairs) {
-    std::size_t cut = 0;
-    auto out = encoder_.encode(lines, pairs, cut);
-    for (std::size_t i = 0; i < out.size(); ++i) check(out[i], i + 1);
-    if (cut > 0)
-      fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut,
-                 lines.size(), encoder_.max_length());
+  // Tokenizes lines[begin, end), truncating to the limit (counted for report_truncated); errors
+  // name lines[i] as line i + 1.
+  std::vector<Encoding> encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end, bool pairs) {
+    auto out = encoder_.encode({lines.begin() + begin, lines.begin() + end}, pairs, cut_);
+    for (std::size_t i = 0; i < out.size(); ++i) check(out[i], begin + i + 1);
     return out;
+  }
+
+  // One warning says how many of the `total` lines were cut.
+  void report_truncated(std::size_t total) const {
+    if (cut_ > 0)
+      fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut_,
+                 total, encoder_.max_length());
   }
 
   // --batch-size batches with a progress bar labelled `label`.
@@ -116,12 +125,52 @@ class EncoderRun {
   std::unique_ptr<ModelSource> source_;
   std::unique_ptr<Backend> backend_;
   TextEncoder encoder_;
+  std::size_t cut_ = 0;
 };
 
-void write_lines(const std::string& path, const std::vector<std::string>& lines) {
-  AtomicOutput out(path);
-  for (const auto& line : lines) out.write_line(line);
-  out.commit();
+using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::size_t begin, std::size_t end)>;
+
+// Runs `records` on the chunks of `rows` input rows (tools/row_run.hpp: --resume, --shard, MPI)
+// and hands back the RowRun when this process writes the output. The model opens, and `prepare`
+// runs, with the first chunk this process computes.
+std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows, std::size_t chunk,
+                               const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
+  auto row_run = std::make_unique<RowRun>(RowRunSpec{.command = options.command, .control = &options.control,
+                                                         .inputs = {"--input"}, .output = options.model.output,
+                                                         .rows = rows, .chunk = chunk});
+  std::optional<EncoderRun> run;
+  const bool writes = row_run->process([&](std::size_t begin, std::size_t end) {
+    if (!run) {
+      run.emplace(options);
+      prepare(*run);
+    }
+    return records(*run, begin, end);
+  });
+  if (run) run->report_truncated(rows);
+  if (!writes) row_run.reset();
+  return row_run;
+}
+
+// run_rows for commands whose records are their output lines.
+void write_rows(const EncodeOptions& options, std::size_t rows, const std::function<void(EncoderRun&)>& prepare,
+                const ChunkRecords& records) {
+  if (auto run = run_rows(options, rows, chunk_rows(options.model), prepare, records)) run->write_lines();
+}
+
+// An embedding's float32 bytes as hex: the record of a row of npy output, exact for every value.
+std::string hex_record(const std::vector<float>& row) {
+  std::string out;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(row.data());
+  for (std::size_t i = 0; i < row.size() * sizeof(float); ++i) out += fmt::format("{:02x}", bytes[i]);
+  return out;
+}
+
+std::vector<float> from_hex_record(const std::string& record) {
+  std::vector<float> row(record.size() / (2 * sizeof(float)));
+  auto* bytes = reinterpret_cast<unsigned char*>(row.data());
+  for (std::size_t i = 0; i < row.size() * sizeof(float); ++i)
+    bytes[i] = static_cast<unsigned char>(std::stoi(record.substr(2 * i, 2), nullptr, 16));
+  return row;
 }
 
 // NumPy's .npy format 1.0: magic, header length, a Python dict literal padded to 64 bytes, data.
@@ -149,19 +198,15 @@ struct EmbedOptions {
   std::string format = "jsonl";
 };
 
-// Sentence embeddings of `lines` as sentence-transformers computes them: modules.json's pooling
-// and Normalize unless --pooling / --normalize say otherwise.
-PerInput embed_lines(const EmbedOptions& options, const std::vector<TextInput>& lines, std::size_t& width) {
-  EncoderRun run(options.encode);
+// Sentence embeddings as sentence-transformers computes them: modules.json's pooling and
+// Normalize unless --pooling / --normalize say otherwise.
+EmbeddingSettings embedding_settings(const EmbedOptions& options, EncoderRun& run) {
   run.encoder().cap_length_for_embeddings();
   EmbeddingSettings settings = run.encoder().default_embedding_settings();
   if (!options.pooling.empty()) settings.modes = {parse_pooling(options.pooling)};
   settings.normalize = settings.normalize || options.normalize;
   settings.layer = run.layer();
-  width = run.encoder().embedding_width(settings);
-  const auto inputs = run.encode(lines, false);
-  Progress progress("embed", inputs.size());
-  return run.encoder().embed(inputs, settings, run.batches(progress));
+  return settings;
 }
 
 void add_embedding_options(CLI::App& command, EmbedOptions& options) {
@@ -173,18 +218,37 @@ void add_embedding_options(CLI::App& command, EmbedOptions& options) {
                    "L2-normalize the embeddings (always on when modules.json has a Normalize module)");
 }
 
+std::size_t embedding_width(const EmbedOptions& options) {
+  EncoderRun run(options.encode);
+  return run.encoder().embedding_width(embedding_settings(options, run));
+}
+
+// Records are the JSON lines, or for npy output each embedding's bytes (written as one matrix at the end).
 void run_embed(const EmbedOptions& options) {
-  if (options.format != "jsonl" && options.format != "npy")
-    fail("--output-format must be jsonl or npy, got '{}'", options.format);
-  std::size_t width = 0;
-  const auto embeddings = embed_lines(options, read_input(options.encode.model.input, false), width);
-  if (options.format == "npy") return write_npy(options.encode.model.output, embeddings, width);
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < embeddings.size(); ++i) {
-    if (!all_finite(embeddings[i])) warn_non_finite(options.encode.model.input, i + 1);
-    lines.push_back(R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
-  }
-  write_lines(options.encode.model.output, lines);
+  const bool npy = options.format == "npy";
+  if (options.format != "jsonl" && !npy) fail("--output-format must be jsonl or npy, got '{}'", options.format);
+  const auto lines = read_input(options.encode.model.input, false);
+  const auto& input = options.encode.model.input;
+  EmbeddingSettings settings;
+  Progress progress("embed", lines.size());
+  auto row_run = run_rows(
+      options.encode, lines.size(), chunk_rows(options.encode.model),
+      [&](EncoderRun& run) { settings = embedding_settings(options, run); },
+      [&](EncoderRun& run, std::size_t begin, std::size_t end) {
+        const auto embeddings = run.encoder().embed(run.encode(lines, begin, end, false), settings, run.batches(progress));
+        std::vector<std::string> records;
+        for (std::size_t i = 0; i < embeddings.size(); ++i) {
+          if (!all_finite(embeddings[i])) warn_non_finite(input, begin + i + 1);
+          records.push_back(npy ? hex_record(embeddings[i]) : R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
+        }
+        return records;
+      });
+  if (!row_run) return;
+  if (!npy) return row_run->write_lines();
+  std::vector<std::vector<float>> embeddings;
+  for (const auto& record : row_run->records()) embeddings.push_back(from_hex_record(record));
+  write_npy(options.encode.model.output, embeddings, embeddings.empty() ? embedding_width(options) : embeddings[0].size());
+  row_run->close();
 }
 
 double cosine(const std::vector<float>& a, const std::vector<float>& b) {
@@ -198,6 +262,7 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
   return dot / (std::max(std::sqrt(na), 1e-8) * std::max(std::sqrt(nb), 1e-8));
 }
 
+// Both texts of every pair are embedded (texts 2i and 2i + 1 of pair i).
 void run_similarity(const EmbedOptions& options) {
   const auto pairs = read_input(options.encode.model.input, true);
   std::vector<TextInput> texts;
@@ -205,39 +270,48 @@ void run_similarity(const EmbedOptions& options) {
     texts.push_back({p.first, {}});
     texts.push_back({p.second, {}});
   }
-  std::size_t width = 0;
-  const auto embeddings = embed_lines(options, texts, width);
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const double value = cosine(embeddings[2 * i], embeddings[2 * i + 1]);
-    if (!std::isfinite(value)) warn_non_finite(options.encode.model.input, i + 1);
-    lines.push_back(fmt::format(R"({{"cosine": {}}})", json_number_text(value)));
-  }
-  write_lines(options.encode.model.output, lines);
+  EmbeddingSettings settings;
+  Progress progress("similarity", texts.size());
+  write_rows(
+      options.encode, pairs.size(), [&](EncoderRun& run) { settings = embedding_settings(options, run); },
+      [&](EncoderRun& run, std::size_t begin, std::size_t end) {
+        const auto embeddings =
+            run.encoder().embed(run.encode(texts, 2 * begin, 2 * end, false), settings, run.batches(progress));
+        std::vector<std::string> records;
+        for (std::size_t i = 0; i < end - begin; ++i) {
+          const double value = cosine(embeddings[2 * i], embeddings[2 * i + 1]);
+          if (!std::isfinite(value)) warn_non_finite(options.encode.model.input, begin + i + 1);
+          records.push_back(fmt::format(R"({{"cosine": {}}})", json_number_text(value)));
+        }
+        return records;
+      });
 }
 
 // ---- hidden ----
 
 void run_hidden(const EncodeOptions& options) {
   const auto lines = read_input(options.model.input, false);
-  EncoderRun run(options);
-  const std::int64_t layer = run.layer();
-  const auto inputs = run.encode(lines, false);
-  Progress progress("hidden", inputs.size());
-  const auto hidden = run.encoder().batched<std::vector<float>>(
-      inputs, run.batches(progress),
-      [&](std::span<const Encoding> batch) { return run.model().hidden_states(batch, layer); });
-  const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!all_finite(hidden[i])) warn_non_finite(options.model.input, i + 1);
-    std::vector<std::string> rows;
-    for (std::size_t t = 0; t < inputs[i].ids.size(); ++t)
-      rows.push_back(json_array_text(std::span(hidden[i]).subspan(t * h, h)));
-    out.push_back(fmt::format(R"({{"tokens": {}, "hidden": [{}]}})", nlohmann::json(inputs[i].tokens).dump(),
-                              fmt::join(rows, ", ")));
-  }
-  write_lines(options.model.output, out);
+  std::int64_t layer = 0;
+  Progress progress("hidden", lines.size());
+  write_rows(
+      options, lines.size(), [&](EncoderRun& run) { layer = run.layer(); },
+      [&](EncoderRun& run, std::size_t begin, std::size_t end) {
+        const auto inputs = run.encode(lines, begin, end, false);
+        const auto hidden = run.encoder().batched<std::vector<float>>(
+            inputs, run.batches(progress),
+            [&](std::span<const Encoding> batch) { return run.model().hidden_states(batch, layer); });
+        const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
+        std::vector<std::string> records;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+          if (!all_finite(hidden[i])) warn_non_finite(options.model.input, begin + i + 1);
+          std::vector<std::string> rows;
+          for (std::size_t t = 0; t < inputs[i].ids.size(); ++t)
+            rows.push_back(json_array_text(std::span(hidden[i]).subspan(t * h, h)));
+          records.push_back(fmt::format(R"({{"tokens": {}, "hidden": [{}]}})", nlohmann::json(inputs[i].tokens).dump(),
+                                        fmt::join(rows, ", ")));
+        }
+        return records;
+      });
 }
 
 // ---- classify ----
@@ -247,30 +321,30 @@ struct ClassifyOptions {
   bool pairs = false;
 };
 
+// One classification's output line.
+std::string classification_line(const EncoderSpec& spec, const std::vector<float>& logits) {
+  if (spec.regression) return fmt::format(R"({{"score": {}}})", json_number_text(logits[0]));
+  // No label is chosen from NaN or infinite logits: max_element would pick an arbitrary one.
+  const auto probs = label_probabilities(logits, spec.multi_label);
+  const auto best = static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  return fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", json_array_text(logits), json_array_text(probs),
+                     all_finite(logits) ? nlohmann::json(spec.labels[best]).dump() : "null");
+}
+
 void run_classify(const ClassifyOptions& options) {
   const auto lines = read_input(options.encode.model.input, options.pairs);
-  EncoderRun run(options.encode);
-  const EncoderSpec& spec = run.model().spec();
-  run.model().require_classifier();
-  const auto inputs = run.encode(lines, options.pairs);
-  Progress progress("classify", inputs.size());
-  const auto logits = run.encoder().logits(inputs, run.batches(progress));
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    const auto& l = logits[i];
-    const bool finite = all_finite(l);
-    if (!finite) warn_non_finite(options.encode.model.input, i + 1);
-    if (spec.regression) {
-      out.push_back(fmt::format(R"({{"score": {}}})", json_number_text(l[0])));
-      continue;
-    }
-    // No label is chosen from NaN or infinite logits: max_element would pick an arbitrary one.
-    const auto probs = label_probabilities(l, spec.multi_label);
-    const auto best = static_cast<std::size_t>(std::max_element(l.begin(), l.end()) - l.begin());
-    out.push_back(fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", json_array_text(l),
-                              json_array_text(probs), finite ? nlohmann::json(spec.labels[best]).dump() : "null"));
-  }
-  write_lines(options.encode.model.output, out);
+  Progress progress("classify", lines.size());
+  write_rows(
+      options.encode, lines.size(), [](EncoderRun& run) { run.model().require_classifier(); },
+      [&](EncoderRun& run, std::size_t begin, std::size_t end) {
+        const auto logits = run.encoder().logits(run.encode(lines, begin, end, options.pairs), run.batches(progress));
+        std::vector<std::string> records;
+        for (std::size_t i = 0; i < logits.size(); ++i) {
+          if (!all_finite(logits[i])) warn_non_finite(options.encode.model.input, begin + i + 1);
+          records.push_back(classification_line(run.model().spec(), logits[i]));
+        }
+        return records;
+      });
 }
 
 // ---- pll ----
@@ -280,42 +354,60 @@ struct PllOptions {
   bool ppl = false;
 };
 
+// One line's PLL output; counts it in `windowed` when it was scored in windows.
+double pll_total(const TextEncoder::PseudoLikelihood& result) {
+  double total = 0.0;
+  for (double v : result.per_token) total += v;
+  return total;
+}
+
+std::string pll_line(const TextEncoder::PseudoLikelihood& result, bool ppl, std::size_t& windowed) {
+  const auto& per_token = result.per_token;
+  const double total = pll_total(result);
+  std::string line = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": {})", json_number_text(total),
+                                 per_token.size(), json_array_text(per_token));
+  if (result.windows > 1) {
+    line += fmt::format(R"(, "windows": {})", result.windows);
+    ++windowed;
+  }
+  // Salazar et al.'s pseudo-perplexity: exp(−PLL / N); undefined for a text without tokens.
+  if (ppl)
+    line += per_token.empty() ? R"(, "ppl": null)"
+                              : fmt::format(R"(, "ppl": {})", json_number_text(std::exp(-total / static_cast<double>(per_token.size()))));
+  return line + "}";
+}
+
+// Lines are scored one at a time (each line's masked copies are its batch): a chunk is 16 lines.
 void run_pll(const PllOptions& options) {
   const auto lines = read_input(options.encode.model.input, false);
-  EncoderRun run(options.encode);
-  run.model().require_mlm();
-  const auto mask = run.encoder().tokenizer().mask_id();
-  if (!mask) fail("{}: the tokenizer has no mask token", run.encoder().source().path());
-  std::vector<std::string> out;
-  std::size_t windowed = 0;
+  std::optional<std::int32_t> mask;
+  std::size_t windowed = 0, max_length = 0;
   Progress progress("pll", lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto& line = lines[i];
-    // Not truncated: a line longer than the model's limit is scored in overlapping windows.
-    const Encoding encoding = run.encoder().tokenizer().encode(line.first);
-    run.check(encoding, i + 1, true);
-    const auto result = run.encoder().pll(encoding, *mask);
-    const auto& per_token = result.per_token;
-    double total = 0.0;
-    for (double v : per_token) total += v;
-    if (!std::isfinite(total)) warn_non_finite(options.encode.model.input, i + 1);
-    std::string line_json = fmt::format(R"({{"pll": {}, "tokens": {}, "per_token": {})", json_number_text(total),
-                                        per_token.size(), json_array_text(per_token));
-    if (result.windows > 1) {
-      line_json += fmt::format(R"(, "windows": {})", result.windows);
-      ++windowed;
-    }
-    // Salazar et al.'s pseudo-perplexity: exp(−PLL / N); undefined for a text without tokens.
-    if (options.ppl)
-      line_json += per_token.empty() ? R"(, "ppl": null)"
-                                     : fmt::format(R"(, "ppl": {})", json_number_text(std::exp(-total / static_cast<double>(per_token.size()))));
-    out.push_back(line_json + "}");
-    progress.advance(1);
-  }
+  auto row_run = run_rows(
+      options.encode, lines.size(), 16,
+      [&](EncoderRun& run) {
+        run.model().require_mlm();
+        mask = run.encoder().tokenizer().mask_id();
+        if (!mask) fail("{}: the tokenizer has no mask token", run.encoder().source().path());
+        max_length = run.encoder().max_length();
+      },
+      [&](EncoderRun& run, std::size_t begin, std::size_t end) {
+        std::vector<std::string> records;
+        for (std::size_t i = begin; i < end; ++i) {
+          // Not truncated: a line longer than the model's limit is scored in overlapping windows.
+          const Encoding encoding = run.encoder().tokenizer().encode(lines[i].first);
+          run.check(encoding, i + 1, true);
+          const auto result = run.encoder().pll(encoding, *mask);
+          if (!std::isfinite(pll_total(result))) warn_non_finite(options.encode.model.input, i + 1);
+          records.push_back(pll_line(result, options.ppl, windowed));
+          progress.advance(1);
+        }
+        return records;
+      });
   if (windowed > 0)
     fmt::print(stderr, "invar: note: {} of {} input lines were longer than {} tokens and were scored in overlapping "
-                       "windows\n", windowed, lines.size(), run.encoder().max_length());
-  write_lines(options.encode.model.output, out);
+                       "windows\n", windowed, lines.size(), max_length);
+  if (row_run) row_run->write_lines();
 }
 
 const char* const kInputNote =

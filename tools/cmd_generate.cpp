@@ -15,6 +15,7 @@
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/row_run.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -30,6 +31,8 @@ struct Arguments {
   ModelOptions model;
   InputOptions input;
   SearchOptions search;
+  RunControl control;
+  const CLI::App* command = nullptr;
 };
 
 // --input-format, else the extension, else `fallback` (standard input, other extensions).
@@ -89,11 +92,13 @@ Session open_session(const Arguments& args) {
   return session;
 }
 
-TranslateOptions translate_options(const ModelOptions& model, const Table& table, Progress& progress) {
+// Options for the rows from `first` on (a chunk of the input).
+TranslateOptions translate_options(const ModelOptions& model, const Table& table, Progress& progress,
+                                   std::size_t first) {
   TranslateOptions options;
   options.batch_size = model.batch_size;
-  options.where = [&table](std::size_t row) { return table.where(row); };
-  options.progress = [&progress](std::size_t done) { progress.set(done); };
+  options.where = [&table, first](std::size_t row) { return table.where(first + row); };
+  options.progress = [&progress, first](std::size_t done) { progress.set(first + done); };
   return options;
 }
 
@@ -110,45 +115,68 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// The output line of one input's hypotheses.
+std::string generation_line(const std::vector<Translation>& hyps, bool best_text_only) {
+  if (best_text_only) return hyps.empty() ? std::string() : one_line(hyps.front().text);
+  nlohmann::json line = {{"hyps", nlohmann::json::array()}};
+  for (const auto& hyp : hyps) line["hyps"].push_back({{"text", hyp.text}, {"ids", hyp.ids}, {"score", hyp.score}});
+  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
+  return {.command = args.command, .control = &args.control, .inputs = {"--input"}, .output = args.model.output,
+          .rows = rows, .chunk = chunk_rows(args.model)};
+}
+
+// The model is opened for the first chunk this run computes (none when resuming a finished run or
+// merging partial results).
 void run_generate(const Arguments& args, bool best_text_only) {
-  Session session = open_session(args);
-  const SearchSettings settings = search_settings(*session.translator, args.search);
   Table table;
   const auto texts = read_texts(args.model, args.input, table);
+  RowRun run(row_run_spec(args, texts.size()));
+  std::optional<Session> session;
+  SearchSettings settings;
   Progress progress(best_text_only ? "translate" : "generate", texts.size());
-  auto options = translate_options(args.model, table, progress);
   std::size_t truncated = 0;
-  if (args.search.truncate) options.truncated = [&truncated](std::size_t) { ++truncated; };
-  const auto results = session.translator->generate(texts, settings, options);
-  warn_truncated(truncated, texts.size(), *session.translator);
-  AtomicOutput out(args.model.output);
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& hyps = results[i];
-    if (std::any_of(hyps.begin(), hyps.end(), [](const auto& h) { return !std::isfinite(h.score); }))
-      warn_non_finite(table.path, table.line_numbers[i]);
-    if (best_text_only) {
-      out.write_line(hyps.empty() ? std::string() : one_line(hyps.front().text));
-      continue;
+  const bool writes = run.process([&](std::size_t begin, std::size_t end) {
+    if (!session) {
+      session = open_session(args);
+      settings = search_settings(*session->translator, args.search);
     }
-    nlohmann::json line = {{"hyps", nlohmann::json::array()}};
-    for (const auto& hyp : hyps) line["hyps"].push_back({{"text", hyp.text}, {"ids", hyp.ids}, {"score", hyp.score}});
-    out.write_line(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  }
-  out.commit();
+    auto options = translate_options(args.model, table, progress, begin);
+    if (args.search.truncate) options.truncated = [&truncated](std::size_t) { ++truncated; };
+    const auto results = session->translator->generate({texts.begin() + begin, texts.begin() + end}, settings, options);
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& hyps = results[i];
+      if (std::any_of(hyps.begin(), hyps.end(), [](const auto& h) { return !std::isfinite(h.score); }))
+        warn_non_finite(table.path, table.line_numbers[begin + i]);
+      lines.push_back(generation_line(hyps, best_text_only));
+    }
+    return lines;
+  });
+  if (session) warn_truncated(truncated, texts.size(), *session->translator);
+  if (writes) run.write_lines();
 }
 
 void run_score(const Arguments& args) {
-  Session session = open_session(args);
   Table table;
   const auto pairs = read_pairs(args.model, args.input, table);
+  RowRun run(row_run_spec(args, pairs.size()));
+  std::optional<Session> session;
   Progress progress("score", pairs.size());
-  const auto scores = session.translator->score(pairs, translate_options(args.model, table, progress));
-  AtomicOutput out(args.model.output);
-  for (std::size_t i = 0; i < scores.size(); ++i) {
-    if (!std::isfinite(scores[i].logprob)) warn_non_finite(table.path, table.line_numbers[i]);
-    out.write_line(nlohmann::json{{"logprob", json_number(scores[i].logprob)}, {"tokens", scores[i].tokens}}.dump());
-  }
-  out.commit();
+  const bool writes = run.process([&](std::size_t begin, std::size_t end) {
+    if (!session) session = open_session(args);
+    const auto scores = session->translator->score({pairs.begin() + begin, pairs.begin() + end},
+                                                   translate_options(args.model, table, progress, begin));
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+      if (!std::isfinite(scores[i].logprob)) warn_non_finite(table.path, table.line_numbers[begin + i]);
+      lines.push_back(nlohmann::json{{"logprob", json_number(scores[i].logprob)}, {"tokens", scores[i].tokens}}.dump());
+    }
+    return lines;
+  });
+  if (writes) run.write_lines();
 }
 
 void add_input_options(CLI::App& app, InputOptions& input, bool pairs) {
@@ -170,6 +198,8 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
   add_input_options(*app, args->input, false);
   add_search_options(*app, args->search);
   add_sampling_options(*app, args->search);
+  add_run_control_options(*app, args->control);
+  args->command = app;
   app->callback([args, best_text_only] { run_generate(*args, best_text_only); });
 }
 
@@ -201,6 +231,8 @@ void setup_score(CLI::App& root) {
   add_model_options(*app, args->model);
   add_input_options(*app, args->input, true);
   add_language_options(*app, args->search);
+  add_run_control_options(*app, args->control);
+  args->command = app;
   app->callback([args] { run_score(*args); });
 }
 

@@ -12,6 +12,7 @@
 #include "eval/isometry/report.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/row_run.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -35,6 +36,8 @@ struct IsometryArguments {
   std::string correlation = "both";
   bool json = false;
   std::string report, per_pair, save_translations;
+  RunControl control;
+  const CLI::App* command = nullptr;
 };
 
 // One name per data set: --name, else the file's stem, else (when stems collide) its path.
@@ -182,6 +185,94 @@ std::string saved_translations_path(const IsometryArguments& args, std::size_t t
   return (std::filesystem::path(path) / (translator + "." + data_set + ".jsonl")).string();
 }
 
+// The models of one translator and data set: its --translator (unset: translations read from a
+// file) and the --detector models (empty: scores read from a file).
+struct PairModels {
+  const isometry::TextTranslator& translator;
+  const std::string& translator_model;
+  const std::vector<isometry::ParaphraseDetector>& detectors;
+};
+
+isometry::SentencePairs slice(const isometry::SentencePairs& pairs, std::size_t begin, std::size_t end) {
+  isometry::SentencePairs out;
+  out.path = pairs.path;
+  out.first.assign(pairs.first.begin() + begin, pairs.first.begin() + end);
+  out.second.assign(pairs.second.begin() + begin, pairs.second.begin() + end);
+  out.line_numbers.assign(pairs.line_numbers.begin() + begin, pairs.line_numbers.begin() + end);
+  return out;
+}
+
+// One pair's record: its translation and the detectors' probabilities on both sides, as computed.
+std::string pair_record(const PairModels& models, const isometry::SentencePairs& target,
+                        const isometry::DetectorScores& scores, std::size_t i) {
+  nlohmann::json record = nlohmann::json::object();
+  if (models.translator) record["translation"] = {target.first[i], target.second[i]};
+  for (std::size_t d = 0; d < scores.detectors.size(); ++d) {
+    record["source"].push_back(scores.source[d][i]);
+    record["target"].push_back(scores.target[d][i]);
+  }
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The records of pair_record read back into `target` and `detected`.
+void read_pair_records(const std::vector<std::string>& records, const PairModels& models,
+                       const isometry::SentencePairs& source, isometry::SentencePairs& target,
+                       isometry::DetectorScores& detected) {
+  if (models.translator) target = {.path = models.translator_model, .line_numbers = source.line_numbers};
+  if (!models.detectors.empty()) {
+    detected = {.path = "(computed)"};
+    for (const auto& detector : models.detectors) detected.detectors.push_back(detector.name);
+    detected.source.resize(models.detectors.size());
+    detected.target.resize(models.detectors.size());
+  }
+  for (const auto& text : records) {
+    const auto record = nlohmann::json::parse(text);
+    if (models.translator) {
+      target.first.push_back(record.at("translation").at(0).get<std::string>());
+      target.second.push_back(record.at("translation").at(1).get<std::string>());
+    }
+    for (std::size_t d = 0; d < models.detectors.size(); ++d) {
+      detected.source[d].push_back(record.at("source").at(d).get<double>());
+      detected.target[d].push_back(record.at("target").at(d).get<double>());
+    }
+  }
+}
+
+// Translations and detector probabilities of one data set, chunk by chunk (tools/row_run.hpp): with
+// --per-pair FILE the finished chunks are kept beside it (FILE.invar-progress.PART), so --resume
+// continues an interrupted run. The returned run is closed once every output is written.
+std::unique_ptr<RowRun> run_pair_models(const IsometryArguments& args, const PairModels& models,
+                                        const isometry::SentencePairs& source, const std::string& part,
+                                        const std::string& label, isometry::SentencePairs& target,
+                                        isometry::DetectorScores& detected, ProgressSlot& progress) {
+  auto rows = std::make_unique<RowRun>(RowRunSpec{
+      .command = args.command, .control = &args.control, .inputs = {"--pairs"},
+      .output = args.per_pair.empty() ? "-" : args.per_pair, .rows = source.size(), .chunk = chunk_rows(args.compute),
+      .output_option = "--per-pair", .part = part, .splits = false});
+  const isometry::SentencePairs given_target = target;
+  rows->process([&](std::size_t begin, std::size_t end) {
+    const auto pairs = slice(source, begin, end);
+    isometry::SentencePairs translated;
+    if (models.translator) {
+      progress.start("translate " + label, 2 * pairs.size());
+      translated = isometry::translate_pairs(pairs, models.translator, models.translator_model);
+    } else {
+      translated = slice(given_target, begin, end);
+    }
+    isometry::DetectorScores scores;
+    if (!models.detectors.empty()) {
+      progress.start("detect " + label, 2 * pairs.size() * models.detectors.size());
+      scores = isometry::detect_paraphrases(pairs, translated, models.detectors);
+    }
+    progress.bar.reset();
+    std::vector<std::string> records;
+    for (std::size_t i = 0; i < pairs.size(); ++i) records.push_back(pair_record(models, translated, scores, i));
+    return records;
+  });
+  read_pair_records(rows->records(), models, source, target, detected);
+  return rows;
+}
+
 std::vector<isometry::CorrelationProcedure> correlation_procedures(const std::string& name) {
   using P = isometry::CorrelationProcedure;
   if (name == "pooled") return {P::Pooled};
@@ -219,31 +310,25 @@ void run(const IsometryArguments& args) {
       args.detectors.empty() ? std::vector<isometry::ParaphraseDetector>{} : open_detectors(args, *backend, progress);
 
   std::vector<isometry::IsometryDataSet> data;
-  for (const auto& source : translators) {
+  std::vector<std::unique_ptr<RowRun>> model_runs;
+  for (std::size_t t = 0; t < translators.size(); ++t) {
+    const auto& source = translators[t];
     std::size_t truncated = 0;
     isometry::TextTranslator translator;
     if (!source.model.empty()) translator = open_translator(args, source.model, *backend, progress, truncated);
+    const PairModels models{translator, source.model, detectors};
     for (std::size_t s = 0; s < data_sets; ++s) {
-      const auto label = source.name + ":" + names[s];
       isometry::SentencePairs target;
-      if (translator) {
-        progress.start("translate " + label, 2 * sources[s].size());
-        target = isometry::translate_pairs(sources[s], translator, source.model);
-        if (!args.save_translations.empty())
-          isometry::write_sentence_pairs(
-              saved_translations_path(args, static_cast<std::size_t>(modelled) * data_sets, source.name, names[s]),
-              target);
-      } else {
-        target = isometry::read_sentence_pairs(source.files[s], columns);
-      }
+      if (!translator) target = isometry::read_sentence_pairs(source.files[s], columns);
       isometry::DetectorScores detected;
-      if (detectors.empty()) {
-        detected = isometry::read_detector_scores(scores.at(source.name)[s]);
-      } else {
-        progress.start("detect " + label, 2 * sources[s].size() * detectors.size());
-        detected = isometry::detect_paraphrases(sources[s], target, detectors);
-      }
-      progress.bar.reset();
+      if (detectors.empty()) detected = isometry::read_detector_scores(scores.at(source.name)[s]);
+      if (translator || !detectors.empty())
+        model_runs.push_back(run_pair_models(args, models, sources[s], fmt::format("t{}.d{}", t, s),
+                                             source.name + ":" + names[s], target, detected, progress));
+      if (translator && !args.save_translations.empty())
+        isometry::write_sentence_pairs(
+            saved_translations_path(args, static_cast<std::size_t>(modelled) * data_sets, source.name, names[s]),
+            target);
       data.push_back(isometry::make_isometry_data_set(names[s], sources[s], std::move(target), std::move(detected),
                                                       source.name));
     }
@@ -260,6 +345,7 @@ void run(const IsometryArguments& args) {
   if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result);
   if (args.json) std::cout << isometry::isometry_json(data, result).dump(2) << '\n';
   else std::cout << isometry::isometry_text_report(data, result);
+  for (auto& run : model_runs) run->close();
 }
 
 void add_translation_options(CLI::App& app, IsometryArguments& args) {
@@ -336,7 +422,10 @@ void setup(CLI::App& root) {
                   "chrF2-by-S_L box plots, one example pair per category");
   app->add_option("--per-pair", args->per_pair,
                   "Write one JSON object per input pair (all translators and data sets, in input order): "
-                  "probabilities, judgements, mode, category, agreement, chrF2 of both pairs");
+                  "probabilities, judgements, mode, category, agreement, chrF2 of both pairs. With --translator or "
+                  "--detector, the finished chunks of pairs are kept beside it until the run ends (--resume)");
+  add_resume_option(*app, args->control, "--per-pair");
+  args->command = app;
   app->footer(
       "Examples:\n"
       "  invar isometry --pairs de.tsv --translator opus-mt-de-en --detector bert=bert-paws \\\n"

@@ -105,6 +105,71 @@ nlohmann::ordered_json result_json(const Result& r, const MetricArguments& args)
 
 using Rows = std::vector<std::vector<double>>;
 
+// The per-segment statistics every output of a metric is computed from, for each comparison and
+// system: [comparison][system] -> one row per segment.
+struct SegmentStats {
+  std::vector<std::vector<Rows>> forward;
+  std::vector<std::vector<Rows>> backward;  // --commutative: the reference scored against the hypothesis
+};
+
+// Statistics of segments [begin, end) as records, one per segment: every row of every comparison,
+// system and direction, tab-separated, each number as the shortest text that reads back exactly.
+std::vector<std::string> stat_records(const CorpusMetric& metric, const MetricArguments& args,
+                                      const std::vector<std::vector<std::string>>& systems,
+                                      const std::vector<Comparison>& comparisons, std::size_t begin, std::size_t end) {
+  std::vector<std::string> records(end - begin);
+  const auto add = [&](const Rows& rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (double v : rows[i]) records[i] += (records[i].empty() ? "" : "\t") + fmt::format("{}", v);
+  };
+  for (const auto& c : comparisons) {
+    const std::vector<std::vector<std::string>> refs(c.refs.begin() + begin, c.refs.begin() + end);
+    for (const auto& system : systems) {
+      const std::vector<std::string> hyps(system.begin() + begin, system.begin() + end);
+      add(metrics::segment_rows(metric, hyps, refs, args.threads));
+      if (args.commutative)
+        add(metrics::segment_rows(metric, first_references(refs), as_references(hyps), args.threads));
+    }
+  }
+  return records;
+}
+
+// A record's numbers; `count` of them, or the record is not one stat_records wrote (a damaged
+// partial result).
+std::vector<double> record_numbers(const std::string& record, std::size_t count) {
+  std::vector<double> values;
+  for (const char* at = record.c_str(); *at != '\0';) {
+    char* end = nullptr;
+    values.push_back(std::strtod(at, &end));
+    if (end == at || (*end != '\t' && *end != '\0')) break;
+    at = *end == '\t' ? end + 1 : end;
+  }
+  if (values.size() != count) fail("a statistics record holds other than {} numbers: '{}'", count, record);
+  return values;
+}
+
+// The records of stat_records read back, in the order it wrote them.
+SegmentStats read_stat_records(const std::vector<std::string>& records, std::size_t width, std::size_t systems,
+                               std::size_t comparisons, bool commutative) {
+  SegmentStats stats;
+  stats.forward.assign(comparisons, std::vector<Rows>(systems));
+  stats.backward.assign(comparisons, std::vector<Rows>(systems));
+  for (const auto& record : records) {
+    const auto values = record_numbers(record, width * systems * comparisons * (commutative ? 2 : 1));
+    std::size_t next = 0;
+    const auto take = [&](Rows& rows) {
+      rows.emplace_back(values.begin() + next, values.begin() + next + width);
+      next += width;
+    };
+    for (std::size_t c = 0; c < comparisons; ++c)
+      for (std::size_t s = 0; s < systems; ++s) {
+        take(stats.forward[c][s]);
+        if (commutative) take(stats.backward[c][s]);
+      }
+  }
+  return stats;
+}
+
 // --confidence, --paired-bs and --paired-ar (sacrebleu's CLI: no interval with --paired-ar). The
 // baseline of --paired-bs gets its interval from the same resamples as the paired test.
 void resample(Result& r, const CorpusMetric& metric, const MetricArguments& args, const Rows& baseline,
@@ -129,26 +194,24 @@ void resample(Result& r, const CorpusMetric& metric, const MetricArguments& args
 }
 
 // Corpus scores: one Result per system and comparison.
-void run_corpus(const CorpusMetric& metric, const MetricArguments& args,
-                const std::vector<std::vector<std::string>>& systems, const std::vector<Comparison>& comparisons,
-                AtomicOutput& out) {
+void run_corpus(const CorpusMetric& metric, const MetricArguments& args, std::size_t systems,
+                const std::vector<Comparison>& comparisons, const SegmentStats& stats, AtomicOutput& out) {
   const auto score = [&](const std::vector<double>& summed) { return metric.score_row(summed); };
   const int samples = args.paired_bs ? args.paired_bs_n : args.confidence ? args.confidence_n : 0;
   std::vector<Result> results;
-  for (const auto& c : comparisons) {
+  for (std::size_t ci = 0; ci < comparisons.size(); ++ci) {
+    const auto& c = comparisons[ci];
     const auto signature = signature_text(metric, c.refs, args, samples);
     Rows baseline;
-    for (std::size_t s = 0; s < systems.size(); ++s) {
+    for (std::size_t s = 0; s < systems; ++s) {
       Result r;
-      if (systems.size() > 1) r.system = args.hyps[s];
+      if (systems > 1) r.system = args.hyps[s];
       r.compared_with = c.kind;
       r.signature = signature;
-      const auto rows = metrics::segment_rows(metric, systems[s], c.refs, args.threads);
+      const auto& rows = stats.forward[ci][s];
       r.report = metric.report_row(metrics::sum_rows(rows));
       r.label = comparison_label(c, r.report, comparisons.size());
-      if (args.commutative)
-        make_commutative(r, score(metrics::sum_rows(metrics::segment_rows(
-                                metric, first_references(c.refs), as_references(systems[s]), args.threads))));
+      if (args.commutative) make_commutative(r, score(metrics::sum_rows(stats.backward[ci][s])));
       if (s == 0 && (args.paired_bs || args.paired_ar)) baseline = rows;
       resample(r, metric, args, baseline, rows, s == 0);
       results.push_back(std::move(r));
@@ -164,16 +227,14 @@ void run_corpus(const CorpusMetric& metric, const MetricArguments& args,
     }
     return;
   }
-  for (const auto& r : results) out.write_line(text_line(r, args, systems.size() > 1));
+  for (const auto& r : results) out.write_line(text_line(r, args, systems > 1));
 }
 
 // One score per line, aligned with the hypotheses.
-void run_sentences(const CorpusMetric& metric, const MetricArguments& args, const std::vector<std::string>& hyps,
-                   const Comparison& c, AtomicOutput& out) {
-  const auto rows = metrics::segment_rows(metric, hyps, c.refs, args.threads);
-  Rows backward;
-  if (args.commutative)
-    backward = metrics::segment_rows(metric, first_references(c.refs), as_references(hyps), args.threads);
+void run_sentences(const CorpusMetric& metric, const MetricArguments& args, const Comparison& c,
+                   const SegmentStats& stats, AtomicOutput& out) {
+  const auto& rows = stats.forward[0][0];
+  const auto& backward = stats.backward[0][0];
   const auto signature = signature_text(metric, c.refs, args, 0);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Result r{.compared_with = c.kind, .report = metric.report_row(rows[i]), .signature = signature};
@@ -201,9 +262,8 @@ std::string stat_text(double value) { return stat_json(value).dump(); }
 
 // --stats: the sufficient statistics instead of scores, one row per segment (--sentence) or one
 // summed row per system and comparison; TSV with a header, or JSON (Lines for --sentence).
-void run_raw_stats(const CorpusMetric& metric, const MetricArguments& args,
-                   const std::vector<std::vector<std::string>>& systems, const std::vector<Comparison>& comparisons,
-                   AtomicOutput& out) {
+void run_raw_stats(const CorpusMetric& metric, const MetricArguments& args, const std::vector<Comparison>& comparisons,
+                   const SegmentStats& stats, AtomicOutput& out) {
   const auto names = metric.row_names();
   const auto row_json = [&](const std::vector<double>& row, nlohmann::ordered_json json) {
     for (std::size_t k = 0; k < names.size(); ++k) json[names[k]] = stat_json(row[k]);
@@ -218,16 +278,17 @@ void run_raw_stats(const CorpusMetric& metric, const MetricArguments& args,
   };
   if (args.sentence) {
     if (!args.json) out.write_line(fmt::format("line\t{}", fmt::join(names, "\t")));
-    const auto rows = metrics::segment_rows(metric, systems.front(), comparisons.front().refs, args.threads);
+    const auto& rows = stats.forward[0][0];
     for (std::size_t i = 0; i < rows.size(); ++i)
       out.write_line(args.json ? row_json(rows[i], {{"line", i + 1}}).dump() : row_text(rows[i], std::to_string(i + 1)));
     return;
   }
   if (!args.json) out.write_line(fmt::format("system\tcompared_with\t{}", fmt::join(names, "\t")));
   auto list = nlohmann::ordered_json::array();
-  for (const auto& c : comparisons)
-    for (std::size_t s = 0; s < systems.size(); ++s) {
-      const auto summed = metrics::sum_rows(metrics::segment_rows(metric, systems[s], c.refs, args.threads));
+  for (std::size_t ci = 0; ci < comparisons.size(); ++ci)
+    for (std::size_t s = 0; s < args.hyps.size(); ++s) {
+      const auto& c = comparisons[ci];
+      const auto summed = metrics::sum_rows(stats.forward[ci][s]);
       if (!args.json) {
         out.write_line(row_text(summed, args.hyps[s] + "\t" + c.kind));
         continue;
@@ -272,17 +333,29 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
       if (metrics::reference_count(c.refs) != 1)
         fail("--commutative swaps hypothesis and reference: give exactly one reference file");
 
-  AtomicOutput out(args.output);
   if (args.sentence && systems.size() > 1) fail("--sentence scores one system: give one --hyp FILE");
   if (args.sentence && comparisons.size() > 1) fail("--sentence scores one comparison: give --source or --ref, not both");
+
+  // Segments run in chunks (tools/row_run.hpp: --resume, --shard, MPI); corpus scores come from
+  // the summed statistics, so a part's statistics are all a merge needs.
+  RowRun segments({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
+                   .output = args.output, .rows = systems.front().size(), .chunk = 512});
+  if (!segments.process([&](std::size_t begin, std::size_t end) {
+        return stat_records(metric, args, systems, comparisons, begin, end);
+      }))
+    return;
+  const auto stats = read_stat_records(segments.records(), metric.row_names().size(), systems.size(),
+                                       comparisons.size(), args.commutative);
+  AtomicOutput out(args.output);
   if (args.raw_stats) {
-    run_raw_stats(metric, args, systems, comparisons, out);
+    run_raw_stats(metric, args, comparisons, stats, out);
   } else if (args.sentence) {
-    run_sentences(metric, args, systems.front(), comparisons.front(), out);
+    run_sentences(metric, args, comparisons.front(), stats, out);
   } else {
-    run_corpus(metric, args, systems, comparisons, out);
+    run_corpus(metric, args, systems.size(), comparisons, stats, out);
   }
   out.commit();
+  segments.close();
 }
 
 void add_common_options(CLI::App* app, MetricArguments& args) {
@@ -334,6 +407,8 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
                   "p-values differ from sacrebleu's)")
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
+  add_run_control_options(*app, args.control);
+  args.command = app;
   app->footer(
       "Scores, signatures and formats reproduce sacrebleu 2.4.3 exactly; the signature's version field names "
       "that algorithm (version:2.4.3) so it compares equal with sacrebleu's, and --json adds invar_version. "

@@ -15,6 +15,8 @@ struct CommandRegistration {
 };
 
 std::vector<CommandRegistration>& command_registry();
+// Adds every registered command to `app` (main, and `invar merge`, which re-runs a command).
+void add_commands(CLI::App& app);
 
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::function<void(CLI::App&)> setup) {

@@ -9,6 +9,7 @@
 #include "core/printable.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
+#include "tools/ranks.hpp"
 
 namespace invar::cli {
 
@@ -24,7 +25,24 @@ bool quiet = false;
 void set_quiet(bool value) { quiet = value; }
 bool progress_enabled() { return !quiet && isatty(STDERR_FILENO); }
 
+void add_commands(CLI::App& app) {
+  auto& registry = command_registry();
+  std::sort(registry.begin(), registry.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& command : registry) command.setup(app);
+}
+
 }  // namespace invar::cli
+
+namespace {
+
+// Under mpirun the other ranks may be waiting for this one: they are ended too.
+int fail_run(const std::string& message) {
+  std::cerr << "invar: error: " << invar::printable(message) << '\n';
+  invar::cli::abort_every_rank();
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"invar: offline evaluation of text transformations (MT, paraphrase, style transfer) and of the "
@@ -35,27 +53,21 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Silence progress output on stderr");
   app.parse_complete_callback([&] { invar::cli::set_quiet(quiet); });
 
-  auto& registry = invar::cli::command_registry();
-  std::sort(registry.begin(), registry.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  for (const auto& command : registry) command.setup(app);
+  invar::cli::add_commands(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const invar::Error& e) {
-    std::cerr << "invar: error: " << invar::printable(e.what()) << '\n';
-    return 1;
+    return fail_run(e.what());
   } catch (const std::bad_alloc&) {
     // Readers of files turn running out of memory into an Error naming the file; what is left
     // happened computing, which the command names.
     const auto commands = app.get_subcommands();
-    std::cerr << "invar: error: out of memory running 'invar "
-              << (commands.empty() ? std::string("") : commands.front()->get_name()) << "'\n";
-    return 1;
+    return fail_run(fmt::format("out of memory running 'invar {}'", commands.empty() ? "" : commands.front()->get_name()));
   } catch (const std::exception& e) {
-    std::cerr << "invar: error: " << invar::printable(e.what()) << '\n';
-    return 1;
+    return fail_run(e.what());
   }
   return 0;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/row_run.hpp"
+
 namespace invar::cli {
 
 struct MetricArguments {
@@ -30,6 +32,8 @@ struct MetricArguments {
   int num_refs = 1;
   std::string language_pair;
   bool raw_stats = false;
+  RunControl control;
+  const CLI::App* command = nullptr;
 };
 
 // One comparison: the hypotheses against the source (self-) or the references (ref-).

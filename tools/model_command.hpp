@@ -31,6 +31,10 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 // their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
 
+// Rows per chunk of --resume, --shard and MPI runs (tools/row_run.hpp): eight batches, so that
+// length-sorted batching still has rows to sort.
+inline std::size_t chunk_rows(const ModelOptions& options) { return 8 * options.batch_size; }
+
 // One stderr line for an output row that holds NaN or infinity (written as null), naming the input
 // line it came from ("-" = standard input).
 void warn_non_finite(const std::string& input, std::size_t line);

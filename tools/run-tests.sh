@@ -6,10 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 build=build
-flags=(-DCMAKE_BUILD_TYPE=Release)
+# The test builds include MPI (off by default in CMakeLists.txt), so CI runs the mpirun tests.
+flags=(-DCMAKE_BUILD_TYPE=Release -DINVAR_MPI=ON)
 if [ "${1:-}" = "--sanitize" ]; then
   build=build-asan
-  flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_SANITIZE=ON -DINVAR_BENCH=OFF)
+  flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_SANITIZE=ON -DINVAR_BENCH=OFF -DINVAR_MPI=ON)
 fi
 jobs=$(nproc)
 # ccache (when installed) then shares objects between clones of the repository.
@@ -21,6 +22,8 @@ export INVAR_REQUIRE_OPENCL=${INVAR_REQUIRE_OPENCL:-1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 # The OpenCL driver (PoCL, LLVM) leaks at exit; tests/lsan.supp names its libraries and nothing else.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
+# CI runs as root, which mpirun refuses unless told otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 # The libFuzzer targets (clang, their own build dir) run briefly once per suite, not again under --sanitize.

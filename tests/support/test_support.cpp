@@ -87,31 +87,40 @@ std::string temp_dir() {
   return dir;
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+StartedProgram start_program(const std::string& program, const std::vector<std::string>& args,
+                             const std::string& input) {
   auto dir = temp_dir();
-  auto in_path = dir + "/stdin", out_path = dir + "/stdout", err_path = dir + "/stderr";
+  StartedProgram started{.out_path = dir + "/stdout", .err_path = dir + "/stderr"};
+  const auto in_path = dir + "/stdin";
   write_file(in_path, input);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, in_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> argv_storage{INVAR_CLI};
+  posix_spawn_file_actions_addopen(&actions, 1, started.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, started.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_storage{program};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, INVAR_CLI, &actions, nullptr, argv.data(), environ);
+  int rc = posix_spawn(&started.pid, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + std::string(INVAR_CLI));
+  if (rc != 0) throw std::runtime_error("cannot start " + program);
+  return started;
+}
+
+CliResult wait_for(const StartedProgram& started) {
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(started.pid, &status, 0);
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_file(out_path);
-  result.err = read_file(err_path);
+  result.out = read_file(started.out_path);
+  result.err = read_file(started.err_path);
   return result;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+  return wait_for(start_program(INVAR_CLI, args, input));
 }
 
 bool under_address_sanitizer() {

@@ -33,6 +33,15 @@ struct CliResult {
 // Runs the built invar binary with args (no shell), feeding `input` on stdin.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input = "");
 
+// A program started without waiting for it (to kill it mid-way, or to run invar under mpirun).
+struct StartedProgram {
+  int pid = 0;
+  std::string out_path, err_path;
+};
+// `program` is a path; its stdout and stderr go to files that wait_for() reads.
+StartedProgram start_program(const std::string& program, const std::vector<std::string>& args,
+                             const std::string& input = "");
+CliResult wait_for(const StartedProgram& started);
 // Whether this build runs under AddressSanitizer, which reserves terabytes of shadow memory (so
 // address-space limits do not work) and handles fatal signals itself.
 bool under_address_sanitizer();

@@ -1,0 +1,378 @@
+// Run control of the line-aligned commands (tools/row_run.hpp): a run killed mid-way continues
+// with --resume to the same bytes an uninterrupted run writes; a resume with other input or
+// options is refused; --shard K/N parts joined by `invar merge` equal the one-process output.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "support/test_support.hpp"
+
+namespace invar {
+namespace {
+
+using test::fixture;
+using test::read_file;
+using test::run_cli;
+using test::write_file;
+
+const std::string kMarian = fixture("core/marian");
+
+// `count` lines of the Marian golden's sources, varied so that lengths differ.
+std::string source_lines(std::size_t count, const std::string& separator = "") {
+  const auto texts = test::case_strings(test::load_json(fixture("core/marian/golden.json")), "text");
+  std::string out;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string text = texts[i % texts.size()] + std::string(i % 4 * 2, ' ') + std::string(i % 3, '!');
+    out += separator.empty() ? text + "\n" : text + separator + texts[(i + 1) % texts.size()] + "\n";
+  }
+  return out;
+}
+
+std::string after_first_line(const std::string& text) { return text.substr(text.find('\n') + 1); }
+
+std::size_t chunks_in(const std::string& path) {
+  if (!std::filesystem::exists(path)) return 0;
+  const std::string text = read_file(path);
+  std::size_t count = 0;
+  for (std::size_t at = text.find("\n#chunk "); at != std::string::npos; at = text.find("\n#chunk ", at + 1)) ++count;
+  return count;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+class RunControl : public ::testing::Test {
+ protected:
+  std::string dir_ = test::temp_dir();
+  std::string input_ = dir_ + "/in.txt";
+  std::vector<std::string> translate_ = {"-q", "translate", "-m", kMarian, "-i", input_, "--batch-size", "1",
+                                         "--threads", "1", "--max-length", "32"};
+
+  std::string whole_output(const std::vector<std::string>& args) {
+    const auto result = run_cli(with(args, {"-o", dir_ + "/whole"}));
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return read_file(dir_ + "/whole");
+  }
+
+  // The output of `args` run as three shards, handed to merge out of order.
+  std::string merged_shards(const std::vector<std::string>& args) {
+    std::vector<std::string> merge{"merge", "-o", dir_ + "/merged"};
+    for (const char* shard : {"2/3", "0/3", "1/3"}) {
+      const std::string part = dir_ + "/part" + std::string(1, shard[0]);
+      const auto result = run_cli(with(args, {"--shard", shard, "-o", part}));
+      EXPECT_EQ(result.exit_code, 0) << result.err;
+      merge.push_back(part);
+    }
+    const auto merged = run_cli(merge);
+    EXPECT_EQ(merged.exit_code, 0) << merged.err;
+    return read_file(dir_ + "/merged");
+  }
+};
+
+TEST_F(RunControl, ResumeAfterKillGivesTheBytesOfAnUninterruptedRun) {
+  write_file(input_, source_lines(500));
+  const std::string expected = whole_output(translate_);
+  const std::string out = dir_ + "/out", progress = out + ".invar-progress";
+  const auto started = test::start_program(INVAR_CLI, with(translate_, {"-o", out}));
+  while (chunks_in(progress) < 3 && waitpid(started.pid, nullptr, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(started.pid, SIGKILL), 0);
+  const auto killed = test::wait_for(started);
+  ASSERT_EQ(killed.exit_code, 128 + SIGKILL) << "the run ended before it could be killed";
+  ASSERT_FALSE(std::filesystem::exists(out));
+  ASSERT_GE(chunks_in(progress), 3u);
+  ASSERT_LT(chunks_in(progress), 500u / 8);
+
+  const auto resumed = run_cli(with(translate_, {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read_file(out), expected);
+  EXPECT_FALSE(std::filesystem::exists(progress));
+}
+
+// isometry keeps the translations and detector probabilities of each translator and data set
+// beside --per-pair (t0.d0: the first of each).
+TEST_F(RunControl, IsometryResumesAfterKillToTheSameReportAndPairs) {
+  write_file(input_, source_lines(400, "\t"));
+  const std::vector<std::string> isometry{"-q", "isometry", "--pairs", input_, "--translator", kMarian,
+                                          "--detector", fixture("core/bert-pair-cls"), "--batch-size", "1",
+                                          "--threads", "1", "--beam", "1", "--json"};
+  const auto whole = run_cli(with(isometry, {"--per-pair", dir_ + "/whole"}));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string out = dir_ + "/pairs.jsonl", progress = out + ".invar-progress.t0.d0";
+  const auto started = test::start_program(INVAR_CLI, with(isometry, {"--per-pair", out}));
+  while (chunks_in(progress) < 3 && waitpid(started.pid, nullptr, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(started.pid, SIGKILL), 0);
+  ASSERT_EQ(test::wait_for(started).exit_code, 128 + SIGKILL) << "the run ended before it could be killed";
+  ASSERT_LT(chunks_in(progress), 400u / 8);
+
+  const auto other = run_cli(with(isometry, {"--per-pair", out, "--resume", "--epsilon", "0.6"}));
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("cannot resume"), std::string::npos) << other.err;
+  const auto resumed = run_cli(with(isometry, {"--per-pair", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(resumed.out, whole.out);
+  EXPECT_EQ(read_file(out), read_file(dir_ + "/whole"));
+  EXPECT_FALSE(std::filesystem::exists(progress));
+}
+
+// A run that failed at its last line leaves the chunks before it in the progress file.
+class InterruptedRun : public RunControl {
+ protected:
+  std::string out_ = dir_ + "/out", progress_ = out_ + ".invar-progress";
+  void SetUp() override {
+    write_file(input_, source_lines(40) + std::string(300, 'a') + "\n");
+    const auto failed = run_cli(with(translate_, {"-o", out_}));
+    ASSERT_EQ(failed.exit_code, 1);
+    ASSERT_NE(failed.err.find(":41:"), std::string::npos) << failed.err;
+    ASSERT_EQ(chunks_in(progress_), 5u);
+  }
+};
+
+// kill -9 may stop a run in the middle of writing a chunk: that chunk is computed again.
+TEST_F(RunControl, AnIncompleteLastChunkIsDroppedAndRecomputed) {
+  write_file(input_, source_lines(48));
+  const std::string expected = whole_output(translate_);
+  // Every chunk of the input, as a one-shard partial result holds them, made a progress file
+  // with three whole chunks and a fourth cut off in its records.
+  const auto whole_part = run_cli(with(translate_, {"-o", dir_ + "/part", "--shard", "0/1"}));
+  ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
+  std::string progress = read_file(dir_ + "/part");
+  progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
+  const std::size_t fourth = progress.find("#chunk 3 ");
+  ASSERT_NE(fourth, std::string::npos);
+  const std::string out = dir_ + "/out";
+  write_file(out + ".invar-progress", progress.substr(0, fourth + 20));
+  const auto resumed = run_cli(with(translate_, {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read_file(out), expected);
+}
+
+TEST_F(InterruptedRun, ResumeWithOtherOptionsOrInputIsRefused) {
+  const auto other_options = run_cli(with(translate_, {"-o", out_, "--resume", "--beam", "2"}));
+  EXPECT_EQ(other_options.exit_code, 1);
+  EXPECT_NE(other_options.err.find("out.invar-progress: cannot resume: the progress there belongs to a run with other "
+                                   "input or options"),
+            std::string::npos)
+      << other_options.err;
+  write_file(input_, source_lines(41));
+  const auto other_input = run_cli(with(translate_, {"-o", out_, "--resume"}));
+  EXPECT_EQ(other_input.exit_code, 1);
+  EXPECT_NE(other_input.err.find("cannot resume"), std::string::npos) << other_input.err;
+  EXPECT_EQ(chunks_in(progress_), 5u);  // refusing keeps the progress
+  const auto afresh = run_cli(with(translate_, {"-o", out_}));
+  EXPECT_EQ(afresh.exit_code, 0) << afresh.err;
+  EXPECT_FALSE(std::filesystem::exists(progress_));
+}
+
+TEST_F(RunControl, ResumeNeedsAnOutputFileAndAnInputFile) {
+  write_file(input_, source_lines(3));
+  const auto to_stdout = run_cli(with(translate_, {"--resume"}));
+  EXPECT_EQ(to_stdout.exit_code, 1);
+  EXPECT_NE(to_stdout.err.find("give --output FILE"), std::string::npos) << to_stdout.err;
+  const auto from_stdin = run_cli({"translate", "-m", kMarian, "-o", dir_ + "/o", "--resume"}, source_lines(3));
+  EXPECT_EQ(from_stdin.exit_code, 1);
+  EXPECT_NE(from_stdin.err.find("not standard input"), std::string::npos) << from_stdin.err;
+}
+
+struct ShardCase {
+  std::string name;
+  std::vector<std::string> args;  // the command, without input and output
+  std::string separator;          // between two texts of a line ("" = one text)
+};
+
+class ShardAndMerge : public RunControl, public ::testing::WithParamInterface<ShardCase> {};
+
+// Three shards of 30 lines in chunks of 16 (batch size 2): the last shard has no chunk of its own
+// when chunks do not divide evenly, which merge must take as it comes.
+TEST_P(ShardAndMerge, PartsMergedEqualTheOneProcessOutput) {
+  const auto& c = GetParam();
+  write_file(input_, source_lines(30, c.separator));
+  const auto args = with(c.args, {"-i", input_, "--batch-size", "2", "--threads", "1"});
+  EXPECT_EQ(merged_shards(args), whole_output(args));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, ShardAndMerge,
+    ::testing::Values(ShardCase{"translate", {"translate", "-m", kMarian, "--max-length", "24"}, ""},
+                      ShardCase{"generate", {"generate", "-m", kMarian, "--beam", "2", "--n-best", "2", "--max-length", "16"}, ""},
+                      ShardCase{"score", {"score", "-m", kMarian}, "\t"},
+                      ShardCase{"embed", {"embed", "-m", fixture("core/mpnet")}, ""},
+                      ShardCase{"embed_npy", {"embed", "-m", fixture("core/xlmr"), "--output-format", "npy"}, ""},
+                      ShardCase{"similarity", {"similarity", "-m", fixture("core/bert-wordpiece")}, "\t"},
+                      ShardCase{"hidden", {"hidden", "-m", fixture("core/bert-wordpiece"), "--layer", "1"}, ""},
+                      ShardCase{"classify", {"classify", "-m", fixture("core/xlmr-pair-cls"), "--pairs"}, "\t"},
+                      ShardCase{"pll", {"pll", "-m", fixture("core/bert-mlm"), "--ppl"}, ""}),
+    [](const auto& info) { return info.param.name; });
+
+// Metrics: 1100 segments in chunks of 512, so that each of three shards has a chunk.
+class MetricShards : public RunControl, public ::testing::WithParamInterface<std::vector<std::string>> {
+ protected:
+  void SetUp() override {
+    write_file(dir_ + "/hyp", source_lines(1100));
+    write_file(dir_ + "/hyp2", after_first_line(source_lines(1101)));
+    write_file(dir_ + "/ref", source_lines(1100, " and "));
+    write_file(dir_ + "/ref2", after_first_line(source_lines(1101, " or ")));
+  }
+
+  std::vector<std::string> args() {
+    std::vector<std::string> out{"metric"};
+    for (const auto& arg : GetParam()) out.push_back(arg.starts_with("@") ? dir_ + "/" + arg.substr(1) : arg);
+    return out;
+  }
+};
+
+TEST_P(MetricShards, PartsMergedEqualTheOneProcessOutput) {
+  const std::string expected = whole_output(args());
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(merged_shards(args()), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, MetricShards,
+    ::testing::Values(std::vector<std::string>{"bleu", "-i", "@hyp", "-r", "@ref", "-r", "@ref2"},
+                      std::vector<std::string>{"bleu", "-i", "@hyp", "-i", "@hyp2", "-r", "@ref", "--json", "--paired-bs",
+                                               "--paired-bs-n", "50"},
+                      std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--word-order", "2", "--confidence",
+                                               "--confidence-n", "50"},
+                      std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--commutative", "--json"},
+                      std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--source", "@ref2"},
+                      std::vector<std::string>{"ter", "-i", "@hyp", "-i", "@hyp2", "-r", "@ref", "--stats", "--json"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    Sentence, MetricShards,
+    ::testing::Values(std::vector<std::string>{"bleu", "-i", "@hyp", "-r", "@ref", "--sentence"},
+                      std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--sentence", "--json"},
+                      std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--sentence", "--stats"}));
+
+#ifdef INVAR_MPIEXEC
+const char* const kMpiexec = INVAR_MPIEXEC;
+#else
+const char* const kMpiexec = nullptr;
+#endif
+
+struct MpiCase {
+  std::string name;
+  std::vector<std::string> args;  // the command; "@in" is the input file
+  std::string separator;          // between two texts of an input line ("" = one text)
+  std::size_t lines = 100;
+};
+
+// `mpirun -n N invar ...` (a build with INVAR_MPI): 100 lines in chunks of 16 (batch size 2), 40
+// lines of pll in chunks of 16, 1100 segments of metrics in chunks of 512: every rank has a part.
+// As root, as CI runs, mpirun must be told it may.
+class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> {
+ protected:
+  void SetUp() override {
+    if (kMpiexec == nullptr) GTEST_SKIP() << "built without INVAR_MPI";
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+
+  // Under ASan (tools/run-tests.sh --sanitize) the ranks unwind allocations fully: Open MPI's
+  // libraries have no frame pointers, and tests/lsan.supp can name them only in full stacks.
+  test::CliResult mpirun(const std::string& ranks, const std::vector<std::string>& args) {
+    std::vector<std::string> launch{"--oversubscribe", "-n", ranks};
+    if (const char* asan = std::getenv("ASAN_OPTIONS"))
+      launch.insert(launch.end(), {"-x", std::string("ASAN_OPTIONS=") + asan + ":fast_unwind_on_malloc=0"});
+    launch.push_back(INVAR_CLI);
+    return test::wait_for(test::start_program(kMpiexec, with(launch, args)));
+  }
+
+  std::vector<std::string> args(const MpiCase& c) {
+    std::vector<std::string> out;
+    for (const auto& arg : c.args) out.push_back(arg == "@in" ? input_ : arg == "@ref" ? dir_ + "/ref" : arg);
+    return out;
+  }
+};
+
+TEST_P(Mpirun, TwoAndThreeRanksEqualTheOneProcessOutput) {
+  const auto& c = GetParam();
+  write_file(input_, source_lines(c.lines, c.separator));
+  write_file(dir_ + "/ref", source_lines(c.lines, " and "));
+  const std::string expected = whole_output(args(c));
+  for (const char* ranks : {"2", "3"}) {
+    const std::string out = dir_ + "/ranks" + ranks;
+    const auto result = mpirun(ranks, with(args(c), {"-o", out}));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(read_file(out), expected) << ranks << " ranks";
+    EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress.1-of-" + ranks));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, Mpirun,
+    ::testing::Values(
+        MpiCase{"translate", {"translate", "-m", kMarian, "-i", "@in", "--batch-size", "2", "--threads", "1"}, ""},
+        MpiCase{"score", {"score", "-m", kMarian, "-i", "@in", "--batch-size", "2", "--threads", "1"}, "\t"},
+        MpiCase{"embed", {"embed", "-m", fixture("core/mpnet"), "-i", "@in", "--batch-size", "2", "--threads", "1"}, ""},
+        MpiCase{"classify",
+                {"classify", "-m", fixture("core/xlmr-pair-cls"), "--pairs", "-i", "@in", "--batch-size", "2", "--threads", "1"},
+                "\t"},
+        MpiCase{"pll", {"pll", "-m", fixture("core/bert-mlm"), "-i", "@in", "--threads", "1"}, "", 40},
+        MpiCase{"bleu", {"metric", "bleu", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
+        MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100}),
+    [](const auto& info) { return info.param.name; });
+
+TEST_F(Mpirun, AnErrorOnOneRankEndsEveryRank) {
+  write_file(input_, source_lines(60) + std::string(300, 'a') + "\n");
+  const auto result = mpirun("2", with(translate_, {"-o", dir_ + "/out"}));
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("in.txt:61: "), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/out"));
+}
+
+class Merge : public RunControl {
+ protected:
+  void SetUp() override {
+    write_file(input_, source_lines(40));
+    for (const char* shard : {"0/2", "1/2"}) {
+      const auto result = run_cli(with(translate_, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+    }
+  }
+  std::string part0_ = dir_ + "/part0", part1_ = dir_ + "/part1";
+};
+
+TEST_F(Merge, RefusesMissingRepeatedAndForeignParts) {
+  const auto missing = run_cli({"merge", part0_});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("shard 1/2 is missing"), std::string::npos) << missing.err;
+  const auto twice = run_cli({"merge", part0_, part0_, part1_});
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("shard 0/2 is already given"), std::string::npos) << twice.err;
+  const auto other = run_cli(with(translate_, {"--beam", "2", "--shard", "1/2", "-o", dir_ + "/other"}));
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  const auto foreign = run_cli({"merge", part0_, dir_ + "/other"});
+  EXPECT_EQ(foreign.exit_code, 1);
+  EXPECT_NE(foreign.err.find("a part of another run"), std::string::npos) << foreign.err;
+  const auto not_partial = run_cli({"merge", part0_, input_});
+  EXPECT_EQ(not_partial.exit_code, 1);
+  EXPECT_NE(not_partial.err.find("not a partial result"), std::string::npos) << not_partial.err;
+}
+
+TEST_F(Merge, RefusesPartsOfAnInputThatChangedSince) {
+  write_file(input_, source_lines(41));
+  const auto result = run_cli({"merge", part0_, part1_});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("made from other input files or options"), std::string::npos) << result.err;
+}
+
+TEST_F(RunControl, ShardMustBeKOfN) {
+  write_file(input_, source_lines(3));
+  for (const char* bad : {"3/3", "1", "a/2", "1/0", "-1/2"}) {
+    const auto result = run_cli(with(translate_, {"--shard", bad, "-o", dir_ + "/p"}));
+    EXPECT_EQ(result.exit_code, 1) << bad;
+    EXPECT_NE(result.err.find("--shard must be K/N"), std::string::npos) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace invar

@@ -1,0 +1,265 @@
+#include "tools/row_run.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "invar_version.hpp"
+#include "tools/ranks.hpp"
+
+namespace invar::cli {
+namespace {
+
+std::optional<std::pair<RunHeader, Chunks>>& merge_source() {
+  static std::optional<std::pair<RunHeader, Chunks>> source;
+  return source;
+}
+
+bool is_run_control(const CLI::Option& option) {
+  for (const auto& name : option.get_lnames())
+    if (name == "output" || name == "resume" || name == "shard") return true;
+  return false;
+}
+
+std::string option_name(const CLI::Option& option) {
+  if (!option.get_lnames().empty()) return "--" + option.get_lnames().front();
+  if (!option.get_snames().empty()) return "-" + option.get_snames().front();
+  return {};  // a positional
+}
+
+// The subcommand's path from the root ("metric", "bleu") and its given options, in declaration
+// order, as a command line that runs it again.
+std::vector<std::string> command_line(const CLI::App& command) {
+  std::vector<std::string> line;
+  for (const CLI::App* app = &command; app->get_parent() != nullptr; app = app->get_parent())
+    line.insert(line.begin(), app->get_name());
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0 || is_run_control(*option)) continue;
+    const std::string name = option_name(*option);
+    if (option->get_expected_max() == 0) {  // a flag
+      for (std::size_t i = 0; i < option->count(); ++i) line.push_back(name);
+      continue;
+    }
+    for (const auto& value : option->results()) {
+      if (!name.empty()) line.push_back(name);
+      line.push_back(value);
+    }
+  }
+  return line;
+}
+
+class Hasher {
+ public:
+  Hasher() : state_(XXH3_createState()) { XXH3_128bits_reset(state_); }
+  ~Hasher() { XXH3_freeState(state_); }
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+
+  void add(std::string_view bytes) {
+    const std::uint64_t size = bytes.size();  // length-prefixed: ("ab", "c") and ("a", "bc") differ
+    XXH3_128bits_update(state_, &size, sizeof size);
+    XXH3_128bits_update(state_, bytes.data(), bytes.size());
+  }
+  void add_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail("{}: cannot open: {}", path, std::strerror(errno));
+    std::vector<char> buffer(1 << 20);
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
+      XXH3_128bits_update(state_, buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  std::string hex() const {
+    const XXH128_hash_t hash = XXH3_128bits_digest(state_);
+    return fmt::format("{:016x}{:016x}", hash.high64, hash.low64);
+  }
+
+ private:
+  XXH3_state_t* state_;
+};
+
+// Empty when an input is standard input (it cannot be read twice).
+std::string fingerprint(const std::vector<std::string>& line, const std::vector<std::string>& inputs,
+                        const RowRunSpec& spec) {
+  Hasher hasher;
+  hasher.add(kVersion);
+  hasher.add(std::to_string(spec.chunk));
+  hasher.add(spec.part);
+  bool input_value = false;
+  for (const auto& word : line) {
+    if (input_value) {
+      if (word == "-") return {};
+      hasher.add_file(word);
+    }
+    hasher.add(word);
+    input_value = std::find(inputs.begin(), inputs.end(), word) != inputs.end();
+  }
+  return hasher.hex();
+}
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  std::size_t k = 0, n = 0;
+  char slash = 0, rest = 0;
+  if (std::sscanf(text.c_str(), "%zu%c%zu%c", &k, &slash, &n, &rest) != 3 || slash != '/' || n == 0 || k >= n ||
+      text.find_first_not_of("0123456789/") != std::string::npos)
+    fail("--shard must be K/N with 0 <= K < N (e.g. 0/4 for the first of four), got '{}'", text);
+  return {k, n};
+}
+
+// True when an input option is left at its default, standard input.
+bool reads_standard_input(const CLI::App& command, const std::vector<std::string>& inputs) {
+  for (const auto& name : inputs) {
+    const CLI::Option* option = command.get_option_no_throw(name);
+    if (option && option->count() == 0 && option->get_default_str() == "-") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void add_resume_option(CLI::App& command, RunControl& control, const std::string& output_option) {
+  command.add_flag("--resume", control.resume,
+                   fmt::format("Continue an interrupted run from the progress kept beside {} (FILE.invar-progress); "
+                               "refused when the input or the options differ",
+                               output_option));
+}
+
+void add_run_control_options(CLI::App& command, RunControl& control) {
+  add_resume_option(command, control);
+  command.add_option("--shard", control.shard,
+                     "Run part K of N (0 <= K < N) and write a partial result to --output; `invar merge` joins "
+                     "the N parts into the output of one whole run (docs/scale-out.md)");
+}
+
+void merge_from(RunHeader header, Chunks chunks) { merge_source() = std::pair{std::move(header), std::move(chunks)}; }
+
+RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
+  command_ = command_line(*spec_.command);
+  if (!reads_standard_input(*spec_.command, spec_.inputs)) fingerprint_ = fingerprint(command_, spec_.inputs, spec_);
+  const Ranks processes = spec_.splits ? ranks() : Ranks{};
+  merging_ = merge_source().has_value();
+  sharded_ = !spec_.control->shard.empty();
+  if (sharded_ && processes.size > 1) fail("--shard splits the input for separate jobs, mpirun for ranks: choose one");
+  if (sharded_) std::tie(part_, parts_) = parse_shard(spec_.control->shard);
+  if (processes.size > 1) std::tie(part_, parts_) = std::pair<std::size_t, std::size_t>(processes.rank, processes.size);
+  const bool split = sharded_ || processes.size > 1;
+  if (fingerprint_.empty() && (split || spec_.control->resume || merging_))
+    fail("--resume, --shard and mpirun read the input by its name: give it as a file, not standard input");
+  if (spec_.control->resume && spec_.output == "-")
+    fail("--resume continues from the progress file beside the output: give {} FILE", spec_.output_option);
+  if (spec_.output != "-" && !fingerprint_.empty() && !merging_)
+    progress_path_ = spec_.output + ".invar-progress" + (spec_.part.empty() ? "" : "." + spec_.part) +
+                     (processes.size > 1 ? fmt::format(".{}-of-{}", processes.rank, processes.size) : "");
+}
+
+RowRun::~RowRun() = default;
+
+std::size_t RowRun::chunk_count() const { return (spec_.rows + spec_.chunk - 1) / spec_.chunk; }
+
+std::vector<std::string> RowRun::run_chunk(const Work& work, std::size_t index) {
+  const std::size_t begin = index * spec_.chunk, end = std::min(spec_.rows, begin + spec_.chunk);
+  auto records = work(begin, end);
+  if (records.size() != end - begin)
+    fail("internal: rows {} to {} gave {} records", begin + 1, end, records.size());
+  if (appender_) appender_->append(chunk_block(index, records));
+  return records;
+}
+
+// The chunks an earlier run of the same input and options finished (--resume); the progress file
+// starts anew otherwise.
+void RowRun::load_progress(Chunks& done) {
+  const RunHeader header{.kind = "progress", .fingerprint = fingerprint_, .rows = spec_.rows, .chunk = spec_.chunk,
+                         .shard = part_, .shards = parts_, .command = command_};
+  if (!spec_.control->resume || !std::filesystem::exists(progress_path_)) {
+    appender_.emplace(progress_path_, header);
+    return;
+  }
+  RunFile file = read_run_file(progress_path_);
+  if (file.header.fingerprint != fingerprint_ || file.header.rows != spec_.rows || file.header.chunk != spec_.chunk ||
+      file.header.shard != part_ || file.header.shards != parts_)
+    fail("{}: cannot resume: the progress there belongs to a run with other input or options (its command: {}); "
+         "run without --resume to start over",
+         progress_path_, fmt::join(file.header.command, " "));
+  done = std::move(file.chunks);
+  appender_.emplace(progress_path_, header, file.complete_bytes);
+}
+
+bool RowRun::process(const Work& work) {
+  Chunks mine;
+  if (merging_) {
+    auto [header, chunks] = std::move(*merge_source());
+    merge_source().reset();
+    if (header.fingerprint != fingerprint_)
+      fail("the partial results were made from other input files or options than these (their command: {})",
+           fmt::join(header.command, " "));
+    collect(chunks);
+    return true;
+  }
+  if (!progress_path_.empty()) load_progress(mine);
+  const std::size_t chunks = chunk_count();
+  for (std::size_t c = part_ * chunks / parts_; c < (part_ + 1) * chunks / parts_; ++c)
+    if (!mine.count(c)) mine[c] = run_chunk(work, c);
+  appender_.reset();
+  return hand_over(mine);
+}
+
+// Single process: keeps the records. --shard: writes them as a partial result. MPI: gathers them on rank 0.
+bool RowRun::hand_over(const Chunks& mine) {
+  std::string blocks;
+  for (const auto& [index, records] : mine) blocks += chunk_block(index, records);
+  if (sharded_) {
+    AtomicOutput out(spec_.output);
+    out.stream() << header_line({.kind = "partial", .fingerprint = fingerprint_, .rows = spec_.rows,
+                                 .chunk = spec_.chunk, .shard = part_, .shards = parts_, .command = command_})
+                 << blocks;
+    out.commit();
+    close();
+    return false;
+  }
+  if (parts_ == 1) {
+    collect(mine);
+    return true;
+  }
+  const auto gathered = gather_on_first(blocks);
+  if (gathered.empty()) {
+    close();
+    return false;
+  }
+  Chunks all;
+  for (std::size_t rank = 0; rank < gathered.size(); ++rank)
+    read_chunk_blocks(gathered[rank], fmt::format("rank {}", rank), all);
+  collect(all);
+  return true;
+}
+
+void RowRun::collect(const Chunks& all) {
+  records_.clear();
+  records_.reserve(spec_.rows);
+  for (std::size_t c = 0; c < chunk_count(); ++c) {
+    const auto found = all.find(c);
+    const std::size_t expected = std::min(spec_.rows, (c + 1) * spec_.chunk) - c * spec_.chunk;
+    if (found == all.end() || found->second.size() != expected)
+      fail("rows {} to {} are missing from the partial results", c * spec_.chunk + 1, c * spec_.chunk + expected);
+    records_.insert(records_.end(), found->second.begin(), found->second.end());
+  }
+}
+
+void RowRun::write_lines() {
+  AtomicOutput out(spec_.output);
+  for (const auto& record : records_) out.write_line(record);
+  out.commit();
+  close();
+}
+
+void RowRun::close() {
+  if (parts_ > 1 && !sharded_) wait_for_every_rank();
+  if (!progress_path_.empty()) std::filesystem::remove(progress_path_);
+}
+
+}  // namespace invar::cli

@@ -1,0 +1,85 @@
+#pragma once
+// Run control for the line-aligned commands: one mechanism behind --resume, --shard K/N,
+// `invar merge` and `mpirun -n N invar ...`. A command hands RowRun its row count and a function
+// that turns a range of rows into one output record per row; RowRun splits the rows into chunks
+// of a fixed size (so a row's result never depends on which process computed it or what ran
+// before), runs the chunks this process owns and has not finished, keeps each finished chunk in a
+// progress file beside the output, and brings the records of every chunk to the one process that
+// writes the output. The progress file and the partial results are fingerprinted with the
+// content of the input files and every option that is given, except the run-control ones.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/run_file.hpp"
+
+namespace invar::cli {
+
+struct RunControl {
+  bool resume = false;
+  std::string shard;  // "K/N", K in 0..N-1; empty = the whole input
+};
+// Adds --resume and --shard.
+void add_run_control_options(CLI::App& command, RunControl& control);
+// Adds --resume only (commands whose row runs are not split over processes).
+void add_resume_option(CLI::App& command, RunControl& control, const std::string& output_option = "--output");
+
+struct RowRunSpec {
+  const CLI::App* command = nullptr;   // the subcommand being run (its given options are fingerprinted)
+  const RunControl* control = nullptr;
+  std::vector<std::string> inputs;     // options naming input files, fingerprinted by their content
+  std::string output;                  // the output file ("-" = standard output)
+  std::size_t rows = 0;
+  std::size_t chunk = 1;               // rows per chunk
+  std::string output_option = "--output";  // the option naming `output`, for messages
+  // For a command that runs several row runs: names this one (e.g. "TRANSLATOR.DATASET"); it is
+  // part of the progress file's name and of the fingerprint. Such runs are not split (splits =
+  // false): under --shard or mpirun every process runs every row.
+  std::string part;
+  bool splits = true;
+};
+
+class RowRun {
+ public:
+  explicit RowRun(RowRunSpec spec);
+  ~RowRun();
+  RowRun(const RowRun&) = delete;
+  RowRun& operator=(const RowRun&) = delete;
+
+  // Records of rows [begin, end), one per row, none holding a line break.
+  using Work = std::function<std::vector<std::string>(std::size_t begin, std::size_t end)>;
+  // Runs `work` on the chunks this process owns and has not finished. True when this process
+  // writes the command's output (then records() holds every row's record); false when its part
+  // went elsewhere (--shard: the partial result in the output file; MPI ranks other than 0).
+  bool process(const Work& work);
+  const std::vector<std::string>& records() const { return records_; }
+  // After the output is committed: the progress file is no longer needed.
+  void close();
+  // For commands whose records are their output lines: writes them to the output, then close().
+  void write_lines();
+
+ private:
+  std::size_t chunk_count() const;
+  std::vector<std::string> run_chunk(const Work& work, std::size_t index);
+  void load_progress(Chunks& done);
+  bool hand_over(const Chunks& mine);
+  void collect(const Chunks& all);
+
+  RowRunSpec spec_;
+  std::vector<std::string> command_;  // the command line without run-control options
+  std::string fingerprint_;
+  std::size_t part_ = 0, parts_ = 1;  // the shard or rank this process runs, of how many
+  bool sharded_ = false, merging_ = false;
+  std::string progress_path_;  // empty = no progress file (standard output, or input from standard input)
+  std::optional<ChunkAppender> appender_;
+  std::vector<std::string> records_;
+};
+
+// `invar merge` hands the partial results over here, then re-runs their command: its RowRun then
+// takes the records from them instead of computing.
+void merge_from(RunHeader header, Chunks chunks);
+
+}  // namespace invar::cli
