@@ -258,17 +258,15 @@ void run_classify(const ClassifyOptions& options) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < logits.size(); ++i) {
     const auto& l = logits[i];
-    const bool finite = all_finite(l);
-    if (!finite) warn_non_finite(options.encode.model.input, i + 1);
+    if (!all_finite(l)) warn_non_finite(options.encode.model.input, i + 1);
     if (spec.regression) {
       out.push_back(fmt::format(R"({{"score": {}}})", json_number_text(l[0])));
       continue;
     }
-    // No label is chosen from NaN or infinite logits: max_element would pick an arbitrary one.
     const auto probs = label_probabilities(l, spec.multi_label);
-    const auto best = static_cast<std::size_t>(std::max_element(l.begin(), l.end()) - l.begin());
+    const auto best = best_label(l);
     out.push_back(fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", json_array_text(l),
-                              json_array_text(probs), finite ? nlohmann::json(spec.labels[best]).dump() : "null"));
+                              json_array_text(probs), best ? nlohmann::json(spec.labels[*best]).dump() : "null"));
   }
   write_lines(options.encode.model.output, out);
 }

@@ -87,7 +87,7 @@ std::string temp_dir() {
   return dir;
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+CliResult run_program(const std::vector<std::string>& command, const std::string& input) {
   auto dir = temp_dir();
   auto in_path = dir + "/stdin", out_path = dir + "/stdout", err_path = dir + "/stderr";
   write_file(in_path, input);
@@ -96,15 +96,14 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& input
   posix_spawn_file_actions_addopen(&actions, 0, in_path.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> argv_storage{INVAR_CLI};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<std::string> argv_storage = command;
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, INVAR_CLI, &actions, nullptr, argv.data(), environ);
+  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + std::string(INVAR_CLI));
+  if (rc != 0) throw std::runtime_error("cannot start " + command.front());
   int status = 0;
   waitpid(pid, &status, 0);
   CliResult result;
@@ -112,6 +111,12 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& input
   result.out = read_file(out_path);
   result.err = read_file(err_path);
   return result;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+  std::vector<std::string> command{INVAR_CLI};
+  command.insert(command.end(), args.begin(), args.end());
+  return run_program(command, input);
 }
 
 bool under_address_sanitizer() {
