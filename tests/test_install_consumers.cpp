@@ -56,7 +56,7 @@ class InstallConsumers : public ::testing::Test {
     EXPECT_FALSE(version.empty());
     out >> word >> dimension;
     EXPECT_EQ(word, "dimension");
-    const auto& expected = first["mean_pooled_normalized"];
+    const auto& expected = first["mean_pooled_normalized"][0];
     ASSERT_EQ(dimension, expected.size());
     for (std::size_t d = 0; d < dimension; ++d) {
       double value = 0;

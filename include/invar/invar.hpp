@@ -155,6 +155,8 @@ class Metric {
     });
   }
 
+  invar_metric* get() const noexcept { return metric_.get(); }
+
  private:
   template <typename Create>
   explicit Metric(Create create) : metric_(detail::make<invar_metric, invar_metric_free>(create)) {}
