@@ -71,7 +71,7 @@ class InstallConsumers : public ::testing::Test {
 std::string* InstallConsumers::work_ = nullptr;
 
 TEST_F(InstallConsumers, InstallsHeadersLibrariesAndPackageFiles) {
-  for (const std::string file : {"include/invar/invar.h", "include/invar/invar.hpp", kLibdir + "/libinvar.a",
+  for (const std::string& file : std::vector<std::string>{"include/invar/invar.h", "include/invar/invar.hpp", kLibdir + "/libinvar.a",
                                  kLibdir + "/libinvar.so", kLibdir + "/cmake/invar/invarConfig.cmake",
                                  kLibdir + "/cmake/invar/invarConfigVersion.cmake", kLibdir + "/pkgconfig/invar.pc",
                                  "share/invar/examples/embed/embed.c", "share/invar/examples/embed/CMakeLists.txt"})
