@@ -82,6 +82,19 @@ void prepare(Search& search, invar_model* model, const char* call, const char* c
   if (options != nullptr && options->truncate) search.run.truncated = [&search](std::size_t) { ++search.truncated; };
 }
 
+// One generate or translate call: `*output` stays NULL unless `make` builds it from the prepared search.
+template <typename T, typename Make>
+invar_status search_call(T** output, const char* output_name, invar_model* model, const char* call,
+                         const char* const* texts, std::size_t count, const invar_search_options* options, Make make) {
+  if (output != nullptr) *output = nullptr;
+  return guarded([&] {
+    require(output, output_name);
+    Search search;
+    prepare(search, model, call, texts, count, options);
+    *output = make(search);
+  });
+}
+
 void fill(invar_hypothesis& out, const Translation& hypothesis) {
   out.text = new_string(hypothesis.text);
   out.length = hypothesis.ids.size();
@@ -123,18 +136,14 @@ void invar_search_options_init(invar_search_options* options) {
 
 invar_status invar_generate(invar_model* model, const char* const* texts, size_t count,
                             const invar_search_options* options, invar_generation** generation) {
-  if (generation != nullptr) *generation = nullptr;
-  return guarded([&] {
-    require(generation, "generation");
-    Search search;
-    prepare(search, model, "generate", texts, count, options);
+  return search_call(generation, "generation", model, "generate", texts, count, options, [&](Search& search) {
     const auto hypotheses = search.translator->generate(search.texts, search.settings, search.run);
     Result<invar_generation, invar_generation_free> out;
     out->inputs = new invar_hypotheses[count]();
     out->count = count;
     out->truncated = search.truncated;
     for (std::size_t i = 0; i < count; ++i) fill(out->inputs[i], hypotheses[i]);
-    *generation = out.release();
+    return out.release();
   });
 }
 
@@ -154,16 +163,12 @@ void invar_generation_free(invar_generation* generation) {
 
 invar_status invar_translate(invar_model* model, const char* const* texts, size_t count,
                              const invar_search_options* options, invar_texts** translations) {
-  if (translations != nullptr) *translations = nullptr;
-  return guarded([&] {
-    require(translations, "translations");
-    Search search;
-    prepare(search, model, "translate", texts, count, options);
+  return search_call(translations, "translations", model, "translate", texts, count, options, [&](Search& search) {
     const auto best = search.translator->translate(search.texts, search.settings, search.run);
     Result<invar_texts, invar_texts_free> out;
     out->count = count;
     out->texts = new_strings(best);
-    *translations = out.release();
+    return out.release();
   });
 }
 

@@ -144,29 +144,37 @@ TEST(CApiErrors, NullModelTextsAndOutputs) {
 
 TEST(CApiErrors, BadSearchOptions) {
   auto marian = open("core/marian");
-  invar_search_options options;
-  invar_generation* generation = nullptr;
-  invar_search_options_init(&options);
-  options.num_beams = 0;
-  EXPECT_TRUE(fails(invar_generate(marian.get(), kTexts, 2, &options, &generation), INVAR_ERROR_ARGUMENT, "num_beams"));
-  invar_search_options_init(&options);
-  options.early_stopping = 2;
-  EXPECT_TRUE(fails(invar_generate(marian.get(), kTexts, 2, &options, &generation), INVAR_ERROR_ARGUMENT,
-                    "early_stopping"));
-  invar_search_options_init(&options);
-  options.do_sample = 1;
-  options.top_p = 2.0;
-  EXPECT_TRUE(fails(invar_generate(marian.get(), kTexts, 2, &options, &generation), INVAR_ERROR_ARGUMENT, "top_p"));
-  invar_search_options_init(&options);
-  options.num_beams = 1;
-  options.num_return_sequences = 3;
-  EXPECT_TRUE(fails(invar_generate(marian.get(), kTexts, 2, &options, &generation), INVAR_ERROR_ARGUMENT,
-                    "num_return_sequences"));
-  invar_search_options_init(&options);
-  options.do_sample = 1;
-  options.num_beams = 4;
-  EXPECT_TRUE(fails(invar_generate(marian.get(), kTexts, 2, &options, &generation), INVAR_ERROR_ARGUMENT, "beam"));
-  EXPECT_EQ(generation, nullptr);
+  struct Case {
+    void (*set)(invar_search_options&);
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](invar_search_options& o) { o.num_beams = 0; }, "num_beams"},
+      {[](invar_search_options& o) { o.early_stopping = 2; }, "early_stopping"},
+      {[](invar_search_options& o) {
+         o.do_sample = 1;
+         o.top_p = 2.0;
+       },
+       "top_p"},
+      {[](invar_search_options& o) {
+         o.num_beams = 1;
+         o.num_return_sequences = 3;
+       },
+       "num_return_sequences"},
+      {[](invar_search_options& o) {
+         o.do_sample = 1;
+         o.num_beams = 4;
+       },
+       "beam"},
+  };
+  for (const Case& c : cases) {
+    invar_search_options options;
+    invar_search_options_init(&options);
+    c.set(options);
+    invar_generation* generation = nullptr;
+    EXPECT_TRUE(fails(invar_generate(marian.get(), kTexts, 2, &options, &generation), INVAR_ERROR_ARGUMENT, c.message));
+    EXPECT_EQ(generation, nullptr);
+  }
 }
 
 TEST(CApiErrors, OverLongSourceFailsUnlessTruncated) {
