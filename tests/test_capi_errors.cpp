@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "invar/invar.h"
 #include "invar/invar.hpp"
@@ -54,6 +55,16 @@ TEST(CApiErrors, OpenABadPathNamesIt) {
   // A folder that is no model: the message names the file missing, as the CLI's does.
   EXPECT_TRUE(fails(invar_model_open(fixture("metrics").c_str(), nullptr, &model), INVAR_ERROR_INPUT, "metrics"));
   EXPECT_EQ(model, nullptr);
+}
+
+TEST(CApiErrors, MessagesAreTheCommandLines) {
+  // The CLI prints "invar: error: MESSAGE" for the same failure.
+  for (const std::string& path : std::vector<std::string>{"/nonexistent/model", fixture("metrics")}) {
+    invar_model* model = nullptr;
+    ASSERT_NE(invar_model_open(path.c_str(), nullptr, &model), INVAR_OK);
+    const auto cli = run_cli({"embed", "-m", path}, "a text\n");
+    EXPECT_EQ(cli.err, "invar: error: " + std::string(invar_last_error()) + "\n");
+  }
 }
 
 TEST(CApiErrors, OpenWithBadOptions) {

@@ -45,10 +45,10 @@ typedef enum invar_status {
 } invar_status;
 
 /* The message of the last call on this thread that did not return INVAR_OK ("" when none); valid
- * until the next failing call on this thread. Never NULL. */
+ * until the next failing call on this thread. Never NULL. Thread-safe (per thread). */
 INVAR_API const char* invar_last_error(void);
 
-/* The library's version, "MAJOR.MINOR.PATCH". */
+/* The library's version, "MAJOR.MINOR.PATCH". Thread-safe. */
 INVAR_API const char* invar_version(void);
 
 /* ---- models ---- */
@@ -80,8 +80,10 @@ typedef struct invar_model_options {
  * the model's languages. */
 INVAR_API void invar_model_options_init(invar_model_options* options);
 
-/* Opens the model at `path` (options NULL = the defaults). Thread-safe. */
+/* Opens the model at `path` (options NULL = the defaults). Thread-safe. The calls below that take
+ * an invar_model use it from one thread at a time; different models run concurrently. */
 INVAR_API invar_status invar_model_open(const char* path, const invar_model_options* options, invar_model** model);
+/* Not while another call uses the model. Results made with it stay valid. */
 INVAR_API void invar_model_free(invar_model* model);
 INVAR_API invar_status invar_model_kind_of(const invar_model* model, invar_model_kind* kind);
 
@@ -227,7 +229,8 @@ INVAR_API void invar_bleu_options_init(invar_bleu_options* options);
 INVAR_API void invar_chrf_options_init(invar_chrf_options* options);
 INVAR_API void invar_ter_options_init(invar_ter_options* options);
 
-/* options NULL = the defaults. */
+/* options NULL = the defaults. Thread-safe. A metric is read-only once created: the scoring calls
+ * below may use one metric from several threads at once. */
 INVAR_API invar_status invar_metric_bleu(const invar_bleu_options* options, invar_metric** metric);
 INVAR_API invar_status invar_metric_chrf(const invar_chrf_options* options, invar_metric** metric);
 INVAR_API invar_status invar_metric_ter(const invar_ter_options* options, invar_metric** metric);
