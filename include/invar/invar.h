@@ -6,7 +6,7 @@
  * Conventions
  * - Every call that can fail returns an invar_status; INVAR_OK is 0. On failure invar_last_error()
  *   holds the message (the one the invar command line prints: it names the file, line and field),
- *   and the output parameters are left NULL.
+ *   and the handle or result it was to give back is NULL.
  * - Handles (invar_model, invar_metric) and results are created by the library and released by the
  *   invar_*_free function of their type; each free function accepts NULL. Results are plain structs
  *   the caller reads but never modifies or frees member by member. Strings are UTF-8, NUL-terminated.
