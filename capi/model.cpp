@@ -22,8 +22,7 @@ std::optional<std::string> optional_text(const char* text) {
 BackendOptions backend_options(const invar_model_options& options) {
   if (options.threads < 0) throw ArgumentError(fmt::format("threads must be >= 0 (0 = every core), got {}", options.threads));
   if (options.weights != INVAR_WEIGHTS_F32 && options.weights != INVAR_WEIGHTS_F16)
-    throw ArgumentError(fmt::format("weights must be INVAR_WEIGHTS_F32 or INVAR_WEIGHTS_F16, got {}",
-                                    static_cast<int>(options.weights)));
+    throw ArgumentError(fmt::format("weights must be INVAR_WEIGHTS_F32 or INVAR_WEIGHTS_F16, got {}", options.weights));
   return {.threads = thread_count(options.threads),
           .deterministic = options.deterministic != 0,
           .weights = options.weights == INVAR_WEIGHTS_F16 ? WeightType::F16 : WeightType::F32};

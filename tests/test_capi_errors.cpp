@@ -77,7 +77,7 @@ TEST(CApiErrors, OpenWithBadOptions) {
   options.batch_size = 0;
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "batch_size"));
   options = one_thread();
-  options.weights = static_cast<invar_weights>(7);
+  options.weights = 7;
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "weights"));
   options = one_thread();
   options.device = "quantum";
