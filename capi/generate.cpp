@@ -53,7 +53,7 @@ SearchSettings search_settings(Translator& translator, const invar_search_option
   invar_search_options_init(&defaults);
   try {
     const SearchSettings settings = translator.settings(overrides(options != nullptr ? *options : defaults));
-    settings.validate(translator.model().spec().target_vocab);
+    settings.validate(translator.model().spec().decoder.vocab);
     return settings;
   } catch (const ArgumentError&) {
     throw;
