@@ -35,9 +35,12 @@ SearchOverrides overrides(const invar_search_options& o) {
   out.max_new_tokens = optional_int(o.max_new_tokens, "max_new_tokens", 1, kMaxLength);
   out.min_length = optional_int(o.min_length, "min_length", 0, kMaxLength);
   out.no_repeat_ngram = optional_int(o.no_repeat_ngram_size, "no_repeat_ngram_size", 0, kMaxLength);
+  out.encoder_no_repeat_ngram =
+      optional_int(o.encoder_no_repeat_ngram_size, "encoder_no_repeat_ngram_size", 0, kMaxLength);
   out.top_k = optional_int(o.top_k, "top_k", 0, std::numeric_limits<int>::max());
   const auto early_stopping = optional_int(o.early_stopping, "early_stopping", 0, 1);
   if (early_stopping) out.early_stopping = *early_stopping == 1;
+  out.repetition_penalty = optional_real(o.repetition_penalty);
   out.length_penalty = optional_real(o.length_penalty);
   out.temperature = optional_real(o.temperature);
   out.top_p = optional_real(o.top_p);
@@ -124,6 +127,8 @@ void invar_search_options_init(invar_search_options* options) {
                                   .max_new_tokens = -1,
                                   .min_length = -1,
                                   .no_repeat_ngram_size = -1,
+                                  .encoder_no_repeat_ngram_size = -1,
+                                  .repetition_penalty = unset,
                                   .length_penalty = unset,
                                   .early_stopping = -1,
                                   .do_sample = 0,

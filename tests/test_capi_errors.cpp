@@ -162,6 +162,7 @@ TEST(CApiErrors, BadSearchOptions) {
   const Case cases[] = {
       {[](invar_search_options& o) { o.num_beams = 0; }, "num_beams"},
       {[](invar_search_options& o) { o.early_stopping = 2; }, "early_stopping"},
+      {[](invar_search_options& o) { o.encoder_no_repeat_ngram_size = -2; }, "encoder_no_repeat_ngram_size"},
       {[](invar_search_options& o) {
          o.do_sample = 1;
          o.top_p = 2.0;

@@ -150,6 +150,8 @@ typedef struct invar_search_options {
   int max_new_tokens;       /* longest output in generated tokens (overrides max_length) */
   int min_length;
   int no_repeat_ngram_size;
+  int encoder_no_repeat_ngram_size; /* no n-gram of this size of the source is generated */
+  double repetition_penalty;
   double length_penalty;
   int early_stopping;       /* -1 = the model's, 0 = false, 1 = true */
   int do_sample;            /* nonzero: sample (then temperature, top_k, top_p apply) */
