@@ -389,4 +389,10 @@ std::vector<float> label_probabilities(const std::vector<float>& logits, bool mu
   return probs;
 }
 
+std::optional<std::size_t> best_label(const std::vector<float>& logits) {
+  if (logits.empty() || !std::all_of(logits.begin(), logits.end(), [](float v) { return std::isfinite(v); }))
+    return std::nullopt;
+  return static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
 }  // namespace invar

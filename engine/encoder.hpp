@@ -6,6 +6,7 @@
 // right-padded to the longest, in one per-model arena (no allocation inside the layer loop).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -78,5 +79,8 @@ class EncoderModel {
 // Hugging Face's labels for classification outputs: softmax (single-label) or sigmoid
 // (multi-label) of the logits.
 std::vector<float> label_probabilities(const std::vector<float>& logits, bool multi_label);
+// The label with the largest logit; none when a logit is NaN or infinite (no label is chosen from
+// them: any would be arbitrary).
+std::optional<std::size_t> best_label(const std::vector<float>& logits);
 
 }  // namespace invar

@@ -15,20 +15,23 @@ TextEncoder::TextEncoder(const ModelSource& source, Backend& backend)
 
 void TextEncoder::cap_length(std::size_t tokens) { limit_ = std::min(limit_, tokens); }
 
-void TextEncoder::cap_length_for_embeddings() {
+std::size_t TextEncoder::embedding_length() const {
   const auto st = load_sentence_transformer_config(source_);
-  if (st && st->max_seq_length) cap_length(static_cast<std::size_t>(*st->max_seq_length));
+  if (!st || !st->max_seq_length) return limit_;
+  return std::min(limit_, static_cast<std::size_t>(*st->max_seq_length));
 }
 
-std::vector<Encoding> TextEncoder::encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated) const {
+std::vector<Encoding> TextEncoder::encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated,
+                                          std::size_t limit) const {
+  if (limit == 0) limit = limit_;
   std::vector<Encoding> out;
   out.reserve(inputs.size());
   truncated = 0;
   for (const auto& input : inputs) {
     Encoding e = pairs ? tokenizer_->encode_pair(input.first, input.second) : tokenizer_->encode(input.first);
-    if (e.ids.size() > limit_) {
+    if (e.ids.size() > limit) {
       ++truncated;
-      e = pairs ? tokenizer_->encode_pair(input.first, input.second, limit_) : tokenizer_->encode(input.first, limit_);
+      e = pairs ? tokenizer_->encode_pair(input.first, input.second, limit) : tokenizer_->encode(input.first, limit);
     }
     out.push_back(std::move(e));
   }

@@ -51,12 +51,15 @@ class TextEncoder {
   void cap_length(std::size_t tokens);
   // For sentence embeddings: a sentence-transformers folder's sentence_bert_config.json
   // max_seq_length caps inputs too, as sentence-transformers' encode() truncates.
-  void cap_length_for_embeddings();
+  void cap_length_for_embeddings() { cap_length(embedding_length()); }
   std::size_t max_length() const { return limit_; }
+  // max_length() capped by sentence_bert_config.json's max_seq_length, without capping other uses.
+  std::size_t embedding_length() const;
 
-  // Tokenizes every input (pairs when `pairs`), truncating longest_first to max_length().
-  // `truncated` counts the inputs that were cut.
-  std::vector<Encoding> encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated) const;
+  // Tokenizes every input (pairs when `pairs`), truncating longest_first to `limit` tokens (0 =
+  // max_length()). `truncated` counts the inputs that were cut.
+  std::vector<Encoding> encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated,
+                               std::size_t limit = 0) const;
 
   // modules.json's pooling and Normalize over the last layer (mean pooling for a plain model).
   EmbeddingSettings default_embedding_settings() const;

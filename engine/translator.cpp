@@ -62,6 +62,29 @@ SearchSettings Translator::default_settings() const {
   return settings;
 }
 
+SearchSettings Translator::settings(const SearchOverrides& o) const {
+  SearchSettings s = default_settings();
+  if (o.beam) s.num_beams = *o.beam;
+  if (o.n_best) s.num_return_sequences = *o.n_best;
+  if (o.max_length) s.max_length = *o.max_length;
+  // Hugging Face 4.19: max_length = max_new_tokens + the decoder prompt (the start token).
+  if (o.max_new_tokens) s.max_length = *o.max_new_tokens + 1;
+  if (o.min_length) s.min_length = *o.min_length;
+  if (o.no_repeat_ngram) s.no_repeat_ngram_size = *o.no_repeat_ngram;
+  if (o.repetition_penalty) s.repetition_penalty = *o.repetition_penalty;
+  if (o.encoder_no_repeat_ngram) s.encoder_no_repeat_ngram_size = *o.encoder_no_repeat_ngram;
+  if (o.length_penalty) s.length_penalty = *o.length_penalty;
+  if (o.early_stopping) s.early_stopping = *o.early_stopping;
+  if (o.sample) s.do_sample = true;
+  if (o.temperature) s.temperature = *o.temperature;
+  if (o.top_k) s.top_k = *o.top_k;
+  if (o.top_p) s.top_p = *o.top_p;
+  s.seed = o.seed;
+  if (s.do_sample && o.beam && *o.beam > 1) fail("sampling (--sample) draws one token at a time: leave out the beam size (--beam)");
+  if (s.do_sample) s.num_beams = 1;
+  return s;
+}
+
 std::int64_t Translator::max_source_length() const { return model_.spec().max_positions; }
 
 void Translator::check_length(const TokenIds& ids, const std::string& where) const {

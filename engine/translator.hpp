@@ -34,6 +34,16 @@ struct TargetScore {
   std::size_t tokens = 0;
 };
 
+// generate() settings given over config.json's; an unset field keeps the model's. What the generate
+// and translate commands' options and the C API's invar_search_options say.
+struct SearchOverrides {
+  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, encoder_no_repeat_ngram, top_k;
+  std::optional<double> length_penalty, repetition_penalty, temperature, top_p;
+  std::optional<bool> early_stopping;
+  bool sample = false;
+  std::uint64_t seed = 0;
+};
+
 struct TranslateOptions {
   std::size_t batch_size = 32;
   // Names the i-th input (0-based) in errors, e.g. "FILE:LINE"; unset: "text N" (1-based).
@@ -60,6 +70,8 @@ class Translator {
 
   // config.json's generate() settings, with the target language's forced first token.
   SearchSettings default_settings() const;
+  // default_settings() with `overrides` over them; fails when sampling is asked with a beam size.
+  SearchSettings settings(const SearchOverrides& overrides) const;
 
   // Hypotheses per text, best first, in input order. A text without any token (empty or only
   // spaces) gets no hypotheses. A text longer than the model's positions fails naming it.

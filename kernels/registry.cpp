@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "core/error.hpp"
 #include "kernels/cpu/backend.hpp"
 #ifdef INVAR_WITH_OPENCL
@@ -24,6 +27,10 @@ std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const BackendFactory& factory : backend_factories()) names.emplace_back(factory.name);
   return names;
+}
+
+int thread_count(int requested) {
+  return requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options) {

@@ -37,4 +37,7 @@ const std::vector<BackendFactory>& backend_factories();
 std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options = {});
 std::vector<std::string> backend_names();
 
+// A thread count as --threads takes it: 0 = every core.
+int thread_count(int requested);
+
 }  // namespace invar

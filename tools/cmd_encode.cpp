@@ -324,11 +324,10 @@ struct ClassifyOptions {
 // One classification's output line.
 std::string classification_line(const EncoderSpec& spec, const std::vector<float>& logits) {
   if (spec.regression) return fmt::format(R"({{"score": {}}})", json_number_text(logits[0]));
-  // No label is chosen from NaN or infinite logits: max_element would pick an arbitrary one.
   const auto probs = label_probabilities(logits, spec.multi_label);
-  const auto best = static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  const auto best = best_label(logits);
   return fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", json_array_text(logits), json_array_text(probs),
-                     all_finite(logits) ? nlohmann::json(spec.labels[best]).dump() : "null");
+                     best ? nlohmann::json(spec.labels[*best]).dump() : "null");
 }
 
 void run_classify(const ClassifyOptions& options) {

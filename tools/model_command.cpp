@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
 #include "kernels/registry.hpp"
 #include "tools/command.hpp"
@@ -51,10 +50,9 @@ std::unique_ptr<ModelSource> open_model(const ModelOptions& options) {
 }
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const WeightType weights = options.weights == weight_type_name(WeightType::F16) ? WeightType::F16 : WeightType::F32;
   return make_backend(options.device,
-                      {.threads = threads, .deterministic = options.deterministic, .weights = weights});
+                      {.threads = thread_count(options.threads), .deterministic = options.deterministic, .weights = weights});
 }
 
 void warn_non_finite(const std::string& input, std::size_t line) {

@@ -2,31 +2,12 @@
 
 #include <iostream>
 
-#include "core/error.hpp"
 #include "core/printable.hpp"
 
 namespace invar::cli {
 
 SearchSettings search_settings(const Translator& translator, const SearchOptions& o) {
-  SearchSettings s = translator.default_settings();
-  if (o.beam) s.num_beams = *o.beam;
-  if (o.n_best) s.num_return_sequences = *o.n_best;
-  if (o.max_length) s.max_length = *o.max_length;
-  // Hugging Face 4.19: max_length = max_new_tokens + the decoder prompt (the start token).
-  if (o.max_new_tokens) s.max_length = *o.max_new_tokens + 1;
-  if (o.min_length) s.min_length = *o.min_length;
-  if (o.no_repeat_ngram) s.no_repeat_ngram_size = *o.no_repeat_ngram;
-  if (o.repetition_penalty) s.repetition_penalty = *o.repetition_penalty;
-  if (o.encoder_no_repeat_ngram) s.encoder_no_repeat_ngram_size = *o.encoder_no_repeat_ngram;
-  if (o.length_penalty) s.length_penalty = *o.length_penalty;
-  if (o.early_stopping) s.early_stopping = *o.early_stopping;
-  if (o.sample) s.do_sample = true;
-  if (o.temperature) s.temperature = *o.temperature;
-  if (o.top_k) s.top_k = *o.top_k;
-  if (o.top_p) s.top_p = *o.top_p;
-  s.seed = o.seed;
-  if (s.do_sample && o.beam && *o.beam > 1) fail("--sample draws one token at a time; leave out --beam");
-  if (s.do_sample) s.num_beams = 1;
+  SearchSettings s = translator.settings(o);
   for (const auto& setting : s.unsupported)
     std::cerr << "invar: warning: " << printable(setting)
               << " is not implemented by invar's search (group beam search); "

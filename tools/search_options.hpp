@@ -3,7 +3,6 @@
 // --transform): search settings over config.json's, languages, truncation of over-long sources.
 #include <CLI/CLI.hpp>
 
-#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -11,12 +10,8 @@
 
 namespace invar::cli {
 
-struct SearchOptions {
-  std::optional<int> beam, n_best, max_length, max_new_tokens, min_length, no_repeat_ngram, encoder_no_repeat_ngram, top_k;
-  std::optional<double> length_penalty, repetition_penalty, temperature, top_p;
-  std::optional<bool> early_stopping;
-  bool sample = false;
-  std::uint64_t seed = 0;
+// The search settings (Translator::settings takes them), languages and truncation.
+struct SearchOptions : SearchOverrides {
   std::optional<std::string> source_language, target_language;
   bool truncate = false;  // cut over-long sources to the model's positions instead of failing
 };

@@ -103,7 +103,8 @@ StartedProgram start_program(const std::string& program, const std::vector<std::
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
-  int rc = posix_spawn(&started.pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  // posix_spawnp: a program without a slash (cc, cmake, pkg-config) is looked up in PATH.
+  int rc = posix_spawnp(&started.pid, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot start " + program);
   return started;
@@ -117,6 +118,10 @@ CliResult wait_for(const StartedProgram& started) {
   result.out = read_file(started.out_path);
   result.err = read_file(started.err_path);
   return result;
+}
+
+CliResult run_program(const std::vector<std::string>& command, const std::string& input) {
+  return wait_for(start_program(command.front(), {command.begin() + 1, command.end()}, input));
 }
 
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {

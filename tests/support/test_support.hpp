@@ -32,6 +32,8 @@ struct CliResult {
 
 // Runs the built invar binary with args (no shell), feeding `input` on stdin.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input = "");
+// Runs argv[0] (a path, or a name looked up in PATH) with the rest as its arguments (no shell).
+CliResult run_program(const std::vector<std::string>& argv, const std::string& input = "");
 
 // A program started without waiting for it (to kill it mid-way, or to run invar under mpirun).
 struct StartedProgram {

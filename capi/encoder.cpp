@@ -1,0 +1,151 @@
+// Encoder calls: embed, classify and pseudo-log-likelihood, as `invar embed`, `classify` and `pll`
+// compute them (tools/cmd_encode.cpp), on TextEncoder.
+#include <cmath>
+#include <vector>
+
+#include "capi/guard.hpp"
+#include "capi/model.hpp"
+#include "capi/results.hpp"
+
+namespace invar::capi {
+namespace {
+
+std::vector<TextInput> text_inputs(const char* const* texts, const char* const* second_texts, std::size_t count) {
+  std::vector<TextInput> inputs;
+  inputs.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) inputs.push_back({texts[i], second_texts ? second_texts[i] : ""});
+  return inputs;
+}
+
+// Tokenized inputs truncated to `limit`; fails naming the text whose ids the model cannot take.
+std::vector<Encoding> encode(TextEncoder& encoder, const std::vector<TextInput>& inputs, bool pairs,
+                             std::size_t limit) {
+  std::size_t truncated = 0;
+  auto encodings = encoder.encode(inputs, pairs, truncated, limit);
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    try {
+      encoder.model().check_inputs(std::span(&encodings[i], 1));
+    } catch (const Error& e) {
+      fail("texts[{}]: {}", i, e.what());
+    }
+  }
+  return encodings;
+}
+
+BatchOptions batches(const invar_model& model) { return {.batch_size = model.batch_size}; }
+
+// `require` (EncoderModel::require_classifier, require_mlm) failing is a KindError: the model lacks the head.
+template <typename Require>
+void require_head(const EncoderModel& model, Require require) {
+  try {
+    (model.*require)();
+  } catch (const Error& e) {
+    throw KindError(e.what());
+  }
+}
+
+void fill(invar_classification& out, const EncoderSpec& spec, const PerInput& logits) {
+  out.count = logits.size();
+  out.labels = static_cast<std::size_t>(spec.num_labels);
+  out.regression = spec.regression ? 1 : 0;
+  std::vector<std::string> names = spec.labels;
+  names.resize(out.labels);  // one name per logit, whatever config.json held
+  out.label_names = new_strings(names);
+  out.logits = new float[out.count * out.labels];
+  out.best = new std::int64_t[out.count];
+  if (!spec.regression) out.probabilities = new float[out.count * out.labels];
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    std::copy(logits[i].begin(), logits[i].end(), out.logits + i * out.labels);
+    const auto best = spec.regression ? std::nullopt : best_label(logits[i]);
+    out.best[i] = best ? static_cast<std::int64_t>(*best) : -1;
+    if (spec.regression) continue;
+    const auto probs = label_probabilities(logits[i], spec.multi_label);
+    std::copy(probs.begin(), probs.end(), out.probabilities + i * out.labels);
+  }
+}
+
+}  // namespace
+}  // namespace invar::capi
+
+using namespace invar::capi;
+
+extern "C" {
+
+invar_status invar_embed(invar_model* model, const char* const* texts, size_t count, invar_embeddings** embeddings) {
+  if (embeddings != nullptr) *embeddings = nullptr;
+  return guarded([&] {
+    invar::TextEncoder& encoder = encoder_of(model, "embed");
+    require_texts(texts, count, "texts");
+    require(embeddings, "embeddings");
+    const invar::EmbeddingSettings settings = encoder.default_embedding_settings();
+    const auto inputs = encode(encoder, text_inputs(texts, nullptr, count), false, encoder.embedding_length());
+    const auto vectors = encoder.embed(inputs, settings, batches(*model));
+    Result<invar_embeddings, invar_embeddings_free> out;
+    out->count = count;
+    out->dimension = encoder.embedding_width(settings);
+    out->values = new float[count * out->dimension];
+    for (std::size_t i = 0; i < count; ++i) std::copy(vectors[i].begin(), vectors[i].end(), out->values + i * out->dimension);
+    *embeddings = out.release();
+  });
+}
+
+void invar_embeddings_free(invar_embeddings* embeddings) {
+  if (embeddings == nullptr) return;
+  delete[] embeddings->values;
+  delete embeddings;
+}
+
+invar_status invar_classify(invar_model* model, const char* const* texts, const char* const* second_texts,
+                            size_t count, invar_classification** classification) {
+  if (classification != nullptr) *classification = nullptr;
+  return guarded([&] {
+    invar::TextEncoder& encoder = encoder_of(model, "classify");
+    require_texts(texts, count, "texts");
+    if (second_texts != nullptr) require_texts(second_texts, count, "second_texts");
+    require(classification, "classification");
+    require_head(encoder.model(), &invar::EncoderModel::require_classifier);
+    const bool pairs = second_texts != nullptr;
+    const auto inputs = encode(encoder, text_inputs(texts, second_texts, count), pairs, encoder.max_length());
+    const auto logits = encoder.logits(inputs, batches(*model));
+    Result<invar_classification, invar_classification_free> out;
+    fill(*out, encoder.model().spec(), logits);
+    *classification = out.release();
+  });
+}
+
+void invar_classification_free(invar_classification* classification) {
+  if (classification == nullptr) return;
+  delete_strings(classification->label_names, classification->labels);
+  delete[] classification->logits;
+  delete[] classification->probabilities;
+  delete[] classification->best;
+  delete classification;
+}
+
+invar_status invar_pseudo_log_likelihood(invar_model* model, const char* text, invar_pll** pll) {
+  if (pll != nullptr) *pll = nullptr;
+  return guarded([&] {
+    invar::TextEncoder& encoder = encoder_of(model, "pseudo_log_likelihood");
+    require(text, "text");
+    require(pll, "pll");
+    require_head(encoder.model(), &invar::EncoderModel::require_mlm);
+    const auto mask = encoder.tokenizer().mask_id();
+    if (!mask) throw KindError(fmt::format("{}: the tokenizer has no mask token", encoder.source().path()));
+    // Not truncated: a text longer than the model is scored in overlapping windows.
+    const auto result = encoder.pll(encoder.tokenizer().encode(text), *mask);
+    Result<invar_pll, invar_pll_free> out;
+    out->tokens = result.per_token.size();
+    out->per_token = new_array<double>(result.per_token);
+    for (double v : result.per_token) out->total += v;
+    out->windows = result.windows;
+    *pll = out.release();
+  });
+}
+
+void invar_pll_free(invar_pll* pll) {
+  if (pll == nullptr) return;
+  delete[] pll->per_token;
+  delete pll;
+}
+
+}  // extern "C"

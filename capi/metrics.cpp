@@ -1,0 +1,210 @@
+// Metric calls: sacrebleu-exact BLEU, chrF and TER, corpus and sentence scores with signatures,
+// from the metrics' per-segment statistics as `invar metric` computes them (tools/cmd_metric.cpp).
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capi/guard.hpp"
+#include "capi/results.hpp"
+#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/ter.hpp"
+
+// Sentence scores use their own instance where sacrebleu's sentence_score differs (BLEU's
+// effective order); the metrics are read-only once built, so a handle may be shared by threads.
+struct invar_metric {
+  std::unique_ptr<invar::metrics::CorpusMetric> corpus;
+  std::unique_ptr<invar::metrics::CorpusMetric> sentence;
+};
+
+namespace invar::capi {
+namespace {
+
+metrics::BleuOptions bleu_options(const invar_bleu_options& o) {
+  metrics::BleuOptions out;
+  if (o.tokenize != nullptr) {
+    const auto tokenizer = metrics::parse_bleu_tokenizer(o.tokenize);
+    if (!tokenizer)
+      throw ArgumentError(fmt::format("BLEU tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got '{}'",
+                                      o.tokenize));
+    out.tokenize = *tokenizer;
+  }
+  if (o.smooth != nullptr) {
+    const auto smooth = metrics::parse_bleu_smoothing(o.smooth);
+    if (!smooth) throw ArgumentError(fmt::format("BLEU smooth must be exp, floor, add-k or none, got '{}'", o.smooth));
+    out.smooth = *smooth;
+  }
+  if (!std::isnan(o.smooth_value)) out.smooth_value = o.smooth_value;
+  out.lowercase = o.lowercase != 0;
+  out.effective_order = o.effective_order != 0;
+  out.max_ngram_order = o.max_ngram_order;
+  return out;
+}
+
+// Builds the metric; the metric's own checks of its options are ArgumentErrors.
+template <typename Make>
+invar_status create(invar_metric** metric, Make make) {
+  if (metric != nullptr) *metric = nullptr;
+  return guarded([&] {
+    require(metric, "metric");
+    auto created = std::make_unique<invar_metric>();
+    try {
+      make(*created);
+    } catch (const ArgumentError&) {
+      throw;
+    } catch (const Error& e) {
+      throw ArgumentError(e.what());
+    }
+    *metric = created.release();
+  });
+}
+
+// sacrebleu's stream layout (stream r, segment i at references[r * count + i]; NULL = no reference
+// there) turned segment-major.
+std::vector<std::vector<std::string>> segment_references(const char* const* references, std::size_t count,
+                                                         std::size_t num_references) {
+  if (num_references == 0) throw ArgumentError("num_references must be at least 1");
+  require(references, "references");
+  std::vector<std::vector<std::optional<std::string>>> streams(num_references);
+  for (std::size_t r = 0; r < num_references; ++r)
+    for (std::size_t i = 0; i < count; ++i) {
+      const char* reference = references[r * count + i];
+      streams[r].push_back(reference ? std::optional<std::string>(reference) : std::nullopt);
+    }
+  return metrics::references_by_segment(streams);
+}
+
+struct Rows {
+  std::vector<std::vector<double>> rows;
+  std::string signature;
+};
+
+// Every segment's statistics and the signature of `metric` on these references.
+Rows score_rows(const metrics::CorpusMetric& metric, const char* const* hypotheses, std::size_t count,
+                const char* const* references, std::size_t num_references) {
+  require_texts(hypotheses, count, "hypotheses");
+  const auto refs = segment_references(references, count, num_references);
+  const std::vector<std::string> hyps(hypotheses, hypotheses + count);
+  return {metrics::segment_rows(metric, hyps, refs), metric.signature(metrics::reference_count(refs)).format()};
+}
+
+}  // namespace
+}  // namespace invar::capi
+
+using namespace invar::capi;
+
+extern "C" {
+
+void invar_bleu_options_init(invar_bleu_options* options) {
+  if (options == nullptr) return;
+  *options = invar_bleu_options{.tokenize = "13a",
+                                .smooth = "exp",
+                                .smooth_value = std::numeric_limits<double>::quiet_NaN(),
+                                .max_ngram_order = invar::metrics::kBleuMaxOrder};
+}
+
+void invar_chrf_options_init(invar_chrf_options* options) {
+  if (options == nullptr) return;
+  const invar::metrics::ChrfOptions defaults;
+  *options = invar_chrf_options{.char_order = defaults.char_order, .word_order = defaults.word_order, .beta = defaults.beta};
+}
+
+void invar_ter_options_init(invar_ter_options* options) {
+  if (options != nullptr) *options = invar_ter_options{};
+}
+
+invar_status invar_metric_bleu(const invar_bleu_options* options, invar_metric** metric) {
+  return create(metric, [&](invar_metric& m) {
+    invar_bleu_options defaults;
+    invar_bleu_options_init(&defaults);
+    auto chosen = bleu_options(options != nullptr ? *options : defaults);
+    m.corpus = std::make_unique<invar::metrics::Bleu>(chosen);
+    chosen.effective_order = true;  // as sacrebleu's sentence_score and `invar metric bleu --sentence`
+    m.sentence = std::make_unique<invar::metrics::Bleu>(chosen);
+  });
+}
+
+invar_status invar_metric_chrf(const invar_chrf_options* options, invar_metric** metric) {
+  return create(metric, [&](invar_metric& m) {
+    invar::metrics::ChrfOptions chosen;
+    if (options != nullptr)
+      chosen = {.char_order = options->char_order,
+                .word_order = options->word_order,
+                .beta = options->beta,
+                .lowercase = options->lowercase != 0,
+                .whitespace = options->whitespace != 0,
+                .eps_smoothing = options->eps_smoothing != 0};
+    m.corpus = std::make_unique<invar::metrics::ChrF>(chosen);
+    m.sentence = std::make_unique<invar::metrics::ChrF>(chosen);
+  });
+}
+
+invar_status invar_metric_ter(const invar_ter_options* options, invar_metric** metric) {
+  return create(metric, [&](invar_metric& m) {
+    invar::metrics::TerOptions chosen;
+    if (options != nullptr) {
+      chosen.normalized = options->normalized != 0;
+      chosen.no_punct = options->no_punct != 0;
+      chosen.asian_support = options->asian_support != 0;
+      chosen.case_sensitive = options->case_sensitive != 0;
+    }
+    m.corpus = std::make_unique<invar::metrics::Ter>(chosen);
+    m.sentence = std::make_unique<invar::metrics::Ter>(chosen);
+  });
+}
+
+void invar_metric_free(invar_metric* metric) { delete metric; }
+
+invar_status invar_corpus_score(const invar_metric* metric, const char* const* hypotheses, size_t count,
+                                const char* const* references, size_t num_references, invar_score** score) {
+  if (score != nullptr) *score = nullptr;
+  return guarded([&] {
+    require(metric, "metric");
+    require(score, "score");
+    const Rows scored = score_rows(*metric->corpus, hypotheses, count, references, num_references);
+    const auto report = metric->corpus->report_row(invar::metrics::sum_rows(scored.rows));
+    Result<invar_score, invar_score_free> out;
+    out->name = new_string(report.name);
+    out->score = report.score;
+    out->signature = new_string(scored.signature);
+    out->verbose = new_string(report.verbose);
+    *score = out.release();
+  });
+}
+
+void invar_score_free(invar_score* score) {
+  if (score == nullptr) return;
+  delete[] score->name;
+  delete[] score->signature;
+  delete[] score->verbose;
+  delete score;
+}
+
+invar_status invar_sentence_score(const invar_metric* metric, const char* const* hypotheses, size_t count,
+                                  const char* const* references, size_t num_references,
+                                  invar_sentence_scores** scores) {
+  if (scores != nullptr) *scores = nullptr;
+  return guarded([&] {
+    require(metric, "metric");
+    require(scores, "scores");
+    const Rows scored = score_rows(*metric->sentence, hypotheses, count, references, num_references);
+    Result<invar_sentence_scores, invar_sentence_scores_free> out;
+    out->scores = new double[count];
+    out->count = count;
+    for (std::size_t i = 0; i < count; ++i) out->scores[i] = metric->sentence->score_row(scored.rows[i]);
+    out->signature = new_string(scored.signature);
+    *scores = out.release();
+  });
+}
+
+void invar_sentence_scores_free(invar_sentence_scores* scores) {
+  if (scores == nullptr) return;
+  delete[] scores->scores;
+  delete[] scores->signature;
+  delete scores;
+}
+
+}  // extern "C"

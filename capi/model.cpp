@@ -1,0 +1,132 @@
+// invar_model: opening a model as the CLI's --model, --device, --threads, --weights,
+// --deterministic, --allow-non-finite, --batch-size, --src-lang and --tgt-lang do; tokenize.
+#include "capi/model.hpp"
+
+#include <optional>
+#include <string>
+
+#include "capi/guard.hpp"
+#include "capi/results.hpp"
+#include "invar_version.hpp"
+#include "kernels/registry.hpp"
+#include "models/family.hpp"
+#include "models/hf_config.hpp"
+
+namespace invar::capi {
+namespace {
+
+std::optional<std::string> optional_text(const char* text) {
+  return text == nullptr ? std::nullopt : std::optional<std::string>(text);
+}
+
+BackendOptions backend_options(const invar_model_options& options) {
+  if (options.threads < 0) throw ArgumentError(fmt::format("threads must be >= 0 (0 = every core), got {}", options.threads));
+  if (options.weights != INVAR_WEIGHTS_F32 && options.weights != INVAR_WEIGHTS_F16)
+    throw ArgumentError(fmt::format("weights must be INVAR_WEIGHTS_F32 or INVAR_WEIGHTS_F16, got {}", options.weights));
+  return {.threads = thread_count(options.threads),
+          .deterministic = options.deterministic != 0,
+          .weights = options.weights == INVAR_WEIGHTS_F16 ? WeightType::F16 : WeightType::F32};
+}
+
+const char* kind_name(ModelKind kind) { return kind == ModelKind::Encoder ? "an encoder" : "a seq2seq model"; }
+
+void open_model(const char* path, const invar_model_options& options, invar_model& model) {
+  require(path, "path");
+  if (options.batch_size == 0) throw ArgumentError("batch_size must be at least 1");
+  const BackendOptions compute = backend_options(options);
+  model.batch_size = options.batch_size;
+  model.source = ModelSource::open(path);
+  if (options.allow_non_finite) model.source->set_non_finite(NonFinite::Warn);
+  const ModelKind kind = family(load_model_config(*model.source).family).kind;
+  const bool languages = options.source_language != nullptr || options.target_language != nullptr;
+  if (kind == ModelKind::Encoder && languages)
+    throw ArgumentError(fmt::format("{}: source_language and target_language apply to seq2seq models; this is an encoder",
+                                    model.source->path()));
+  model.backend = make_backend(options.device == nullptr ? "cpu" : options.device, compute);
+  if (kind == ModelKind::Encoder) {
+    model.encoder = std::make_unique<TextEncoder>(*model.source, *model.backend);
+    return;
+  }
+  model.translator = std::make_unique<Translator>(*model.source, *model.backend);
+  model.translator->set_languages(optional_text(options.source_language), optional_text(options.target_language));
+}
+
+const Tokenizer& tokenizer_of(invar_model& model) {
+  return model.encoder ? model.encoder->tokenizer() : model.translator->tokenizer();
+}
+
+}  // namespace
+
+TextEncoder& encoder_of(invar_model* model, const char* call) {
+  require(model, "model");
+  if (!model->encoder)
+    throw KindError(fmt::format("{}: {} needs an encoder model ({}); this is {}", model->source->path(), call,
+                                model_types(ModelKind::Encoder), kind_name(ModelKind::Seq2Seq)));
+  return *model->encoder;
+}
+
+Translator& translator_of(invar_model* model, const char* call) {
+  require(model, "model");
+  if (!model->translator)
+    throw KindError(fmt::format("{}: {} needs a seq2seq model ({}); this is {}", model->source->path(), call,
+                                model_types(ModelKind::Seq2Seq), kind_name(ModelKind::Encoder)));
+  return *model->translator;
+}
+
+}  // namespace invar::capi
+
+using namespace invar::capi;
+
+extern "C" {
+
+const char* invar_version(void) { return invar::kVersion; }
+
+void invar_model_options_init(invar_model_options* options) {
+  if (options != nullptr) *options = invar_model_options{.device = "cpu", .batch_size = 32};
+}
+
+invar_status invar_model_open(const char* path, const invar_model_options* options, invar_model** model) {
+  if (model != nullptr) *model = nullptr;
+  return guarded([&] {
+    require(model, "model");
+    invar_model_options defaults;
+    invar_model_options_init(&defaults);
+    auto opened = std::make_unique<invar_model>();
+    open_model(path, options != nullptr ? *options : defaults, *opened);
+    *model = opened.release();
+  });
+}
+
+void invar_model_free(invar_model* model) { delete model; }
+
+invar_status invar_model_kind_of(const invar_model* model, invar_model_kind* kind) {
+  return guarded([&] {
+    require(model, "model");
+    require(kind, "kind");
+    *kind = model->encoder ? INVAR_MODEL_ENCODER : INVAR_MODEL_SEQ2SEQ;
+  });
+}
+
+invar_status invar_tokenize(invar_model* model, const char* text, invar_tokens** tokens) {
+  if (tokens != nullptr) *tokens = nullptr;
+  return guarded([&] {
+    require(model, "model");
+    require(text, "text");
+    require(tokens, "tokens");
+    const invar::Encoding encoding = tokenizer_of(*model).encode(text);
+    Result<invar_tokens, invar_tokens_free> out;
+    out->count = encoding.ids.size();
+    out->ids = new_array<std::int32_t>(encoding.ids);
+    out->tokens = new_strings(encoding.tokens);
+    *tokens = out.release();
+  });
+}
+
+void invar_tokens_free(invar_tokens* tokens) {
+  if (tokens == nullptr) return;
+  delete[] tokens->ids;
+  delete_strings(tokens->tokens, tokens->count);
+  delete tokens;
+}
+
+}  // extern "C"

@@ -1,0 +1,284 @@
+// The C API (include/invar/invar.h) on the tiny fixtures: its results against the Hugging Face and
+// sacrebleu goldens the engine is checked against, and every error path — NULL arguments, a bad
+// path, the wrong kind of model for a call, options out of range — returning its status and
+// message without leaking (the sanitizer run covers this file like the others).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "invar/invar.h"
+#include "invar/invar.hpp"
+#include "invar_version.hpp"
+#include "support/golden.hpp"
+#include "support/test_support.hpp"
+
+namespace invar::test {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kTolerance = 1e-4;  // the encoder and seq2seq tests' tolerance against the goldens
+
+// A model of the fixtures on one thread, freed at the end of the test.
+api::Model open(const std::string& folder) {
+  invar_model_options options;
+  invar_model_options_init(&options);
+  options.threads = 1;
+  return api::Model(fixture(folder), &options);
+}
+
+// The golden ids are padded to the longest hypothesis; ours stop at EOS.
+::testing::AssertionResult same_ids(const std::int32_t* ids, std::size_t length, const json& golden, std::int32_t pad) {
+  std::vector<std::int32_t> actual(ids, ids + length);
+  const auto expected = golden.get<std::vector<std::int32_t>>();
+  if (actual.size() > expected.size()) return ::testing::AssertionFailure() << "longer than the golden";
+  actual.resize(expected.size(), pad);
+  if (actual == expected) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << json(actual).dump() << "\n expected " << json(expected).dump();
+}
+
+// ---- results against the goldens ----
+
+TEST(CApi, VersionIsTheProjects) { EXPECT_STREQ(invar_version(), kVersion); }
+
+TEST(CApi, TokenizeMatchesTheGolden) {
+  for (const std::string folder : {"core/bert-wordpiece", "core/marian"}) {
+    auto model = open(folder);
+    const auto golden = load_json(fixture(folder + "/golden.json"));
+    for (const auto& c : golden["cases"]) {
+      const auto tokens = model.tokenize(c["text"].get<std::string>());
+      const auto ids = c["input_ids"].get<std::vector<std::int32_t>>();
+      ASSERT_EQ(tokens->count, ids.size()) << folder << ": " << c["text"];
+      EXPECT_EQ(std::vector<std::int32_t>(tokens->ids, tokens->ids + tokens->count), ids);
+      const auto golden_tokens = c["tokens"].get<std::vector<std::string>>();
+      for (std::size_t i = 0; i < tokens->count; ++i) EXPECT_EQ(tokens->tokens[i], golden_tokens[i]);
+    }
+  }
+}
+
+TEST(CApi, ModelKind) {
+  EXPECT_EQ(open("core/bert-wordpiece").kind(), INVAR_MODEL_ENCODER);
+  EXPECT_EQ(open("core/marian").kind(), INVAR_MODEL_SEQ2SEQ);
+}
+
+TEST(CApi, EmbedIsTheSentenceTransformersEmbedding) {
+  auto model = open("core/bert-wordpiece");
+  const auto golden = load_json(fixture("core/bert-wordpiece/golden.json"));
+  const auto texts = case_strings(golden, "text");
+  const auto embeddings = model.embed(texts);
+  ASSERT_EQ(embeddings->count, texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto expected = golden["cases"][i]["mean_pooled_normalized"][0].get<std::vector<double>>();
+    ASSERT_EQ(embeddings->dimension, expected.size());
+    for (std::size_t d = 0; d < expected.size(); ++d)
+      EXPECT_NEAR(embeddings->values[i * embeddings->dimension + d], expected[d], kTolerance) << texts[i] << " " << d;
+  }
+}
+
+TEST(CApi, EmbedOfNoTextsIsEmpty) {
+  auto model = open("core/bert-wordpiece");
+  invar_embeddings* embeddings = nullptr;
+  ASSERT_EQ(invar_embed(model.get(), nullptr, 0, &embeddings), INVAR_OK) << invar_last_error();
+  EXPECT_EQ(embeddings->count, 0u);
+  invar_embeddings_free(embeddings);
+}
+
+TEST(CApi, ClassifyPairsGivesLogitsProbabilitiesAndLabel) {
+  auto model = open("core/bert-pair-cls");
+  const auto golden = load_json(fixture("core/bert-pair-cls/golden.json"));
+  const auto out = model.classify_pairs(case_strings(golden, "text"), case_strings(golden, "text_pair"));
+  ASSERT_EQ(out->count, golden["cases"].size());
+  ASSERT_EQ(out->labels, 2u);
+  EXPECT_EQ(out->regression, 0);
+  EXPECT_STREQ(out->label_names[0], "not_paraphrase");
+  EXPECT_STREQ(out->label_names[1], "paraphrase");
+  for (std::size_t i = 0; i < out->count; ++i) {
+    const auto logits = golden["cases"][i]["logits"][0].get<std::vector<double>>();
+    const auto probs = golden["cases"][i]["probs"][0].get<std::vector<double>>();
+    for (std::size_t k = 0; k < 2; ++k) {
+      EXPECT_NEAR(out->logits[i * 2 + k], logits[k], kTolerance);
+      EXPECT_NEAR(out->probabilities[i * 2 + k], probs[k], kTolerance);
+    }
+    EXPECT_EQ(out->best[i], logits[1] > logits[0] ? 1 : 0);
+  }
+}
+
+TEST(CApi, ClassifyRegressionGivesTheScore) {
+  auto model = open("core/xlmr-regression");
+  const auto golden = load_json(fixture("core/xlmr-regression/golden.json"));
+  const auto out = model.classify(case_strings(golden, "text"));
+  ASSERT_EQ(out->labels, 1u);
+  EXPECT_NE(out->regression, 0);
+  EXPECT_EQ(out->probabilities, nullptr);
+  for (std::size_t i = 0; i < out->count; ++i) {
+    EXPECT_NEAR(out->logits[i], golden["cases"][i]["score"].get<double>(), kTolerance);
+    EXPECT_EQ(out->best[i], -1);
+  }
+}
+
+TEST(CApi, PseudoLogLikelihoodMatchesTheGolden) {
+  auto model = open("core/bert-mlm");
+  const auto golden = load_json(fixture("core/bert-mlm/golden.json"));
+  for (const auto& c : golden["cases"]) {
+    const auto pll = model.pseudo_log_likelihood(c["text"].get<std::string>());
+    const auto expected = c["pll_per_token"].get<std::vector<double>>();
+    ASSERT_EQ(pll->tokens, expected.size()) << c["text"];
+    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(pll->per_token[i], expected[i], kTolerance);
+    EXPECT_NEAR(pll->total, c["pll"].get<double>(), kTolerance * static_cast<double>(expected.size()));
+    EXPECT_EQ(pll->windows, 1u);
+  }
+}
+
+class CApiGenerate : public ::testing::Test {
+ protected:
+  CApiGenerate()
+      : model_(open("core/marian")),
+        golden_(load_json(fixture("core/marian/golden.json"))),
+        pad_(load_json(fixture("core/marian/config.json"))["pad_token_id"].get<std::int32_t>()) {}
+
+  // The search options of the golden's recorded generate() arguments.
+  invar_search_options options(const std::string& name) const {
+    invar_search_options o;
+    invar_search_options_init(&o);
+    const auto& recorded = golden_["generation"][name];
+    o.num_beams = recorded["num_beams"].get<int>();
+    o.max_length = recorded["max_length"].get<int>();
+    if (recorded.contains("num_return_sequences")) o.num_return_sequences = recorded["num_return_sequences"].get<int>();
+    if (recorded.contains("length_penalty")) o.length_penalty = recorded["length_penalty"].get<double>();
+    if (recorded.contains("early_stopping")) o.early_stopping = recorded["early_stopping"].get<bool>() ? 1 : 0;
+    return o;
+  }
+
+  api::Model model_;
+  json golden_;
+  std::int32_t pad_;
+};
+
+TEST_F(CApiGenerate, GreedyIdsAndTexts) {
+  const auto greedy = options("greedy");
+  const auto texts = case_strings(golden_, "text");
+  const auto generation = model_.generate(texts, &greedy);
+  ASSERT_EQ(generation->count, texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto& c = golden_["cases"][i];
+    ASSERT_EQ(generation->inputs[i].count, 1u) << texts[i];
+    const invar_hypothesis& best = generation->inputs[i].items[0];
+    EXPECT_TRUE(same_ids(best.ids, best.length, c["greedy_ids"], pad_)) << texts[i];
+    EXPECT_EQ(std::string(best.text), c["greedy_text"].get<std::string>());
+  }
+  const auto translations = model_.translate(texts, &greedy);
+  ASSERT_EQ(translations->count, texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    EXPECT_EQ(std::string(translations->texts[i]), golden_["cases"][i]["greedy_text"].get<std::string>());
+}
+
+TEST_F(CApiGenerate, BeamIdsScoresAndTexts) {
+  const auto beam = options("beam");
+  const auto texts = case_strings(golden_, "text");
+  const auto generation = model_.generate(texts, &beam);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto& c = golden_["cases"][i];
+    ASSERT_EQ(generation->inputs[i].count, c["beam_ids"].size()) << texts[i];
+    for (std::size_t k = 0; k < generation->inputs[i].count; ++k) {
+      const invar_hypothesis& h = generation->inputs[i].items[k];
+      EXPECT_TRUE(same_ids(h.ids, h.length, c["beam_ids"][k], pad_)) << texts[i] << " hypothesis " << k;
+      EXPECT_NEAR(h.score, c["beam_scores"][k].get<double>(), kTolerance);
+      EXPECT_EQ(std::string(h.text), c["beam_texts"][k].get<std::string>());
+    }
+  }
+}
+
+TEST_F(CApiGenerate, AnEmptyTextHasNoHypotheses) {
+  const auto generation = model_.generate({"", "The cat sat on the mat."});
+  EXPECT_EQ(generation->inputs[0].count, 0u);
+  EXPECT_GE(generation->inputs[1].count, 1u);
+}
+
+// ---- metrics against sacrebleu's goldens ----
+
+// The golden case of `metric` whose settings match `settings`.
+json metric_case(const std::string& metric, const json& settings) {
+  const auto golden = load_json(fixture("metrics/sacrebleu.json"));
+  for (const auto& c : golden["cases"]) {
+    if (c["metric"] != metric) continue;
+    bool match = true;
+    for (const auto& [key, value] : settings.items()) match = match && c[key] == value;
+    if (match) return c;
+  }
+  throw std::runtime_error("no golden case for " + metric + " " + settings.dump());
+}
+
+std::vector<std::string> golden_strings(const std::string& key) {
+  return load_json(fixture("metrics/sacrebleu.json"))[key].get<std::vector<std::string>>();
+}
+
+void expect_scores(const api::Metric& metric, const json& golden, const char* sentence_key) {
+  const auto hyps = golden_strings("hyps"), refs = golden_strings("refs");
+  const auto corpus = metric.corpus_score(hyps, {refs});
+  const json expected_corpus = golden["corpus"].is_object() ? golden["corpus"]["score"] : golden["corpus"];
+  EXPECT_TRUE(near_golden(corpus->score, expected_corpus));
+  EXPECT_EQ(std::string(corpus->signature), golden["signature"].get<std::string>());
+  const auto sentences = metric.sentence_score(hyps, {refs});
+  ASSERT_EQ(sentences->count, hyps.size());
+  for (std::size_t i = 0; i < hyps.size(); ++i)
+    EXPECT_TRUE(near_golden(sentences->scores[i], golden[sentence_key][i])) << "segment " << i;
+}
+
+TEST(CApiMetrics, BleuCorpusAndSentenceWithSignature) {
+  const auto golden = metric_case("bleu", {{"tokenize", "13a"}, {"smooth_method", "exp"}, {"lowercase", false}});
+  const auto bleu = api::Metric::bleu();
+  expect_scores(bleu, golden, "sentence_effective_order");
+  const auto corpus = bleu.corpus_score(golden_strings("hyps"), {golden_strings("refs")});
+  EXPECT_STREQ(corpus->name, "BLEU");
+  EXPECT_NE(std::string(corpus->verbose).find("BP = "), std::string::npos) << corpus->verbose;
+}
+
+TEST(CApiMetrics, BleuOptionsReachTheMetric) {
+  const auto golden = metric_case("bleu", {{"tokenize", "intl"}, {"smooth_method", "floor"}, {"lowercase", true}});
+  invar_bleu_options options;
+  invar_bleu_options_init(&options);
+  options.tokenize = "intl";
+  options.smooth = "floor";
+  options.lowercase = 1;
+  const auto corpus = api::Metric::bleu(&options).corpus_score(golden_strings("hyps"), {golden_strings("refs")});
+  EXPECT_TRUE(near_golden(corpus->score, golden["corpus"]["score"]));
+  EXPECT_EQ(std::string(corpus->signature), golden["signature"].get<std::string>());
+}
+
+TEST(CApiMetrics, ChrfPlusPlus) {
+  const auto golden =
+      metric_case("chrf", {{"char_order", 6}, {"word_order", 2}, {"beta", 2}, {"whitespace", false}});
+  invar_chrf_options options;
+  invar_chrf_options_init(&options);
+  options.word_order = 2;
+  const auto chrf = api::Metric::chrf(&options);
+  expect_scores(chrf, golden, "sentence");
+  EXPECT_STREQ(chrf.corpus_score({"a"}, {{"a"}})->name, "chrF2++");
+}
+
+TEST(CApiMetrics, TerCaseSensitive) {
+  const auto golden = metric_case("ter", {{"normalized", false}, {"case_insensitive", false}});
+  invar_ter_options options;
+  invar_ter_options_init(&options);
+  options.case_sensitive = 1;
+  expect_scores(api::Metric::ter(&options), golden, "sentence");
+}
+
+TEST(CApiMetrics, SeveralReferenceStreamsAndMissingReferences) {
+  const auto bleu = api::Metric::bleu();
+  const auto one = bleu.corpus_score({"the cat sat", "a dog"}, {{"the cat sat", "a dog ran"}});
+  // Two streams, the second without a reference for segment 2: nrefs:var, as sacrebleu says.
+  const char* hyps[] = {"the cat sat", "a dog"};
+  const char* refs[] = {"the cat sat", "a dog ran", "the cat sat down", nullptr};
+  invar_score* score = nullptr;
+  ASSERT_EQ(invar_corpus_score(bleu.get(), hyps, 2, refs, 2, &score), INVAR_OK) << invar_last_error();
+  EXPECT_NE(std::string(score->signature).find("nrefs:var"), std::string::npos) << score->signature;
+  EXPECT_NE(std::string(one->signature).find("nrefs:1"), std::string::npos);
+  invar_score_free(score);
+}
+
+}  // namespace
+}  // namespace invar::test

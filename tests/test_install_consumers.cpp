@@ -1,0 +1,122 @@
+// The installed library as embedders use it (docs/embedding.md): `cmake --install` of this build
+// tree into a fresh prefix, then the installed examples/embed built twice — by the C compiler with
+// `pkg-config --cflags --libs invar`, and as a CMake project with find_package(invar) — and both
+// run on a fixture model, their embeddings checked against its golden. A broken install (a missing
+// header, a wrong .pc file, a package that does not configure) fails here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_support.hpp"
+
+namespace invar::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Passed by tests/CMakeLists.txt: where this build is, how it installs, how consumers compile.
+const std::string kLibdir = INVAR_INSTALL_LIBDIR;
+// The sanitizer build's flags: an instrumented library needs its runtime loaded first, which only
+// an instrumented executable does, so the consumers are built with them too.
+const std::string kConsumerFlags = INVAR_CONSUMER_FLAGS;
+
+std::string describe(const CliResult& r) { return "exit " + std::to_string(r.exit_code) + "\n" + r.out + "\n" + r.err; }
+
+class InstallConsumers : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    work_ = new std::string(temp_dir());
+    const auto installed = run_program({INVAR_CMAKE, "--install", INVAR_BUILD_DIR, "--prefix", prefix()});
+    ASSERT_EQ(installed.exit_code, 0) << describe(installed);
+  }
+  static void TearDownTestSuite() {
+    delete work_;
+    work_ = nullptr;
+  }
+
+  static std::string prefix() { return *work_ + "/prefix"; }
+  static std::string libdir() { return prefix() + "/" + kLibdir; }
+  static std::string example() { return prefix() + "/share/invar/examples/embed"; }
+
+  // Runs a built consumer on the fixture's first golden text; its values must match the golden's
+  // sentence-transformers embedding (the encoder tests' tolerance).
+  static void expect_golden_embedding(const std::string& program) {
+    const auto golden = load_json(fixture("core/bert-wordpiece/golden.json"));
+    const auto& first = golden["cases"][0];
+    const auto run = run_program({program, fixture("core/bert-wordpiece"), first["text"].get<std::string>()});
+    ASSERT_EQ(run.exit_code, 0) << describe(run);
+    std::istringstream out(run.out);
+    std::string word, version;
+    std::size_t dimension = 0;
+    out >> word >> version;
+    EXPECT_EQ(word, "invar");
+    EXPECT_FALSE(version.empty());
+    out >> word >> dimension;
+    EXPECT_EQ(word, "dimension");
+    const auto& expected = first["mean_pooled_normalized"][0];
+    ASSERT_EQ(dimension, expected.size());
+    for (std::size_t d = 0; d < dimension; ++d) {
+      double value = 0;
+      ASSERT_TRUE(out >> value) << "value " << d << " missing:\n" << run.out;
+      EXPECT_NEAR(value, expected[d].get<double>(), 1e-4) << "value " << d;
+    }
+  }
+
+  static std::string* work_;
+};
+
+std::string* InstallConsumers::work_ = nullptr;
+
+TEST_F(InstallConsumers, InstallsHeadersLibrariesAndPackageFiles) {
+  for (const std::string& file : std::vector<std::string>{"include/invar/invar.h", "include/invar/invar.hpp", kLibdir + "/libinvar.a",
+                                 kLibdir + "/libinvar.so", kLibdir + "/cmake/invar/invarConfig.cmake",
+                                 kLibdir + "/cmake/invar/invarConfigVersion.cmake", kLibdir + "/pkgconfig/invar.pc",
+                                 "share/invar/examples/embed/embed.c", "share/invar/examples/embed/CMakeLists.txt"})
+    EXPECT_TRUE(fs::exists(prefix() + "/" + file)) << file;
+}
+
+TEST_F(InstallConsumers, SharedLibraryHasAVersionedSoname) {
+  // libinvar.so links to libinvar.so.MAJOR.MINOR.PATCH, whose SONAME is libinvar.so.MAJOR.
+  const fs::path real = fs::canonical(libdir() + "/libinvar.so");
+  const std::string name = real.filename().string();
+  ASSERT_TRUE(name.starts_with("libinvar.so.")) << name;
+  const std::string major = name.substr(0, name.find('.', std::string("libinvar.so.").size()));
+  EXPECT_TRUE(fs::exists(libdir() + "/" + major)) << major;
+  const auto dynamic = run_program({"readelf", "-d", real.string()});
+  ASSERT_EQ(dynamic.exit_code, 0) << describe(dynamic);
+  EXPECT_NE(dynamic.out.find("Library soname: [" + major + "]"), std::string::npos) << dynamic.out;
+}
+
+TEST_F(InstallConsumers, PkgConfigConsumerBuildsAndRuns) {
+  const std::string search = "PKG_CONFIG_PATH=" + libdir() + "/pkgconfig";
+  const auto flags = run_program({"env", search, "pkg-config", "--cflags", "--libs", "invar"});
+  ASSERT_EQ(flags.exit_code, 0) << describe(flags);
+  const auto dir = run_program({"env", search, "pkg-config", "--variable=libdir", "invar"});
+  ASSERT_EQ(dir.exit_code, 0) << describe(dir);
+  std::vector<std::string> compile{INVAR_C_COMPILER, "-std=c99", "-Wall", "-Werror", example() + "/embed.c", "-o",
+                                   *work_ + "/embed-pkg-config"};
+  std::istringstream words(flags.out + " " + kConsumerFlags);
+  for (std::string word; words >> word;) compile.push_back(word);
+  compile.push_back("-Wl,-rpath," + dir.out.substr(0, dir.out.find_last_not_of("\n") + 1));
+  const auto built = run_program(compile);
+  ASSERT_EQ(built.exit_code, 0) << describe(built);
+  expect_golden_embedding(*work_ + "/embed-pkg-config");
+}
+
+TEST_F(InstallConsumers, CMakeConsumerFindsThePackage) {
+  const std::string build = *work_ + "/cmake-consumer";
+  const auto configured =
+      run_program({INVAR_CMAKE, "-S", example(), "-B", build, "-DCMAKE_PREFIX_PATH=" + prefix(),
+                   std::string("-DCMAKE_C_COMPILER=") + INVAR_C_COMPILER, "-DCMAKE_C_FLAGS=" + kConsumerFlags,
+                   "-DCMAKE_EXE_LINKER_FLAGS=" + kConsumerFlags});
+  ASSERT_EQ(configured.exit_code, 0) << describe(configured);
+  const auto built = run_program({INVAR_CMAKE, "--build", build});
+  ASSERT_EQ(built.exit_code, 0) << describe(built);
+  expect_golden_embedding(build + "/embed");
+}
+
+}  // namespace
+}  // namespace invar::test
