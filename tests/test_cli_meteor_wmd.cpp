@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "support/golden.hpp"
+#include "support/many_words.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -199,13 +200,7 @@ TEST(CliMeteorWmd, BadInputGivesOneClearLine) {
 }
 
 TEST(CliMeteorWmd, AnErrorWhileScoringNamesTheHypothesisLine) {
-  const auto vectors = test::temp_dir() + "/many.vec";
-  std::string vec = "1100 2\n", long_line;
-  for (int w = 0; w < 1100; ++w) {
-    vec += fmt::format("w{} {} {}\n", w, w % 7, w % 11);
-    long_line += fmt::format("w{} ", w);
-  }
-  test::write_file(vectors, vec);
+  const auto [vectors, long_line] = test::write_many_words(1100);
   const auto texts = write_lines("long.txt", {"w1 w2", long_line});
   expect_error({"metric", "wmd", "-i", texts, "-r", texts, "--vectors", vectors},
                texts + ":2: word mover's distance: 1100 x 1100 unique words");

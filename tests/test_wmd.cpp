@@ -6,11 +6,10 @@
 
 #include <cmath>
 
-#include <fmt/format.h>
-
 #include "core/error.hpp"
 #include "eval/metrics/wmd.hpp"
 #include "support/golden.hpp"
+#include "support/many_words.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -128,13 +127,7 @@ TEST(Wmd, AgreesWithGensimUpToItsQuantisationOutsideItsSpecialCase) {
 // Two texts of 1100 distinct words each: 1,210,000 word pairs, past the bound, refused before the
 // distance matrix or the graph is built; 100 of them are solved.
 TEST(Wmd, TooManyWordPairsFailInsteadOfExhaustingMemory) {
-  const auto path = test::temp_dir() + "/many.vec";
-  std::string vec = "1100 2\n", text;
-  for (int w = 0; w < 1100; ++w) {
-    vec += fmt::format("w{} {} {}\n", w, w % 7, w % 11);
-    text += fmt::format("w{} ", w);
-  }
-  test::write_file(path, vec);
+  const auto [path, text] = test::write_many_words(1100);
   const auto many = WordVectors::load(path);
   EXPECT_NE(message_of([&] { word_movers_distance(many, text, text); }).find("1100 x 1100 unique words make 1210000 word pairs"),
             std::string::npos);
