@@ -16,14 +16,14 @@ void ban(std::span<float> scores, std::int32_t token) {
   if (token >= 0 && static_cast<std::size_t>(token) < scores.size()) scores[static_cast<std::size_t>(token)] = kNegInf;
 }
 
-// RepetitionPenaltyLogitsProcessor: each distinct token of the prefix once, in float32 as torch
-// computes score * penalty and score / penalty.
+// RepetitionPenaltyLogitsProcessor: each distinct token of the prefix once (at its first
+// occurrence: no allocation per decoding step), in float32 as torch computes score * penalty and
+// score / penalty.
 void penalize_repetitions(std::span<float> scores, std::span<const std::int32_t> prefix, double penalty) {
   const float p = static_cast<float>(penalty);
-  std::vector<std::int32_t> tokens(prefix.begin(), prefix.end());
-  std::sort(tokens.begin(), tokens.end());
-  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
-  for (std::int32_t token : tokens) {
+  for (auto at = prefix.begin(); at != prefix.end(); ++at) {
+    const std::int32_t token = *at;
+    if (std::find(prefix.begin(), at, token) != at) continue;
     if (token < 0 || static_cast<std::size_t>(token) >= scores.size()) continue;
     float& score = scores[static_cast<std::size_t>(token)];
     score = score < 0 ? score * p : score / p;
