@@ -32,7 +32,8 @@ std::vector<float> to_f32(const TensorData& tensor) {
   std::vector<float> values(count);
   switch (tensor.dtype) {
     case DType::F32:
-      std::memcpy(values.data(), tensor.data, count * sizeof(float));
+      // An empty tensor may have no bytes at all (data null), which memcpy must not be given.
+      if (count > 0) std::memcpy(values.data(), tensor.data, count * sizeof(float));
       break;
     case DType::F16:
     case DType::BF16:

@@ -246,3 +246,12 @@ TEST(ModelFolder, MissingConfigOrWeights) {
   EXPECT_THROW(ModelSource::open(empty + "/does-not-exist"), Error);
   EXPECT_THROW(ModelSource::open(make_model_folder({{"model.safetensors", "x"}}, "{broken")), Error);
 }
+
+// A zero-element tensor read from a checkpoint has no bytes: converting it gives no values (found
+// by fuzz_pytorch_checkpoint, where UBSan caught memcpy from a null pointer).
+TEST(ToF32, EmptyTensorWithoutBytesGivesNoValues) {
+  const TensorData empty{.dtype = DType::F32, .shape = {0, 4}, .data = nullptr, .nbytes = 0};
+  EXPECT_TRUE(to_f32(empty).empty());
+  const TensorData half{.dtype = DType::F16, .shape = {0}, .data = nullptr, .nbytes = 0};
+  EXPECT_TRUE(to_f32(half).empty());
+}
