@@ -60,16 +60,6 @@ double rss_mib() {
   return 0.0;
 }
 
-struct TempRoot {
-  std::string path;
-  TempRoot() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "invar-bench-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~TempRoot() { std::filesystem::remove_all(path); }
-};
-
 // One model at a time is loaded, so each preset's memory is its own.
 struct Loaded {
   std::string name;
@@ -80,7 +70,7 @@ struct Loaded {
 };
 
 Loaded& load(const RandomModelPreset& preset) {
-  static TempRoot root;
+  static invar::bench::TempDir root;
   static Loaded loaded;
   if (loaded.name == preset.name) return loaded;
   loaded.model.reset();  // before the backend and source it uses

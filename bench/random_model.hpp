@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -16,6 +18,19 @@
 #include "core/error.hpp"
 
 namespace invar::bench {
+
+// A fresh folder under $TMPDIR, removed with everything in it when this object goes.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "invar-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
 
 struct RandomModelPreset {
   std::string name, model_type;
