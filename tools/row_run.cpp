@@ -130,8 +130,8 @@ void add_resume_option(CLI::App& command, RunControl& control, const std::string
                                output_option));
 }
 
-void add_run_control_options(CLI::App& command, RunControl& control) {
-  add_resume_option(command, control);
+void add_run_control_options(CLI::App& command, RunControl& control, const std::string& output_option) {
+  add_resume_option(command, control, output_option);
   command.add_option("--shard", control.shard,
                      "Run part K of N (0 <= K < N) and write a partial result to --output; `invar merge` joins "
                      "the N parts into the output of one whole run (docs/scale-out.md)");

@@ -22,8 +22,8 @@ struct RunControl {
   bool resume = false;
   std::string shard;  // "K/N", K in 0..N-1; empty = the whole input
 };
-// Adds --resume and --shard.
-void add_run_control_options(CLI::App& command, RunControl& control);
+// Adds --resume and --shard; `output_option` names where the progress is kept.
+void add_run_control_options(CLI::App& command, RunControl& control, const std::string& output_option = "--output");
 // Adds --resume only (commands whose row runs are not split over processes).
 void add_resume_option(CLI::App& command, RunControl& control, const std::string& output_option = "--output");
 
