@@ -15,6 +15,7 @@
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/row_run.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -44,6 +45,9 @@ struct LipArguments {
   std::string transform, save_transformed;
   SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
+  std::string output = "-";
+  RunControl control;  // --transform's runs
+  const CLI::App* command = nullptr;
 };
 
 lip::FeaturizerFactory tf_featurizer(const LipArguments& args, learn::TfidfOptions options) {
@@ -88,22 +92,62 @@ lip::ClassifierPreset classifier_settings(const LipArguments& args) {
   return preset;
 }
 
-// B = t(A) by a seq2seq model with the generation options given; saved when asked, so the run can
-// be repeated or inspected with --transformed.
-LabelledTexts transform(const std::string& model_path, Backend& backend, const LabelledTexts& original,
-                        const LipArguments& args) {
-  const auto model = ModelSource::open(model_path);
-  Progress progress("transform", original.texts.size());
+// One text of B as a row record (tools/row_run.hpp) and back.
+std::string transformed_record(const lip::TransformedText& output) {
+  nlohmann::json record{{"text", output.text}};
+  if (output.cut_to > 0) record["cut_to"] = output.cut_to;
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+lip::TransformedText read_transformed_record(const std::string& text) {
+  const auto record = nlohmann::json::parse(text);
+  return {record.at("text").get<std::string>(), record.value("cut_to", std::size_t{0})};
+}
+
+// B = t(A) by a seq2seq model with the generation options given, chunk by chunk (tools/row_run.hpp):
+// split over the --shard parts or the mpirun ranks, resumable beside --output. The model opens
+// when a chunk first needs it (merge opens none). Unset when this process's part went elsewhere (a
+// partial result, or a rank other than 0): the process then writes nothing more. B is saved when
+// asked, so the run can be repeated or inspected with --transformed.
+std::optional<LabelledTexts> transform(const LipArguments& args, const LabelledTexts& original,
+                                       std::unique_ptr<RowRun>& run) {
+  if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
   const SearchOptions& search = args.search;
-  const lip::Transformed result = lip::transform_texts(
-      *model, backend, original,
-      {.source_language = search.source_language,
-       .target_language = search.target_language,
-       .settings = [&search](const Translator& translator) { return search_settings(translator, search); },
-       .truncate = search.truncate,
-       .batch_size = args.compute.batch_size,
-       .save_path = args.save_transformed,
-       .progress = [&progress](std::size_t done) { progress.set(done); }});
+  const lip::TransformOptions options{
+      .source_language = search.source_language,
+      .target_language = search.target_language,
+      .settings = [&search](const Translator& translator) { return search_settings(translator, search); },
+      .truncate = search.truncate,
+      .batch_size = args.compute.batch_size,
+      .save_path = args.save_transformed};
+  std::unique_ptr<Backend> backend;  // declared before the model, so that it outlives it
+  std::unique_ptr<ModelSource> model;
+  std::optional<lip::TextTransformer> transformer;
+  std::optional<Progress> progress;
+  std::size_t chunk_begin = 0;  // the progress counts within the chunk
+  run = std::make_unique<RowRun>(RowRunSpec{.command = args.command, .control = &args.control,
+                                            .inputs = {"--train", "--train-target", "--original"},
+                                            .output = args.output, .rows = original.texts.size(),
+                                            .chunk = chunk_rows(args.compute)});
+  const bool writes = run->process([&](std::size_t begin, std::size_t end) {
+    if (!transformer) {
+      backend = open_backend(args.compute);
+      model = ModelSource::open(args.transform);
+      auto with_progress = options;
+      with_progress.progress = [&progress, &chunk_begin](std::size_t done) { progress->set(chunk_begin + done); };
+      transformer.emplace(*model, *backend, with_progress);
+      progress.emplace("transform", original.texts.size());
+    }
+    chunk_begin = begin;
+    std::vector<std::string> records;
+    for (const auto& output : transformer->transform(original, begin, end)) records.push_back(transformed_record(output));
+    return records;
+  });
+  if (!writes) return std::nullopt;
+  progress.reset();
+  std::vector<lip::TransformedText> outputs;
+  for (const auto& record : run->records()) outputs.push_back(read_transformed_record(record));
+  const auto result = lip::join_transformed(args.transform, outputs, options);
   if (result.truncated > 0)
     fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
                "truncated for --transform\n", result.truncated, original.texts.size(), result.max_source_length);
@@ -146,7 +190,7 @@ void run(const LipArguments& given) {
   // Models live until the end of the run: featurizers and the translator point into them.
   std::vector<std::unique_ptr<ModelSource>> sources;
   std::unique_ptr<Backend> backend;
-  if (!args.encoder.empty() || !args.transform.empty()) backend = open_backend(args.compute);
+  if (!args.encoder.empty()) backend = open_backend(args.compute);
   auto open_model = [&](const std::string& path) -> const ModelSource& {
     sources.push_back(ModelSource::open(path));
     return *sources.back();
@@ -179,8 +223,14 @@ void run(const LipArguments& given) {
   ColumnSelection transformed_columns = args.columns;
   if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
   LabelledTexts transformed;
-  if (!args.transform.empty()) transformed = transform(args.transform, *backend, original, args);
-  else if (!args.transformed.empty()) transformed = read_texts(args.transformed, transformed_columns);
+  std::unique_ptr<RowRun> transform_run;
+  if (!args.transform.empty()) {
+    auto produced = transform(args, original, transform_run);
+    if (!produced) return;
+    transformed = std::move(*produced);
+  } else if (!args.control.shard.empty()) {
+    fail("--shard splits what --transform computes, and it is not given");
+  } else if (!args.transformed.empty()) transformed = read_texts(args.transformed, transformed_columns);
   else transformed = std::move(*dataset->transformed);
   auto data = lip::make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed), empty);
 
@@ -196,8 +246,11 @@ void run(const LipArguments& given) {
                embeddings->truncated(), encoder->max_length());
   if (!args.predictions.empty()) lip::write_lip_predictions(args.predictions, data, result);
   if (!args.report.empty()) lip::write_lip_html(args.report, data, result);
-  if (args.json) std::cout << lip::lip_json(data, result).dump(2) << '\n';
-  else std::cout << lip::lip_text_report(data, result);
+  AtomicOutput out(args.output);
+  if (args.json) out.stream() << lip::lip_json(data, result).dump(2) << '\n';
+  else out.stream() << lip::lip_text_report(data, result);
+  out.commit();
+  if (transform_run) transform_run->close();
 }
 
 void setup(CLI::App& root) {
@@ -285,6 +338,12 @@ void setup(CLI::App& root) {
   app->add_option("--report", args->report, "Write a self-contained HTML report with the distribution chart");
   app->add_option("--predictions", args->predictions,
                   "Write per-text predictions as JSONL, one line per original text");
+  app->add_option("-o,--output", args->output,
+                  "Write the table (or --json) to FILE, atomically, instead of standard output; with --shard, the "
+                  "partial result")
+      ->capture_default_str();
+  add_run_control_options(*app, args->control);
+  args->command = app;
   app->callback([args] { run(*args); });
 }
 
