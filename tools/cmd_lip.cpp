@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -15,7 +16,7 @@
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "tools/lip_rows.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -92,65 +93,65 @@ lip::ClassifierPreset classifier_settings(const LipArguments& args) {
   return preset;
 }
 
-// One text of B as a row record (tools/row_run.hpp) and back.
-std::string transformed_record(const lip::TransformedText& output) {
-  nlohmann::json record{{"text", output.text}};
-  if (output.cut_to > 0) record["cut_to"] = output.cut_to;
-  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// The texts of a run; B is unset when --transform produces it.
+struct LipTexts {
+  LabelledTexts train, original;
+  std::optional<LabelledTexts> train_target, transformed;
+};
+
+LipTexts read_lip_texts(const LipArguments& args, std::optional<lip::LipDatasetFiles>& dataset) {
+  LipTexts texts;
+  if (dataset) {
+    texts.train = std::move(dataset->train);
+    texts.train_target = std::move(dataset->train_target);
+    texts.original = std::move(dataset->original);
+  } else {
+    texts.train = read_labelled_texts(args.train, args.columns);
+    if (!args.train_target.empty()) texts.train_target = read_labelled_texts(args.train_target, args.columns);
+    texts.original = read_labelled_texts(args.original, args.columns);
+  }
+  ColumnSelection transformed_columns = args.columns;
+  if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
+  if (!args.transformed.empty()) texts.transformed = read_texts(args.transformed, transformed_columns);
+  else if (args.transform.empty()) texts.transformed = std::move(*dataset->transformed);
+  return texts;
 }
 
-lip::TransformedText read_transformed_record(const std::string& text) {
-  const auto record = nlohmann::json::parse(text);
-  return {record.at("text").get<std::string>(), record.value("cut_to", std::size_t{0})};
+// The texts the SE classifier reads that are known before the rows run, each once, in order of
+// first appearance; blank ones are left out or refused by --empty, not embedded.
+std::vector<std::string> texts_to_embed(const LipTexts& texts) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  auto add = [&](const std::optional<LabelledTexts>& file) {
+    if (!file) return;
+    for (const auto& text : file->texts)
+      if (!is_blank(text) && seen.insert(text).second) out.push_back(text);
+  };
+  add(texts.train);
+  add(texts.train_target);
+  add(texts.original);
+  add(texts.transformed);
+  return out;
 }
 
-// B = t(A) by a seq2seq model with the generation options given, chunk by chunk (tools/row_run.hpp):
-// split over the --shard parts or the mpirun ranks, resumable beside --output. The model opens
-// when a chunk first needs it (merge opens none). Unset when this process's part went elsewhere (a
-// partial result, or a rank other than 0): the process then writes nothing more. B is saved when
-// asked, so the run can be repeated or inspected with --transformed.
-std::optional<LabelledTexts> transform(const LipArguments& args, const LabelledTexts& original,
-                                       std::unique_ptr<RowRun>& run) {
-  if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
+// --transform's generation settings.
+lip::TransformOptions transform_options(const LipArguments& args) {
   const SearchOptions& search = args.search;
-  const lip::TransformOptions options{
-      .source_language = search.source_language,
-      .target_language = search.target_language,
-      .settings = [&search](const Translator& translator) { return search_settings(translator, search); },
-      .truncate = search.truncate,
-      .batch_size = args.compute.batch_size,
-      .save_path = args.save_transformed};
-  std::unique_ptr<Backend> backend;  // declared before the model, so that it outlives it
-  std::unique_ptr<ModelSource> model;
-  std::optional<lip::TextTransformer> transformer;
-  std::optional<Progress> progress;
-  std::size_t chunk_begin = 0;  // the progress counts within the chunk
-  run = std::make_unique<RowRun>(RowRunSpec{.command = args.command, .control = &args.control,
-                                            .inputs = {"--train", "--train-target", "--original"},
-                                            .output = args.output, .rows = original.texts.size(),
-                                            .chunk = chunk_rows(args.compute)});
-  const bool writes = run->process([&](std::size_t begin, std::size_t end) {
-    if (!transformer) {
-      backend = open_backend(args.compute);
-      model = ModelSource::open(args.transform);
-      auto with_progress = options;
-      with_progress.progress = [&progress, &chunk_begin](std::size_t done) { progress->set(chunk_begin + done); };
-      transformer.emplace(*model, *backend, with_progress);
-      progress.emplace("transform", original.texts.size());
-    }
-    chunk_begin = begin;
-    std::vector<std::string> records;
-    for (const auto& output : transformer->transform(original, begin, end)) records.push_back(transformed_record(output));
-    return records;
-  });
-  if (!writes) return std::nullopt;
-  progress.reset();
-  std::vector<lip::TransformedText> outputs;
-  for (const auto& record : run->records()) outputs.push_back(read_transformed_record(record));
-  const auto result = lip::join_transformed(args.transform, outputs, options);
+  return {.source_language = search.source_language,
+          .target_language = search.target_language,
+          .settings = [search](const Translator& translator) { return search_settings(translator, search); },
+          .truncate = search.truncate,
+          .batch_size = args.compute.batch_size,
+          .save_path = args.save_transformed};
+}
+
+// B from --transform's outputs, saved when asked (so the run can be repeated or inspected with
+// --transformed).
+LabelledTexts transformed_texts(const LipArguments& args, const std::vector<lip::TransformedText>& outputs) {
+  const auto result = lip::join_transformed(args.transform, outputs, transform_options(args));
   if (result.truncated > 0)
     fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
-               "truncated for --transform\n", result.truncated, original.texts.size(), result.max_source_length);
+               "truncated for --transform\n", result.truncated, outputs.size(), result.max_source_length);
   return result.texts;
 }
 
@@ -187,14 +188,13 @@ void run(const LipArguments& given) {
   options.runs = args.runs;
   options.seed = args.seed;
   options.classifier = classifier_settings(args);
-  // Models live until the end of the run: featurizers and the translator point into them.
-  std::vector<std::unique_ptr<ModelSource>> sources;
+  // The backend and models live until the end of the run: the featurizers point into them.
   std::unique_ptr<Backend> backend;
-  if (!args.encoder.empty()) backend = open_backend(args.compute);
-  auto open_model = [&](const std::string& path) -> const ModelSource& {
-    sources.push_back(ModelSource::open(path));
-    return *sources.back();
+  auto backend_on_demand = [&]() -> Backend& {
+    if (!backend) backend = open_backend(args.compute);
+    return *backend;
   };
+  std::unique_ptr<ModelSource> encoder_model;
   std::unique_ptr<TextEncoder> encoder;
   std::shared_ptr<lip::SentenceEmbeddings> embeddings;
   if (args.classifier == "tf") {
@@ -202,37 +202,26 @@ void run(const LipArguments& given) {
     options.featurizer = tf_featurizer(args, options.classifier.tfidf);
   } else if (args.classifier == "se") {
     if (args.encoder.empty()) fail("--classifier se needs a sentence encoder: -m MODEL");
-    encoder = std::make_unique<TextEncoder>(open_model(args.encoder), *backend);
+    encoder_model = ModelSource::open(args.encoder);
+    encoder = std::make_unique<TextEncoder>(*encoder_model, backend_on_demand());
     embeddings = std::make_shared<lip::SentenceEmbeddings>(*encoder, BatchOptions{args.compute.batch_size, {}});
     options.featurizer = [embeddings] { return std::make_unique<lip::EmbeddingFeaturizer>(embeddings); };
   } else {
     fail("--classifier must be tf or se, got '{}'", args.classifier);
   }
 
-  LabelledTexts train, original;
-  std::optional<LabelledTexts> train_target;
-  if (dataset) {
-    train = std::move(dataset->train);
-    train_target = std::move(dataset->train_target);
-    original = std::move(dataset->original);
-  } else {
-    train = read_labelled_texts(args.train, args.columns);
-    if (!args.train_target.empty()) train_target = read_labelled_texts(args.train_target, args.columns);
-    original = read_labelled_texts(args.original, args.columns);
-  }
-  ColumnSelection transformed_columns = args.columns;
-  if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
-  LabelledTexts transformed;
-  std::unique_ptr<RowRun> transform_run;
-  if (!args.transform.empty()) {
-    auto produced = transform(args, original, transform_run);
-    if (!produced) return;
-    transformed = std::move(*produced);
-  } else if (!args.control.shard.empty()) {
-    fail("--shard splits what --transform computes, and it is not given");
-  } else if (!args.transformed.empty()) transformed = read_texts(args.transformed, transformed_columns);
-  else transformed = std::move(*dataset->transformed);
-  auto data = lip::make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed), empty);
+  auto texts = read_lip_texts(args, dataset);
+  const LipRowWork work{.original = &texts.original, .transform_model = args.transform,
+                        .transform = transform_options(args), .backend = backend_on_demand,
+                        .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
+  const auto rows = run_lip_rows({.command = args.command, .control = &args.control,
+                                  .inputs = {"--train", "--train-target", "--original", "--transformed"},
+                                  .output = args.output, .chunk = chunk_rows(args.compute)},
+                                 work);
+  if (!rows.writes) return;
+  if (!texts.transformed) texts.transformed = transformed_texts(args, rows.transformed);
+  auto data = lip::make_lip_data(std::move(texts.train), std::move(texts.train_target), std::move(texts.original),
+                                 std::move(*texts.transformed), empty);
 
   std::unique_ptr<Progress> progress;
   options.progress = [&progress](std::size_t done, std::size_t total) {
@@ -250,7 +239,7 @@ void run(const LipArguments& given) {
   if (args.json) out.stream() << lip::lip_json(data, result).dump(2) << '\n';
   else out.stream() << lip::lip_text_report(data, result);
   out.commit();
-  if (transform_run) transform_run->close();
+  if (rows.run) rows.run->close();
 }
 
 void setup(CLI::App& root) {
