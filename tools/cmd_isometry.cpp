@@ -522,10 +522,12 @@ void setup(CLI::App& root) {
   app->add_option("--per-pair", args->per_pair,
                   "Write one JSON object per input pair (all translators and data sets, in input order): "
                   "probabilities, judgements, mode, category, agreement, chrF2 of both pairs. With --translator or "
-                  "--detector, the finished chunks of pairs are kept beside it until the run ends (--resume)");
+                  "--detector and no --output, the finished chunks of pairs are kept beside it until the run ends "
+                  "(--resume)");
   app->add_option("-o,--output", args->output,
-                  "Write the tables (or --json) to FILE, atomically, instead of standard output; with --shard, the "
-                  "partial result")
+                  "Write the tables (or --json) to FILE, atomically, instead of standard output; with --translator "
+                  "or --detector the finished chunks of pairs are kept beside it (--resume), and with --shard it "
+                  "holds the partial result")
       ->capture_default_str();
   add_run_control_options(*app, args->control, "--output (else --per-pair)");
   args->command = app;
