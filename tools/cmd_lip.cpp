@@ -15,8 +15,8 @@
 #include "eval/lip/transform.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
-#include "tools/model_command.hpp"
 #include "tools/lip_rows.hpp"
+#include "tools/model_command.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -47,7 +47,7 @@ struct LipArguments {
   SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
   std::string output = "-";
-  RunControl control;  // --transform's runs
+  RunControl control;  // of the per-row work (tools/lip_rows.hpp)
   const CLI::App* command = nullptr;
 };
 
@@ -122,15 +122,15 @@ LipTexts read_lip_texts(const LipArguments& args, std::optional<lip::LipDatasetF
 std::vector<std::string> texts_to_embed(const LipTexts& texts) {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
-  auto add = [&](const std::optional<LabelledTexts>& file) {
+  auto add = [&](const LabelledTexts* file) {
     if (!file) return;
     for (const auto& text : file->texts)
       if (!is_blank(text) && seen.insert(text).second) out.push_back(text);
   };
-  add(texts.train);
-  add(texts.train_target);
-  add(texts.original);
-  add(texts.transformed);
+  add(&texts.train);
+  add(texts.train_target ? &*texts.train_target : nullptr);
+  add(&texts.original);
+  add(texts.transformed ? &*texts.transformed : nullptr);
   return out;
 }
 
