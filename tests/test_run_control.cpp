@@ -61,12 +61,12 @@ class RunControl : public ::testing::Test {
     return read_file(dir_ + "/whole");
   }
 
-  // The output of `args` run as three shards, handed to merge out of order.
-  std::string merged_shards(const std::vector<std::string>& args) {
+  // The output of `args` run as `shards` shards, handed to merge last first.
+  std::string merged_shards(const std::vector<std::string>& args, std::size_t shards = 3) {
     std::vector<std::string> merge{"merge", "-o", dir_ + "/merged"};
-    for (const char* shard : {"2/3", "0/3", "1/3"}) {
-      const std::string part = dir_ + "/part" + std::string(1, shard[0]);
-      const auto result = run_cli(with(args, {"--shard", shard, "-o", part}));
+    for (std::size_t k = shards; k-- > 0;) {
+      const std::string part = dir_ + "/part" + std::to_string(k);
+      const auto result = run_cli(with(args, {"--shard", std::to_string(k) + "/" + std::to_string(shards), "-o", part}));
       EXPECT_EQ(result.exit_code, 0) << result.err;
       merge.push_back(part);
     }
@@ -96,8 +96,8 @@ TEST_F(RunControl, ResumeAfterKillGivesTheBytesOfAnUninterruptedRun) {
   EXPECT_FALSE(std::filesystem::exists(progress));
 }
 
-// isometry keeps the translations and detector probabilities of each translator and data set
-// beside --per-pair (t0.d0: the first of each).
+// isometry keeps the translations and detector probabilities of every translator and data set
+// beside --per-pair when it has no --output.
 TEST_F(RunControl, IsometryResumesAfterKillToTheSameReportAndPairs) {
   write_file(input_, source_lines(400, "\t"));
   const std::vector<std::string> isometry{"-q", "isometry", "--pairs", input_, "--translator", kMarian,
@@ -105,7 +105,7 @@ TEST_F(RunControl, IsometryResumesAfterKillToTheSameReportAndPairs) {
                                           "--threads", "1", "--beam", "1", "--json"};
   const auto whole = run_cli(with(isometry, {"--per-pair", dir_ + "/whole"}));
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  const std::string out = dir_ + "/pairs.jsonl", progress = out + ".invar-progress.t0.d0";
+  const std::string out = dir_ + "/pairs.jsonl", progress = out + ".invar-progress";
   const auto started = test::start_program(INVAR_CLI, with(isometry, {"--per-pair", out}));
   while (chunks_in(progress) < 3 && waitpid(started.pid, nullptr, WNOHANG) == 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -252,6 +252,88 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--sentence", "--json"},
                       std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--sentence", "--stats"}));
 
+// isometry and lip: their per-row models (translators, detectors, --transform, the SE classifier's
+// encoder) split; the report and every file they write, joined by merge, are the one-process bytes.
+// 30 + 13 pairs of two translators (one from a file) in chunks of 16 (batch size 2): chunks span
+// data sets and translators.
+class ModelReportShards : public RunControl, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    write_file(input_, source_lines(30, "\t"));
+    write_file(dir_ + "/in2.txt", after_first_line(source_lines(14, "\t")));
+    write_file(dir_ + "/train.tsv", source_lines(30, "\t"));
+  }
+
+  std::vector<std::string> args() const {
+    const std::vector<std::string> common{"--batch-size", "2", "--threads", "1", "--max-length", "16", "--json"};
+    if (GetParam() == "isometry")
+      return with({"-q", "isometry", "--pairs", input_, "--pairs", dir_ + "/in2.txt", "--translator", kMarian,
+                   "--translations", "copy=" + input_, "--translations", "copy=" + dir_ + "/in2.txt", "--detector",
+                   fixture("core/bert-pair-cls"), "--beam", "1", "--per-pair", files_[0]},
+                  common);
+    std::vector<std::string> lip{"-q", "lip", "--train", dir_ + "/train.tsv", "--original", input_, "--transform",
+                                 kMarian, "--save-transformed", files_[0], "--predictions", files_[1],
+                                 "--preset", "invar", "--runs", "2"};
+    if (GetParam() == "lip_se") lip.insert(lip.end(), {"--classifier", "se", "-m", fixture("core/bert-wordpiece")});
+    return with(lip, common);
+  }
+
+  // The report, then every file the command writes, as this run left them.
+  std::vector<std::string> outputs(const std::string& report) const {
+    std::vector<std::string> out{read_file(report)};
+    for (const auto& file : files_)
+      if (std::filesystem::exists(file)) out.push_back(read_file(file));
+    return out;
+  }
+
+  std::vector<std::string> files_ = {dir_ + "/file1", dir_ + "/file2"};
+};
+
+TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
+  whole_output(args());
+  const auto expected = outputs(dir_ + "/whole");
+  ASSERT_EQ(expected.size(), GetParam() == "isometry" ? 2u : 3u);  // the report, --per-pair; or B, --predictions
+  for (const auto& text : expected) ASSERT_FALSE(text.empty());
+  for (std::size_t shards : {2, 3}) {
+    for (const auto& file : files_) std::filesystem::remove(file);
+    merged_shards(args(), shards);
+    EXPECT_EQ(outputs(dir_ + "/merged"), expected) << shards << " shards";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards, ::testing::Values("isometry", "lip", "lip_se"));
+
+TEST_F(ModelReportShards, MergeRefusesPartsOfOtherRunsAndShardsNeedAnOutputAndWork) {
+  const auto isometry = [this](const std::vector<std::string>& more) {
+    return with({"-q", "isometry", "--pairs", input_, "--detector", fixture("core/bert-pair-cls"), "--translations",
+                 input_, "--batch-size", "2", "--threads", "1"},
+                more);
+  };
+  const auto lip = with({"-q", "lip", "--train", dir_ + "/train.tsv", "--original", input_, "--transform", kMarian,
+                         "--preset", "invar", "--batch-size", "2", "--threads", "1"},
+                        {"--shard", "1/2", "-o", dir_ + "/lip1"});
+  for (const auto& run : {isometry({"--shard", "0/2", "-o", dir_ + "/part0"}),
+                          isometry({"--shard", "1/2", "-o", dir_ + "/part1", "--epsilon", "0.6"}), lip}) {
+    const auto result = run_cli(run);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  }
+  for (const auto& other : {dir_ + "/part1", dir_ + "/lip1"}) {
+    const auto merged = run_cli({"merge", dir_ + "/part0", other});
+    EXPECT_EQ(merged.exit_code, 1);
+    EXPECT_NE(merged.err.find(other + ": a part of another run"), std::string::npos) << merged.err;
+  }
+  const auto no_output = run_cli(isometry({"--shard", "0/2"}));
+  EXPECT_EQ(no_output.exit_code, 1);
+  EXPECT_NE(no_output.err.find("--shard writes a partial result: give --output FILE"), std::string::npos)
+      << no_output.err;
+  const auto nothing_to_split = run_cli({"lip", "--train", dir_ + "/train.tsv", "--original", input_,
+                                         "--transformed", input_, "--shard", "0/2", "-o", dir_ + "/p"});
+  EXPECT_EQ(nothing_to_split.exit_code, 1);
+  EXPECT_NE(nothing_to_split.err.find("--shard splits what --transform and --classifier se compute"),
+            std::string::npos)
+      << nothing_to_split.err;
+}
+
 #ifdef INVAR_MPIEXEC
 const char* const kMpiexec = INVAR_MPIEXEC;
 #else
@@ -265,8 +347,9 @@ struct MpiCase {
   std::size_t lines = 100;
 };
 
-// `mpirun -n N invar ...` (a build with INVAR_MPI): 100 lines in chunks of 16 (batch size 2), 40
-// lines of pll in chunks of 16, 1100 segments of metrics in chunks of 512: every rank has a part.
+// `mpirun -n N invar ...` (a build with INVAR_MPI): 100 lines (isometry's pairs, lip's A and its
+// training texts) in chunks of 16 (batch size 2), 40 lines of pll in chunks of 16, 1100 segments
+// of metrics in chunks of 512: every rank has a part.
 // As root, as CI runs, mpirun must be told it may.
 class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> {
  protected:
@@ -317,6 +400,15 @@ INSTANTIATE_TEST_SUITE_P(
                 {"classify", "-m", fixture("core/xlmr-pair-cls"), "--pairs", "-i", "@in", "--batch-size", "2", "--threads", "1"},
                 "\t"},
         MpiCase{"pll", {"pll", "-m", fixture("core/bert-mlm"), "-i", "@in", "--threads", "1"}, "", 40},
+        MpiCase{"isometry",
+                {"isometry", "--pairs", "@in", "--translator", kMarian, "--detector", fixture("core/bert-pair-cls"),
+                 "--beam", "1", "--max-length", "16", "--batch-size", "2", "--threads", "1", "--json"},
+                "\t"},
+        MpiCase{"lip_se",
+                {"lip", "--train", "@in", "--original", "@in", "--transform", kMarian, "--max-length", "16",
+                 "--classifier", "se", "-m", fixture("core/bert-wordpiece"), "--preset", "invar", "--batch-size", "2",
+                 "--threads", "1", "--json"},
+                "\t"},
         MpiCase{"bleu", {"metric", "bleu", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
         MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100}),
     [](const auto& info) { return info.param.name; });

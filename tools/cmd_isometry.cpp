@@ -5,8 +5,10 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "eval/isometry/isometry.hpp"
 #include "eval/isometry/models.hpp"
 #include "eval/isometry/report.hpp"
@@ -36,6 +38,7 @@ struct IsometryArguments {
   std::string correlation = "both";
   bool json = false;
   std::string report, per_pair, save_translations;
+  std::string output = "-";
   RunControl control;
   const CLI::App* command = nullptr;
 };
@@ -138,42 +141,87 @@ struct ProgressSlot {
   }
 };
 
-std::vector<isometry::ParaphraseDetector> open_detectors(const IsometryArguments& args, Backend& backend,
-                                                         ProgressSlot& progress) {
-  std::vector<isometry::ParaphraseDetector> detectors;
-  std::set<std::string> names;
+// The --detector names, in order.
+std::vector<std::string> detector_names(const IsometryArguments& args) {
+  std::vector<std::string> names;
   for (const auto& argument : args.detectors) {
-    auto [name, model] = isometry::name_and_path(argument);
-    if (!names.insert(name).second) fail("two detectors are named '{}'; name them with --detector NAME=MODEL", name);
-    detectors.push_back(isometry::model_paraphrase_detector(
-        model, backend,
-        {.name = name,
-         .paraphrase_label = args.paraphrase_label,
-         .max_length = args.detector_max_length,
-         .batch_size = args.compute.batch_size,
-         .progress = [&progress](std::size_t done) { progress.bar->advance(done); }}));
+    auto name = isometry::name_and_path(argument).first;
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      fail("two detectors are named '{}'; name them with --detector NAME=MODEL", name);
+    names.push_back(std::move(name));
   }
-  return detectors;
+  return names;
 }
 
-isometry::TextTranslator open_translator(const IsometryArguments& args, const std::string& model, Backend& backend,
-                                         ProgressSlot& progress, std::size_t& truncated) {
-  const SearchOptions& search = args.search;
-  return isometry::model_translator(
-      model, backend,
-      {.settings =
-           [&search](const Translator& translator) {
-             auto settings = search_settings(translator, search);
-             if (!search.beam && !settings.do_sample) settings.num_beams = kPaperBeam;
-             return settings;
-           },
-       .source_language = search.source_language,
-       .target_language = search.target_language,
-       .batch_size = args.compute.batch_size,
-       .truncate = search.truncate,
-       .truncated = [&truncated](std::size_t) { ++truncated; },
-       .progress = [&progress](std::size_t done) { progress.bar->set(done); }});
-}
+// The --translator and --detector models, opened when a chunk of pairs first needs them: a resumed
+// run with every chunk done, a merge and a rank without chunks open none. One translator is open at
+// a time (the rows reach them in order).
+class IsometryModels {
+ public:
+  IsometryModels(const IsometryArguments& args, const std::vector<TranslatorSource>& translators)
+      : args_(args), translators_(translators), truncated_(translators.size()) {}
+
+  const std::vector<isometry::ParaphraseDetector>& detectors() {
+    if (detectors_.empty())
+      for (const auto& argument : args_.detectors) {
+        auto [name, model] = isometry::name_and_path(argument);
+        detectors_.push_back(isometry::model_paraphrase_detector(
+            model, backend(),
+            {.name = name,
+             .paraphrase_label = args_.paraphrase_label,
+             .max_length = args_.detector_max_length,
+             .batch_size = args_.compute.batch_size,
+             .progress = [this](std::size_t done) { progress.bar->advance(done); }}));
+      }
+    return detectors_;
+  }
+
+  const isometry::TextTranslator& translator(std::size_t t) {
+    if (translator_index_ != t) {
+      translator_ = {};
+      translator_ = open_translator(translators_[t].model, truncated_[t]);
+      translator_index_ = t;
+    }
+    return translator_;
+  }
+
+  // Sources cut by --truncate, per translator (those this process translated).
+  const std::vector<std::size_t>& truncated() const { return truncated_; }
+
+  ProgressSlot progress;
+
+ private:
+  Backend& backend() {
+    if (!backend_) backend_ = open_backend(args_.compute);
+    return *backend_;
+  }
+
+  isometry::TextTranslator open_translator(const std::string& model, std::size_t& truncated) {
+    const SearchOptions& search = args_.search;
+    return isometry::model_translator(
+        model, backend(),
+        {.settings =
+             [&search](const Translator& translator) {
+               auto settings = search_settings(translator, search);
+               if (!search.beam && !settings.do_sample) settings.num_beams = kPaperBeam;
+               return settings;
+             },
+         .source_language = search.source_language,
+         .target_language = search.target_language,
+         .batch_size = args_.compute.batch_size,
+         .truncate = search.truncate,
+         .truncated = [&truncated](std::size_t) { ++truncated; },
+         .progress = [this](std::size_t done) { progress.bar->set(done); }});
+  }
+
+  const IsometryArguments& args_;
+  const std::vector<TranslatorSource>& translators_;
+  std::vector<std::size_t> truncated_;
+  std::unique_ptr<Backend> backend_;  // declared before the models, so that it outlives them
+  std::vector<isometry::ParaphraseDetector> detectors_;
+  std::size_t translator_index_ = std::size_t(-1);
+  isometry::TextTranslator translator_;
+};
 
 // --save-translations: a file when invar translates one data set once, else a folder of
 // TRANSLATOR.DATASET.jsonl files.
@@ -185,12 +233,16 @@ std::string saved_translations_path(const IsometryArguments& args, std::size_t t
   return (std::filesystem::path(path) / (translator + "." + data_set + ".jsonl")).string();
 }
 
-// The models of one translator and data set: its --translator (unset: translations read from a
-// file) and the --detector models (empty: scores read from a file).
-struct PairModels {
-  const isometry::TextTranslator& translator;
-  const std::string& translator_model;
-  const std::vector<isometry::ParaphraseDetector>& detectors;
+// One translator on one data set, when invar computes its translations or its detector
+// probabilities. The pairs of every segment form the run's one range of rows, in translator then
+// data-set order; a segment's rows start at `begin`.
+struct Segment {
+  std::size_t translator = 0, data_set = 0, begin = 0;
+  bool translated = false;                // by --translator (else `target` is read from a file)
+  bool detects = false;                   // by --detector (else `detected` is read from a file)
+  bool computed() const { return translated || detects; }
+  isometry::SentencePairs target;         // the translations read from a file
+  isometry::DetectorScores detected;      // the probabilities read from a file (no --detector)
 };
 
 isometry::SentencePairs slice(const isometry::SentencePairs& pairs, std::size_t begin, std::size_t end) {
@@ -203,10 +255,10 @@ isometry::SentencePairs slice(const isometry::SentencePairs& pairs, std::size_t 
 }
 
 // One pair's record: its translation and the detectors' probabilities on both sides, as computed.
-std::string pair_record(const PairModels& models, const isometry::SentencePairs& target,
-                        const isometry::DetectorScores& scores, std::size_t i) {
+std::string pair_record(bool translated, const isometry::SentencePairs& target, const isometry::DetectorScores& scores,
+                        std::size_t i) {
   nlohmann::json record = nlohmann::json::object();
-  if (models.translator) record["translation"] = {target.first[i], target.second[i]};
+  if (translated) record["translation"] = {target.first[i], target.second[i]};
   for (std::size_t d = 0; d < scores.detectors.size(); ++d) {
     record["source"].push_back(scores.source[d][i]);
     record["target"].push_back(scores.target[d][i]);
@@ -214,63 +266,52 @@ std::string pair_record(const PairModels& models, const isometry::SentencePairs&
   return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// The records of pair_record read back into `target` and `detected`.
-void read_pair_records(const std::vector<std::string>& records, const PairModels& models,
-                       const isometry::SentencePairs& source, isometry::SentencePairs& target,
-                       isometry::DetectorScores& detected) {
-  if (models.translator) target = {.path = models.translator_model, .line_numbers = source.line_numbers};
-  if (!models.detectors.empty()) {
-    detected = {.path = "(computed)"};
-    for (const auto& detector : models.detectors) detected.detectors.push_back(detector.name);
-    detected.source.resize(models.detectors.size());
-    detected.target.resize(models.detectors.size());
+// The records of a segment's pairs read back into its `target` and `detected`.
+void read_pair_records(std::span<const std::string> records, const std::string& translator_model,
+                       const std::vector<std::string>& detectors, const isometry::SentencePairs& source,
+                       Segment& segment) {
+  if (segment.translated) segment.target = {.path = translator_model, .line_numbers = source.line_numbers};
+  auto& detected = segment.detected;
+  if (segment.detects) {
+    detected = {.path = "(computed)", .detectors = detectors};
+    detected.source.resize(detectors.size());
+    detected.target.resize(detectors.size());
   }
   for (const auto& text : records) {
     const auto record = nlohmann::json::parse(text);
-    if (models.translator) {
-      target.first.push_back(record.at("translation").at(0).get<std::string>());
-      target.second.push_back(record.at("translation").at(1).get<std::string>());
+    if (segment.translated) {
+      segment.target.first.push_back(record.at("translation").at(0).get<std::string>());
+      segment.target.second.push_back(record.at("translation").at(1).get<std::string>());
     }
-    for (std::size_t d = 0; d < models.detectors.size(); ++d) {
+    for (std::size_t d = 0; segment.detects && d < detectors.size(); ++d) {
       detected.source[d].push_back(record.at("source").at(d).get<double>());
       detected.target[d].push_back(record.at("target").at(d).get<double>());
     }
   }
 }
 
-// Translations and detector probabilities of one data set, chunk by chunk (tools/row_run.hpp): with
-// --per-pair FILE the finished chunks are kept beside it (FILE.invar-progress.PART), so --resume
-// continues an interrupted run. The returned run is closed once every output is written.
-std::unique_ptr<RowRun> run_pair_models(const IsometryArguments& args, const PairModels& models,
-                                        const isometry::SentencePairs& source, const std::string& part,
-                                        const std::string& label, isometry::SentencePairs& target,
-                                        isometry::DetectorScores& detected, ProgressSlot& progress) {
-  auto rows = std::make_unique<RowRun>(RowRunSpec{
-      .command = args.command, .control = &args.control, .inputs = {"--pairs"},
-      .output = args.per_pair.empty() ? "-" : args.per_pair, .rows = source.size(), .chunk = chunk_rows(args.compute),
-      .output_option = "--per-pair", .part = part, .splits = false});
-  const isometry::SentencePairs given_target = target;
-  rows->process([&](std::size_t begin, std::size_t end) {
-    const auto pairs = slice(source, begin, end);
-    isometry::SentencePairs translated;
-    if (models.translator) {
-      progress.start("translate " + label, 2 * pairs.size());
-      translated = isometry::translate_pairs(pairs, models.translator, models.translator_model);
-    } else {
-      translated = slice(given_target, begin, end);
-    }
-    isometry::DetectorScores scores;
-    if (!models.detectors.empty()) {
-      progress.start("detect " + label, 2 * pairs.size() * models.detectors.size());
-      scores = isometry::detect_paraphrases(pairs, translated, models.detectors);
-    }
-    progress.bar.reset();
-    std::vector<std::string> records;
-    for (std::size_t i = 0; i < pairs.size(); ++i) records.push_back(pair_record(models, translated, scores, i));
-    return records;
-  });
-  read_pair_records(rows->records(), models, source, target, detected);
-  return rows;
+// The records of rows [begin, end) of one segment (rows counted within it).
+std::vector<std::string> segment_records(const Segment& segment, const isometry::SentencePairs& source,
+                                         const TranslatorSource& translator, const std::string& label,
+                                         std::size_t begin, std::size_t end, IsometryModels& models) {
+  const auto pairs = slice(source, begin, end);
+  isometry::SentencePairs translated;
+  if (segment.translated) {
+    models.progress.start("translate " + label, 2 * pairs.size());
+    translated = isometry::translate_pairs(pairs, models.translator(segment.translator), translator.model);
+  } else {
+    translated = slice(segment.target, begin, end);
+  }
+  isometry::DetectorScores scores;
+  if (segment.detects) {
+    const auto& detectors = models.detectors();
+    models.progress.start("detect " + label, 2 * pairs.size() * detectors.size());
+    scores = isometry::detect_paraphrases(pairs, translated, detectors);
+  }
+  models.progress.bar.reset();
+  std::vector<std::string> records;
+  for (std::size_t i = 0; i < pairs.size(); ++i) records.push_back(pair_record(segment.translated, translated, scores, i));
+  return records;
 }
 
 std::vector<isometry::CorrelationProcedure> correlation_procedures(const std::string& name) {
@@ -278,6 +319,76 @@ std::vector<isometry::CorrelationProcedure> correlation_procedures(const std::st
   if (name == "pooled") return {P::Pooled};
   if (name == "mode") return {P::Mode};
   return {P::Pooled, P::Mode};
+}
+
+// What the runs of every translator and data set read: the source pairs and the detectors' names.
+struct IsometryInputs {
+  const std::vector<TranslatorSource>& translators;
+  const std::vector<std::string>& names;  // of the data sets
+  const std::vector<isometry::SentencePairs>& sources;
+  const std::vector<std::string>& detectors;
+};
+
+// Every translator on every data set, in that order; the translations and probabilities not computed
+// are read from their files.
+std::vector<Segment> segments_of(const IsometryArguments& args, const IsometryInputs& in,
+                                 const isometry::PairColumns& columns) {
+  const auto scores = in.detectors.empty() ? score_files(args, in.translators, in.sources.size())
+                                           : std::map<std::string, std::vector<std::string>>{};
+  std::vector<Segment> segments;
+  std::size_t rows = 0;
+  for (std::size_t t = 0; t < in.translators.size(); ++t)
+    for (std::size_t s = 0; s < in.sources.size(); ++s) {
+      const auto& translator = in.translators[t];
+      Segment segment{.translator = t, .data_set = s, .begin = rows, .translated = !translator.model.empty()};
+      if (!segment.translated) segment.target = isometry::read_sentence_pairs(translator.files[s], columns);
+      segment.detects = !in.detectors.empty();
+      if (!segment.detects) segment.detected = isometry::read_detector_scores(scores.at(translator.name)[s]);
+      if (segment.computed()) rows += in.sources[s].size();
+      segments.push_back(std::move(segment));
+    }
+  return segments;
+}
+
+// Computes the translations and probabilities of the segments chunk by chunk (tools/row_run.hpp),
+// split over the --shard parts or the mpirun ranks, keeping the finished chunks beside --output
+// (else --per-pair) for --resume. Null when this process's part went elsewhere: a partial result
+// (--shard) or rank 0 (mpirun); the process then writes nothing more.
+std::unique_ptr<RowRun> run_segments(const IsometryArguments& args, const IsometryInputs& in,
+                                     std::vector<Segment>& segments, IsometryModels& models) {
+  const std::size_t rows = segments.back().begin + (segments.back().computed() ? in.sources.back().size() : 0);
+  if (rows == 0) {
+    if (!args.control.shard.empty())
+      fail("--shard splits what --translator and --detector compute, and neither is given");
+    return nullptr;
+  }
+  if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
+  const bool to_output = args.output != "-" || args.per_pair.empty();
+  auto run = std::make_unique<RowRun>(RowRunSpec{
+      .command = args.command, .control = &args.control, .inputs = {"--pairs"},
+      .output = to_output ? args.output : args.per_pair, .rows = rows, .chunk = chunk_rows(args.compute),
+      .output_option = to_output ? "--output" : "--per-pair"});
+  const bool writes = run->process([&](std::size_t begin, std::size_t end) {
+    std::vector<std::string> records;
+    for (const auto& segment : segments) {
+      const std::size_t size = segment.computed() ? in.sources[segment.data_set].size() : 0;
+      const std::size_t from = std::max(begin, segment.begin), to = std::min(end, segment.begin + size);
+      if (from >= to) continue;
+      const auto& translator = in.translators[segment.translator];
+      auto part = segment_records(segment, in.sources[segment.data_set], translator,
+                                  translator.name + ":" + in.names[segment.data_set], from - segment.begin,
+                                  to - segment.begin, models);
+      records.insert(records.end(), part.begin(), part.end());
+    }
+    return records;
+  });
+  if (!writes) return nullptr;
+  const std::span<const std::string> records = run->records();
+  for (auto& segment : segments)
+    if (segment.computed())
+      read_pair_records(records.subspan(segment.begin, in.sources[segment.data_set].size()),
+                        in.translators[segment.translator].model, in.detectors, in.sources[segment.data_set], segment);
+  return run;
 }
 
 void run(const IsometryArguments& args) {
@@ -288,8 +399,6 @@ void run(const IsometryArguments& args) {
   if (args.detector_scores.empty() && args.detectors.empty())
     fail("isometry needs --detector-scores FILE (one per --pairs) or --detector MODEL");
   if (!args.detector_scores.empty() && !args.detectors.empty()) fail("give --detector-scores or --detector, not both");
-  const auto scores = args.detectors.empty() ? score_files(args, translators, data_sets)
-                                             : std::map<std::string, std::vector<std::string>>{};
   if (!args.columns.empty() && args.columns.size() != 2) fail("--columns takes two columns, FIRST,SECOND");
   isometry::PairColumns columns{.header = args.header};
   if (!args.columns.empty()) {
@@ -299,53 +408,43 @@ void run(const IsometryArguments& args) {
   const auto names = data_set_names(args);
   std::vector<isometry::SentencePairs> sources;
   for (const auto& path : args.pairs) sources.push_back(isometry::read_sentence_pairs(path, columns));
-
   const auto modelled = std::count_if(translators.begin(), translators.end(), [](const auto& t) { return !t.model.empty(); });
   if (!args.save_translations.empty() && modelled == 0)
     fail("--save-translations keeps what --translator produces, and no --translator is given");
-  std::unique_ptr<Backend> backend;
-  if (modelled > 0 || !args.detectors.empty()) backend = open_backend(args.compute);
-  ProgressSlot progress;
-  const auto detectors =
-      args.detectors.empty() ? std::vector<isometry::ParaphraseDetector>{} : open_detectors(args, *backend, progress);
+
+  const auto detectors = detector_names(args);
+  const IsometryInputs in{translators, names, sources, detectors};
+  auto segments = segments_of(args, in, columns);
+  IsometryModels models(args, translators);
+  auto row_run = run_segments(args, in, segments, models);
+  if (!row_run && std::any_of(segments.begin(), segments.end(), [](const auto& s) { return s.computed(); })) return;
+  for (std::size_t t = 0; t < translators.size(); ++t)
+    if (models.truncated()[t] > 0)
+      std::cerr << fmt::format("invar: {} sources truncated to the positions of {} (--truncate)\n",
+                               models.truncated()[t], translators[t].model);
 
   std::vector<isometry::IsometryDataSet> data;
-  std::vector<std::unique_ptr<RowRun>> model_runs;
-  for (std::size_t t = 0; t < translators.size(); ++t) {
-    const auto& source = translators[t];
-    std::size_t truncated = 0;
-    isometry::TextTranslator translator;
-    if (!source.model.empty()) translator = open_translator(args, source.model, *backend, progress, truncated);
-    const PairModels models{translator, source.model, detectors};
-    for (std::size_t s = 0; s < data_sets; ++s) {
-      isometry::SentencePairs target;
-      if (!translator) target = isometry::read_sentence_pairs(source.files[s], columns);
-      isometry::DetectorScores detected;
-      if (detectors.empty()) detected = isometry::read_detector_scores(scores.at(source.name)[s]);
-      if (translator || !detectors.empty())
-        model_runs.push_back(run_pair_models(args, models, sources[s], fmt::format("t{}.d{}", t, s),
-                                             source.name + ":" + names[s], target, detected, progress));
-      if (translator && !args.save_translations.empty())
-        isometry::write_sentence_pairs(
-            saved_translations_path(args, static_cast<std::size_t>(modelled) * data_sets, source.name, names[s]),
-            target);
-      data.push_back(isometry::make_isometry_data_set(names[s], sources[s], std::move(target), std::move(detected),
-                                                      source.name));
-    }
-    if (truncated > 0)
-      std::cerr << fmt::format("invar: {} sources truncated to the positions of {} (--truncate)\n", truncated,
-                               source.model);
+  for (auto& segment : segments) {
+    const auto& translator = translators[segment.translator];
+    const auto& name = names[segment.data_set];
+    if (segment.translated && !args.save_translations.empty())
+      isometry::write_sentence_pairs(
+          saved_translations_path(args, static_cast<std::size_t>(modelled) * data_sets, translator.name, name),
+          segment.target);
+    data.push_back(isometry::make_isometry_data_set(name, sources[segment.data_set], std::move(segment.target),
+                                                    std::move(segment.detected), translator.name));
   }
-
   isometry::IsometryOptions options;
   options.epsilon = args.epsilon;
   options.procedures = correlation_procedures(args.correlation);
   auto result = isometry::run_isometry(data, options);
   if (!args.per_pair.empty()) isometry::write_isometry_pairs(args.per_pair, data, result);
   if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result);
-  if (args.json) std::cout << isometry::isometry_json(data, result).dump(2) << '\n';
-  else std::cout << isometry::isometry_text_report(data, result);
-  for (auto& run : model_runs) run->close();
+  AtomicOutput out(args.output);
+  if (args.json) out.stream() << isometry::isometry_json(data, result).dump(2) << '\n';
+  else out.stream() << isometry::isometry_text_report(data, result);
+  out.commit();
+  if (row_run) row_run->close();
 }
 
 void add_translation_options(CLI::App& app, IsometryArguments& args) {
@@ -423,8 +522,14 @@ void setup(CLI::App& root) {
   app->add_option("--per-pair", args->per_pair,
                   "Write one JSON object per input pair (all translators and data sets, in input order): "
                   "probabilities, judgements, mode, category, agreement, chrF2 of both pairs. With --translator or "
-                  "--detector, the finished chunks of pairs are kept beside it until the run ends (--resume)");
-  add_resume_option(*app, args->control, "--per-pair");
+                  "--detector and no --output, the finished chunks of pairs are kept beside it until the run ends "
+                  "(--resume)");
+  app->add_option("-o,--output", args->output,
+                  "Write the tables (or --json) to FILE, atomically, instead of standard output; with --translator "
+                  "or --detector the finished chunks of pairs are kept beside it (--resume), and with --shard it "
+                  "holds the partial result")
+      ->capture_default_str();
+  add_run_control_options(*app, args->control, "--output (else --per-pair)");
   args->command = app;
   app->footer(
       "Examples:\n"

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -14,6 +15,7 @@
 #include "eval/lip/transform.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
+#include "tools/lip_rows.hpp"
 #include "tools/model_command.hpp"
 #include "tools/search_options.hpp"
 
@@ -44,6 +46,9 @@ struct LipArguments {
   std::string transform, save_transformed;
   SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
+  std::string output = "-";
+  RunControl control;  // of the per-row work (tools/lip_rows.hpp)
+  const CLI::App* command = nullptr;
 };
 
 lip::FeaturizerFactory tf_featurizer(const LipArguments& args, learn::TfidfOptions options) {
@@ -88,25 +93,65 @@ lip::ClassifierPreset classifier_settings(const LipArguments& args) {
   return preset;
 }
 
-// B = t(A) by a seq2seq model with the generation options given; saved when asked, so the run can
-// be repeated or inspected with --transformed.
-LabelledTexts transform(const std::string& model_path, Backend& backend, const LabelledTexts& original,
-                        const LipArguments& args) {
-  const auto model = ModelSource::open(model_path);
-  Progress progress("transform", original.texts.size());
+// The texts of a run; B is unset when --transform produces it.
+struct LipTexts {
+  LabelledTexts train, original;
+  std::optional<LabelledTexts> train_target, transformed;
+};
+
+LipTexts read_lip_texts(const LipArguments& args, std::optional<lip::LipDatasetFiles>& dataset) {
+  LipTexts texts;
+  if (dataset) {
+    texts.train = std::move(dataset->train);
+    texts.train_target = std::move(dataset->train_target);
+    texts.original = std::move(dataset->original);
+  } else {
+    texts.train = read_labelled_texts(args.train, args.columns);
+    if (!args.train_target.empty()) texts.train_target = read_labelled_texts(args.train_target, args.columns);
+    texts.original = read_labelled_texts(args.original, args.columns);
+  }
+  ColumnSelection transformed_columns = args.columns;
+  if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
+  if (!args.transformed.empty()) texts.transformed = read_texts(args.transformed, transformed_columns);
+  else if (args.transform.empty()) texts.transformed = std::move(*dataset->transformed);
+  return texts;
+}
+
+// The texts the SE classifier reads that are known before the rows run, each once, in order of
+// first appearance; blank ones are left out or refused by --empty, not embedded.
+std::vector<std::string> texts_to_embed(const LipTexts& texts) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  auto add = [&](const LabelledTexts* file) {
+    if (!file) return;
+    for (const auto& text : file->texts)
+      if (!is_blank(text) && seen.insert(text).second) out.push_back(text);
+  };
+  add(&texts.train);
+  add(texts.train_target ? &*texts.train_target : nullptr);
+  add(&texts.original);
+  add(texts.transformed ? &*texts.transformed : nullptr);
+  return out;
+}
+
+// --transform's generation settings.
+lip::TransformOptions transform_options(const LipArguments& args) {
   const SearchOptions& search = args.search;
-  const lip::Transformed result = lip::transform_texts(
-      *model, backend, original,
-      {.source_language = search.source_language,
-       .target_language = search.target_language,
-       .settings = [&search](const Translator& translator) { return search_settings(translator, search); },
-       .truncate = search.truncate,
-       .batch_size = args.compute.batch_size,
-       .save_path = args.save_transformed,
-       .progress = [&progress](std::size_t done) { progress.set(done); }});
+  return {.source_language = search.source_language,
+          .target_language = search.target_language,
+          .settings = [search](const Translator& translator) { return search_settings(translator, search); },
+          .truncate = search.truncate,
+          .batch_size = args.compute.batch_size,
+          .save_path = args.save_transformed};
+}
+
+// B from --transform's outputs, saved when asked (so the run can be repeated or inspected with
+// --transformed).
+LabelledTexts transformed_texts(const LipArguments& args, const std::vector<lip::TransformedText>& outputs) {
+  const auto result = lip::join_transformed(args.transform, outputs, transform_options(args));
   if (result.truncated > 0)
     fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
-               "truncated for --transform\n", result.truncated, original.texts.size(), result.max_source_length);
+               "truncated for --transform\n", result.truncated, outputs.size(), result.max_source_length);
   return result.texts;
 }
 
@@ -143,14 +188,13 @@ void run(const LipArguments& given) {
   options.runs = args.runs;
   options.seed = args.seed;
   options.classifier = classifier_settings(args);
-  // Models live until the end of the run: featurizers and the translator point into them.
-  std::vector<std::unique_ptr<ModelSource>> sources;
+  // The backend and models live until the end of the run: the featurizers point into them.
   std::unique_ptr<Backend> backend;
-  if (!args.encoder.empty() || !args.transform.empty()) backend = open_backend(args.compute);
-  auto open_model = [&](const std::string& path) -> const ModelSource& {
-    sources.push_back(ModelSource::open(path));
-    return *sources.back();
+  auto backend_on_demand = [&]() -> Backend& {
+    if (!backend) backend = open_backend(args.compute);
+    return *backend;
   };
+  std::unique_ptr<ModelSource> encoder_model;
   std::unique_ptr<TextEncoder> encoder;
   std::shared_ptr<lip::SentenceEmbeddings> embeddings;
   if (args.classifier == "tf") {
@@ -158,31 +202,26 @@ void run(const LipArguments& given) {
     options.featurizer = tf_featurizer(args, options.classifier.tfidf);
   } else if (args.classifier == "se") {
     if (args.encoder.empty()) fail("--classifier se needs a sentence encoder: -m MODEL");
-    encoder = std::make_unique<TextEncoder>(open_model(args.encoder), *backend);
+    encoder_model = ModelSource::open(args.encoder);
+    encoder = std::make_unique<TextEncoder>(*encoder_model, backend_on_demand());
     embeddings = std::make_shared<lip::SentenceEmbeddings>(*encoder, BatchOptions{args.compute.batch_size, {}});
     options.featurizer = [embeddings] { return std::make_unique<lip::EmbeddingFeaturizer>(embeddings); };
   } else {
     fail("--classifier must be tf or se, got '{}'", args.classifier);
   }
 
-  LabelledTexts train, original;
-  std::optional<LabelledTexts> train_target;
-  if (dataset) {
-    train = std::move(dataset->train);
-    train_target = std::move(dataset->train_target);
-    original = std::move(dataset->original);
-  } else {
-    train = read_labelled_texts(args.train, args.columns);
-    if (!args.train_target.empty()) train_target = read_labelled_texts(args.train_target, args.columns);
-    original = read_labelled_texts(args.original, args.columns);
-  }
-  ColumnSelection transformed_columns = args.columns;
-  if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
-  LabelledTexts transformed;
-  if (!args.transform.empty()) transformed = transform(args.transform, *backend, original, args);
-  else if (!args.transformed.empty()) transformed = read_texts(args.transformed, transformed_columns);
-  else transformed = std::move(*dataset->transformed);
-  auto data = lip::make_lip_data(std::move(train), std::move(train_target), std::move(original), std::move(transformed), empty);
+  auto texts = read_lip_texts(args, dataset);
+  const LipRowWork work{.original = &texts.original, .transform_model = args.transform,
+                        .transform = transform_options(args), .backend = backend_on_demand,
+                        .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
+  const auto rows = run_lip_rows({.command = args.command, .control = &args.control,
+                                  .inputs = {"--train", "--train-target", "--original", "--transformed"},
+                                  .output = args.output, .chunk = chunk_rows(args.compute)},
+                                 work);
+  if (!rows.writes) return;
+  if (!texts.transformed) texts.transformed = transformed_texts(args, rows.transformed);
+  auto data = lip::make_lip_data(std::move(texts.train), std::move(texts.train_target), std::move(texts.original),
+                                 std::move(*texts.transformed), empty);
 
   std::unique_ptr<Progress> progress;
   options.progress = [&progress](std::size_t done, std::size_t total) {
@@ -196,8 +235,11 @@ void run(const LipArguments& given) {
                embeddings->truncated(), encoder->max_length());
   if (!args.predictions.empty()) lip::write_lip_predictions(args.predictions, data, result);
   if (!args.report.empty()) lip::write_lip_html(args.report, data, result);
-  if (args.json) std::cout << lip::lip_json(data, result).dump(2) << '\n';
-  else std::cout << lip::lip_text_report(data, result);
+  AtomicOutput out(args.output);
+  if (args.json) out.stream() << lip::lip_json(data, result).dump(2) << '\n';
+  else out.stream() << lip::lip_text_report(data, result);
+  out.commit();
+  if (rows.run) rows.run->close();
 }
 
 void setup(CLI::App& root) {
@@ -285,6 +327,12 @@ void setup(CLI::App& root) {
   app->add_option("--report", args->report, "Write a self-contained HTML report with the distribution chart");
   app->add_option("--predictions", args->predictions,
                   "Write per-text predictions as JSONL, one line per original text");
+  app->add_option("-o,--output", args->output,
+                  "Write the table (or --json) to FILE, atomically, instead of standard output; with --shard, the "
+                  "partial result")
+      ->capture_default_str();
+  add_run_control_options(*app, args->control);
+  args->command = app;
   app->callback([args] { run(*args); });
 }
 

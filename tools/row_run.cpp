@@ -90,7 +90,6 @@ std::string fingerprint(const std::vector<std::string>& line, const std::vector<
   Hasher hasher;
   hasher.add(kVersion);
   hasher.add(std::to_string(spec.chunk));
-  hasher.add(spec.part);
   bool input_value = false;
   for (const auto& word : line) {
     if (input_value) {
@@ -123,15 +122,11 @@ bool reads_standard_input(const CLI::App& command, const std::vector<std::string
 
 }  // namespace
 
-void add_resume_option(CLI::App& command, RunControl& control, const std::string& output_option) {
+void add_run_control_options(CLI::App& command, RunControl& control, const std::string& output_option) {
   command.add_flag("--resume", control.resume,
                    fmt::format("Continue an interrupted run from the progress kept beside {} (FILE.invar-progress); "
                                "refused when the input or the options differ",
                                output_option));
-}
-
-void add_run_control_options(CLI::App& command, RunControl& control) {
-  add_resume_option(command, control);
   command.add_option("--shard", control.shard,
                      "Run part K of N (0 <= K < N) and write a partial result to --output; `invar merge` joins "
                      "the N parts into the output of one whole run (docs/scale-out.md)");
@@ -142,7 +137,7 @@ void merge_from(RunHeader header, Chunks chunks) { merge_source() = std::pair{st
 RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   command_ = command_line(*spec_.command);
   if (!reads_standard_input(*spec_.command, spec_.inputs)) fingerprint_ = fingerprint(command_, spec_.inputs, spec_);
-  const Ranks processes = spec_.splits ? ranks() : Ranks{};
+  const Ranks processes = ranks();
   merging_ = merge_source().has_value();
   sharded_ = !spec_.control->shard.empty();
   if (sharded_ && processes.size > 1) fail("--shard splits the input for separate jobs, mpirun for ranks: choose one");
@@ -154,7 +149,7 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   if (spec_.control->resume && spec_.output == "-")
     fail("--resume continues from the progress file beside the output: give {} FILE", spec_.output_option);
   if (spec_.output != "-" && !fingerprint_.empty() && !merging_)
-    progress_path_ = spec_.output + ".invar-progress" + (spec_.part.empty() ? "" : "." + spec_.part) +
+    progress_path_ = spec_.output + ".invar-progress" +
                      (processes.size > 1 ? fmt::format(".{}-of-{}", processes.rank, processes.size) : "");
 }
 

@@ -22,10 +22,8 @@ struct RunControl {
   bool resume = false;
   std::string shard;  // "K/N", K in 0..N-1; empty = the whole input
 };
-// Adds --resume and --shard.
-void add_run_control_options(CLI::App& command, RunControl& control);
-// Adds --resume only (commands whose row runs are not split over processes).
-void add_resume_option(CLI::App& command, RunControl& control, const std::string& output_option = "--output");
+// Adds --resume and --shard; `output_option` names where the progress is kept.
+void add_run_control_options(CLI::App& command, RunControl& control, const std::string& output_option = "--output");
 
 struct RowRunSpec {
   const CLI::App* command = nullptr;   // the subcommand being run (its given options are fingerprinted)
@@ -35,11 +33,6 @@ struct RowRunSpec {
   std::size_t rows = 0;
   std::size_t chunk = 1;               // rows per chunk
   std::string output_option = "--output";  // the option naming `output`, for messages
-  // For a command that runs several row runs: names this one (e.g. "TRANSLATOR.DATASET"); it is
-  // part of the progress file's name and of the fingerprint. Such runs are not split (splits =
-  // false): under --shard or mpirun every process runs every row.
-  std::string part;
-  bool splits = true;
 };
 
 class RowRun {

@@ -23,20 +23,40 @@ SentenceEmbeddings::SentenceEmbeddings(TextEncoder& encoder, BatchOptions batche
 }
 
 learn::SparseMatrix SentenceEmbeddings::rows(const std::vector<std::string>& texts) {
-  std::vector<TextInput> missing;
+  std::vector<std::string> missing;
   std::set<std::string> queued;
   for (const auto& text : texts)
-    if (!cache_.count(text) && queued.insert(text).second) missing.push_back({text, {}});
-  if (!missing.empty()) {
-    std::size_t cut = 0;
-    auto embeddings = encoder_.embed(encoder_.encode(missing, false, cut), settings_, batches_);
-    truncated_ += cut;
-    for (std::size_t i = 0; i < missing.size(); ++i) cache_.emplace(missing[i].first, std::move(embeddings[i]));
-  }
+    if (!cache_.count(text) && queued.insert(text).second) missing.push_back(text);
+  auto embedded = embed(missing);
+  for (std::size_t i = 0; i < missing.size(); ++i) add(missing[i], std::move(embedded[i]));
   std::vector<std::vector<float>> dense;
   dense.reserve(texts.size());
   for (const auto& text : texts) dense.push_back(cache_.at(text));
   return learn::SparseMatrix::from_dense(dense, encoder_.embedding_width(settings_));
+}
+
+std::vector<SentenceEmbeddings::Embedded> SentenceEmbeddings::embed(const std::vector<std::string>& texts) {
+  if (texts.empty()) return {};
+  // Tokenized one by one, so that each text's truncation is known.
+  std::vector<Encoding> encodings;
+  std::vector<bool> cut;
+  for (const auto& text : texts) {
+    std::size_t truncated = 0;
+    const TextInput input{text, {}};
+    encodings.push_back(std::move(encoder_.encode(std::span(&input, 1), false, truncated).front()));
+    cut.push_back(truncated > 0);
+  }
+  auto embeddings = encoder_.embed(encodings, settings_, batches_);
+  std::vector<Embedded> out;
+  for (std::size_t i = 0; i < texts.size(); ++i) out.push_back({std::move(embeddings[i]), cut[i]});
+  return out;
+}
+
+void SentenceEmbeddings::add(const std::string& text, Embedded embedded) {
+  if (embedded.values.size() != encoder_.embedding_width(settings_))
+    fail("an embedding of {} values for a model whose embeddings have {}", embedded.values.size(),
+         encoder_.embedding_width(settings_));
+  if (cache_.emplace(text, std::move(embedded.values)).second && embedded.truncated) ++truncated_;
 }
 
 std::string SentenceEmbeddings::description() const {

@@ -46,6 +46,16 @@ class SentenceEmbeddings {
   SentenceEmbeddings(TextEncoder& encoder, BatchOptions batches);
   // One dense row per text, in order.
   learn::SparseMatrix rows(const std::vector<std::string>& texts);
+
+  // A text's embedding, and whether the text was cut to the model's length.
+  struct Embedded {
+    std::vector<float> values;
+    bool truncated = false;
+  };
+  // Embeddings of `texts`, computed now (a command may compute them over several processes).
+  std::vector<Embedded> embed(const std::vector<std::string>& texts);
+  // Keeps an embedding computed by embed() for rows(); the first one given for a text is kept.
+  void add(const std::string& text, Embedded embedded);
   // Texts longer than the model's limit, truncated (each counted once).
   std::size_t truncated() const { return truncated_; }
   std::string description() const;

@@ -1,0 +1,125 @@
+#include "tools/lip_rows.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "tools/model_command.hpp"
+
+namespace invar::cli {
+namespace {
+
+std::string dump(const nlohmann::json& record) {
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// An embedding's record fields; floats go through JSON's doubles and come back exactly.
+void put_embedding(nlohmann::json& record, const lip::SentenceEmbeddings::Embedded& embedded) {
+  record["embedding"] = embedded.values;
+  if (embedded.truncated) record["embedding_cut"] = true;
+}
+
+lip::SentenceEmbeddings::Embedded get_embedding(const nlohmann::json& record) {
+  return {record.at("embedding").get<std::vector<float>>(), record.value("embedding_cut", false)};
+}
+
+// The models of the rows, opened when a chunk first needs them (merge opens none).
+class RowModels {
+ public:
+  explicit RowModels(const LipRowWork& work) : work_(work) {}
+
+  std::vector<std::string> transform(std::size_t begin, std::size_t end) {
+    if (!transformer_) {
+      model_ = ModelSource::open(work_.transform_model);
+      auto options = work_.transform;
+      options.progress = [this](std::size_t done) { progress_->set(chunk_begin_ + done); };
+      transformer_.emplace(*model_, work_.backend(), options);
+      progress_.emplace("transform", work_.original->texts.size());
+    }
+    chunk_begin_ = begin;
+    const auto outputs = transformer_->transform(*work_.original, begin, end);
+    std::vector<std::string> texts;
+    for (const auto& output : outputs) texts.push_back(output.text);
+    std::vector<std::string> records;
+    const auto embedded = embed_non_blank(texts);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      nlohmann::json record{{"text", outputs[i].text}};
+      if (outputs[i].cut_to > 0) record["cut_to"] = outputs[i].cut_to;
+      if (embedded[i]) put_embedding(record, *embedded[i]);
+      records.push_back(dump(record));
+    }
+    return records;
+  }
+
+  std::vector<std::string> embed(std::size_t begin, std::size_t end) {
+    const std::vector<std::string> texts(work_.to_embed.begin() + begin, work_.to_embed.begin() + end);
+    std::vector<std::string> records;
+    for (const auto& embedded : work_.embeddings->embed(texts)) {
+      nlohmann::json record = nlohmann::json::object();
+      put_embedding(record, embedded);
+      records.push_back(dump(record));
+    }
+    return records;
+  }
+
+ private:
+  // Blank outputs are left out or refused by --empty; they are not embedded.
+  std::vector<std::optional<lip::SentenceEmbeddings::Embedded>> embed_non_blank(const std::vector<std::string>& texts) {
+    std::vector<std::optional<lip::SentenceEmbeddings::Embedded>> out(texts.size());
+    if (!work_.embeddings) return out;
+    std::vector<std::string> kept;
+    for (const auto& text : texts)
+      if (!is_blank(text)) kept.push_back(text);
+    auto embedded = work_.embeddings->embed(kept);
+    for (std::size_t i = 0, k = 0; i < texts.size(); ++i)
+      if (!is_blank(texts[i])) out[i] = std::move(embedded[k++]);
+    return out;
+  }
+
+  const LipRowWork& work_;
+  std::unique_ptr<ModelSource> model_;
+  std::optional<lip::TextTransformer> transformer_;
+  std::optional<Progress> progress_;
+  std::size_t chunk_begin_ = 0;  // the transformer's progress counts within the chunk
+};
+
+}  // namespace
+
+LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
+  const std::size_t transformed = work.transform_model.empty() ? 0 : work.original->texts.size();
+  spec.rows = transformed + work.to_embed.size();
+  LipRows rows;
+  if (spec.rows == 0) {
+    if (!spec.control->shard.empty()) fail("--shard splits what --transform and --classifier se compute; give one");
+    return rows;
+  }
+  if (!spec.control->shard.empty() && spec.output == "-") fail("--shard writes a partial result: give --output FILE");
+  RowModels models(work);
+  rows.run = std::make_unique<RowRun>(std::move(spec));
+  rows.writes = rows.run->process([&](std::size_t begin, std::size_t end) {
+    std::vector<std::string> records;
+    if (begin < transformed) records = models.transform(begin, std::min(end, transformed));
+    if (end > transformed) {
+      auto embedded = models.embed(std::max(begin, transformed) - transformed, end - transformed);
+      records.insert(records.end(), embedded.begin(), embedded.end());
+    }
+    return records;
+  });
+  if (!rows.writes) return rows;
+  const auto& records = rows.run->records();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto record = nlohmann::json::parse(records[i]);
+    if (i < transformed) {
+      rows.transformed.push_back({record.at("text").get<std::string>(), record.value("cut_to", std::size_t{0})});
+      if (work.embeddings && record.contains("embedding")) work.embeddings->add(rows.transformed.back().text, get_embedding(record));
+    } else if (work.embeddings) {
+      work.embeddings->add(work.to_embed[i - transformed], get_embedding(record));
+    }
+  }
+  return rows;
+}
+
+}  // namespace invar::cli
