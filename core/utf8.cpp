@@ -2,6 +2,8 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
+
 namespace invar {
 
 std::size_t find_invalid_utf8(std::string_view text) {
@@ -165,7 +167,15 @@ std::u32string python_lower(std::u32string_view text) {
   return out;
 }
 
-std::string python_lower(std::string_view text) { return encode_utf8(python_lower(decode_utf8(text))); }
+std::string python_lower(std::string_view text) {
+  // ASCII text (most MT output) lowers byte by byte: only A-Z change, as in Python.
+  const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii) return encode_utf8(python_lower(decode_utf8(text)));
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
 
 void python_replace(std::string& text, std::string_view from, std::string_view to) {
   std::size_t at = text.find(from);

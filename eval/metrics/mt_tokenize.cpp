@@ -26,6 +26,17 @@ char32_t next_code_point(std::string_view text, std::size_t& pos) {
   return static_cast<char32_t>(cp);
 }
 
+// is_python_space at `pos`, advancing past the code point; ASCII (nearly every byte of most
+// text) is decided here without decoding or a call.
+bool space_at(std::string_view text, std::size_t& pos) {
+  const auto byte = static_cast<unsigned char>(text[pos]);
+  if (byte < 0x80) {
+    ++pos;
+    return byte == ' ' || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F);
+  }
+  return is_python_space(next_code_point(text, pos));
+}
+
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // mteval's `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII punctuation and symbols (and space) except
@@ -150,7 +161,7 @@ void split_whitespace(std::string_view text, std::vector<std::string_view>& out)
   std::size_t pos = 0, start = std::string_view::npos;
   while (pos < text.size()) {
     const std::size_t here = pos;
-    const bool space = is_python_space(next_code_point(text, pos));
+    const bool space = space_at(text, pos);
     if (space && start != std::string_view::npos) {
       out.push_back(text.substr(start, here - start));
       start = std::string_view::npos;
@@ -168,9 +179,18 @@ std::vector<std::string_view> split_whitespace(std::string_view text) {
 }
 
 std::string_view rstrip_whitespace(std::string_view text) {
+  // From the end while the bytes are ASCII (a byte < 0x80 is always a whole code point); a line
+  // ending in a multi-byte character takes the forward scan.
+  std::size_t last = text.size();
+  while (last > 0 && static_cast<unsigned char>(text[last - 1]) < 0x80) {
+    std::size_t at = last - 1;
+    if (!space_at(text, at)) return text.substr(0, last);
+    --last;
+  }
+  if (last == 0) return {};
   std::size_t pos = 0, end = 0;
   while (pos < text.size())
-    if (!is_python_space(next_code_point(text, pos))) end = pos;
+    if (!space_at(text, pos)) end = pos;
   return text.substr(0, end);
 }
 
@@ -179,7 +199,7 @@ std::string_view strip_whitespace(std::string_view text) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t here = pos;
-    if (!is_python_space(next_code_point(text, pos))) return text.substr(here);
+    if (!space_at(text, pos)) return text.substr(here);
   }
   return {};
 }
