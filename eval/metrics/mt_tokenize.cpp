@@ -2,6 +2,8 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
+
 #include "core/utf8.hpp"
 
 namespace invar::metrics {
@@ -37,6 +39,27 @@ bool space_at(std::string_view text, std::size_t& pos) {
   return is_python_space(next_code_point(text, pos));
 }
 
+// The next run of non-whitespace from `pos` (empty at the end), leaving `pos` just after it.
+std::string_view next_token(std::string_view text, std::size_t& pos) {
+  std::size_t start = pos;
+  while (pos < text.size() && space_at(text, pos)) start = pos;
+  if (start == text.size()) return {};
+  std::size_t end = start;
+  while (end < text.size()) {
+    // Every ASCII whitespace byte is <= ' ': the common bytes of a token pass this test alone.
+    const auto byte = static_cast<unsigned char>(text[end]);
+    if (byte > ' ' && byte < 0x80) {
+      ++end;
+      continue;
+    }
+    std::size_t next = end;
+    if (space_at(text, next)) break;
+    end = next;
+  }
+  pos = end;
+  return text.substr(start, end - start);
+}
+
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // mteval's `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII punctuation and symbols (and space) except
@@ -50,34 +73,60 @@ bool is_mteval_punct(unsigned char c) {
 // Python's re does on code points: a multi-byte character never matches `[.,]`, `[0-9]` or `-`,
 // and each of its bytes matches `[^0-9]` just as the whole character does.
 
-// `(A)(B)` → "\1 \2 " (space_before = false) or " \1 \2" (space_before = true).
+// The next occurrence of any byte of `set` (one or two bytes) at or after a position, found with
+// memchr; each byte's last position is kept until passed, so a whole scan stays linear.
+class NextOf {
+ public:
+  NextOf(std::string_view text, std::string_view set) : text_(text), set_(set) {}
+  std::size_t at_or_after(std::size_t from) {
+    std::size_t best = text_.size();
+    for (std::size_t k = 0; k < set_.size(); ++k) {
+      if (next_[k] < from || next_[k] == kUnknown) next_[k] = std::min(text_.find(set_[k], from), text_.size());
+      best = std::min(best, next_[k]);
+    }
+    return best;
+  }
+
+ private:
+  static constexpr std::size_t kUnknown = std::string_view::npos;
+  std::string_view text_, set_;
+  std::size_t next_[2] = {kUnknown, kUnknown};
+};
+
+// `(A)(B)` → "\1 \2 " (space_before = false) or " \1 \2" (space_before = true), as re.sub scans:
+// the leftmost match from the current position, then on after it. One class of each rule is a
+// few rare bytes (`rare`: ".," or "-", standing first or second in the pair), so the scan jumps
+// from one rare byte to the next and copies the text between in one piece.
 template <typename First, typename Second>
-std::string substitute_pairs(const std::string& s, First first, Second second, bool space_before) {
+std::string substitute_pairs(std::string_view s, First first, Second second, std::string_view rare, bool rare_first,
+                             bool space_before) {
   std::string out;
   out.reserve(s.size() + s.size() / 4);
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto a = static_cast<unsigned char>(s[i]);
-    if (i + 1 < s.size() && first(a) && second(static_cast<unsigned char>(s[i + 1]))) {
-      if (space_before) out += ' ';
-      out += s[i];
-      out += ' ';
-      out += s[i + 1];
-      if (!space_before) out += ' ';
-      i += 2;
-    } else {
-      out += s[i++];
-    }
+  NextOf next(s, rare);
+  std::size_t copied = 0;  // s[0, copied) is written (or consumed by a match)
+  for (std::size_t k = next.at_or_after(rare_first ? 0 : 1); k < s.size(); k = next.at_or_after(k + 1)) {
+    const std::size_t pair = rare_first ? k : k - 1;
+    if (pair < copied || pair + 1 >= s.size()) continue;
+    if (!first(static_cast<unsigned char>(s[pair])) || !second(static_cast<unsigned char>(s[pair + 1]))) continue;
+    out.append(s, copied, pair - copied);
+    if (space_before) out += ' ';
+    out += s[pair];
+    out += ' ';
+    out += s[pair + 1];
+    if (!space_before) out += ' ';
+    copied = pair + 2;
   }
+  out.append(s, copied);
   return out;
 }
 
 bool is_period_or_comma(unsigned char c) { return c == '.' || c == ','; }
 bool not_digit(unsigned char c) { return !is_digit(c); }
+bool is_hyphen(unsigned char c) { return c == '-'; }
 
-std::string pad_mteval_punct(const std::string& s) {
+std::string pad_mteval_punct(std::string_view s) {
   std::string out;
-  out.reserve(s.size() + s.size() / 4);
+  out.reserve(s.size() + s.size() / 2);
   for (char c : s) {
     if (is_mteval_punct(static_cast<unsigned char>(c))) {
       out += ' ';
@@ -91,26 +140,50 @@ std::string pad_mteval_punct(const std::string& s) {
 }
 
 // The period/comma/dash rules shared by 13a, zh and Tercom's normaliser.
-std::string split_periods_commas_dashes(const std::string& s) {
-  auto out = substitute_pairs(s, not_digit, is_period_or_comma, false);
-  out = substitute_pairs(out, is_period_or_comma, not_digit, true);
-  return substitute_pairs(out, is_digit, [](unsigned char c) { return c == '-'; }, false);
+std::string split_periods_commas_dashes(std::string_view s) {
+  const auto a = substitute_pairs(s, not_digit, is_period_or_comma, ".,", false, false);
+  const auto b = substitute_pairs(a, is_period_or_comma, not_digit, ".,", true, true);
+  return substitute_pairs(b, is_digit, is_hyphen, "-", false, false);
 }
 
+// pad_mteval_punct, then ' '.join(text.split()), in one pass: a punctuation byte becomes a token
+// of its own.
+std::string pad_punct_and_join(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  bool gap = false;  // a token boundary since the last byte written
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t start = pos;
+    if (space_at(text, pos)) {
+      gap = true;
+      continue;
+    }
+    const bool punct = is_mteval_punct(static_cast<unsigned char>(text[start]));
+    if ((gap || punct) && !out.empty()) out += ' ';
+    out.append(text, start, pos - start);
+    gap = punct;
+  }
+  return out;
+}
+
+// ' '.join(text.split()) without the list.
 std::string join_tokens(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (auto token : split_whitespace(text)) {
+  std::size_t pos = 0;
+  for (auto token = next_token(text, pos); !token.empty(); token = next_token(text, pos)) {
     if (!out.empty()) out += ' ';
     out.append(token);
   }
   return out;
 }
 
-// sacrebleu.tokenizers.tokenizer_re.TokenizerRegexp.
-std::string mteval_regexp(const std::string& line) {
-  return join_tokens(split_periods_commas_dashes(pad_mteval_punct(line)));
-}
+// sacrebleu.tokenizers.tokenizer_re.TokenizerRegexp: the punctuation padding, the period/comma/dash
+// rules, then the whitespace split. The padding is applied last here, which gives the same tokens:
+// it only puts spaces around punctuation bytes, and for the three pair rules a space and a
+// punctuation byte are alike (neither a digit nor one of ".,-"), so every rule matches at the same
+// bytes of [.,0-9-] and differs at most in whitespace, which the split removes.
+std::string mteval_regexp(std::string_view line) { return pad_punct_and_join(split_periods_commas_dashes(line)); }
 
 void unescape_xml(std::string& s) {
   python_replace(s, "&quot;", "\"");
@@ -158,18 +231,8 @@ std::string tercom_western(std::string s) {
 
 void split_whitespace(std::string_view text, std::vector<std::string_view>& out) {
   out.clear();
-  std::size_t pos = 0, start = std::string_view::npos;
-  while (pos < text.size()) {
-    const std::size_t here = pos;
-    const bool space = space_at(text, pos);
-    if (space && start != std::string_view::npos) {
-      out.push_back(text.substr(start, here - start));
-      start = std::string_view::npos;
-    } else if (!space && start == std::string_view::npos) {
-      start = here;
-    }
-  }
-  if (start != std::string_view::npos) out.push_back(text.substr(start));
+  std::size_t pos = 0;
+  for (auto token = next_token(text, pos); !token.empty(); token = next_token(text, pos)) out.push_back(token);
 }
 
 std::vector<std::string_view> split_whitespace(std::string_view text) {
@@ -205,12 +268,16 @@ std::string_view strip_whitespace(std::string_view text) {
 }
 
 std::string tokenize_13a(std::string_view line) {
-  std::string s(line);
+  // The replacements see the padding spaces too; none of their patterns holds a space, so that
+  // changes nothing.
+  std::string s;
+  s.reserve(line.size() + 2);
+  s.append(1, ' ').append(line).append(1, ' ');
   python_replace(s, "<skipped>", "");
   python_replace(s, "-\n", "");
   python_replace(s, "\n", " ");
   if (s.find('&') != std::string::npos) unescape_xml(s);
-  return mteval_regexp(" " + s + " ");
+  return mteval_regexp(s);
 }
 
 std::string tokenize_intl(std::string_view line) {
