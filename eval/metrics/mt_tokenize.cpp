@@ -3,6 +3,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <array>
 
 #include "core/utf8.hpp"
 
@@ -64,7 +65,7 @@ bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // mteval's `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII punctuation and symbols (and space) except
 // apostrophe, comma, hyphen and period.
-bool is_mteval_punct(unsigned char c) {
+constexpr bool is_mteval_punct(unsigned char c) {
   return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
          (c >= ':' && c <= '@') || c == '/';
 }
@@ -146,23 +147,58 @@ std::string split_periods_commas_dashes(std::string_view s) {
   return substitute_pairs(b, is_digit, is_hyphen, "-", false, false);
 }
 
+// What pad_punct_and_join does with a byte.
+enum class ByteKind : unsigned char { kToken, kSpace, kPunct, kMultiByte };
+
+constexpr std::array<ByteKind, 256> byte_kinds() {
+  std::array<ByteKind, 256> kinds{};
+  for (int c = 0; c < 256; ++c) {
+    const auto byte = static_cast<unsigned char>(c);
+    kinds[c] = c >= 0x80                                                              ? ByteKind::kMultiByte
+               : byte == ' ' || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F) ? ByteKind::kSpace
+               : is_mteval_punct(byte)                                                 ? ByteKind::kPunct
+                                                                                       : ByteKind::kToken;
+  }
+  return kinds;
+}
+
 // pad_mteval_punct, then ' '.join(text.split()), in one pass: a punctuation byte becomes a token
-// of its own.
+// of its own. Writes through a pointer into room for the worst case (every byte a token).
 std::string pad_punct_and_join(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 4);
+  static constexpr auto kinds = byte_kinds();
+  const auto kind_at = [&](std::size_t pos) { return kinds[static_cast<unsigned char>(text[pos])]; };
+  std::string out(2 * text.size(), '\0');
+  char* const first = out.data();
+  char* o = first;
   bool gap = false;  // a token boundary since the last byte written
   for (std::size_t pos = 0; pos < text.size();) {
     const std::size_t start = pos;
-    if (space_at(text, pos)) {
-      gap = true;
-      continue;
+    switch (kind_at(pos)) {
+      case ByteKind::kSpace:
+        ++pos;
+        gap = true;
+        continue;
+      case ByteKind::kPunct:
+        if (o != first) *o++ = ' ';
+        *o++ = text[pos++];
+        gap = true;
+        continue;
+      case ByteKind::kToken:
+        while (++pos < text.size() && kind_at(pos) == ByteKind::kToken) {
+        }
+        break;
+      case ByteKind::kMultiByte:
+        if (space_at(text, pos)) {
+          gap = true;
+          continue;
+        }
+        break;
     }
-    const bool punct = is_mteval_punct(static_cast<unsigned char>(text[start]));
-    if ((gap || punct) && !out.empty()) out += ' ';
-    out.append(text, start, pos - start);
-    gap = punct;
+    if (gap && o != first) *o++ = ' ';
+    gap = false;
+    o = std::copy(text.begin() + static_cast<std::ptrdiff_t>(start), text.begin() + static_cast<std::ptrdiff_t>(pos), o);
   }
+  out.resize(static_cast<std::size_t>(o - first));
   return out;
 }
 

@@ -74,20 +74,26 @@ std::uint32_t StringInterner::find(std::string_view text) const {
 
 void NgramMatcher::add_reference(const std::uint32_t* symbols, std::size_t n, int max_order, std::uint32_t root,
                                  std::int64_t* ref_totals) {
+  const int orders = std::min<std::size_t>(max_order, n);
+  std::size_t total = 0;
+  for (int order = 1; order <= orders; ++order) total += n - static_cast<std::size_t>(order) + 1;
+  // Room for every n-gram being new, so the loop below writes without checks; cut back after.
   if (table_.size() == 0) counts_.clear();
+  counts_.resize(table_.size() + total, 0);
+  last_ids_.resize(total);
   prefix_.assign(n, root);
-  last_ids_.clear();
-  for (int order = 1; order <= max_order && static_cast<std::size_t>(order) <= n; ++order) {
+  std::size_t added = 0;
+  for (int order = 1; order <= orders; ++order) {
     const std::size_t count = n - static_cast<std::size_t>(order) + 1;
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t id = table_.insert(IdTable::key(prefix_[i], symbols[i + order - 1]));
-      if (id == counts_.size()) counts_.push_back(0);
       ++counts_[id];
       prefix_[i] = id;
-      last_ids_.push_back(id);
+      last_ids_[added++] = id;
     }
     ref_totals[order - 1] += static_cast<std::int64_t>(count);
   }
+  counts_.resize(table_.size());
 }
 
 void NgramMatcher::match(const std::uint32_t* symbols, std::size_t n, int max_order, std::uint32_t root,
