@@ -29,38 +29,51 @@ char32_t next_code_point(std::string_view text, std::size_t& pos) {
   return static_cast<char32_t>(cp);
 }
 
+// Python whitespace among the ASCII bytes.
+bool is_ascii_space(unsigned char byte) {
+  return byte == ' ' || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F);
+}
+
 // is_python_space at `pos`, advancing past the code point; ASCII (nearly every byte of most
 // text) is decided here without decoding or a call.
 bool space_at(std::string_view text, std::size_t& pos) {
   const auto byte = static_cast<unsigned char>(text[pos]);
   if (byte < 0x80) {
     ++pos;
-    return byte == ' ' || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F);
+    return is_ascii_space(byte);
   }
   return is_python_space(next_code_point(text, pos));
 }
 
 // The next run of non-whitespace from `pos` (empty at the end), leaving `pos` just after it.
-std::string_view next_token(std::string_view text, std::size_t& pos) {
-  std::size_t start = pos;
-  while (pos < text.size() && space_at(text, pos)) start = pos;
-  if (start == text.size()) return {};
-  std::size_t end = start;
-  while (end < text.size()) {
-    // Every ASCII whitespace byte is <= ' ': the common bytes of a token pass this test alone.
-    const auto byte = static_cast<unsigned char>(text[end]);
-    if (byte > ' ' && byte < 0x80) {
-      ++end;
+// ASCII bytes are classified in place; only a byte >= 0x80 is decoded.
+inline std::string_view next_token(std::string_view text, std::size_t& pos) {
+  const std::size_t n = text.size();
+  while (pos < n) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {
+      if (!is_ascii_space(byte)) break;
+      ++pos;
       continue;
     }
-    std::size_t next = end;
-    if (space_at(text, next)) break;
-    end = next;
+    std::size_t next = pos;
+    if (!space_at(text, next)) break;
+    pos = next;
   }
-  pos = end;
-  return text.substr(start, end - start);
+  const std::size_t start = pos;
+  while (pos < n) {
+    // Every ASCII whitespace byte is <= ' ': the common bytes of a token pass this test alone.
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte > ' ' && byte < 0x80) {
+      ++pos;
+      continue;
+    }
+    std::size_t next = pos;
+    if (space_at(text, next)) break;
+    pos = next;
+  }
+  return text.substr(start, pos - start);
 }
-
 bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // mteval's `[\{-\~\[-\` -\&\(-\+\:-\@\/]`: ASCII punctuation and symbols (and space) except
@@ -99,10 +112,9 @@ class NextOf {
 // few rare bytes (`rare`: ".," or "-", standing first or second in the pair), so the scan jumps
 // from one rare byte to the next and copies the text between in one piece.
 template <typename First, typename Second>
-std::string substitute_pairs(std::string_view s, First first, Second second, std::string_view rare, bool rare_first,
-                             bool space_before) {
-  std::string out;
-  out.reserve(s.size() + s.size() / 4);
+void substitute_pairs(std::string_view s, First first, Second second, std::string_view rare, bool rare_first,
+                      bool space_before, std::string& out) {
+  out.clear();
   NextOf next(s, rare);
   std::size_t copied = 0;  // s[0, copied) is written (or consumed by a match)
   for (std::size_t k = next.at_or_after(rare_first ? 0 : 1); k < s.size(); k = next.at_or_after(k + 1)) {
@@ -118,7 +130,6 @@ std::string substitute_pairs(std::string_view s, First first, Second second, std
     copied = pair + 2;
   }
   out.append(s, copied);
-  return out;
 }
 
 bool is_period_or_comma(unsigned char c) { return c == '.' || c == ','; }
@@ -141,10 +152,14 @@ std::string pad_mteval_punct(std::string_view s) {
 }
 
 // The period/comma/dash rules shared by 13a, zh and Tercom's normaliser.
-std::string split_periods_commas_dashes(std::string_view s) {
-  const auto a = substitute_pairs(s, not_digit, is_period_or_comma, ".,", false, false);
-  const auto b = substitute_pairs(a, is_period_or_comma, not_digit, ".,", true, true);
-  return substitute_pairs(b, is_digit, is_hyphen, "-", false, false);
+// The result lives in a per-thread buffer (valid until the thread's next call), so a line costs
+// no allocations here once the buffers have grown.
+std::string_view split_periods_commas_dashes(std::string_view s) {
+  thread_local std::string a, b, c;
+  substitute_pairs(s, not_digit, is_period_or_comma, ".,", false, false, a);
+  substitute_pairs(a, is_period_or_comma, not_digit, ".,", true, true, b);
+  substitute_pairs(b, is_digit, is_hyphen, "-", false, false, c);
+  return c;
 }
 
 // What pad_punct_and_join does with a byte.
@@ -196,7 +211,7 @@ std::string pad_punct_and_join(std::string_view text) {
     }
     if (gap && o != first) *o++ = ' ';
     gap = false;
-    o = std::copy(text.begin() + static_cast<std::ptrdiff_t>(start), text.begin() + static_cast<std::ptrdiff_t>(pos), o);
+    o = std::copy(text.data() + start, text.data() + pos, o);
   }
   out.resize(static_cast<std::size_t>(o - first));
   return out;
@@ -260,7 +275,7 @@ std::string tercom_western(std::string s) {
   s = pad_mteval_punct(" " + s + " ");
   // `'s ` → ` 's `; the `'s$` rule cannot match a string that ends with the padding space.
   python_replace(s, "'s ", " 's ");
-  return split_periods_commas_dashes(s);
+  return std::string(split_periods_commas_dashes(s));
 }
 
 }  // namespace
@@ -305,10 +320,9 @@ std::string_view strip_whitespace(std::string_view text) {
 
 std::string tokenize_13a(std::string_view line) {
   // The replacements see the padding spaces too; none of their patterns holds a space, so that
-  // changes nothing.
-  std::string s;
-  s.reserve(line.size() + 2);
-  s.append(1, ' ').append(line).append(1, ' ');
+  // changes nothing. A per-thread buffer: no allocation per line once it has grown.
+  thread_local std::string s;
+  s.assign(1, ' ').append(line).append(1, ' ');
   python_replace(s, "<skipped>", "");
   python_replace(s, "-\n", "");
   python_replace(s, "\n", " ");

@@ -45,7 +45,8 @@ class BeamEditDistance {
     for (std::size_t i = 0; i <= n; ++i) {
       const long diagonal = static_cast<long>(std::floor(static_cast<double>(i) * length_ratio));
       const long begin = i == 0 ? 0 : std::max(0L, diagonal - beam);
-      const long end = i == 0 || i == n ? static_cast<long>(m) + 1 : std::min(static_cast<long>(m) + 1, diagonal + beam);
+      const long last = static_cast<long>(m) + 1;
+      const long end = i == 0 || i == n ? last : std::min(last, diagonal + beam);
       rows_[i] = {static_cast<std::size_t>(begin), static_cast<std::size_t>(std::max(begin, end)), size};
       size += rows_[i].end - rows_[i].begin;
     }
@@ -112,7 +113,9 @@ class BeamEditDistance {
   void fill_row(std::size_t i, const std::int64_t* previous, std::int64_t* costs, std::uint32_t word) {
     const Band& band = rows_[i];
     const Band& above = rows_[i - 1];
-    const auto up = [&](std::size_t j) { return j >= above.begin && j < above.end ? previous[j - above.begin] : kInfinity; };
+    const auto up = [&](std::size_t j) {
+      return j >= above.begin && j < above.end ? previous[j - above.begin] : kInfinity;
+    };
     std::int64_t* row = costs + band.offset - band.begin;
     char* ops = ops_.data() + band.offset - band.begin;
     std::int64_t left = kInfinity;
