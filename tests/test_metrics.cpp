@@ -227,7 +227,8 @@ TEST(TokenizeGolden, BleuTokenizersOnEveryString) {
     for (const auto& s : tokenize_golden()["strings"]) {
       const auto text = s["text"].get<std::string>();
       EXPECT_EQ(bleu.preprocess(text), s["bleu"][name].get<std::string>()) << name << ": " << text;
-      EXPECT_EQ(lower.preprocess(text), s["bleu"][std::string(name) + "+lc"].get<std::string>()) << name << ": " << text;
+      EXPECT_EQ(lower.preprocess(text), s["bleu"][std::string(name) + "+lc"].get<std::string>())
+          << name << ": " << text;
       checked += 2;
     }
   }
