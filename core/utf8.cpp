@@ -2,11 +2,35 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
 namespace invar {
+
+namespace {
+
+// Whether none of the eight bytes at `p` has its high bit set.
+bool eight_ascii(const char* p) {
+  std::uint64_t bytes = 0;
+  std::memcpy(&bytes, p, 8);
+  return (bytes & 0x8080808080808080ull) == 0;
+}
+
+}  // namespace
 
 std::size_t find_invalid_utf8(std::string_view text) {
   std::size_t pos = 0;
   while (pos < text.size()) {
+    // ASCII is valid: skipped eight bytes at a time, then one by one.
+    if (pos + 8 <= text.size() && eight_ascii(text.data() + pos)) {
+      pos += 8;
+      continue;
+    }
+    if (static_cast<unsigned char>(text[pos]) < 0x80) {
+      ++pos;
+      continue;
+    }
     utf8proc_int32_t cp = 0;
     auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
                               static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
@@ -165,7 +189,15 @@ std::u32string python_lower(std::u32string_view text) {
   return out;
 }
 
-std::string python_lower(std::string_view text) { return encode_utf8(python_lower(decode_utf8(text))); }
+std::string python_lower(std::string_view text) {
+  // ASCII text (most MT output) lowers byte by byte: only A-Z change, as in Python.
+  const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii) return encode_utf8(python_lower(decode_utf8(text)));
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
 
 void python_replace(std::string& text, std::string_view from, std::string_view to) {
   std::size_t at = text.find(from);

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/utf8.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -27,6 +28,17 @@ TEST(LineReader, InvalidUtf8NamesFileAndLine) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bad.txt:2: invalid UTF-8 at byte 4"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Utf8, InvalidByteFoundAtItsOffsetAfterAnyRunOfAscii) {
+  // ASCII is skipped eight bytes at a time: a bad byte is found wherever it falls in or after a block.
+  for (std::size_t ascii : {0, 1, 7, 8, 9, 15, 16, 17, 40}) {
+    const std::string prefix(ascii, 'a');
+    EXPECT_EQ(find_invalid_utf8(prefix + "\xC3\x28" + std::string(20, 'b')), ascii) << ascii;
+    EXPECT_EQ(find_invalid_utf8(prefix + "\xFF"), ascii) << ascii;
+    EXPECT_EQ(find_invalid_utf8(prefix + "\xE2\x82"), ascii) << ascii;  // cut short at the end
+    EXPECT_EQ(find_invalid_utf8(prefix + "\xC3\xA9\xE2\x82\xAC" + prefix + "\xF0\x9F\x98\x80"), std::string::npos);
   }
 }
 

@@ -198,6 +198,54 @@ TEST(Tokenize, Tercom) {
   EXPECT_EQ(tokenize_tercom("", {}), "");
 }
 
+// ---- Tokenizers: sacrebleu 2.4.3 on every distinct string of the goldens (tokenize.json) -----------
+// Non-ASCII, punctuation runs, entities, numbers, empty and whitespace-only strings, lines of
+// 1,000-2,300 characters: the fast paths of 13a (its pair rules jump between rare bytes, padding
+// folded into the split) and of whitespace splitting must give sacrebleu's tokens on all of them.
+
+namespace {
+
+const json& tokenize_golden() {
+  static const json data = test::load_json(test::fixture("metrics/tokenize.json"));
+  return data;
+}
+
+// "normalized=T,no_punct=F,asian_support=T,case_sensitive=F" → its options.
+TercomOptions tercom_options(const std::string& name) {
+  const auto flag = [&](const std::string& key) { return name.find(key + "=T") != std::string::npos; };
+  return {.normalized = flag("normalized"), .no_punct = flag("no_punct"), .asian_support = flag("asian_support"),
+          .case_sensitive = flag("case_sensitive")};
+}
+
+}  // namespace
+
+TEST(TokenizeGolden, BleuTokenizersOnEveryString) {
+  int checked = 0;
+  for (const char* name : {"13a", "intl", "zh", "char", "none"}) {
+    const Bleu bleu({.tokenize = *parse_bleu_tokenizer(name)});
+    const Bleu lower({.tokenize = *parse_bleu_tokenizer(name), .lowercase = true});
+    for (const auto& s : tokenize_golden()["strings"]) {
+      const auto text = s["text"].get<std::string>();
+      EXPECT_EQ(bleu.preprocess(text), s["bleu"][name].get<std::string>()) << name << ": " << text;
+      EXPECT_EQ(lower.preprocess(text), s["bleu"][std::string(name) + "+lc"].get<std::string>())
+          << name << ": " << text;
+      checked += 2;
+    }
+  }
+  EXPECT_EQ(checked, 5 * 2 * 372);
+}
+
+TEST(TokenizeGolden, TercomAndChrfWordsOnEveryString) {
+  for (const auto& s : tokenize_golden()["strings"]) {
+    const auto text = s["text"].get<std::string>();
+    for (const auto& [config, tokens] : s["ter"].items())
+      EXPECT_EQ(Ter(tercom_options(config)).preprocess(text), tokens.get<std::string>()) << config << ": " << text;
+    const auto words = ChrF::words(text);
+    EXPECT_EQ(std::vector<std::string>(words.begin(), words.end()), s["chrf_words"].get<std::vector<std::string>>())
+        << text;
+  }
+}
+
 // ---- BLEU behaviours: hand-computed ---------------------------------------------------------------
 
 TEST(Bleu, EffectiveOrder) {

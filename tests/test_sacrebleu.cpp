@@ -523,7 +523,7 @@ TEST(SacrebleuCli, PairedApproximateRandomization) {
   const auto refs = streams({kRefStreams[0]});
   const auto expected = stats::paired_randomization(
       segment_rows(bleu, kHyps, refs),
-      segment_rows(bleu, {"The dog bit a man.", "It was surprising.", "The man bit him."}, refs),
+      segment_rows(bleu, std::vector<std::string>{"The dog bit a man.", "It was surprising.", "The man bit him."}, refs),
       [&](const std::vector<double>& sum) { return bleu.score_row(sum); });
   EXPECT_EQ(json_out[1]["p_value"].get<double>(), expected.pvalue);
   EXPECT_FALSE(json_out[0].contains("p_value"));

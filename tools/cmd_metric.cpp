@@ -5,10 +5,12 @@
 // sentence, corpus, commutative and resampled scores share one code path.
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -29,14 +31,14 @@ using metrics::CorpusMetric;
 using metrics::ScoreReport;
 
 // The hypotheses as the references of the other direction (commutative scores).
-std::vector<std::vector<std::string>> as_references(const std::vector<std::string>& hyps) {
+std::vector<std::vector<std::string>> as_references(std::span<const std::string> hyps) {
   std::vector<std::vector<std::string>> out;
   out.reserve(hyps.size());
   for (const auto& h : hyps) out.push_back({h});
   return out;
 }
 
-std::vector<std::string> first_references(const std::vector<std::vector<std::string>>& refs) {
+std::vector<std::string> first_references(std::span<const std::vector<std::string>> refs) {
   std::vector<std::string> out;
   out.reserve(refs.size());
   for (const auto& r : refs) out.push_back(r.front());
@@ -120,12 +122,19 @@ std::vector<std::string> stat_records(const CorpusMetric& metric, const MetricAr
   std::vector<std::string> records(end - begin);
   const auto add = [&](const Rows& rows) {
     for (std::size_t i = 0; i < rows.size(); ++i)
-      for (double v : rows[i]) records[i] += (records[i].empty() ? "" : "\t") + fmt::format("{}", v);
+      for (double v : rows[i]) {
+        if (!records[i].empty()) records[i] += '\t';
+        // Counts are whole numbers: format_int writes them as "{}" would, without its parsing.
+        if (v >= 0 && v < 1e15 && v == std::floor(v))
+          records[i] += fmt::format_int(static_cast<long long>(v)).str();
+        else
+          fmt::format_to(std::back_inserter(records[i]), "{}", v);
+      }
   };
   for (const auto& c : comparisons) {
-    const std::vector<std::vector<std::string>> refs(c.refs.begin() + begin, c.refs.begin() + end);
+    const std::span refs(c.refs.begin() + begin, c.refs.begin() + end);
     for (const auto& system : systems) {
-      const std::vector<std::string> hyps(system.begin() + begin, system.begin() + end);
+      const std::span hyps(system.begin() + begin, system.begin() + end);
       add(metrics::segment_rows(metric, hyps, refs, args.threads));
       if (args.commutative)
         add(metrics::segment_rows(metric, first_references(refs), as_references(hyps), args.threads));
@@ -138,11 +147,13 @@ std::vector<std::string> stat_records(const CorpusMetric& metric, const MetricAr
 // partial result).
 std::vector<double> record_numbers(const std::string& record, std::size_t count) {
   std::vector<double> values;
-  for (const char* at = record.c_str(); *at != '\0';) {
-    char* end = nullptr;
-    values.push_back(std::strtod(at, &end));
-    if (end == at || (*end != '\t' && *end != '\0')) break;
-    at = *end == '\t' ? end + 1 : end;
+  const char* const last = record.data() + record.size();
+  for (const char* at = record.data(); at != last;) {
+    double value = 0;
+    const auto [end, error] = std::from_chars(at, last, value);
+    if (error != std::errc() || (end != last && *end != '\t')) break;
+    values.push_back(value);
+    at = end == last ? end : end + 1;
   }
   if (values.size() != count) fail("a statistics record holds other than {} numbers: '{}'", count, record);
   return values;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace invar::cli {
@@ -17,6 +18,8 @@ struct CommandRegistration {
 std::vector<CommandRegistration>& command_registry();
 // Adds every registered command to `app` (main, and `invar merge`, which re-runs a command).
 void add_commands(CLI::App& app);
+// Adds only the command registered as `only`, or every command when none is.
+void add_commands(CLI::App& app, std::string_view only);
 
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::function<void(CLI::App&)> setup) {

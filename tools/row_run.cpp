@@ -136,7 +136,7 @@ void merge_from(RunHeader header, Chunks chunks) { merge_source() = std::pair{st
 
 RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   command_ = command_line(*spec_.command);
-  if (!reads_standard_input(*spec_.command, spec_.inputs)) fingerprint_ = fingerprint(command_, spec_.inputs, spec_);
+  const bool from_standard_input = reads_standard_input(*spec_.command, spec_.inputs);
   const Ranks processes = ranks();
   merging_ = merge_source().has_value();
   sharded_ = !spec_.control->shard.empty();
@@ -144,11 +144,16 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   if (sharded_) std::tie(part_, parts_) = parse_shard(spec_.control->shard);
   if (processes.size > 1) std::tie(part_, parts_) = std::pair<std::size_t, std::size_t>(processes.rank, processes.size);
   const bool split = sharded_ || processes.size > 1;
-  if (fingerprint_.empty() && (split || spec_.control->resume || merging_))
+  if (from_standard_input && (split || spec_.control->resume || merging_))
     fail("--resume, --shard and mpirun read the input by its name: give it as a file, not standard input");
   if (spec_.control->resume && spec_.output == "-")
     fail("--resume continues from the progress file beside the output: give {} FILE", spec_.output_option);
-  if (spec_.output != "-" && !fingerprint_.empty() && !merging_)
+  const bool keeps_progress = spec_.output != "-" && !from_standard_input && !merging_;
+  // Hashing the inputs reads them all once more: only a run that records or checks them pays it
+  // (a plain run to standard output, e.g. `invar metric bleu`, does not).
+  if (!from_standard_input && (split || merging_ || keeps_progress))
+    fingerprint_ = fingerprint(command_, spec_.inputs, spec_);
+  if (keeps_progress)
     progress_path_ = spec_.output + ".invar-progress" +
                      (processes.size > 1 ? fmt::format(".{}-of-{}", processes.rank, processes.size) : "");
 }

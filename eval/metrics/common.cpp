@@ -32,7 +32,7 @@ std::vector<std::vector<std::string>> references_by_segment(
   return out;
 }
 
-void check_corpus(const char* metric, std::size_t hyps, const std::vector<std::vector<std::string>>& refs) {
+void check_corpus(const char* metric, std::size_t hyps, std::span<const std::vector<std::string>> refs) {
   if (hyps != refs.size())
     fail("{}: {} hypotheses but references for {} segments", metric, hyps, refs.size());
   for (std::size_t i = 0; i < refs.size(); ++i)
@@ -70,8 +70,8 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   if (error) std::rethrow_exception(error);
 }
 
-std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, const std::vector<std::string>& hyps,
-                                              const std::vector<std::vector<std::string>>& refs, int threads) {
+std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, std::span<const std::string> hyps,
+                                              std::span<const std::vector<std::string>> refs, int threads) {
   return score_segments<std::vector<double>>("metric", hyps, refs, threads,
                                              [&](auto& h, auto& r) { return metric.segment_row(h, r); });
 }

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,9 +27,10 @@ class CorpusMetric {
   virtual Signature signature(int nrefs) const = 0;
 };
 
-// Rows of every segment (computed on `threads` threads) and their column sums, in order.
-std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, const std::vector<std::string>& hyps,
-                                              const std::vector<std::vector<std::string>>& refs, int threads = 1);
+// Rows of every segment (computed on `threads` threads) and their column sums, in order. Spans, so
+// a part of a corpus is scored without copying it.
+std::vector<std::vector<double>> segment_rows(const CorpusMetric& metric, std::span<const std::string> hyps,
+                                              std::span<const std::vector<std::string>> refs, int threads = 1);
 std::vector<double> sum_rows(const std::vector<std::vector<double>>& rows);
 
 // A metric computed in both directions, metric(a, [b]) and metric(b, [a]), and their mean: the
@@ -48,7 +50,7 @@ std::vector<std::vector<std::string>> references_by_segment(
     const std::vector<std::vector<std::optional<std::string>>>& streams);
 
 // Checks hyps/refs sizes and that every segment has a reference; `metric` names the caller.
-void check_corpus(const char* metric, std::size_t hyps, const std::vector<std::vector<std::string>>& refs);
+void check_corpus(const char* metric, std::size_t hyps, std::span<const std::vector<std::string>> refs);
 
 // Fails with "FILE:LINE: empty hypothesis" at the first blank hypothesis (line = index + 1): the
 // pair metrics would score it 0 (BERTScore, METEOR) or infinity (WMD) without saying why.
@@ -60,8 +62,8 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
 
 // score(hyps[i], refs[i]) for every segment, in parallel, after check_corpus.
 template <typename Result, typename Score>
-std::vector<Result> score_segments(const char* metric, const std::vector<std::string>& hyps,
-                                   const std::vector<std::vector<std::string>>& refs, int threads, Score score) {
+std::vector<Result> score_segments(const char* metric, std::span<const std::string> hyps,
+                                   std::span<const std::vector<std::string>> refs, int threads, Score score) {
   check_corpus(metric, hyps.size(), refs);
   std::vector<Result> out(hyps.size());
   parallel_for(hyps.size(), threads, [&](std::size_t i) { out[i] = score(hyps[i], refs[i]); });

@@ -11,10 +11,18 @@ namespace invar::metrics::detail {
 
 inline constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
 
+// A slot of the open-addressing tables below: one probe reads key, id and stamp side by side.
+struct HashSlot {
+  std::uint64_t key = 0;    // the key, or the string's hash
+  std::uint32_t id = 0;
+  std::uint32_t stamp = 0;  // the slot is used when its stamp equals the table's
+};
+
 // Open-addressing map from 64-bit keys to dense ids 0, 1, 2, ... in insertion order.
 class IdTable {
  public:
   void reset();
+  // Defined below: inlined into the counting loops, where every n-gram probes the table.
   std::uint32_t insert(std::uint64_t key);
   std::uint32_t find(std::uint64_t key) const;
   std::uint32_t size() const { return size_; }
@@ -27,12 +35,36 @@ class IdTable {
   void grow();
   std::size_t slot_of(std::uint64_t key) const;
 
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::uint32_t> ids_;
-  std::vector<std::uint32_t> stamps_;  // a slot is used when its stamp equals stamp_
+  std::vector<HashSlot> slots_;
   std::uint32_t stamp_ = 1;
   std::uint32_t size_ = 0;
 };
+
+// Fibonacci hashing: the top bits of key × 2^64/φ spread consecutive keys over the table.
+inline std::size_t spread(std::uint64_t key, std::size_t capacity) {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1);
+}
+
+inline std::size_t IdTable::slot_of(std::uint64_t key) const {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t slot = spread(key, slots_.size());
+  while (slots_[slot].stamp == stamp_ && slots_[slot].key != key) slot = (slot + 1) & mask;
+  return slot;
+}
+
+inline std::uint32_t IdTable::insert(std::uint64_t key) {
+  if (2 * (static_cast<std::size_t>(size_) + 1) > slots_.size()) grow();
+  HashSlot& slot = slots_[slot_of(key)];
+  if (slot.stamp == stamp_) return slot.id;
+  slot = {key, size_, stamp_};
+  return size_++;
+}
+
+inline std::uint32_t IdTable::find(std::uint64_t key) const {
+  if (slots_.empty()) return kMissing;
+  const HashSlot& slot = slots_[slot_of(key)];
+  return slot.stamp == stamp_ ? slot.id : kMissing;
+}
 
 // Interns strings (views that must outlive the current use) as dense ids.
 class StringInterner {
@@ -44,9 +76,7 @@ class StringInterner {
  private:
   std::uint32_t probe(std::string_view text, std::uint64_t hash, bool insert);
 
-  std::vector<std::uint64_t> hashes_;
-  std::vector<std::uint32_t> ids_;
-  std::vector<std::uint32_t> stamps_;
+  std::vector<HashSlot> slots_;
   std::vector<std::string_view> strings_;
   std::uint32_t stamp_ = 1;
 };

@@ -1,5 +1,6 @@
 #include "eval/metrics/ter.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -22,104 +23,136 @@ enum Op : char { kNop = ' ', kSub = 's', kIns = 'i', kDel = 'd', kUndefined = 'x
 
 using Words = std::vector<std::uint32_t>;
 
-struct Cell {
-  std::int64_t cost;
-  char op;
-};
-
-// The beam edit distance of sacrebleu's BeamEditDistance (its row cache changes speed, not results):
-// only cells within the beam around the length-scaled diagonal are computed (the last row up to its
-// end; the first row is the initial insertions). Only those cells are stored, so memory grows with length × beam, not length² (a 37,000-word line
-// would need 21 GB for the whole matrix); a cell outside the band reads as sacrebleu's untouched
-// (infinite, undefined) one.
+// The beam edit distance of sacrebleu's BeamEditDistance: only cells within the beam around the
+// length-scaled diagonal are computed (the last row up to its end; the first row is the initial
+// insertions). Only those cells are stored, so memory grows with length × beam, not length² (a
+// 37,000-word line would need 21 GB for the whole matrix); a cell outside the band reads as
+// sacrebleu's untouched (infinite, undefined) one.
+//
+// Shifts keep the hypothesis length, so every candidate of one sentence has the same bands. Row i
+// depends only on the first i words, so a candidate that shares its first p words with the last
+// aligned hypothesis starts from that hypothesis's row p (sacrebleu's row cache does the same
+// through a prefix tree; either changes speed, not results).
 class BeamEditDistance {
  public:
-  explicit BeamEditDistance(const Words& ref) : ref_(ref) {}
-
-  std::int64_t operator()(const Words& hyp, std::string* trace) {
-    const std::size_t n = hyp.size(), m = ref_.size();
+  BeamEditDistance(const Words& ref, std::size_t hyp_length) : ref_(ref) {
+    const std::size_t n = hyp_length, m = ref.size();
     const double length_ratio = n ? static_cast<double>(m) / static_cast<double>(n) : 1.0;
     const long beam = kBeamWidth < length_ratio / 2 ? static_cast<long>(std::ceil(length_ratio / 2 + kBeamWidth))
                                                     : kBeamWidth;
-    rows_.assign(n + 1, Band{});
+    rows_.resize(n + 1);
     std::size_t size = 0;
     for (std::size_t i = 0; i <= n; ++i) {
       const long diagonal = static_cast<long>(std::floor(static_cast<double>(i) * length_ratio));
       const long begin = i == 0 ? 0 : std::max(0L, diagonal - beam);
-      const long end = i == 0 || i == n ? static_cast<long>(m) + 1 : std::min(static_cast<long>(m) + 1, diagonal + beam);
+      const long last = static_cast<long>(m) + 1;
+      const long end = i == 0 || i == n ? last : std::min(last, diagonal + beam);
       rows_[i] = {static_cast<std::size_t>(begin), static_cast<std::size_t>(std::max(begin, end)), size};
       size += rows_[i].end - rows_[i].begin;
     }
-    dist_.assign(size, kOutside);
-    for (std::size_t j = 0; j <= m; ++j) *cell(0, j) = {static_cast<std::int64_t>(j), kIns};
-    for (std::size_t i = 1; i <= n; ++i) {
-      for (std::size_t j = rows_[i].begin; j < rows_[i].end; ++j) {
-        Cell& here = *cell(i, j);
-        if (j == 0) {
-          here = {at(i - 1, 0).cost + 1, kDel};
-          continue;
-        }
-        const bool same = hyp[i - 1] == ref_[j - 1];
-        // Tercom prefers match/substitution, then (after sacrebleu's flip) deletion, then insertion.
-        const Cell options[3] = {{at(i - 1, j - 1).cost + (same ? 0 : 1), same ? kNop : kSub},
-                                 {at(i - 1, j).cost + 1, kDel},
-                                 {at(i, j - 1).cost + 1, kIns}};
-        for (const auto& option : options)
-          if (here.cost > option.cost) here = option;
+    aligned_costs_.assign(size, kInfinity);
+    ops_.assign(size, kUndefined);
+    costs_.assign(size, kInfinity);
+    for (std::size_t j = 0; j <= m; ++j) {
+      aligned_costs_[j] = costs_[j] = static_cast<std::int64_t>(j);
+      ops_[j] = kIns;
+    }
+  }
+
+  // The edit distance of `hyp` and its trace; `hyp` becomes the hypothesis later candidates
+  // start from.
+  std::int64_t align(const Words& hyp, std::string& trace) {
+    aligned_ = hyp;
+    for (std::size_t i = 1; i < rows_.size(); ++i)
+      fill_row<true>(i, aligned_costs_.data() + rows_[i - 1].offset, aligned_costs_.data(), hyp[i - 1]);
+    trace.clear();
+    std::size_t i = rows_.size() - 1, j = ref_.size();
+    while (i > 0 || j > 0) {
+      const char op = stored(i, j) ? ops_[rows_[i].offset + j - rows_[i].begin] : char(kUndefined);
+      trace.push_back(op);
+      if (op == kSub || op == kNop) {
+        --i;
+        --j;
+      } else if (op == kIns) {
+        --j;
+      } else if (op == kDel) {
+        --i;
+      } else {
+        fail("TER: unknown edit operation '{}' in the trace", op);
       }
     }
-    if (trace) {
-      trace->clear();
-      std::size_t i = n, j = m;
-      while (i > 0 || j > 0) {
-        const char op = at(i, j).op;
-        trace->push_back(op);
-        if (op == kSub || op == kNop) {
-          --i;
-          --j;
-        } else if (op == kIns) {
-          --j;
-        } else if (op == kDel) {
-          --i;
-        } else {
-          fail("TER: unknown edit operation '{}' in the trace", op);
-        }
-      }
-      std::reverse(trace->begin(), trace->end());
+    std::reverse(trace.begin(), trace.end());
+    return last_cell(aligned_costs_);
+  }
+
+  // The edit distance of `hyp` (of the aligned hypothesis's length).
+  std::int64_t operator()(const Words& hyp) {
+    std::size_t same = 0;
+    while (same < hyp.size() && hyp[same] == aligned_[same]) ++same;
+    for (std::size_t i = same + 1; i < rows_.size(); ++i) {
+      const auto& previous = i - 1 == same ? aligned_costs_ : costs_;
+      fill_row<false>(i, previous.data() + rows_[i - 1].offset, costs_.data(), hyp[i - 1]);
     }
-    return at(n, m).cost;
+    return last_cell(same + 1 < rows_.size() ? costs_ : aligned_costs_);
   }
 
  private:
-  // The stored columns [begin, end) of one row, at dist_[offset].
+  // The stored columns [begin, end) of one row, at offset in the cost (and op) arrays.
   struct Band {
     std::size_t begin = 0, end = 0, offset = 0;
   };
-  static constexpr Cell kOutside{kInfinity, kUndefined};
 
-  Cell* cell(std::size_t i, std::size_t j) {
-    const Band& row = rows_[i];
-    return j >= row.begin && j < row.end ? &dist_[row.offset + j - row.begin] : nullptr;
+  bool stored(std::size_t i, std::size_t j) const { return j >= rows_[i].begin && j < rows_[i].end; }
+  std::int64_t last_cell(const std::vector<std::int64_t>& costs) const {
+    const Band& last = rows_.back();
+    return stored(rows_.size() - 1, ref_.size()) ? costs[last.offset + ref_.size() - last.begin] : kInfinity;
   }
-  Cell at(std::size_t i, std::size_t j) {
-    const Cell* stored = cell(i, j);
-    return stored ? *stored : kOutside;
+
+  // Row i from row i − 1 (`previous`, its band's values); with kOps, the chosen operations too.
+  template <bool kOps>
+  void fill_row(std::size_t i, const std::int64_t* previous, std::int64_t* costs, std::uint32_t word) {
+    const Band& band = rows_[i];
+    const Band& above = rows_[i - 1];
+    const auto up = [&](std::size_t j) {
+      return j >= above.begin && j < above.end ? previous[j - above.begin] : kInfinity;
+    };
+    std::int64_t* row = costs + band.offset - band.begin;
+    char* ops = ops_.data() + band.offset - band.begin;
+    std::int64_t left = kInfinity;
+    for (std::size_t j = band.begin; j < band.end; ++j) {
+      std::int64_t here = kInfinity;
+      char op = kUndefined;
+      if (j == 0) {
+        here = up(0) + 1;
+        op = kDel;
+      } else {
+        // Tercom prefers match/substitution, then (after sacrebleu's flip) deletion, then insertion.
+        const bool same = word == ref_[j - 1];
+        const std::int64_t diagonal = up(j - 1) + (same ? 0 : 1), deletion = up(j) + 1, insertion = left + 1;
+        if (here > diagonal) here = diagonal, op = same ? kNop : kSub;
+        if (here > deletion) here = deletion, op = kDel;
+        if (here > insertion) here = insertion, op = kIns;
+      }
+      row[j] = left = here;
+      if constexpr (kOps) ops[j] = op;
+    }
   }
 
   const Words& ref_;
   std::vector<Band> rows_;
-  std::vector<Cell> dist_;
+  Words aligned_;
+  std::vector<std::int64_t> aligned_costs_, costs_;  // the aligned hypothesis's rows; a candidate's
+  std::vector<char> ops_;                             // the aligned hypothesis's operations
 };
 
 // _perform_shift: move words[start, start+length) before position `target`.
-Words perform_shift(const Words& words, int start, int length, int target) {
+void perform_shift(const Words& words, int start, int length, int target, Words& out) {
   auto slice = [&](Words& out, long from, long to) {
     from = std::clamp(from, 0L, static_cast<long>(words.size()));
     to = std::clamp(to, 0L, static_cast<long>(words.size()));
     if (from < to) out.insert(out.end(), words.begin() + from, words.begin() + to);
   };
-  Words out;
-  out.reserve(words.size());
+  out.clear();
   if (target < start) {
     slice(out, 0, target);
     slice(out, start, start + length);
@@ -136,7 +169,6 @@ Words perform_shift(const Words& words, int start, int length, int target) {
     slice(out, start, start + length);
     slice(out, length + target, static_cast<long>(words.size()));
   }
-  return out;
 }
 
 struct ShiftResult {
@@ -148,7 +180,7 @@ struct ShiftResult {
 // earliest target), counting every candidate evaluated.
 ShiftResult best_shift(const Words& hyp, const Words& ref, BeamEditDistance& edit_distance, int& checked) {
   std::string trace;
-  const std::int64_t pre_score = edit_distance(hyp, &trace);
+  const std::int64_t pre_score = edit_distance.align(hyp, trace);
   // Align by rewriting the reference into the hypothesis: flip insertions and deletions.
   std::vector<int> align(ref.size(), -2);
   std::vector<int> hyp_err, ref_err;
@@ -176,7 +208,7 @@ ShiftResult best_shift(const Words& hyp, const Words& ref, BeamEditDistance& edi
   bool found = false;
   std::int64_t best_gain = 0;
   int best_length = 0, best_start = 0, best_target = 0;
-  Words best_words;
+  Words best_words, shifted;
   const int n = static_cast<int>(hyp.size()), m = static_cast<int>(ref.size());
   for (int start_h = 0; start_h < n; ++start_h) {
     for (int start_r = 0; start_r < m; ++start_r) {
@@ -197,8 +229,8 @@ ShiftResult best_shift(const Words& hyp, const Words& ref, BeamEditDistance& edi
             break;
           if (target == previous) continue;
           previous = target;
-          Words shifted = perform_shift(hyp, start_h, length, target);
-          const std::int64_t gain = pre_score - edit_distance(shifted, nullptr);
+          perform_shift(hyp, start_h, length, target, shifted);
+          const std::int64_t gain = pre_score - edit_distance(shifted);
           ++checked;
           // Tuple order (gain, length, -start, -target): the largest wins, the first on ties.
           const bool better = !found || gain > best_gain ||
@@ -212,7 +244,7 @@ ShiftResult best_shift(const Words& hyp, const Words& ref, BeamEditDistance& edi
             best_length = length;
             best_start = start_h;
             best_target = target;
-            best_words = std::move(shifted);
+            best_words.swap(shifted);
           }
         }
         if (checked >= kMaxShiftCandidates) return found ? ShiftResult{best_gain, best_words} : ShiftResult{0, hyp};
@@ -224,7 +256,7 @@ ShiftResult best_shift(const Words& hyp, const Words& ref, BeamEditDistance& edi
 
 std::pair<int, int> edit_rate(const Words& hyp, const Words& ref) {
   if (ref.empty()) return {static_cast<int>(hyp.size()), 0};
-  BeamEditDistance edit_distance(ref);
+  BeamEditDistance edit_distance(ref, hyp.size());
   int shifts = 0, checked = 0;
   Words input = hyp;
   while (true) {
@@ -233,7 +265,8 @@ std::pair<int, int> edit_rate(const Words& hyp, const Words& ref) {
     ++shifts;
     input = std::move(shift.words);
   }
-  return {shifts + static_cast<int>(edit_distance(input, nullptr)), static_cast<int>(ref.size())};
+  // `input` is the hypothesis best_shift aligned last, so this reuses its rows.
+  return {shifts + static_cast<int>(edit_distance(input)), static_cast<int>(ref.size())};
 }
 
 }  // namespace
