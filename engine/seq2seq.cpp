@@ -682,14 +682,11 @@ std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, co
   for (const auto& s : inputs) length = std::max<std::int64_t>(length, static_cast<std::int64_t>(s.size()));
   const std::size_t vocab = static_cast<std::size_t>(impl_->spec.decoder.vocab);
   std::vector<double> scores;
-  std::vector<float> row(vocab);
   for (std::size_t b = 0; b < targets.size(); ++b) {
     double total = 0.0;
     for (std::size_t t = given; t < targets[b].size(); ++t) {
-      const float* at = logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab;
-      std::copy(at, at + vocab, row.begin());
-      log_softmax(row);
-      total += row[static_cast<std::size_t>(targets[b][t])];
+      const std::span<const float> row(logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab, vocab);
+      total += log_softmax_terms(row)(row[static_cast<std::size_t>(targets[b][t])]);
     }
     scores.push_back(total);
   }

@@ -23,7 +23,7 @@ template <typename Run>
 void in_batches(const std::vector<std::size_t>& todo, const std::vector<std::size_t>& lengths, std::size_t total,
                 const TranslateOptions& options, Run run) {
   std::size_t done = total - todo.size();
-  for (const auto& batch : length_sorted_batches(lengths, std::max<std::size_t>(options.batch_size, 1))) {
+  for (const auto& batch : length_sorted_batches(lengths, std::max<std::size_t>(options.batch_size, 1), options.batch_tokens)) {
     std::vector<std::size_t> indices;
     for (std::size_t i : batch) indices.push_back(todo[i]);
     run(indices);

@@ -46,6 +46,9 @@ struct SearchOverrides {
 
 struct TranslateOptions {
   std::size_t batch_size = 32;
+  // With batch_tokens > 0, a batch also holds at most this many padded source tokens (longest
+  // source × sources; engine/decode/batching.hpp).
+  std::size_t batch_tokens = 0;
   // Names the i-th input (0-based) in errors, e.g. "FILE:LINE"; unset: "text N" (1-based).
   std::function<std::string(std::size_t)> where;
   // Called after each batch with the number of texts done so far.

@@ -97,6 +97,7 @@ TranslateOptions translate_options(const ModelOptions& model, const Table& table
                                    std::size_t first) {
   TranslateOptions options;
   options.batch_size = model.batch_size;
+  options.batch_tokens = model.batch_tokens;
   options.where = [&table, first](std::size_t row) { return table.where(first + row); };
   options.progress = [&progress, first](std::size_t done) { progress.set(first + done); };
   return options;
@@ -195,6 +196,7 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
   auto args = std::make_shared<Arguments>();
   auto* app = root.add_subcommand(name, description);
   add_model_options(*app, args->model);
+  add_batch_tokens_option(*app, args->model);
   add_input_options(*app, args->input, false);
   add_search_options(*app, args->search);
   add_sampling_options(*app, args->search);
@@ -229,6 +231,7 @@ void setup_score(CLI::App& root) {
       "language token given, text, EOS). Input: source<TAB>target lines (or CSV, or JSONL with \"source\" and "
       "\"target\"); output: {\"logprob\": x, \"tokens\": n} per line.");
   add_model_options(*app, args->model);
+  add_batch_tokens_option(*app, args->model);
   add_input_options(*app, args->input, true);
   add_language_options(*app, args->search);
   add_run_control_options(*app, args->control);
