@@ -152,6 +152,7 @@ class Seq2SeqModel::Impl {
                        std::int64_t q_start, Arena& arena);
   void alloc_cache(Arena& arena, std::int64_t capacity, std::int64_t rows);
   void copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity);
+  void move_cache_rows(std::span<const std::int32_t> rows, const std::vector<std::int64_t>& moved);
 
   const ModelSource& source_;
   ModelWeights weights_;
@@ -457,6 +458,40 @@ void Seq2SeqModel::Impl::copy_cache(std::span<const std::int32_t> rows, std::int
   }
 }
 
+// Beams that changed parents, in place: row moved[j] takes old row rows[moved[j]], every other
+// row stays. The moved rows are gathered into scratch first (a row's source may itself be
+// overwritten), then copied back run by run: 2 × length × moved × d per layer, against
+// length × rows × d for copy_cache.
+void Seq2SeqModel::Impl::move_cache_rows(std::span<const std::int32_t> rows, const std::vector<std::int64_t>& moved) {
+  if (moved.empty() || length_ == 0) return;
+  const std::int64_t count = static_cast<std::int64_t>(moved.size()), a = spec.decoder.attention_width();
+  auto moved_row = [&](std::int64_t j) { return moved[static_cast<std::size_t>(j)]; };
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(length_ * count));
+  for (std::int64_t p = 0; p < length_; ++p)
+    for (std::int64_t j = 0; j < count; ++j)
+      ids[static_cast<std::size_t>(p * count + j)] =
+          static_cast<std::int32_t>(p * rows_ + rows[static_cast<std::size_t>(moved_row(j))]);
+  Arena& arena = *step_arena_;  // free between steps
+  arena.reset();
+  Tensor id_tensor = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(ids.size())});
+  backend.upload(ids.data(), id_tensor);
+  Tensor scratch = arena.alloc(DType::F32, Shape{length_ * count, a});
+  for (auto* caches : {&cache_k_, &cache_v_}) {
+    for (const Tensor& cache : *caches) {
+      backend.gather_rows(cache.reshaped(Shape{capacity_ * rows_, a}), id_tensor, 1.0f, false, scratch);
+      std::int64_t run = 1;
+      for (std::int64_t j = 0; j < count; j += run) {
+        // Consecutive moved rows are adjacent in both the cache and the scratch: one copy per run.
+        for (run = 1; j + run < count && moved_row(j + run) == moved_row(j) + run; ++run) {
+        }
+        // The contiguous run last: the innermost loop of a copy is then a plain copy.
+        backend.copy_strided(scratch, {j * a, {count * a, 0, 0, 1}}, cache, {moved_row(j) * a, {rows_ * a, 0, 0, 1}},
+                             {length_, 1, 1, run * a});
+      }
+    }
+  }
+}
+
 void Seq2SeqModel::Impl::select_rows(std::span<const std::int32_t> rows) {
   for (std::int32_t r : rows)
     if (r < 0 || r >= rows_) fail("internal: select_rows row {} outside [0, {})", r, rows_);
@@ -497,7 +532,13 @@ void Seq2SeqModel::Impl::select_rows(std::span<const std::int32_t> rows) {
     key_mask_ = mask;
     groups_ = new_groups;
   }
-  copy_cache(rows, capacity_);
+  std::vector<std::int64_t> moved;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i] != static_cast<std::int32_t>(i)) moved.push_back(static_cast<std::int64_t>(i));
+  // Beam search keeps its rows until a source finishes; often few beams change parents. Moving
+  // fewer than half the rows in place copies less than rebuilding the cache.
+  if (new_rows == rows_ && 2 * static_cast<std::int64_t>(moved.size()) < rows_) move_cache_rows(rows, moved);
+  else copy_cache(rows, capacity_);
 }
 
 void Seq2SeqModel::Impl::expand_groups(std::int64_t expand) {
