@@ -135,7 +135,7 @@ std::vector<std::vector<Translation>> Translator::generate(const std::vector<std
   in_batches(todo, lengths, texts.size(), options, [&](const std::vector<std::size_t>& indices) {
     std::vector<TokenIds> batch;
     for (std::size_t i : indices) batch.push_back(sources[i]);
-    auto hyps = model_.generate(batch, settings);
+    auto hyps = model_.generate(batch, settings, options.vocab_map ? options.vocab_map->candidates(batch) : TokenIds{});
     for (std::size_t b = 0; b < indices.size(); ++b)
       for (auto& hyp : hyps[b])
         results[indices[b]].push_back({tokenizer_->decode(hyp.ids), std::move(hyp.ids), hyp.score});
