@@ -128,7 +128,7 @@ std::string generation_line(const std::vector<Translation>& hyps, bool best_text
 }
 
 RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
-  return {.command = args.command, .control = &args.control, .inputs = {"--input"}, .output = args.model.output,
+  return {.command = args.command, .control = &args.control, .inputs = {"--input", "--vocab-map"}, .output = args.model.output,
           .rows = rows, .chunk = chunk_rows(args.model)};
 }
 
