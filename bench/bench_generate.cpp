@@ -1,7 +1,8 @@
 // Generation speed of an opus-mt-base-sized Marian model (vocab 58101, d_model 512, 6+6 layers,
 // 8 heads, FFN 2048) with random weights built in memory: generated tokens per second for greedy
 // and beam 5 search at batch 1 and 16, and the share of the time spent in the weight GEMMs
-// (projections, FFN, LM head) and in attention (score/context GEMMs and softmax). Every
+// (projections, FFN, LM head), in attention (score/context GEMMs and softmax) and in the rest
+// (log-softmax and top-k over the vocabulary, the beam cache reorder, norms, activations). Every
 // hypothesis runs to max_length (min_length = max_length), so lengths are exact.
 //
 //   build/bench/bench_generate --benchmark_counters_tabular=true
@@ -151,6 +152,10 @@ void BM_Generate(benchmark::State& state) {
   state.counters["attn_ms/step"] = 1e3 * f.backend.attention_seconds / steps;
   state.counters["gemm_share"] = f.backend.gemm_seconds / seconds;
   state.counters["attn_share"] = f.backend.attention_seconds / seconds;
+  // Everything else: log-softmax and top-k over the vocabulary, the cache reorder, norms, activations.
+  const double rest_seconds = seconds - f.backend.gemm_seconds - f.backend.attention_seconds;
+  state.counters["rest_ms/step"] = 1e3 * rest_seconds / steps;
+  state.counters["rest_share"] = rest_seconds / seconds;
   // The weight GEMMs' achieved rate as a share of sgemm's rate on a large product, same process.
   state.counters["gemm_vs_peak"] = f.backend.gemm_flops / f.backend.gemm_seconds * 1e-9 / f.peak_gflops;
 }

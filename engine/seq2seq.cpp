@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "core/error.hpp"
 #include "engine/attention.hpp"
@@ -137,6 +138,8 @@ class Seq2SeqModel::Impl {
   // Gives each of `expand` rows per source its own cross-attention group (sampling several per source).
   void expand_groups(std::int64_t expand);
   std::size_t weight_bytes() const { return weights_.bytes(); }
+  // The LM head's rows `rows` (sorted target ids) from now on; empty = the whole vocabulary.
+  void restrict_head(const std::vector<std::int32_t>& rows);
 
  private:
   Stack load_stack(const std::string& stack);
@@ -152,11 +155,14 @@ class Seq2SeqModel::Impl {
                        std::int64_t q_start, Arena& arena);
   void alloc_cache(Arena& arena, std::int64_t capacity, std::int64_t rows);
   void copy_cache(std::span<const std::int32_t> rows, std::int64_t new_capacity);
+  void move_cache_rows(std::span<const std::int32_t> rows, const std::vector<std::int64_t>& moved);
 
   const ModelSource& source_;
   ModelWeights weights_;
   Stack encoder_, decoder_;
   Tensor lm_head_, logits_bias_;
+  Tensor head_, head_bias_;  // lm_head_ and logits_bias_, or their rows of a shortlist
+  std::unique_ptr<Arena> head_arena_;
   std::int64_t d_ = 0;
 
   // Per-batch state.
@@ -177,7 +183,8 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       source_(source),
       weights_(source, backend_ref, seq2seq_weight_names(spec, config)),
       encoder_arena_(backend_ref.make_arena()),
-      step_arena_(backend_ref.make_arena()) {
+      step_arena_(backend_ref.make_arena()),
+      head_arena_(backend_ref.make_arena()) {
   defaults = search_defaults(config, spec);
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
@@ -191,6 +198,7 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
     Tensor bias = weights_.get("final_logits_bias");
     if (!bias.empty()) logits_bias_ = bias.reshaped(Shape{spec.decoder.vocab});
   }
+  restrict_head({});
 }
 
 Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
@@ -457,6 +465,40 @@ void Seq2SeqModel::Impl::copy_cache(std::span<const std::int32_t> rows, std::int
   }
 }
 
+// Beams that changed parents, in place: row moved[j] takes old row rows[moved[j]], every other
+// row stays. The moved rows are gathered into scratch first (a row's source may itself be
+// overwritten), then copied back run by run: 2 × length × moved × d per layer, against
+// length × rows × d for copy_cache.
+void Seq2SeqModel::Impl::move_cache_rows(std::span<const std::int32_t> rows, const std::vector<std::int64_t>& moved) {
+  if (moved.empty() || length_ == 0) return;
+  const std::int64_t count = static_cast<std::int64_t>(moved.size()), a = spec.decoder.attention_width();
+  auto moved_row = [&](std::int64_t j) { return moved[static_cast<std::size_t>(j)]; };
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(length_ * count));
+  for (std::int64_t p = 0; p < length_; ++p)
+    for (std::int64_t j = 0; j < count; ++j)
+      ids[static_cast<std::size_t>(p * count + j)] =
+          static_cast<std::int32_t>(p * rows_ + rows[static_cast<std::size_t>(moved_row(j))]);
+  Arena& arena = *step_arena_;  // free between steps
+  arena.reset();
+  Tensor id_tensor = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(ids.size())});
+  backend.upload(ids.data(), id_tensor);
+  Tensor scratch = arena.alloc(DType::F32, Shape{length_ * count, a});
+  for (auto* caches : {&cache_k_, &cache_v_}) {
+    for (const Tensor& cache : *caches) {
+      backend.gather_rows(cache.reshaped(Shape{capacity_ * rows_, a}), id_tensor, 1.0f, false, scratch);
+      std::int64_t run = 1;
+      for (std::int64_t j = 0; j < count; j += run) {
+        // Consecutive moved rows are adjacent in both the cache and the scratch: one copy per run.
+        for (run = 1; j + run < count && moved_row(j + run) == moved_row(j) + run; ++run) {
+        }
+        // The contiguous run last: the innermost loop of a copy is then a plain copy.
+        backend.copy_strided(scratch, {j * a, {count * a, 0, 0, 1}}, cache, {moved_row(j) * a, {rows_ * a, 0, 0, 1}},
+                             {length_, 1, 1, run * a});
+      }
+    }
+  }
+}
+
 void Seq2SeqModel::Impl::select_rows(std::span<const std::int32_t> rows) {
   for (std::int32_t r : rows)
     if (r < 0 || r >= rows_) fail("internal: select_rows row {} outside [0, {})", r, rows_);
@@ -497,7 +539,29 @@ void Seq2SeqModel::Impl::select_rows(std::span<const std::int32_t> rows) {
     key_mask_ = mask;
     groups_ = new_groups;
   }
-  copy_cache(rows, capacity_);
+  std::vector<std::int64_t> moved;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i] != static_cast<std::int32_t>(i)) moved.push_back(static_cast<std::int64_t>(i));
+  // Beam search keeps its rows until a source finishes; often few beams change parents. Moving
+  // fewer than half the rows in place copies less than rebuilding the cache.
+  if (new_rows == rows_ && 2 * static_cast<std::int64_t>(moved.size()) < rows_) move_cache_rows(rows, moved);
+  else copy_cache(rows, capacity_);
+}
+
+void Seq2SeqModel::Impl::restrict_head(const std::vector<std::int32_t>& rows) {
+  head_ = lm_head_;
+  head_bias_ = logits_bias_;
+  if (rows.empty()) return;
+  head_arena_->reset();
+  const std::int64_t count = static_cast<std::int64_t>(rows.size());
+  Tensor ids = head_arena_->alloc(DType::I32, Shape{count});
+  backend.upload(rows.data(), ids);
+  head_ = head_arena_->alloc(DType::F32, Shape{count, d_});
+  backend.gather_rows(lm_head_, ids, 1.0f, false, head_);
+  if (logits_bias_.empty()) return;
+  head_bias_ = head_arena_->alloc(DType::F32, Shape{count});
+  backend.gather_rows(logits_bias_.reshaped(Shape{spec.decoder.vocab, 1}), ids, 1.0f, false,
+                      head_bias_.reshaped(Shape{count, 1}));
 }
 
 void Seq2SeqModel::Impl::expand_groups(std::int64_t expand) {
@@ -582,8 +646,8 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
     backend.copy_strided(x, {(n - 1) * d_, {n * d_, 1, 0, 0}}, last, {0, {d_, 1, 0, 0}}, {rows, d_, 1, 1});
   }
   if (spec.final_norm) normalize(decoder_.final_norm, last, {}, last);
-  Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), spec.decoder.vocab});
-  backend.linear(last, lm_head_, logits_bias_, Activation::None, out);
+  Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), head_.dim(0)});
+  backend.linear(last, head_, head_bias_, Activation::None, out);
   logits.resize(static_cast<std::size_t>(out.numel()));
   backend.download(out, logits.data());
 }
@@ -603,6 +667,71 @@ class ModelSteps final : public StepModel {
  private:
   Seq2SeqModel::Impl& model_;
 };
+
+// The search over a shortlist of target ids: it sees ids 0..shortlist.size()-1, the model the
+// shortlist's ids.
+class ShortlistSteps final : public StepModel {
+ public:
+  ShortlistSteps(StepModel& model, const std::vector<std::int32_t>& shortlist) : model_(model), shortlist_(shortlist) {}
+  std::int64_t vocab_size() const override { return static_cast<std::int64_t>(shortlist_.size()); }
+  void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) override {
+    ids_.clear();
+    for (std::int32_t t : tokens) ids_.push_back(shortlist_[static_cast<std::size_t>(t)]);
+    model_.step(ids_, logits);
+  }
+  void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
+
+ private:
+  StepModel& model_;
+  const std::vector<std::int32_t>& shortlist_;
+  std::vector<std::int32_t> ids_;
+};
+
+// The position of `id` in the sorted shortlist, or -1 (never generated, never matched).
+std::int32_t shortlist_index(const std::vector<std::int32_t>& shortlist, std::int32_t id) {
+  const auto at = std::lower_bound(shortlist.begin(), shortlist.end(), id);
+  return at != shortlist.end() && *at == id ? static_cast<std::int32_t>(at - shortlist.begin()) : -1;
+}
+
+std::optional<std::int32_t> shortlist_index(const std::vector<std::int32_t>& shortlist, std::optional<std::int32_t> id) {
+  if (!id) return std::nullopt;
+  return shortlist_index(shortlist, *id);
+}
+
+// `settings` in shortlist positions. The ids the search needs are in the shortlist; a bad-words
+// entry with a token outside it can never be completed and is dropped.
+SearchSettings shortlisted(SearchSettings settings, const std::vector<std::int32_t>& shortlist) {
+  settings.decoder_start_token_id = shortlist_index(shortlist, settings.decoder_start_token_id);
+  settings.pad_token_id = shortlist_index(shortlist, settings.pad_token_id);
+  settings.eos_token_id = shortlist_index(shortlist, settings.eos_token_id);
+  settings.forced_bos_token_id = shortlist_index(shortlist, settings.forced_bos_token_id);
+  settings.forced_eos_token_id = shortlist_index(shortlist, settings.forced_eos_token_id);
+  settings.beam_masked_token_id = shortlist_index(shortlist, settings.beam_masked_token_id);
+  std::vector<std::vector<std::int32_t>> bad_words;
+  for (auto words : settings.bad_words_ids) {
+    for (std::int32_t& token : words) token = shortlist_index(shortlist, token);
+    if (std::find(words.begin(), words.end(), -1) == words.end()) bad_words.push_back(std::move(words));
+  }
+  settings.bad_words_ids = std::move(bad_words);
+  return settings;
+}
+
+// `shortlist` with the ids the search needs, sorted and distinct; beam search needs 2 × num_beams
+// candidates, so the lowest other ids fill a shortlist that is smaller.
+std::vector<std::int32_t> completed_shortlist(std::vector<std::int32_t> shortlist, const SearchSettings& settings,
+                                              std::int64_t vocab) {
+  for (const auto id : {std::optional(settings.decoder_start_token_id), std::optional(settings.pad_token_id),
+                        settings.eos_token_id, settings.forced_bos_token_id, settings.forced_eos_token_id})
+    if (id) shortlist.push_back(*id);
+  for (std::int32_t id : shortlist)
+    if (id < 0 || id >= vocab) fail("shortlisted target id {} is outside the vocabulary ({})", id, vocab);
+  std::sort(shortlist.begin(), shortlist.end());
+  shortlist.erase(std::unique(shortlist.begin(), shortlist.end()), shortlist.end());
+  const std::size_t needed = static_cast<std::size_t>(std::min<std::int64_t>(2 * settings.num_beams, vocab));
+  for (std::int32_t id = 0; shortlist.size() < needed; ++id)
+    if (shortlist_index(shortlist, id) < 0) shortlist.insert(std::lower_bound(shortlist.begin(), shortlist.end(), id), id);
+  return shortlist;
+}
 
 std::vector<TokenIds> padded(const std::vector<TokenIds>& sequences, std::int32_t pad, std::int64_t& length) {
   length = 0;
@@ -637,6 +766,7 @@ std::vector<float> Seq2SeqModel::decoder_logits(const std::vector<TokenIds>& sou
   std::int64_t length = 0;
   const auto inputs = padded(decoder_inputs, impl_->spec.pad_token_id, length);
   if (length == 0) fail("decoder inputs are empty");
+  impl_->restrict_head({});
   impl_->start_decoder(static_cast<std::int64_t>(sources.size()), 1, length);
   TokenIds flat;
   for (const auto& s : inputs) flat.insert(flat.end(), s.begin(), s.end());
@@ -646,7 +776,8 @@ std::vector<float> Seq2SeqModel::decoder_logits(const std::vector<TokenIds>& sou
 }
 
 std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<TokenIds>& sources,
-                                                            const SearchSettings& settings) {
+                                                            const SearchSettings& settings,
+                                                            std::vector<std::int32_t> shortlist) {
   settings.validate(impl_->spec.decoder.vocab);
   if (impl_->spec.max_positions > 0 && settings.max_length > impl_->spec.max_positions)
     fail("max_length {} exceeds the model's {} positions (max_position_embeddings)", settings.max_length,
@@ -661,7 +792,22 @@ std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<To
   impl_->start_decoder(batch, beams ? per_source : 1, std::min<std::int64_t>(settings.max_length, 64));
   if (!beams) impl_->expand_groups(per_source);
   ModelSteps steps(*impl_);
-  return invar::generate(steps, static_cast<int>(batch), settings, sources);
+  if (shortlist.empty()) {
+    impl_->restrict_head({});
+    return invar::generate(steps, static_cast<int>(batch), settings, sources);
+  }
+  shortlist = completed_shortlist(std::move(shortlist), settings, impl_->spec.decoder.vocab);
+  impl_->restrict_head(shortlist);
+  std::vector<TokenIds> shortlisted_sources = sources;  // for encoder_no_repeat_ngram_size
+  for (auto& source : shortlisted_sources)
+    for (std::int32_t& id : source) id = shortlist_index(shortlist, id);
+  ShortlistSteps restricted(steps, shortlist);
+  auto results = invar::generate(restricted, static_cast<int>(batch), shortlisted(settings, shortlist),
+                                 shortlisted_sources);
+  for (auto& hyps : results)
+    for (auto& hyp : hyps)
+      for (std::int32_t& id : hyp.ids) id = shortlist[static_cast<std::size_t>(id)];
+  return results;
 }
 
 std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,
@@ -682,14 +828,11 @@ std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, co
   for (const auto& s : inputs) length = std::max<std::int64_t>(length, static_cast<std::int64_t>(s.size()));
   const std::size_t vocab = static_cast<std::size_t>(impl_->spec.decoder.vocab);
   std::vector<double> scores;
-  std::vector<float> row(vocab);
   for (std::size_t b = 0; b < targets.size(); ++b) {
     double total = 0.0;
     for (std::size_t t = given; t < targets[b].size(); ++t) {
-      const float* at = logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab;
-      std::copy(at, at + vocab, row.begin());
-      log_softmax(row);
-      total += row[static_cast<std::size_t>(targets[b][t])];
+      const std::span<const float> row(logits.data() + (b * static_cast<std::size_t>(length) + t) * vocab, vocab);
+      total += log_softmax_terms(row)(row[static_cast<std::size_t>(targets[b][t])]);
     }
     scores.push_back(total);
   }

@@ -49,8 +49,12 @@ class Seq2SeqModel {
   // the longest T with the pad token; the causal mask keeps real positions exact.
   std::vector<float> decoder_logits(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& decoder_inputs);
 
-  // Search (engine/decode/generation.hpp) for every source at once; per source the hypotheses, best first.
-  std::vector<std::vector<Hypothesis>> generate(const std::vector<TokenIds>& sources, const SearchSettings& settings);
+  // Search (engine/decode/generation.hpp) for every source at once; per source the hypotheses, best
+  // first. A non-empty `shortlist` (target ids, engine/vocabulary_map.hpp) restricts the LM head to
+  // those rows, plus the ids the search needs (start, EOS, pad, forced tokens, and the lowest ids
+  // when beam search needs more candidates): the search normalises and chooses over them only.
+  std::vector<std::vector<Hypothesis>> generate(const std::vector<TokenIds>& sources, const SearchSettings& settings,
+                                                std::vector<std::int32_t> shortlist = {});
 
   // Forced decoding: for each (source, target) pair, Σ_t log p(target_t | start, target_<t, source)
   // over the target tokens (include EOS in `target` to score it), as log_softmax of the model's

@@ -35,6 +35,7 @@ struct EmbeddingSettings {
 struct BatchOptions {
   std::size_t batch_size = 32;
   std::function<void(std::size_t)> progress;  // called after each batch with the inputs it held
+  std::size_t max_tokens = 0;  // > 0: at most this many padded tokens per batch (engine/decode/batching.hpp)
 };
 
 class TextEncoder {
@@ -98,7 +99,7 @@ std::vector<Result> TextEncoder::batched(const std::vector<Encoding>& inputs, co
   for (const auto& e : inputs) lengths.push_back(e.ids.size());
   std::vector<Result> results(inputs.size());
   std::vector<Encoding> batch;
-  for (const auto& indices : length_sorted_batches(lengths, options.batch_size)) {
+  for (const auto& indices : length_sorted_batches(lengths, options.batch_size, options.max_tokens)) {
     batch.clear();
     for (std::size_t i : indices) batch.push_back(inputs[i]);
     auto out = batch_fn(batch);

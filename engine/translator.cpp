@@ -23,7 +23,7 @@ template <typename Run>
 void in_batches(const std::vector<std::size_t>& todo, const std::vector<std::size_t>& lengths, std::size_t total,
                 const TranslateOptions& options, Run run) {
   std::size_t done = total - todo.size();
-  for (const auto& batch : length_sorted_batches(lengths, std::max<std::size_t>(options.batch_size, 1))) {
+  for (const auto& batch : length_sorted_batches(lengths, std::max<std::size_t>(options.batch_size, 1), options.batch_tokens)) {
     std::vector<std::size_t> indices;
     for (std::size_t i : batch) indices.push_back(todo[i]);
     run(indices);
@@ -135,7 +135,7 @@ std::vector<std::vector<Translation>> Translator::generate(const std::vector<std
   in_batches(todo, lengths, texts.size(), options, [&](const std::vector<std::size_t>& indices) {
     std::vector<TokenIds> batch;
     for (std::size_t i : indices) batch.push_back(sources[i]);
-    auto hyps = model_.generate(batch, settings);
+    auto hyps = model_.generate(batch, settings, options.vocab_map ? options.vocab_map->candidates(batch) : TokenIds{});
     for (std::size_t b = 0; b < indices.size(); ++b)
       for (auto& hyp : hyps[b])
         results[indices[b]].push_back({tokenizer_->decode(hyp.ids), std::move(hyp.ids), hyp.score});

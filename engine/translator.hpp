@@ -15,6 +15,7 @@
 #include "engine/decode/generation.hpp"
 #include "engine/seq2seq.hpp"
 #include "engine/text/tokenizer.hpp"
+#include "engine/vocabulary_map.hpp"
 #include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 
@@ -46,6 +47,11 @@ struct SearchOverrides {
 
 struct TranslateOptions {
   std::size_t batch_size = 32;
+  // With batch_tokens > 0, a batch also holds at most this many padded source tokens (longest
+  // source × sources; engine/decode/batching.hpp).
+  std::size_t batch_tokens = 0;
+  // Set: generate() restricts each batch's target vocabulary to this map's candidates for its sources.
+  const VocabularyMap* vocab_map = nullptr;
   // Names the i-th input (0-based) in errors, e.g. "FILE:LINE"; unset: "text N" (1-based).
   std::function<std::string(std::size_t)> where;
   // Called after each batch with the number of texts done so far.

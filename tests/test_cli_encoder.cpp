@@ -67,6 +67,26 @@ TEST(CliEncoder, EmbedFollowsModulesJsonAndKeepsLineOrder) {
   }
 }
 
+// --batch-tokens 16 puts the longer lines in batches of their own and the short ones together:
+// one output line per input line, in input order, equal to the --batch-size run's (padding moves
+// only the last float digits).
+TEST(CliEncoder, BatchTokensKeepsLinesAndValues) {
+  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
+  const std::string input = texts_of(golden, 5) + "\nshort\n";
+  const std::vector<std::string> common{"-q", "embed", "-m", model("bert-wordpiece"), "--deterministic", "--batch-size", "4"};
+  const auto by_size = test::run_cli(common, input);
+  ASSERT_EQ(by_size.exit_code, 0) << by_size.err;
+  std::vector<std::string> with_cap = common;
+  with_cap.insert(with_cap.end(), {"--batch-tokens", "16"});
+  const auto by_tokens = test::run_cli(with_cap, input);
+  ASSERT_EQ(by_tokens.exit_code, 0) << by_tokens.err;
+  const auto expected = json_lines(by_size.out), lines = json_lines(by_tokens.out);
+  ASSERT_EQ(lines.size(), 7u);
+  ASSERT_EQ(expected.size(), 7u);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    EXPECT_TRUE(near_all(lines[i]["embedding"], expected[i]["embedding"], 1e-6)) << "line " << i + 1;
+}
+
 TEST(CliEncoder, EmbedPoolingLayerAndNpyOutput) {
   const json golden = test::load_json(model("xlmr") + "/golden.json");
   const std::string input = texts_of(golden, 3);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "support/model_files.hpp"
@@ -156,11 +157,86 @@ TEST_F(CliGenerate, ScoreGivesLogprobAndTokensPerPair) {
   EXPECT_EQ(second["tokens"], first["tokens"]);
 }
 
+// --batch-tokens only changes which lines share a batch: the outputs are the --batch-size run's, line
+// for line, with the same ids. (A batch's padded length changes the tail of the fixed-order sums over
+// source positions, so scores may move in their last float digits even under --deterministic.)
+TEST_F(CliGenerate, BatchTokensGivesTheBatchSizeOutputsLineForLine) {
+  const std::string sources = joined(test::case_strings(golden_, "text")) + "\n" + "Short.\n";
+  const std::vector<std::string> common{"generate", "-m", kMarian, "--beam", "3", "--max-length", "24",
+                                        "--deterministic", "--threads", "1", "--batch-size", "5"};
+  const auto by_size = run_cli(common, sources);
+  ASSERT_EQ(by_size.exit_code, 0) << by_size.err;
+  std::vector<std::string> with_cap = common;
+  with_cap.insert(with_cap.end(), {"--batch-tokens", "12"});
+  const auto by_tokens = run_cli(with_cap, sources);
+  ASSERT_EQ(by_tokens.exit_code, 0) << by_tokens.err;
+  const auto expected = lines_of(by_size.out), lines = lines_of(by_tokens.out);
+  ASSERT_EQ(lines.size(), lines_of(sources).size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const json line = json::parse(lines[i]), want = json::parse(expected[i]);
+    ASSERT_EQ(line["hyps"].size(), want["hyps"].size()) << i;
+    for (std::size_t k = 0; k < line["hyps"].size(); ++k) {
+      EXPECT_EQ(line["hyps"][k]["ids"], want["hyps"][k]["ids"]) << i;
+      EXPECT_NEAR(line["hyps"][k]["score"].get<double>(), want["hyps"][k]["score"].get<double>(), 1e-5) << i;
+    }
+  }
+}
+
+// The vocabulary map's every token as an always-candidate: the shortlist is the whole vocabulary and
+// the hypotheses are those without a map.
+TEST_F(CliGenerate, VocabMapOfTheWholeVocabularyChangesNothing) {
+  const std::string dir = test::temp_dir();
+  std::string all;
+  const json vocab = test::load_json(kMarian + "/vocab.json");
+  for (const auto& entry : vocab.items()) all += entry.key() + " ";
+  test::write_file(dir + "/all.vmap", "\t" + all + "\n");
+  const std::string sources = joined(test::case_strings(golden_, "text"));
+  const std::vector<std::string> common{"generate", "-m", kMarian, "--beam", "4", "--n-best", "2",
+                                        "--max-length", "24", "--deterministic", "--threads", "1"};
+  const auto plain = run_cli(common, sources);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  std::vector<std::string> mapped = common;
+  mapped.insert(mapped.end(), {"--vocab-map", dir + "/all.vmap"});
+  const auto shortlisted = run_cli(mapped, sources);
+  ASSERT_EQ(shortlisted.exit_code, 0) << shortlisted.err;
+  EXPECT_EQ(shortlisted.out, plain.out);
+}
+
+// A map allowing a few tokens, one through a source n-gram rule: every generated id is one of them,
+// EOS or the tokenizer's unk (always candidates, as in CTranslate2).
+TEST_F(CliGenerate, VocabMapRestrictsTheGeneratedTokens) {
+  const std::string dir = test::temp_dir();
+  // ▁the (10) follows a source ▁the; ▁der (5), ▁auf (6), ▁. (2) always; </s> 0 and <unk> 1 are added.
+  test::write_file(dir + "/few.vmap", "\t▁der ▁auf ▁.\n▁the\t▁the\n");
+  // Beam 3 takes 6 candidates: the 7 ids suffice, no other id fills the shortlist.
+  const auto result = run_cli({"generate", "-m", kMarian, "--beam", "3", "--n-best", "3", "--max-length", "12",
+                               "--vocab-map", dir + "/few.vmap"},
+                              joined(test::case_strings(golden_, "text")));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::set<int> allowed{190, 0, 1, 2, 5, 6, 10};
+  std::size_t hypotheses = 0;
+  for (const auto& line : lines_of(result.out)) {
+    const json parsed = json::parse(line);
+    for (const auto& hyp : parsed["hyps"]) {
+      ++hypotheses;
+      for (int id : hyp["ids"]) EXPECT_TRUE(allowed.count(id)) << id;
+    }
+  }
+  EXPECT_GT(hypotheses, 0u);
+}
+
 struct BadInput {
   std::vector<std::string> args;
   std::string input;
   std::string message;
 };
+
+// A vocabulary map file of this content, in a fresh folder.
+std::string vocab_map(const std::string& content) {
+  const std::string path = test::temp_dir() + "/bad.vmap";
+  test::write_file(path, content);
+  return path;
+}
 
 TEST_F(CliGenerate, BadInputEndsWithOneClearErrorLine) {
   std::string long_line;
@@ -176,6 +252,9 @@ TEST_F(CliGenerate, BadInputEndsWithOneClearErrorLine) {
       {{"translate", "-m", kMarian, "--max-length", "100"}, "Short.\n", "max_length 100 exceeds the model's 64 positions"},
       {{"translate", "-m", kMarian, "--sample", "--beam", "3"}, "Short.\n", "--sample"},
       {{"translate", "-m", fixture("core/does-not-exist")}, "Short.\n", "does-not-exist"},
+      {{"translate", "-m", kMarian, "--vocab-map", vocab_map("\t▁der\nno tab here\n")}, "Short.\n", "bad.vmap:2: no tab"},
+      {{"translate", "-m", kMarian, "--vocab-map", vocab_map("▁the\t▁the ▁nonesuch\n")}, "Short.\n",
+       "bad.vmap:1: target token '▁nonesuch'"},
   };
   for (const auto& bad : cases) {
     SCOPED_TRACE(bad.args[0] + " " + bad.message);
@@ -191,11 +270,12 @@ TEST(CliGenerateHelp, EveryCommandDescribesItsOptions) {
   for (const char* command : {"generate", "translate", "score"}) {
     const auto result = run_cli({command, "--help"});
     EXPECT_EQ(result.exit_code, 0) << command;
-    for (const char* option : {"--model", "--input", "--output", "--batch-size", "--tgt-lang"})
+    for (const char* option : {"--model", "--input", "--output", "--batch-size", "--batch-tokens", "--tgt-lang"})
       EXPECT_NE(result.out.find(option), std::string::npos) << command << " " << option;
   }
   const auto generate = run_cli({"generate", "--help"});
-  for (const char* option : {"--beam", "--n-best", "--max-new-tokens", "--no-repeat-ngram", "--top-p", "--seed"})
+  for (const char* option :
+       {"--beam", "--n-best", "--max-new-tokens", "--no-repeat-ngram", "--top-p", "--seed", "--vocab-map"})
     EXPECT_NE(generate.out.find(option), std::string::npos) << option;
 }
 

@@ -267,6 +267,34 @@ TEST(Generate, SamplingIsReproducibleForASeed) {
   EXPECT_EQ(run(settings)[1][0].ids, run(greedy)[1][0].ids);
 }
 
+TEST(LogSoftmax, TermsGiveTheInPlaceValuesBitForBit) {
+  const std::vector<float> logits{1.5f, -2.25f, 7.0f, -kInf, 0.1f, 3.3f};
+  std::vector<float> in_place = logits;
+  log_softmax(in_place);
+  const LogSoftmaxTerms terms = log_softmax_terms(logits);
+  for (std::size_t i = 0; i < logits.size(); ++i) EXPECT_EQ(terms(logits[i]), in_place[i]) << i;
+  EXPECT_NE(terms.log_sum, 0.0f);
+  // A row of -inf has nothing to normalise: it stays as it is.
+  const std::vector<float> banned(3, -kInf);
+  EXPECT_EQ(log_softmax_terms(banned)(-kInf), -kInf);
+  EXPECT_EQ(log_softmax_terms(banned).max, 0.0f);
+}
+
+TEST(LogitsProcessors, OnlyBanWithoutPenaltyOrForcedToken) {
+  SearchSettings settings;
+  settings.max_length = 10;
+  settings.no_repeat_ngram_size = 2;
+  settings.min_length = 5;
+  EXPECT_TRUE(processors_only_ban(1, settings));
+  settings.forced_bos_token_id = 3;
+  EXPECT_FALSE(processors_only_ban(1, settings));
+  EXPECT_TRUE(processors_only_ban(2, settings));
+  settings.forced_eos_token_id = 2;
+  EXPECT_FALSE(processors_only_ban(9, settings));
+  settings.repetition_penalty = 1.2;
+  EXPECT_FALSE(processors_only_ban(2, settings));
+}
+
 TEST(LogitsProcessors, NoRepeatNgramBansCompletions) {
   SearchSettings settings;
   settings.no_repeat_ngram_size = 2;

@@ -32,6 +32,7 @@ struct EncodeOptions {
 
 void add_encode_options(CLI::App& command, EncodeOptions& options) {
   add_model_options(command, options.model);
+  add_batch_tokens_option(command, options.model);
   command.add_option("--max-length", options.max_length,
                      "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
       ->capture_default_str();
@@ -115,9 +116,10 @@ class EncoderRun {
                  total, encoder_.max_length());
   }
 
-  // --batch-size batches with a progress bar labelled `label`.
+  // --batch-size and --batch-tokens batches with a progress bar labelled `label`.
   BatchOptions batches(Progress& progress) const {
-    return {options_.model.batch_size, [&progress](std::size_t done) { progress.advance(done); }};
+    return {options_.model.batch_size, [&progress](std::size_t done) { progress.advance(done); },
+            options_.model.batch_tokens};
   }
 
  private:
@@ -456,7 +458,7 @@ void setup_pll(CLI::App& root) {
   auto options = std::make_shared<PllOptions>();
   auto* cmd = root.add_subcommand("pll", "Pseudo-log-likelihood from a masked LM (Salazar et al. 2020)");
   cmd->footer(std::string("Each non-special token is masked in turn; all masked copies of a line run as one batch "
-                          "(--batch-size does not apply). Output: {\"pll\": x, \"tokens\": n, \"per_token\": [...]} "
+                          "(--batch-size and --batch-tokens do not apply). Output: {\"pll\": x, \"tokens\": n, \"per_token\": [...]} "
                           "(natural log), plus \"ppl\" = exp(-pll/n) with --ppl. Lines are not truncated: one "
                           "longer than the model's limit (or --max-length) is split into overlapping windows, half a "
                           "window apart, each token scored in the window whose centre is nearest (\"windows\": k "

@@ -32,6 +32,7 @@ struct Arguments {
   InputOptions input;
   SearchOptions search;
   RunControl control;
+  std::string vocab_map;  // --vocab-map: a target-vocabulary shortlist (engine/vocabulary_map.hpp)
   const CLI::App* command = nullptr;
 };
 
@@ -81,6 +82,7 @@ struct Session {
   std::unique_ptr<ModelSource> source;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Translator> translator;
+  std::unique_ptr<VocabularyMap> vocab_map;
 };
 
 Session open_session(const Arguments& args) {
@@ -89,6 +91,7 @@ Session open_session(const Arguments& args) {
   session.backend = open_backend(args.model);
   session.translator = std::make_unique<Translator>(*session.source, *session.backend);
   session.translator->set_languages(args.search.source_language, args.search.target_language);
+  if (!args.vocab_map.empty()) session.vocab_map = std::make_unique<VocabularyMap>(args.vocab_map, session.translator->tokenizer());
   return session;
 }
 
@@ -97,6 +100,7 @@ TranslateOptions translate_options(const ModelOptions& model, const Table& table
                                    std::size_t first) {
   TranslateOptions options;
   options.batch_size = model.batch_size;
+  options.batch_tokens = model.batch_tokens;
   options.where = [&table, first](std::size_t row) { return table.where(first + row); };
   options.progress = [&progress, first](std::size_t done) { progress.set(first + done); };
   return options;
@@ -124,7 +128,7 @@ std::string generation_line(const std::vector<Translation>& hyps, bool best_text
 }
 
 RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
-  return {.command = args.command, .control = &args.control, .inputs = {"--input"}, .output = args.model.output,
+  return {.command = args.command, .control = &args.control, .inputs = {"--input", "--vocab-map"}, .output = args.model.output,
           .rows = rows, .chunk = chunk_rows(args.model)};
 }
 
@@ -145,6 +149,7 @@ void run_generate(const Arguments& args, bool best_text_only) {
     }
     auto options = translate_options(args.model, table, progress, begin);
     if (args.search.truncate) options.truncated = [&truncated](std::size_t) { ++truncated; };
+    options.vocab_map = session->vocab_map.get();
     const auto results = session->translator->generate({texts.begin() + begin, texts.begin() + end}, settings, options);
     std::vector<std::string> lines;
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -195,9 +200,15 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
   auto args = std::make_shared<Arguments>();
   auto* app = root.add_subcommand(name, description);
   add_model_options(*app, args->model);
+  add_batch_tokens_option(*app, args->model);
   add_input_options(*app, args->input, false);
   add_search_options(*app, args->search);
   add_sampling_options(*app, args->search);
+  app->add_option("--vocab-map", args->vocab_map,
+                  "Target-vocabulary shortlist, CTranslate2's vocabulary map: lines '<source n-gram> TAB <target "
+                  "tokens>' (an empty n-gram: always candidates); each batch may only produce the candidates of its "
+                  "sources' n-grams, and the LM head runs over those rows only")
+      ->check(CLI::ExistingFile);
   add_run_control_options(*app, args->control);
   args->command = app;
   app->callback([args, best_text_only] { run_generate(*args, best_text_only); });
@@ -229,6 +240,7 @@ void setup_score(CLI::App& root) {
       "language token given, text, EOS). Input: source<TAB>target lines (or CSV, or JSONL with \"source\" and "
       "\"target\"); output: {\"logprob\": x, \"tokens\": n} per line.");
   add_model_options(*app, args->model);
+  add_batch_tokens_option(*app, args->model);
   add_input_options(*app, args->input, true);
   add_language_options(*app, args->search);
   add_run_control_options(*app, args->control);

@@ -18,6 +18,16 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   add_compute_options(command, options);
 }
 
+void add_batch_tokens_option(CLI::App& command, ModelOptions& options) {
+  command
+      .add_option("--batch-tokens", options.batch_tokens,
+                  "Cap each batch at this many padded tokens (longest input in the batch × its inputs; 0 = no cap): "
+                  "after sorting by length, batches of short inputs grow to --batch-size and batches of long ones "
+                  "shrink; an input longer than the cap runs alone")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
+}
+
 void add_compute_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--batch-size", options.batch_size, "Texts per batch")
       ->capture_default_str()

@@ -18,6 +18,7 @@ struct ModelOptions {
   std::string input = "-";   // "-" = standard input
   std::string output = "-";  // "-" = standard output; a file is written atomically
   std::size_t batch_size = 32;
+  std::size_t batch_tokens = 0;  // 0 = batches cut by batch_size only
   int threads = 0;           // 0 = every core
   std::string device = "cpu";
   bool deterministic = false;  // see BackendOptions::deterministic
@@ -30,6 +31,9 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 // Adds --batch-size, --threads, --device, --weights and --deterministic (for commands that name
 // their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
+
+// Adds --batch-tokens, for the commands whose batches are length-sorted (engine/decode/batching.hpp).
+void add_batch_tokens_option(CLI::App& command, ModelOptions& options);
 
 // Rows per chunk of --resume, --shard and MPI runs (tools/row_run.hpp): eight batches, so that
 // length-sorted batching still has rows to sort.

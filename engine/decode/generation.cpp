@@ -39,6 +39,11 @@ void processed_log_probs(std::span<float> row, std::span<const std::int32_t> pre
   apply_logits_processors(row, prefix, settings, source);
 }
 
+// HF's greedy_search takes the argmax of the processed raw logits (first of equals).
+std::int32_t argmax(std::span<const float> row) {
+  return static_cast<std::int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
+}
+
 double length_normalized(double sum_logprobs, std::size_t length, double length_penalty) {
   return sum_logprobs / std::pow(static_cast<double>(length), length_penalty);
 }
@@ -95,19 +100,23 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
       auto& sequence = sequences[live[row]];
       const auto source = encoder_input(encoder_inputs, live[row] / static_cast<std::size_t>(per_source));
       const std::span<float> raw = row_of(logits, row, vocab);
-      std::copy(raw.begin(), raw.end(), scores.begin());
-      processed_log_probs(scores, sequence, settings, source);
       std::int32_t token;
-      if (settings.do_sample) {
+      float log_prob;
+      if (!settings.do_sample && processors_only_ban(sequence.size(), settings)) {
+        // The processed log-prob of the chosen token is the banned raw row's, shifted: no copy of the row.
+        const LogSoftmaxTerms terms = log_softmax_terms(raw);
         apply_logits_processors(raw, sequence, settings, source);
-        apply_sampling_warpers(raw, settings);
-        token = sample_token(raw, rng);
+        token = argmax(raw);
+        log_prob = terms(raw[static_cast<std::size_t>(token)]);
       } else {
-        // HF's greedy_search takes the argmax of the processed raw logits (first of equals).
+        std::copy(raw.begin(), raw.end(), scores.begin());
+        processed_log_probs(scores, sequence, settings, source);
         apply_logits_processors(raw, sequence, settings, source);
-        token = static_cast<std::int32_t>(std::max_element(raw.begin(), raw.end()) - raw.begin());
+        if (settings.do_sample) apply_sampling_warpers(raw, settings);
+        token = settings.do_sample ? sample_token(raw, rng) : argmax(raw);
+        log_prob = scores[static_cast<std::size_t>(token)];
       }
-      sum_logprobs[live[row]] += scores[static_cast<std::size_t>(token)];
+      sum_logprobs[live[row]] += log_prob;
       sequence.push_back(token);
       if (settings.eos_token_id && token == *settings.eos_token_id) {
         ended_by_eos[live[row]] = true;
@@ -131,17 +140,19 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
 }
 
 // The top 2*num_beams (token, beam) pairs of one source, best first; among equal scores the lower
-// flat index (beam * vocab + token) first. One pass keeping a small sorted list, no allocation per
-// vocabulary entry.
+// flat index (beam * vocab + token) first. A token's score is terms[beam](logit) + beam score: the
+// log-softmax is computed here, in the one pass over each row that keeps a small sorted list.
 void top_candidates(std::vector<float>& logits, std::size_t first_row, int num_beams, std::int64_t vocab,
-                    std::span<const float> beam_scores, std::vector<BeamCandidate>& best) {
+                    std::span<const LogSoftmaxTerms> terms, std::span<const float> beam_scores,
+                    std::vector<BeamCandidate>& best) {
   const std::size_t wanted = static_cast<std::size_t>(2 * num_beams);
   best.clear();
   for (int beam = 0; beam < num_beams; ++beam) {
     const std::span<float> row = row_of(logits, first_row + static_cast<std::size_t>(beam), vocab);
     const float beam_score = beam_scores[static_cast<std::size_t>(beam)];
+    const LogSoftmaxTerms shift = terms[static_cast<std::size_t>(beam)];
     for (std::size_t token = 0; token < row.size(); ++token) {
-      const float score = row[token] + beam_score;
+      const float score = shift(row[token]) + beam_score;
       // Visited in flat-index order, so a later equal score ranks after the earlier one.
       if (best.size() == wanted && !(score > best.back().score)) continue;
       auto at = std::upper_bound(best.begin(), best.end(), score,
@@ -180,6 +191,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
   std::vector<std::int32_t> tokens(live.size() * beams_per_source, settings.decoder_start_token_id);
   std::vector<float> logits;
   std::vector<BeamCandidate> candidates;
+  std::vector<LogSoftmaxTerms> terms(beams_per_source);
 
   for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
     model.step(tokens, logits);
@@ -192,9 +204,17 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
       for (std::size_t beam = 0; beam < beams_per_source; ++beam) {
         const std::span<float> row = row_of(logits, first_row + beam, vocab);
         if (settings.beam_masked_token_id) row[static_cast<std::size_t>(*settings.beam_masked_token_id)] = kNegInf;
-        processed_log_probs(row, source.beams[beam], settings, encoder_input(encoder_inputs, live[position]));
+        const auto source_ids = encoder_input(encoder_inputs, live[position]);
+        if (processors_only_ban(source.beams[beam].size(), settings)) {
+          // Bans on the raw row after its terms are read: top_candidates applies the shift.
+          terms[beam] = log_softmax_terms(row);
+          apply_logits_processors(row, source.beams[beam], settings, source_ids);
+        } else {
+          processed_log_probs(row, source.beams[beam], settings, source_ids);
+          terms[beam] = LogSoftmaxTerms{};
+        }
       }
-      top_candidates(logits, first_row, num_beams, vocab, source.scores, candidates);
+      top_candidates(logits, first_row, num_beams, vocab, terms, source.scores, candidates);
       const auto next = advance_beams(source.hypotheses, candidates, source.beams, cur_len, eos, num_beams, source.done);
       std::vector<std::vector<std::int32_t>> beams;
       for (std::size_t beam = 0; beam < next.size(); ++beam) {

@@ -1,5 +1,7 @@
 #include "engine/decode/logits_processors.hpp"
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -112,13 +114,26 @@ void apply_sampling_warpers(std::span<float> scores, const SearchSettings& setti
   }
 }
 
-void log_softmax(std::span<float> scores) {
-  const float max = *std::max_element(scores.begin(), scores.end());
-  if (!std::isfinite(max)) return;  // all -inf: nothing to normalise
+bool processors_only_ban(std::size_t cur_len, const SearchSettings& settings) {
+  const int length = static_cast<int>(cur_len);
+  return settings.repetition_penalty == 1.0 && !(settings.forced_bos_token_id && length == 1) &&
+         !(settings.forced_eos_token_id && length == settings.max_length - 1);
+}
+
+LogSoftmaxTerms log_softmax_terms(std::span<const float> scores) {
+  if (scores.empty()) return {};
+  const Eigen::Map<const Eigen::ArrayXf> row(scores.data(), static_cast<Eigen::Index>(scores.size()));
+  // The max of the numbers: a NaN then spreads to every score through the sum.
+  const float max = row.maxCoeff<Eigen::PropagateNumbers>();
+  if (!std::isfinite(max)) return {};
   double sum = 0.0;
   for (float score : scores) sum += std::exp(static_cast<double>(score - max));
-  const float log_sum = static_cast<float>(std::log(sum));
-  for (float& score : scores) score = (score - max) - log_sum;
+  return {max, static_cast<float>(std::log(sum))};
+}
+
+void log_softmax(std::span<float> scores) {
+  const LogSoftmaxTerms terms = log_softmax_terms(scores);
+  for (float& score : scores) score = terms(score);
 }
 
 }  // namespace invar

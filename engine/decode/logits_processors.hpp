@@ -19,7 +19,21 @@ void apply_logits_processors(std::span<float> scores, std::span<const std::int32
 // HF's _get_logits_warper order for sampling: temperature, top-k, top-p (min_tokens_to_keep 1).
 void apply_sampling_warpers(std::span<float> scores, const SearchSettings& settings);
 
-// In-place log-softmax in float32, as torch computes it: x - max - log(sum(exp(x - max))).
+// True when, for a row whose prefix has `cur_len` tokens, apply_logits_processors only bans tokens
+// (sets them to -inf). Bans commute with log-softmax's shift, so they can then be applied to the
+// raw logits after log_softmax_terms() has read them, and the row need not be normalised in place.
+bool processors_only_ban(std::size_t cur_len, const SearchSettings& settings);
+
+// Log-softmax of one row as two numbers: x becomes (x - max) - log_sum, in float32 as torch
+// computes it. A row whose max is not finite (all -inf) is left as it is: max = log_sum = 0.
+struct LogSoftmaxTerms {
+  float max = 0.0f, log_sum = 0.0f;
+  float operator()(float x) const { return (x - max) - log_sum; }
+};
+// One vectorised pass for the max, one for Σ exp(x - max) (in double).
+LogSoftmaxTerms log_softmax_terms(std::span<const float> scores);
+
+// In-place log-softmax: every x becomes log_softmax_terms(scores)(x).
 void log_softmax(std::span<float> scores);
 
 }  // namespace invar
