@@ -198,7 +198,7 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
   const StackSizes& sizes = decoder ? spec.decoder : spec.encoder;
   const std::int64_t inner = sizes.attention_width();
   Stack stack;
-  stack.embed_tokens = weights_.get(name + ".embed_tokens", {}, WeightUse::Matrix);
+  stack.embed_tokens = weights_.get(name + ".embed_tokens", {}, WeightUse::Table);
   if (stack.embed_tokens.shape != Shape{sizes.vocab, d_})
     fail("{}: {} embeddings are {}, expected [{}, {}]", source_.path(), decoder ? "decoder" : "encoder",
          stack.embed_tokens.shape.str(), sizes.vocab, d_);
@@ -206,14 +206,14 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     stack.relative_bias = weights_.host(name + ".relative_attention_bias", {spec.relative_buckets, sizes.heads});
   } else {
     const std::int64_t rows = spec.max_positions + spec.position_offset;
-    stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Matrix);
+    stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Table);
     if (stack.positions.empty()) {
       // Computed, not stored: nothing in the file bounds the table, so a sane bound does.
       if (rows > kMaxComputedPositions)
         fail("{}: field 'max_position_embeddings' is {}, more than the {} positions invar computes a sinusoidal "
              "table for", config.where, spec.max_positions, kMaxComputedPositions);
       stack.positions = weights_.store().add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id),
-                                              Shape{rows, d_}, WeightUse::Matrix);
+                                              Shape{rows, d_}, WeightUse::Table);
     } else if (stack.positions.dim(1) != d_ || stack.positions.dim(0) < rows) {
       fail("{}: {} position table is {}, expected [{}, {}]", source_.path(), name, stack.positions.shape.str(), rows, d_);
     }

@@ -149,7 +149,7 @@ TEST_F(OpenClF16Test, LinearWithHalfWeightsMatchesTheCpuOnRoundedWeights) {
 TEST_F(OpenClF16Test, GatherRowsFromAHalfTableMatchesTheCpu) {
   const std::int64_t rows = 37, cols = 70;
   const auto table = random_values(rows * cols, 5);
-  const Tensor gpu_table = gpu_store_->add(table, {rows, cols}, WeightUse::Matrix);
+  const Tensor gpu_table = gpu_store_->add(table, {rows, cols}, WeightUse::Table);
   ASSERT_EQ(gpu_table.dtype, DType::F16);
   const Tensor cpu_table = cpu_store_->add(rounded(table), {rows, cols}, WeightUse::Any);
   const std::vector<std::int32_t> ids = {0, 36, 5, 5, 12};

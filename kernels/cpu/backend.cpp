@@ -1,6 +1,8 @@
-// The CPU backend: OpenBLAS sgemm for every matrix product (or, when deterministic, the
-// fixed-order product of kernels/cpu/gemm.hpp), kernels/cpu for the rest, row loops split across a
-// ThreadPool. Tensor handles are host pointers.
+// The CPU backend: oneDNN matmul on weights packed at load for linear layers
+// (kernels/cpu/packed_matmul.hpp), OpenBLAS sgemm for every other matrix product (or, when
+// deterministic, the fixed-order product of kernels/cpu/gemm.hpp for all of them), kernels/cpu for
+// the rest, row loops split across a ThreadPool. Tensor handles are host pointers; a packed
+// weight's handle points at its packed elements, which only `linear` reads.
 #include <cblas.h>
 
 #include <algorithm>
@@ -9,12 +11,14 @@
 #include <deque>
 #include <limits>
 #include <thread>
+#include <unordered_map>
 
 #include "kernels/cpu/backend.hpp"
 
 #include "core/error.hpp"
 #include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/kernels.hpp"
+#include "kernels/cpu/packed_matmul.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 
 namespace invar {
@@ -28,14 +32,33 @@ std::int32_t* id_ptr(const Tensor& t) {
 std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
 std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
 
-// Every weight F32, whatever its use (make_cpu_backend rejects WeightType::F16).
+// The packed weights of a backend's stores, by handle: what `linear` multiplies by with oneDNN, and
+// what no other op may read.
+using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
+
+// Every weight F32 (make_cpu_backend rejects WeightType::F16). A Matrix of rank 2 is packed once
+// for oneDNN when the backend has a packer (not with --deterministic); the packed copy is the only
+// one kept.
 class CpuWeightStore final : public WeightStore {
  public:
-  Tensor add(const TensorData& src, WeightUse) override {
+  CpuWeightStore(cpu::PackedMatmul* packer, PackedIndex& index) : packer_(packer), index_(index) {}
+  ~CpuWeightStore() override {
+    for (const auto& weight : packed_) index_.erase(weight->data());
+  }
+  CpuWeightStore(const CpuWeightStore&) = delete;
+  CpuWeightStore& operator=(const CpuWeightStore&) = delete;
+
+  Tensor add(const TensorData& src, WeightUse use) override {
     Tensor t;
     t.shape = weight_shape(src);
+    const bool aligned_f32 =
+        src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0;
+    if (packs(use, t.shape)) {
+      if (aligned_f32) return pack(reinterpret_cast<const float*>(src.data), t.shape);
+      return pack(to_f32(src).data(), t.shape);
+    }
     bytes_ += t.nbytes();
-    if (src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0) {
+    if (aligned_f32) {
       t.handle = const_cast<std::byte*>(src.data);  // zero-copy: the backend never writes weights
       return t;
     }
@@ -44,10 +67,11 @@ class CpuWeightStore final : public WeightStore {
     return t;
   }
 
-  Tensor add(const std::vector<float>& values, Shape shape, WeightUse) override {
+  Tensor add(const std::vector<float>& values, Shape shape, WeightUse use) override {
     if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
       fail("{} values for a weight of shape {}", values.size(), shape.str());
     }
+    if (packs(use, shape)) return pack(values.data(), shape);
     owned_.push_back(values);
     Tensor t;
     t.shape = shape;
@@ -59,7 +83,24 @@ class CpuWeightStore final : public WeightStore {
   std::size_t bytes() const override { return bytes_; }
 
  private:
+  bool packs(WeightUse use, const Shape& shape) const {
+    return packer_ && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
+  }
+  Tensor pack(const float* values, const Shape& shape) {
+    packed_.push_back(packer_->pack(values, shape[0], shape[1]));
+    const cpu::PackedWeight& weight = *packed_.back();
+    index_.emplace(weight.data(), &weight);
+    bytes_ += weight.bytes();
+    Tensor t;
+    t.shape = shape;
+    t.handle = const_cast<void*>(weight.data());
+    return t;
+  }
+
+  cpu::PackedMatmul* packer_;  // null: nothing is packed
+  PackedIndex& index_;
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
+  std::vector<std::unique_ptr<cpu::PackedWeight>> packed_;
   std::size_t bytes_ = 0;
 };
 
@@ -82,6 +123,7 @@ class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options)
       : pool_(options.threads), deterministic_(options.deterministic) {
+    if (!deterministic_) packer_ = std::make_unique<cpu::PackedMatmul>();
     set_threads(options.threads);
   }
 
@@ -89,19 +131,40 @@ class CpuBackend final : public Backend {
 
   void set_threads(int threads) override {
     threads = std::max(threads, 1);
+    threads_ = threads;
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
   }
 
-  std::unique_ptr<WeightStore> make_weight_store() override { return std::make_unique<CpuWeightStore>(); }
+  std::unique_ptr<WeightStore> make_weight_store() override {
+    return std::make_unique<CpuWeightStore>(packer_.get(), packed_);
+  }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
 
   void upload(const void* host, const Tensor& dst) override { std::memcpy(ptr(dst), host, dst.nbytes()); }
-  void download(const Tensor& src, void* host) override { std::memcpy(host, ptr(src), src.nbytes()); }
+  void download(const Tensor& src, void* host) override {
+    require_unpacked(src, "download");
+    std::memcpy(host, ptr(src), src.nbytes());
+  }
 
  protected:
+  void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) override {
+    const auto packed = packed_.find(w.handle);
+    if (packed == packed_.end()) {
+      Backend::do_linear(x, w, bias, act, y);
+      return;
+    }
+    if (w.offset != 0 || w.shape != Shape{packed->second->rows(), packed->second->cols()})
+      fail("linear: a view {} of a packed weight is not a weight", w.shape.str());
+    packer_->linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y), threads_);
+    // The activation stays on kernels/cpu, the same code as every other path computes it with.
+    if (act != Activation::None) do_bias_act(y, Tensor(), act);
+  }
+
   void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
                const Tensor& c) override {
+    require_unpacked(a, "gemm");
+    require_unpacked(b, "gemm");
     const std::int64_t m = rows_of(c), n = cols_of(c), k = trans_a ? rows_of(a) : cols_of(a);
     product(trans_a, trans_b, m, n, k, alpha, {ptr(a), cols_of(a)}, {ptr(b), cols_of(b)}, beta, ptr(c), n);
   }
@@ -109,6 +172,8 @@ class CpuBackend final : public Backend {
   void do_gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                        const Tensor& a, const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta,
                        const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
+    require_unpacked(a, "gemm_batched");
+    require_unpacked(b, "gemm_batched");
     for (std::int64_t o = 0; o < outer; ++o) {
       for (std::int64_t i = 0; i < inner; ++i) {
         product(trans_a, trans_b, m, n, k, alpha, {ptr(a) + at(av, o, i), av.ld}, {ptr(b) + at(bv, o, i), bv.ld}, beta,
@@ -180,6 +245,7 @@ class CpuBackend final : public Backend {
 
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                       const Tensor& out) override {
+    require_unpacked(table, "gather_rows");
     const std::int64_t rows = rows_of(table), cols = cols_of(table), count = ids.numel();
     const std::int32_t* id = id_ptr(ids);
     for (std::int64_t i = 0; i < count; ++i) {
@@ -244,6 +310,10 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // A packed weight's elements are in oneDNN's blocked layout: only linear can read them.
+  void require_unpacked(const Tensor& t, const char* op) const {
+    if (packed_.count(t.handle)) fail("{}: a linear layer's packed weight {} is readable by linear only", op, t.shape.str());
+  }
   void product(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                cpu::MatrixRef a, cpu::MatrixRef b, float beta, float* c, std::int64_t c_ld) {
     if (m == 0 || n == 0) return;
@@ -293,6 +363,9 @@ class CpuBackend final : public Backend {
 
   cpu::ThreadPool pool_;
   bool deterministic_;
+  int threads_ = 1;
+  std::unique_ptr<cpu::PackedMatmul> packer_;  // null with deterministic: fixed-order products only
+  PackedIndex packed_;
   cpu::GemmScratch scratch_;
 };
 

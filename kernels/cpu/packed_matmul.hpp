@@ -1,0 +1,50 @@
+#pragma once
+// Linear-layer products on weights packed once: each weight is reordered at load into the blocked
+// layout oneDNN's matmul prefers, and every product runs a cached oneDNN matmul primitive on it.
+// OpenBLAS's sgemm instead re-packs the whole weight on every call, which dominates the small-M
+// products of decoding (one row per beam and step): docs/performance.md has the measurements.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace invar::cpu {
+
+// A weight w [n, k] (nn.Linear's [out, in]) in oneDNN's layout. Its memory is owned here.
+class PackedWeight {
+ public:
+  ~PackedWeight();
+  PackedWeight(const PackedWeight&) = delete;
+  PackedWeight& operator=(const PackedWeight&) = delete;
+
+  std::int64_t rows() const { return n_; }  // n: outputs
+  std::int64_t cols() const { return k_; }  // k: inputs
+  const void* data() const;                 // the packed elements: an identity for lookups
+  std::size_t bytes() const;                // with the layout's padding
+
+ private:
+  friend class PackedMatmul;
+  struct Impl;
+  PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl);
+  std::int64_t n_, k_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The oneDNN engine, stream and primitive cache of one backend; used by one thread at a time.
+class PackedMatmul {
+ public:
+  PackedMatmul();
+  ~PackedMatmul();
+  PackedMatmul(const PackedMatmul&) = delete;
+  PackedMatmul& operator=(const PackedMatmul&) = delete;
+
+  // w [n, k] row-major F32, reordered into a new packed copy (w is not kept).
+  std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k);
+  // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null), on `threads` threads; y must not alias x.
+  void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int threads);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace invar::cpu
