@@ -32,8 +32,8 @@ namespace invar {
 enum class Binary : std::uint8_t { Add, Mul };
 
 // The precision weights are stored in on a backend (BackendOptions::weights).
-enum class WeightType : std::uint8_t { F32, F16 };
-const char* weight_type_name(WeightType type);  // "f32", "f16"
+enum class WeightType : std::uint8_t { F32, F16, Int8 };
+const char* weight_type_name(WeightType type);  // "f32", "f16", "int8"
 
 // What a weight is used for, which decides the precision its store may keep it in.
 enum class WeightUse : std::uint8_t {
@@ -249,7 +249,12 @@ struct BackendOptions {
   bool deterministic = false;
   // Storage of WeightUse::Matrix and Table weights. F16 halves their memory; arithmetic stays F32. Only the
   // OpenCL backend offers F16 (any device: it needs no cl_khr_fp16); the CPU backend rejects it.
+  // Int8 (CPU only) quantizes each Matrix per output channel and computes linear in int8 with its
+  // input rows quantized per call (kernels/cpu/packed_matmul.hpp); tables stay F32.
   WeightType weights = WeightType::F32;
+  // CPU: F32 Matrix weights packed once for oneDNN's matmul. false keeps them plain for OpenBLAS,
+  // which benchmarks compare against (bench_gemm, bench_encoder, bench_generate).
+  bool pack_weights = true;
 };
 
 }  // namespace invar

@@ -1,8 +1,10 @@
 // The CPU backend's linear layers on weights packed once for oneDNN (kernels/cpu/packed_matmul.hpp):
 // the same products as OpenBLAS on the plain weight to float rounding for every row count, bias and
-// activation; a packed weight is readable by linear only; --deterministic packs nothing.
+// activation; a packed weight is readable by linear only; --deterministic packs nothing. With
+// int8 weights, each product is within the bound the per-channel and per-row rounding allows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -87,6 +89,65 @@ TEST(PackedLinear, DeterministicBackendsKeepMatricesPlain) {
   const auto store = backend->make_weight_store();
   const auto values = random_values(12, 6);
   EXPECT_EQ(backend->download_f32(store->add(values, {4, 3}, WeightUse::Matrix)), values);
+}
+
+// The furthest a product of int8-rounded operands can be from the exact one: each weight element
+// is off by at most half its channel's step (max|w_j| / 127 / 2), each input by half its row's.
+float int8_bound(const std::vector<float>& x, const std::vector<float>& w, std::int64_t r, std::int64_t j,
+                 std::int64_t k) {
+  float x_peak = 0.0f, w_peak = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) {
+    x_peak = std::max(x_peak, std::fabs(x[r * k + p]));
+    w_peak = std::max(w_peak, std::fabs(w[j * k + p]));
+  }
+  const float x_half_step = x_peak / 254.0f, w_half_step = w_peak / 254.0f;
+  float bound = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) {
+    bound += std::fabs(x[r * k + p]) * w_half_step + std::fabs(w[j * k + p]) * x_half_step + x_half_step * w_half_step;
+  }
+  return bound;
+}
+
+void expect_int8_within_bound(std::int64_t m, std::int64_t n, std::int64_t k) {
+  SCOPED_TRACE(testing::Message() << "m=" << m);
+  const auto backend = make_cpu_backend({.threads = 2, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const auto arena = backend->make_arena();
+  auto w = random_values(n * k, 7);
+  const auto x = random_values(m * k, 8), b = random_values(n, 9);
+  for (std::int64_t p = 0; p < k; ++p) w[5 * k + p] = 0.0f;  // an all-zero channel
+  const Tensor packed = store->add(w, {n, k}, WeightUse::Matrix), bias = store->add(b, {n}, WeightUse::Any);
+  EXPECT_LT(store->bytes(), static_cast<std::size_t>(n * k) * sizeof(float) / 2);  // int8, not f32
+  const Tensor xt = arena->alloc(DType::F32, {m, k}), y = arena->alloc(DType::F32, {m, n});
+  backend->upload(x.data(), xt);
+  backend->linear(xt, packed, bias, Activation::None, y);
+  const auto got = backend->download_f32(y);
+  float worst = 0.0f;
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      float exact = b[j];
+      for (std::int64_t p = 0; p < k; ++p) exact += x[r * k + p] * w[j * k + p];
+      const float error = std::fabs(got[r * n + j] - exact);
+      ASSERT_LE(error, int8_bound(x, w, r, j, k) + 1e-4f) << "row " << r << " channel " << j;
+      worst = std::max(worst, error);
+    }
+    ASSERT_EQ(got[r * n + 5], b[5]) << "the zero channel gives its bias exactly";
+  }
+  EXPECT_GT(worst, 0.0f);  // it is int8: some rounding shows
+}
+
+TEST(PackedLinearInt8, EveryProductIsWithinTheRoundingBoundAndTheBiasIsExact) {
+  for (const std::int64_t m : {1, 2, 9, 64}) expect_int8_within_bound(m, 70, 130);
+  for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 99, 16);
+  for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 16, 32);
+}
+
+TEST(PackedLinearInt8, TablesAndVectorsStayF32) {
+  const auto backend = make_cpu_backend({.threads = 1, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const auto values = random_values(12, 10);
+  EXPECT_EQ(backend->download_f32(store->add(values, {4, 3}, WeightUse::Table)), values);
+  EXPECT_EQ(backend->download_f32(store->add(values, {12}, WeightUse::Matrix)), values);  // not rank 2
 }
 
 }  // namespace

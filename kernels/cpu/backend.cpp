@@ -36,12 +36,13 @@ std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() /
 // what no other op may read.
 using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
 
-// Every weight F32 (make_cpu_backend rejects WeightType::F16). A Matrix of rank 2 is packed once
-// for oneDNN when the backend has a packer (not with --deterministic); the packed copy is the only
-// one kept.
+// Every weight F32 (make_cpu_backend rejects WeightType::F16), but a Matrix of rank 2 packed once
+// for oneDNN: quantized to int8 first with WeightType::Int8, as F32 unless deterministic (`pack_f32`
+// false). The packed copy is the only one kept.
 class CpuWeightStore final : public WeightStore {
  public:
-  CpuWeightStore(cpu::PackedMatmul* packer, PackedIndex& index) : packer_(packer), index_(index) {}
+  CpuWeightStore(cpu::PackedMatmul* packer, bool int8, bool pack_f32, PackedIndex& index)
+      : packer_(packer), int8_(int8), pack_f32_(pack_f32), index_(index) {}
   ~CpuWeightStore() override {
     for (const auto& weight : packed_) index_.erase(weight->data());
   }
@@ -84,10 +85,10 @@ class CpuWeightStore final : public WeightStore {
 
  private:
   bool packs(WeightUse use, const Shape& shape) const {
-    return packer_ && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
+    return packer_ && (int8_ || pack_f32_) && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
   }
   Tensor pack(const float* values, const Shape& shape) {
-    packed_.push_back(packer_->pack(values, shape[0], shape[1]));
+    packed_.push_back(int8_ ? packer_->pack_int8(values, shape[0], shape[1]) : packer_->pack(values, shape[0], shape[1]));
     const cpu::PackedWeight& weight = *packed_.back();
     index_.emplace(weight.data(), &weight);
     bytes_ += weight.bytes();
@@ -98,6 +99,7 @@ class CpuWeightStore final : public WeightStore {
   }
 
   cpu::PackedMatmul* packer_;  // null: nothing is packed
+  bool int8_, pack_f32_;
   PackedIndex& index_;
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
   std::vector<std::unique_ptr<cpu::PackedWeight>> packed_;
@@ -122,8 +124,11 @@ CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTran
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options)
-      : pool_(options.threads), deterministic_(options.deterministic) {
-    if (!deterministic_) packer_ = std::make_unique<cpu::PackedMatmul>();
+      : pool_(options.threads),
+        deterministic_(options.deterministic),
+        int8_(options.weights == WeightType::Int8),
+        pack_f32_(options.pack_weights && !options.deterministic) {
+    if (int8_ || pack_f32_) packer_ = std::make_unique<cpu::PackedMatmul>();
     set_threads(options.threads);
   }
 
@@ -137,7 +142,7 @@ class CpuBackend final : public Backend {
   }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
-    return std::make_unique<CpuWeightStore>(packer_.get(), packed_);
+    return std::make_unique<CpuWeightStore>(packer_.get(), int8_, pack_f32_, packed_);
   }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
 
@@ -363,8 +368,10 @@ class CpuBackend final : public Backend {
 
   cpu::ThreadPool pool_;
   bool deterministic_;
+  bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
+  bool pack_f32_;  // F32 Matrix weights packed (not when deterministic: fixed-order products)
   int threads_ = 1;
-  std::unique_ptr<cpu::PackedMatmul> packer_;  // null with deterministic: fixed-order products only
+  std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
   cpu::GemmScratch scratch_;
 };
@@ -373,7 +380,7 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
   // Half-precision storage would need a converting GEMM; OpenBLAS has none (sbgemm is bfloat16).
-  if (options.weights != WeightType::F32)
+  if (options.weights == WeightType::F16)
     fail("the cpu device stores weights in f32 only ({} weights need an OpenCL device)",
          weight_type_name(options.weights));
   return std::make_unique<CpuBackend>(options);
@@ -383,9 +390,9 @@ BackendFactory cpu_backend_factory() {
   return {"cpu", "", [](const std::string& device) { return device == "cpu"; },
           [](const std::string&, const BackendOptions& options) { return make_cpu_backend(options); },
           [] {
-            return std::vector<DeviceInfo>{{"cpu", "host CPU (OpenBLAS + Eigen kernels)", "", 0,
+            return std::vector<DeviceInfo>{{"cpu", "host CPU (oneDNN, OpenBLAS + Eigen kernels)", "", 0,
                                             std::max(1u, std::thread::hardware_concurrency()), false,
-                                            {WeightType::F32}}};
+                                            {WeightType::F32, WeightType::Int8}}};
           }};
 }
 

@@ -3,9 +3,15 @@
 // layout oneDNN's matmul prefers, and every product runs a cached oneDNN matmul primitive on it.
 // OpenBLAS's sgemm instead re-packs the whole weight on every call, which dominates the small-M
 // products of decoding (one row per beam and step): docs/performance.md has the measurements.
+//
+// An int8 weight is quantized per output channel, symmetrically: w[j, :] ≈ scale[j] · q[j, :] with
+// q in [-127, 127] and scale[j] = max|w[j, :]| / 127. Each call quantizes the rows of x the same way
+// (per row, dynamically), multiplies the int8 matrices with exact int32 sums (VNNI or AMX where the
+// CPU has them: oneDNN picks) and rescales each element by its row's and its channel's scale.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace invar::cpu {
 
@@ -19,14 +25,16 @@ class PackedWeight {
   std::int64_t rows() const { return n_; }  // n: outputs
   std::int64_t cols() const { return k_; }  // k: inputs
   const void* data() const;                 // the packed elements: an identity for lookups
-  std::size_t bytes() const;                // with the layout's padding
+  std::size_t bytes() const;                // with the layout's padding (and int8 scales)
+  bool int8() const { return !scales_.empty(); }
 
  private:
   friend class PackedMatmul;
   struct Impl;
-  PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl);
+  PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales);
   std::int64_t n_, k_;
   std::unique_ptr<Impl> impl_;
+  std::vector<float> scales_;  // int8: one per output channel; f32: empty
 };
 
 // The oneDNN engine, stream and primitive cache of one backend; used by one thread at a time.
@@ -39,12 +47,16 @@ class PackedMatmul {
 
   // w [n, k] row-major F32, reordered into a new packed copy (w is not kept).
   std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k);
+  // The same weight quantized to int8 per output channel (see above), then packed.
+  std::unique_ptr<PackedWeight> pack_int8(const float* w, std::int64_t n, std::int64_t k);
   // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null), on `threads` threads; y must not alias x.
   void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int threads);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::vector<std::int8_t> quantized_x_;  // int8 calls: the rows of x, quantized
+  std::vector<float> x_scales_;           // and their scales
 };
 
 }  // namespace invar::cpu

@@ -424,6 +424,7 @@ class OpenClBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions& options) {
+  if (options.weights == WeightType::Int8) fail("int8 weights need the cpu device (OpenCL stores f32 or f16)");
   const auto [platform, device] = opencl::parse_device_name(name);
   return std::make_unique<OpenClBackend>(opencl::open_device(platform, device), options.weights);
 }
