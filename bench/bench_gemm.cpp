@@ -1,8 +1,9 @@
 // The matrix products of a linear layer on the shapes the models run, in one process: OpenBLAS
 // sgemm, oneDNN matmul on the weight packed once (kernels/cpu/packed_matmul.hpp, what the CPU
-// backend runs) and the fixed-order product (kernels/cpu/gemm.hpp, used with --deterministic).
-// Each row times all three on the same operands, alternating, and reports GFLOP/s of each and the
-// ratios packed / OpenBLAS and fixed / OpenBLAS.
+// backend runs), the same in int8 (--weights int8: the row quantization included) and the
+// fixed-order product (kernels/cpu/gemm.hpp, used with --deterministic). Each row times all four
+// on the same operands, alternating, and reports GFLOP/s of each and their ratios to OpenBLAS
+// (int8 / packed too: what --weights int8 gains over the default).
 //
 //   build/bench/bench_gemm [--benchmark_filter=...]
 // Rows are M×N×K of C = A·Bᵀ (nn.Linear's layout) and a thread count.
@@ -36,15 +37,19 @@ void gemm(benchmark::State& state) {
   invar::cpu::GemmScratch scratch;
   invar::cpu::PackedMatmul matmul;
   const auto packed_b = matmul.pack(b.data(), n, k);
-  double blas = 0.0, packed = 0.0, fixed = 0.0;
+  const auto int8_b = matmul.pack_int8(b.data(), n, k);
+  double blas = 0.0, packed = 0.0, int8 = 0.0, fixed = 0.0;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
                 1.0f, a.data(), static_cast<int>(k), b.data(), static_cast<int>(k), 0.0f, c.data(), static_cast<int>(n));
     blas += seconds_since(start);
     start = std::chrono::steady_clock::now();
-    matmul.linear(a.data(), m, *packed_b, nullptr, c.data(), threads);
+    matmul.linear(a.data(), m, *packed_b, nullptr, c.data(), 0);
     packed += seconds_since(start);
+    start = std::chrono::steady_clock::now();
+    matmul.linear(a.data(), m, *int8_b, nullptr, c.data(), 0);
+    int8 += seconds_since(start);
     start = std::chrono::steady_clock::now();
     invar::cpu::fixed_order_gemm(false, true, m, n, k, 1.0f, {a.data(), k}, {b.data(), k}, 0.0f, c.data(), n, scratch,
                                  pool);
@@ -54,8 +59,10 @@ void gemm(benchmark::State& state) {
   const double flops = 2.0 * static_cast<double>(m * n * k) * static_cast<double>(state.iterations());
   state.counters["openblas_GFLOP/s"] = flops / blas / 1e9;
   state.counters["packed_GFLOP/s"] = flops / packed / 1e9;
+  state.counters["int8_GOP/s"] = flops / int8 / 1e9;
   state.counters["fixed_GFLOP/s"] = flops / fixed / 1e9;
   state.counters["packed/openblas"] = blas / packed;
+  state.counters["int8/packed"] = packed / int8;
   state.counters["fixed/openblas"] = blas / fixed;
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/products.hpp"
 #include "core/error.hpp"
 #include "engine/seq2seq.hpp"
 #include "kernels/backend.hpp"
@@ -96,11 +97,12 @@ class RandomMarian final : public ModelSource {
   std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<float>>> tensors_;
 };
 
-// The CPU backend (OpenBLAS or fixed-order products), with the time spent in weight GEMMs and in attention added up.
+using bench::Products;
+
+// The CPU backend, with the time spent in weight GEMMs and in attention added up.
 class TimedBackend final : public Backend {
  public:
-  TimedBackend(int threads, bool deterministic)
-      : inner_(make_cpu_backend({.threads = threads, .deterministic = deterministic})) {}
+  explicit TimedBackend(Products products) : inner_(make_cpu_backend(bench::options_for(products, 1))) {}
   double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
 
   std::string name() const override { return inner_->name(); }
@@ -116,6 +118,10 @@ class TimedBackend final : public Backend {
     // op(a) is [M, K] and c [M, N]: 2·M·N·K = 2 · |c| · |a| / M, with M = |c| / N.
     const double m = static_cast<double>(c.numel()) / static_cast<double>(c.dim(c.shape.rank - 1));
     gemm_flops += 2.0 * static_cast<double>(c.numel()) * static_cast<double>(a.numel()) / m;
+  }
+  void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) override {
+    timed(gemm_seconds, [&] { inner_->linear(x, w, bias, act, y); });
+    gemm_flops += 2.0 * static_cast<double>(y.numel()) * static_cast<double>(w.dim(1));
   }
   void do_gemm_batched(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const Tensor& a,
                        const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta, const Tensor& c,
@@ -180,7 +186,7 @@ double sgemm_peak_gflops(Backend& backend) {
 }
 
 struct Fixture {
-  explicit Fixture(bool deterministic) : backend(1, deterministic) {}
+  explicit Fixture(Products products) : backend(products) {}
   RandomMarian source;
   TimedBackend backend;
   Seq2SeqModel model{source, backend};
@@ -188,10 +194,10 @@ struct Fixture {
 };
 
 // One model per backend setting, built on first use.
-Fixture& fixture(bool deterministic) {
-  static std::map<bool, std::unique_ptr<Fixture>> instances;
-  auto& instance = instances[deterministic];
-  if (!instance) instance = std::make_unique<Fixture>(deterministic);
+Fixture& fixture(Products products) {
+  static std::map<Products, std::unique_ptr<Fixture>> instances;
+  auto& instance = instances[products];
+  if (!instance) instance = std::make_unique<Fixture>(products);
   return *instance;
 }
 
@@ -207,9 +213,10 @@ std::vector<TokenIds> sources(std::int64_t batch) {
   return out;
 }
 
-// Arguments: batch, beams, max_length, deterministic (fixed-order products instead of OpenBLAS).
+// Arguments: batch, beams, max_length, products (0 OpenBLAS on plain f32 weights, 1 oneDNN on
+// packed f32 weights, 2 int8, 3 fixed-order as --deterministic).
 void BM_Generate(benchmark::State& state) {
-  Fixture& f = fixture(state.range(3) != 0);
+  Fixture& f = fixture(static_cast<Products>(state.range(3)));
   const std::int64_t batch = state.range(0);
   SearchSettings settings = f.model.default_settings();
   settings.num_beams = static_cast<int>(state.range(1));
@@ -239,18 +246,18 @@ void BM_Generate(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Generate)
-    ->ArgNames({"batch", "beams", "max_len", "deterministic"})
-    ->ArgsProduct({{1, 16}, {1, 5}, {64}, {0, 1}})
+    ->ArgNames({"batch", "beams", "max_len", "products"})
+    ->ArgsProduct({{1, 16}, {1, 5}, {64}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 
 // Per-token cost against the length generated: greedy, batch 1.
 BENCHMARK(BM_Generate)
     ->Name("Length")
-    ->ArgNames({"batch", "beams", "max_len", "deterministic"})
-    ->Args({1, 1, 16, 0})
-    ->Args({1, 1, 64, 0})
-    ->Args({1, 1, 256, 0})
+    ->ArgNames({"batch", "beams", "max_len", "products"})
+    ->Args({1, 1, 16, 1})
+    ->Args({1, 1, 64, 1})
+    ->Args({1, 1, 256, 1})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 

@@ -4,6 +4,8 @@
 // the rest, row loops split across a ThreadPool. Tensor handles are host pointers; a packed
 // weight's handle points at its packed elements, which only `linear` reads.
 #include <cblas.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -32,6 +34,17 @@ std::int32_t* id_ptr(const Tensor& t) {
 std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
 std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
 
+// Asks the kernel to reclaim the whole pages inside [data, data + bytes): after packing, the source
+// of a packed weight (usually pages of the mapped model file) is not read again, so it should not
+// stay resident beside the packed copy. MADV_PAGEOUT never changes the contents (a later read
+// faults the page back in), and where the kernel lacks it the call fails harmlessly.
+void release_pages(const void* data, std::size_t bytes) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
+}
+
 // The packed weights of a backend's stores, by handle: what `linear` multiplies by with oneDNN, and
 // what no other op may read.
 using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
@@ -55,7 +68,11 @@ class CpuWeightStore final : public WeightStore {
     const bool aligned_f32 =
         src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0;
     if (packs(use, t.shape)) {
-      if (aligned_f32) return pack(reinterpret_cast<const float*>(src.data), t.shape);
+      if (aligned_f32) {
+        const Tensor packed = pack(reinterpret_cast<const float*>(src.data), t.shape);
+        release_pages(src.data, src.nbytes);
+        return packed;
+      }
       return pack(to_f32(src).data(), t.shape);
     }
     bytes_ += t.nbytes();
@@ -137,6 +154,7 @@ class CpuBackend final : public Backend {
   void set_threads(int threads) override {
     threads = std::max(threads, 1);
     threads_ = threads;
+    if (packer_) packer_->reserve_lanes(threads);
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
   }
@@ -161,7 +179,7 @@ class CpuBackend final : public Backend {
     }
     if (w.offset != 0 || w.shape != Shape{packed->second->rows(), packed->second->cols()})
       fail("linear: a view {} of a packed weight is not a weight", w.shape.str());
-    packer_->linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y), threads_);
+    packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y));
     // The activation stays on kernels/cpu, the same code as every other path computes it with.
     if (act != Activation::None) do_bias_act(y, Tensor(), act);
   }
@@ -315,6 +333,18 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // One block of rows per thread, each on its own lane of the packer.
+  void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, float* y) {
+    const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads_);
+    const std::int64_t rows = (m + blocks - 1) / blocks, k = w.cols(), n = w.rows();
+    rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t block = begin; block < end; ++block) {
+        const std::int64_t first = block * rows, count = std::min(rows, m - first);
+        if (count > 0)
+          packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
+      }
+    });
+  }
   // A packed weight's elements are in oneDNN's blocked layout: only linear can read them.
   void require_unpacked(const Tensor& t, const char* op) const {
     if (packed_.count(t.handle)) fail("{}: a linear layer's packed weight {} is readable by linear only", op, t.shape.str());
@@ -381,7 +411,7 @@ class CpuBackend final : public Backend {
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
   // Half-precision storage would need a converting GEMM; OpenBLAS has none (sbgemm is bfloat16).
   if (options.weights == WeightType::F16)
-    fail("the cpu device stores weights in f32 only ({} weights need an OpenCL device)",
+    fail("the cpu device stores weights in f32 or int8 ({} weights need an OpenCL device)",
          weight_type_name(options.weights));
   return std::make_unique<CpuBackend>(options);
 }

@@ -61,59 +61,83 @@ std::size_t PackedWeight::bytes() const {
 // them at its data (creating oneDNN memory objects per call costs as much as a one-row product).
 struct Call {
   dnnl::matmul primitive;
-  memory src, dst, bias, scales;
+  memory src, dst, bias;
   std::unordered_map<int, memory> args;
 };
 
-struct PackedMatmul::Impl {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
+// oneDNN's description of a product. f32: dst = src · weights + bias. int8: dst = src · weights,
+// the exact int32 sums as f32; the caller scales them and adds the bias. (Scales given to oneDNN per
+// call, as runtime output scales, make oneDNN 2.6 fall back from its AMX/VNNI kernels to a generic
+// one ~10× slower.)
+static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory::dim m, memory::dim k, memory::dim n,
+                                      const memory::desc& weights, bool bias, bool int8) {
+  const DataType src = int8 ? DataType::s8 : DataType::f32;
+  const memory::desc bias_desc = bias && !int8 ? plain(1, n) : memory::desc();
+  return {dnnl::matmul::desc(matrix(m, k, src), weights, bias_desc, plain(m, n)), engine};
+}
+
+struct PackedMatmul::Lane {
+  dnnl::stream stream;
   // By (rows, k, n, bias, int8).
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>, Call> calls;
+  std::vector<std::int8_t> quantized_x;  // int8 calls: the rows of x, quantized
+  std::vector<float> x_scales;           // and their scales
 
-  // f32: dst = src · weights + bias. int8: dst (f32) = scales[j] · (src · weights) (int32 sums),
-  // with the scales given per call; the bias is added after the per-row scale, by the caller.
-  dnnl::matmul::primitive_desc describe(memory::dim m, memory::dim k, memory::dim n, const memory::desc& weights,
-                                        bool bias, bool int8) const {
-    const DataType src = int8 ? DataType::s8 : DataType::f32;
-    const memory::desc bias_desc = bias && !int8 ? plain(1, n) : memory::desc();
-    dnnl::primitive_attr attr;
-    if (int8) attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
-    return {dnnl::matmul::desc(matrix(m, k, src), weights, bias_desc, plain(m, n)), attr, engine};
-  }
-
-  std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k,
-                                     std::vector<float> scales) {
-    const bool int8 = type == DataType::s8;
-    const auto layout = describe(kRepresentativeRows, k, n, {{k, n}, type, Tag::any}, false, int8).weights_desc();
-    // nn.Linear's [n, k] row-major is the [k, n] matrix oneDNN multiplies by, stored column-major.
-    memory source({{k, n}, type, Tag::ba}, engine, const_cast<void*>(w));
-    auto impl = std::make_unique<PackedWeight::Impl>(PackedWeight::Impl{memory(layout, engine)});
-    dnnl::reorder(source, impl->packed).execute(stream, source, impl->packed);
-    stream.wait();
-    return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales)));
-  }
-
-  Call& call(std::int64_t m, const PackedWeight& w, bool bias) {
+  Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, bool bias) {
     const std::int64_t n = w.rows(), k = w.cols();
     const auto key = std::make_tuple(m, k, n, bias, w.int8());
     auto found = calls.find(key);
     if (found != calls.end()) return found->second;
     if (calls.size() >= kMaxPrimitives) calls.clear();
     const DataType src = w.int8() ? DataType::s8 : DataType::f32;
-    Call made{dnnl::matmul(describe(m, k, n, w.impl_->packed.get_desc(), bias, w.int8())),
+    Call made{dnnl::matmul(describe(engine, m, k, n, w.impl_->packed.get_desc(), bias, w.int8())),
               memory(matrix(m, k, src), engine, nullptr), memory(plain(m, n), engine, nullptr),
-              memory(plain(1, n), engine, nullptr), memory({{n}, DataType::f32, Tag::a}, engine, nullptr), {}};
+              memory(plain(1, n), engine, nullptr), {}};
     made.args = {{DNNL_ARG_SRC, made.src}, {DNNL_ARG_DST, made.dst}};
-    if (w.int8()) made.args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES, made.scales);
-    else if (bias) made.args.emplace(DNNL_ARG_BIAS, made.bias);
+    if (bias && !w.int8()) made.args.emplace(DNNL_ARG_BIAS, made.bias);
     return calls.emplace(key, std::move(made)).first->second;
+  }
+
+  // int8: y [m, n] of int32 sums (as f32) to the product: × row scale × channel scale (+ bias).
+  void rescale(float* y, std::int64_t m, std::int64_t n, const float* channel_scales, const float* bias) const {
+    for (std::int64_t r = 0; r < m; ++r) {
+      float* row = y + r * n;
+      const float scale = x_scales[r];
+      if (bias) {
+        for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] * (scale * channel_scales[j]) + bias[j];
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) row[j] *= scale * channel_scales[j];
+      }
+    }
   }
 };
 
-PackedMatmul::PackedMatmul() : impl_(std::make_unique<Impl>()) {}
+struct PackedMatmul::Impl {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  std::vector<std::unique_ptr<Lane>> lanes;
+
+  std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k,
+                                     std::vector<float> scales) {
+    const bool int8 = type == DataType::s8;
+    const auto layout =
+        describe(engine, kRepresentativeRows, k, n, {{k, n}, type, Tag::any}, false, int8).weights_desc();
+    // nn.Linear's [n, k] row-major is the [k, n] matrix oneDNN multiplies by, stored column-major.
+    memory source({{k, n}, type, Tag::ba}, engine, const_cast<void*>(w));
+    auto impl = std::make_unique<PackedWeight::Impl>(PackedWeight::Impl{memory(layout, engine)});
+    omp_set_num_threads(1);
+    dnnl::reorder(source, impl->packed).execute(lanes.front()->stream, source, impl->packed);
+    lanes.front()->stream.wait();
+    return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales)));
+  }
+};
+
+PackedMatmul::PackedMatmul() : impl_(std::make_unique<Impl>()) { reserve_lanes(1); }
 PackedMatmul::~PackedMatmul() = default;
 
+void PackedMatmul::reserve_lanes(int lanes) {
+  while (static_cast<int>(impl_->lanes.size()) < lanes)
+    impl_->lanes.push_back(std::make_unique<Lane>(Lane{dnnl::stream(impl_->engine), {}, {}, {}}));
+}
 std::unique_ptr<PackedWeight> PackedMatmul::pack(const float* w, std::int64_t n, std::int64_t k) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   try {
@@ -136,40 +160,30 @@ std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64
 }
 
 void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y,
-                          int threads) {
+                          int lane_index) {
   if (m == 0) return;
+  Lane& lane = *impl_->lanes.at(static_cast<std::size_t>(lane_index));
   const std::int64_t n = w.rows(), k = w.cols();
   const void* src = x;
   if (w.int8()) {
-    quantized_x_.resize(static_cast<std::size_t>(m * k));
-    x_scales_.resize(static_cast<std::size_t>(m));
-    for (std::int64_t r = 0; r < m; ++r) x_scales_[r] = quantize(x + r * k, k, quantized_x_.data() + r * k);
-    src = quantized_x_.data();
+    lane.quantized_x.resize(static_cast<std::size_t>(m * k));
+    lane.x_scales.resize(static_cast<std::size_t>(m));
+    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize(x + r * k, k, lane.quantized_x.data() + r * k);
+    src = lane.quantized_x.data();
   }
   try {
-    // oneDNN runs on OpenMP; the thread count is the calling thread's setting, so set it per call.
-    omp_set_num_threads(threads);
-    Call& call = impl_->call(m, w, bias != nullptr);
+    omp_set_num_threads(1);  // this thread's setting: the product runs on it alone
+    Call& call = lane.call(impl_->engine, m, w, bias != nullptr);
     call.src.set_data_handle(const_cast<void*>(src));
     call.dst.set_data_handle(y);
-    if (w.int8()) call.scales.set_data_handle(const_cast<float*>(w.scales_.data()));
-    else if (bias) call.bias.set_data_handle(const_cast<float*>(bias));
+    if (bias && !w.int8()) call.bias.set_data_handle(const_cast<float*>(bias));
     call.args.insert_or_assign(DNNL_ARG_WEIGHTS, w.impl_->packed);
-    call.primitive.execute(impl_->stream, call.args);
-    impl_->stream.wait();
+    call.primitive.execute(lane.stream, call.args);
+    lane.stream.wait();
   } catch (const dnnl::error& e) {
     fail("oneDNN matmul of [{}, {}] by a [{}, {}] weight failed: {}", m, k, n, k, e.what());
   }
-  if (!w.int8()) return;
-  for (std::int64_t r = 0; r < m; ++r) {
-    float* row = y + r * n;
-    const float scale = x_scales_[r];
-    if (bias) {
-      for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] * scale + bias[j];
-    } else {
-      for (std::int64_t j = 0; j < n; ++j) row[j] *= scale;
-    }
-  }
+  if (w.int8()) lane.rescale(y, m, n, w.scales_.data(), bias);
 }
 
 }  // namespace invar::cpu

@@ -37,7 +37,11 @@ class PackedWeight {
   std::vector<float> scales_;  // int8: one per output channel; f32: empty
 };
 
-// The oneDNN engine, stream and primitive cache of one backend; used by one thread at a time.
+// The oneDNN engine of one backend and its lanes: a lane (a stream, a primitive cache and scratch)
+// runs one product at a time, on the calling thread alone, so a backend runs several lanes at once
+// on its own thread pool, one block of rows each. (Debian builds oneDNN on OpenMP, whose idle
+// threads spin: beside OpenBLAS's and the pool's threads they made a 2-core encoder run 10×
+// slower. A lane sets its thread's OpenMP thread count to 1, so no OpenMP team ever starts.)
 class PackedMatmul {
  public:
   PackedMatmul();
@@ -49,14 +53,16 @@ class PackedMatmul {
   std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k);
   // The same weight quantized to int8 per output channel (see above), then packed.
   std::unique_ptr<PackedWeight> pack_int8(const float* w, std::int64_t n, std::int64_t k);
-  // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null), on `threads` threads; y must not alias x.
-  void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int threads);
+  // Lanes 0 .. lanes − 1 exist (at least 1; more are made on demand, none are removed).
+  void reserve_lanes(int lanes);
+  // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null) on lane `lane`; y must not alias x. Calls on
+  // different lanes may run at once.
+  void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int lane);
 
  private:
   struct Impl;
+  struct Lane;
   std::unique_ptr<Impl> impl_;
-  std::vector<std::int8_t> quantized_x_;  // int8 calls: the rows of x, quantized
-  std::vector<float> x_scales_;           // and their scales
 };
 
 }  // namespace invar::cpu
