@@ -31,14 +31,19 @@ constexpr float kInt8Max = 127.0f;
 memory::desc matrix(memory::dim rows, memory::dim cols, DataType type) { return {{rows, cols}, type, Tag::ab}; }
 memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, cols, DataType::f32); }
 
-// Symmetric int8 quantization of `count` values: the scale, and q = round(v / scale) into `out`.
+// Symmetric int8 quantization of `count` values: the scale, and q = round(v / scale) into `out`
+// (halves away from zero: a truncating conversion of v / scale ± 0.5, which vectorizes where
+// nearbyint does not; |v / scale| ≤ 127 needs no clamp). A NaN, or an infinity with its 0 · ∞,
+// becomes 0 rather than an undefined conversion; the row's infinite scale then carries it on.
 float quantize(const float* values, std::int64_t count, std::int8_t* out) {
   float peak = 0.0f;
   for (std::int64_t i = 0; i < count; ++i) peak = std::max(peak, std::fabs(values[i]));
   const float scale = peak > 0.0f ? peak / kInt8Max : 1.0f;
   const float inverse = 1.0f / scale;
   for (std::int64_t i = 0; i < count; ++i) {
-    out[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(values[i] * inverse), -kInt8Max, kInt8Max));
+    const float v = values[i] * inverse;
+    const float rounded = v + (v < 0.0f ? -0.5f : 0.5f);
+    out[i] = rounded == rounded ? static_cast<std::int8_t>(static_cast<std::int32_t>(rounded)) : 0;
   }
   return scale;
 }
