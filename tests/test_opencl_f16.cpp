@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/error.hpp"
 #include "engine/encoder.hpp"
@@ -24,13 +23,7 @@ namespace {
 constexpr double kOpTolerance = 1e-4;
 constexpr double kModelTolerance = 1e-3;
 
-std::vector<float> random_values(std::int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> values(static_cast<std::size_t>(n));
-  for (float& v : values) v = dist(rng);
-  return values;
-}
+std::vector<float> random_values(std::int64_t n, unsigned seed) { return test::random_floats(n, seed, 2.0f); }
 
 std::vector<std::uint16_t> half_bits(const std::vector<float>& values) {
   std::vector<std::uint16_t> bits(values.size());

@@ -6,23 +6,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "core/error.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/cpu/backend.hpp"
+#include "support/test_support.hpp"
 
 namespace invar {
 namespace {
 
-std::vector<float> random_values(std::int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<std::size_t>(count));
-  for (auto& v : values) v = value(rng);
-  return values;
-}
+std::vector<float> random_values(std::int64_t count, unsigned seed) { return test::random_floats(count, seed, 1.0f); }
 
 class PackedLinearTest : public ::testing::Test {
  protected:
