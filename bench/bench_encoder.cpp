@@ -12,6 +12,7 @@
 #include <cblas.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -101,9 +102,8 @@ Loaded& load(const RandomModelPreset& preset, Products products) {
   return loaded;
 }
 
-void encoder(benchmark::State& state, const RandomModelPreset& preset) {
-  const std::int64_t batch = state.range(0);
-  Loaded& m = load(preset, static_cast<Products>(state.range(1)));
+// `batch` sentences of kTokens random ids, the same for the same batch size.
+std::vector<invar::Encoding> random_inputs(const RandomModelPreset& preset, std::int64_t batch) {
   std::mt19937 rng(3);
   std::uniform_int_distribution<std::int32_t> token(5, static_cast<std::int32_t>(preset.vocab) - 1);
   std::vector<invar::Encoding> inputs(static_cast<std::size_t>(batch));
@@ -112,7 +112,15 @@ void encoder(benchmark::State& state, const RandomModelPreset& preset) {
     for (auto& id : e.ids) id = token(rng);
     e.type_ids.assign(kTokens, 0);
   }
-  const std::vector<invar::Pooling> mean{invar::Pooling::Mean};
+  return inputs;
+}
+
+const std::vector<invar::Pooling> mean{invar::Pooling::Mean};
+
+void encoder(benchmark::State& state, const RandomModelPreset& preset) {
+  const std::int64_t batch = state.range(0);
+  Loaded& m = load(preset, static_cast<Products>(state.range(1)));
+  const auto inputs = random_inputs(preset, batch);
   double elapsed = 0.0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -127,6 +135,27 @@ void encoder(benchmark::State& state, const RandomModelPreset& preset) {
   state.counters["of_peak"] = gflops / sgemm_peak();
   state.counters["rss_MiB"] = rss_mib();
   state.counters["file_MiB"] = m.file_mib;
+}
+
+// int8 against packed f32 on the same model: the lowest cosine between the two embeddings of a
+// sentence, over `batch` random sentences.
+void int8_cosine(benchmark::State& state, const RandomModelPreset& preset) {
+  const auto inputs = random_inputs(preset, state.range(0));
+  double lowest = 1.0;
+  for (auto _ : state) {
+    const auto want = load(preset, Products::Packed).model->embed(inputs, mean, false, preset.layers);
+    const auto got = load(preset, Products::Int8).model->embed(inputs, mean, false, preset.layers);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      double dot = 0.0, ww = 0.0, gg = 0.0;
+      for (std::size_t j = 0; j < want[i].size(); ++j) {
+        dot += double{want[i][j]} * got[i][j];
+        ww += double{want[i][j]} * want[i][j];
+        gg += double{got[i][j]} * got[i][j];
+      }
+      lowest = std::min(lowest, dot / std::sqrt(ww * gg));
+    }
+  }
+  state.counters["lowest_cosine"] = lowest;
 }
 
 void sgemm(benchmark::State& state) {
@@ -145,6 +174,12 @@ int main(int argc, char** argv) {
         ->ArgsProduct({{1, 32}, {0, 1, 2}})
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+  for (auto it = presets.rbegin(); it != presets.rend(); ++it)
+    benchmark::RegisterBenchmark(("int8_cosine/" + it->name).c_str(), int8_cosine, *it)
+        ->ArgName("batch")
+        ->Arg(32)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <random>
@@ -244,6 +245,41 @@ void BM_Generate(benchmark::State& state) {
   // The weight GEMMs' achieved rate as a share of sgemm's rate on a large product, same process.
   state.counters["gemm_vs_peak"] = f.backend.gemm_flops / f.backend.gemm_seconds * 1e-9 / f.peak_gflops;
 }
+
+// int8 against packed f32 on the same random model: the share of sources whose best hypothesis has
+// the same ids, and the largest difference of the teacher-forced logits relative to the largest
+// f32 logit of the batch. Arguments: sources, beams, max_length.
+void BM_Int8Agreement(benchmark::State& state) {
+  Fixture &f32 = fixture(Products::Packed), &int8 = fixture(Products::Int8);
+  SearchSettings settings = f32.model.default_settings();
+  settings.num_beams = static_cast<int>(state.range(1));
+  settings.max_length = static_cast<int>(state.range(2));
+  const auto input = sources(state.range(0));
+  double same = 0.0, logit_error = 0.0;
+  for (auto _ : state) {
+    const auto want = f32.model.generate(input, settings), got = int8.model.generate(input, settings);
+    same = 0.0;
+    for (std::size_t s = 0; s < input.size(); ++s) same += got[s].front().ids == want[s].front().ids ? 1.0 : 0.0;
+    std::vector<TokenIds> targets;
+    for (const auto& hyps : want) targets.push_back(hyps.front().ids);
+    const auto want_logits = f32.model.decoder_logits(input, targets), got_logits = int8.model.decoder_logits(input, targets);
+    double peak = 0.0, error = 0.0;
+    for (std::size_t i = 0; i < want_logits.size(); ++i) {
+      peak = std::max(peak, static_cast<double>(std::fabs(want_logits[i])));
+      error = std::max(error, static_cast<double>(std::fabs(got_logits[i] - want_logits[i])));
+    }
+    logit_error = error / peak;
+  }
+  state.counters["same_best"] = same / static_cast<double>(input.size());
+  state.counters["logit_err/peak"] = logit_error;
+}
+
+BENCHMARK(BM_Int8Agreement)
+    ->ArgNames({"sources", "beams", "max_len"})
+    ->Args({32, 1, 32})
+    ->Args({32, 5, 32})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_Generate)
     ->ArgNames({"batch", "beams", "max_len", "products"})
