@@ -50,12 +50,12 @@ void release_pages(const void* data, std::size_t bytes) {
 using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
 
 // Every weight F32 (make_cpu_backend rejects WeightType::F16), but a Matrix of rank 2 packed once
-// for oneDNN: quantized to int8 first with WeightType::Int8, as F32 unless deterministic (`pack_f32`
-// false). The packed copy is the only one kept.
+// for oneDNN where the backend has a packer (not for F32 when deterministic): quantized to int8
+// first with WeightType::Int8. The packed copy is the only one kept.
 class CpuWeightStore final : public WeightStore {
  public:
-  CpuWeightStore(cpu::PackedMatmul* packer, bool int8, bool pack_f32, PackedIndex& index)
-      : packer_(packer), int8_(int8), pack_f32_(pack_f32), index_(index) {}
+  CpuWeightStore(cpu::PackedMatmul* packer, bool int8, PackedIndex& index)
+      : packer_(packer), int8_(int8), index_(index) {}
   ~CpuWeightStore() override {
     for (const auto& weight : packed_) index_.erase(weight->data());
   }
@@ -102,7 +102,7 @@ class CpuWeightStore final : public WeightStore {
 
  private:
   bool packs(WeightUse use, const Shape& shape) const {
-    return packer_ && (int8_ || pack_f32_) && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
+    return packer_ && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
   }
   Tensor pack(const float* values, const Shape& shape) {
     packed_.push_back(int8_ ? packer_->pack_int8(values, shape[0], shape[1]) : packer_->pack(values, shape[0], shape[1]));
@@ -116,7 +116,7 @@ class CpuWeightStore final : public WeightStore {
   }
 
   cpu::PackedMatmul* packer_;  // null: nothing is packed
-  bool int8_, pack_f32_;
+  bool int8_;
   PackedIndex& index_;
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
   std::vector<std::unique_ptr<cpu::PackedWeight>> packed_;
@@ -143,9 +143,9 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const BackendOptions& options)
       : pool_(options.threads),
         deterministic_(options.deterministic),
-        int8_(options.weights == WeightType::Int8),
-        pack_f32_(options.pack_weights && !options.deterministic) {
-    if (int8_ || pack_f32_) packer_ = std::make_unique<cpu::PackedMatmul>();
+        int8_(options.weights == WeightType::Int8) {
+    // F32 weights stay plain when deterministic: the fixed-order product reads them.
+    if (int8_ || (options.pack_weights && !options.deterministic)) packer_ = std::make_unique<cpu::PackedMatmul>();
     set_threads(options.threads);
   }
 
@@ -160,7 +160,7 @@ class CpuBackend final : public Backend {
   }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
-    return std::make_unique<CpuWeightStore>(packer_.get(), int8_, pack_f32_, packed_);
+    return std::make_unique<CpuWeightStore>(packer_.get(), int8_, packed_);
   }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
 
@@ -399,7 +399,6 @@ class CpuBackend final : public Backend {
   cpu::ThreadPool pool_;
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
-  bool pack_f32_;  // F32 Matrix weights packed (not when deterministic: fixed-order products)
   int threads_ = 1;
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
