@@ -262,7 +262,8 @@ void BM_Int8Agreement(benchmark::State& state) {
     for (std::size_t s = 0; s < input.size(); ++s) same += got[s].front().ids == want[s].front().ids ? 1.0 : 0.0;
     std::vector<TokenIds> targets;
     for (const auto& hyps : want) targets.push_back(hyps.front().ids);
-    const auto want_logits = f32.model.decoder_logits(input, targets), got_logits = int8.model.decoder_logits(input, targets);
+    const auto want_logits = f32.model.decoder_logits(input, targets);
+    const auto got_logits = int8.model.decoder_logits(input, targets);
     double peak = 0.0, error = 0.0;
     for (std::size_t i = 0; i < want_logits.size(); ++i) {
       peak = std::max(peak, static_cast<double>(std::fabs(want_logits[i])));

@@ -105,7 +105,8 @@ class CpuWeightStore final : public WeightStore {
     return packer_ && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
   }
   Tensor pack(const float* values, const Shape& shape) {
-    packed_.push_back(int8_ ? packer_->pack_int8(values, shape[0], shape[1]) : packer_->pack(values, shape[0], shape[1]));
+    const std::int64_t n = shape[0], k = shape[1];
+    packed_.push_back(int8_ ? packer_->pack_int8(values, n, k) : packer_->pack(values, n, k));
     const cpu::PackedWeight& weight = *packed_.back();
     index_.emplace(weight.data(), &weight);
     bytes_ += weight.bytes();
@@ -347,7 +348,8 @@ class CpuBackend final : public Backend {
   }
   // A packed weight's elements are in oneDNN's blocked layout: only linear can read them.
   void require_unpacked(const Tensor& t, const char* op) const {
-    if (packed_.count(t.handle)) fail("{}: a linear layer's packed weight {} is readable by linear only", op, t.shape.str());
+    if (packed_.count(t.handle))
+      fail("{}: a linear layer's packed weight {} is readable by linear only", op, t.shape.str());
   }
   void product(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                cpu::MatrixRef a, cpu::MatrixRef b, float beta, float* c, std::int64_t c_ld) {

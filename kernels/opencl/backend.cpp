@@ -94,7 +94,9 @@ class OpenClWeightStore final : public WeightStore {
   std::size_t bytes() const override { return bytes_; }
 
  private:
-  bool in_half(WeightUse use) const { return (use == WeightUse::Matrix || use == WeightUse::Table) && matrices_ == WeightType::F16; }
+  bool in_half(WeightUse use) const {
+    return (use == WeightUse::Matrix || use == WeightUse::Table) && matrices_ == WeightType::F16;
+  }
 
   Tensor add_bytes(const void* data, Shape shape, DType dtype) {
     Tensor t;
