@@ -165,10 +165,13 @@ class CpuBackend final : public Backend {
   }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
 
-  void upload(const void* host, const Tensor& dst) override { std::memcpy(ptr(dst), host, dst.nbytes()); }
+  // An empty tensor's host side may be a null pointer (an empty vector's data()): no memcpy then.
+  void upload(const void* host, const Tensor& dst) override {
+    if (dst.nbytes() > 0) std::memcpy(ptr(dst), host, dst.nbytes());
+  }
   void download(const Tensor& src, void* host) override {
     require_unpacked(src, "download");
-    std::memcpy(host, ptr(src), src.nbytes());
+    if (src.nbytes() > 0) std::memcpy(host, ptr(src), src.nbytes());
   }
 
  protected:
