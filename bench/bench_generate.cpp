@@ -14,23 +14,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <random>
 
+#include "bench/products.hpp"
+#include "bench/random_marian.hpp"
 #include "engine/seq2seq.hpp"
 #include "kernels/backend.hpp"
-#include "bench/random_marian.hpp"
 #include "kernels/cpu/backend.hpp"
 
 namespace invar {
 namespace {
 
-// The CPU backend (OpenBLAS or fixed-order products), with the time spent in weight GEMMs and in attention added up.
+using bench::Products;
+
+// The CPU backend, with the time spent in weight GEMMs and in attention added up.
 class TimedBackend final : public Backend {
  public:
-  TimedBackend(int threads, bool deterministic)
-      : inner_(make_cpu_backend({.threads = threads, .deterministic = deterministic})) {}
+  explicit TimedBackend(Products products) : inner_(make_cpu_backend(bench::options_for(products, 1))) {}
   double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
 
   std::string name() const override { return inner_->name(); }
@@ -46,6 +49,10 @@ class TimedBackend final : public Backend {
     // op(a) is [M, K] and c [M, N]: 2·M·N·K = 2 · |c| · |a| / M, with M = |c| / N.
     const double m = static_cast<double>(c.numel()) / static_cast<double>(c.dim(c.shape.rank - 1));
     gemm_flops += 2.0 * static_cast<double>(c.numel()) * static_cast<double>(a.numel()) / m;
+  }
+  void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) override {
+    timed(gemm_seconds, [&] { inner_->linear(x, w, bias, act, y); });
+    gemm_flops += 2.0 * static_cast<double>(y.numel()) * static_cast<double>(w.dim(1));
   }
   void do_gemm_batched(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const Tensor& a,
                        const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta, const Tensor& c,
@@ -110,7 +117,7 @@ double sgemm_peak_gflops(Backend& backend) {
 }
 
 struct Fixture {
-  explicit Fixture(bool deterministic) : backend(1, deterministic) {}
+  explicit Fixture(Products products) : backend(products) {}
   bench::RandomMarian source;
   TimedBackend backend;
   Seq2SeqModel model{source, backend};
@@ -118,16 +125,17 @@ struct Fixture {
 };
 
 // One model per backend setting, built on first use.
-Fixture& fixture(bool deterministic) {
-  static std::map<bool, std::unique_ptr<Fixture>> instances;
-  auto& instance = instances[deterministic];
-  if (!instance) instance = std::make_unique<Fixture>(deterministic);
+Fixture& fixture(Products products) {
+  static std::map<Products, std::unique_ptr<Fixture>> instances;
+  auto& instance = instances[products];
+  if (!instance) instance = std::make_unique<Fixture>(products);
   return *instance;
 }
 
-// Arguments: batch, beams, max_length, deterministic (fixed-order products instead of OpenBLAS).
+// Arguments: batch, beams, max_length, products (0 OpenBLAS on plain f32 weights, 1 oneDNN on
+// packed f32 weights, 2 int8, 3 fixed-order as --deterministic).
 void BM_Generate(benchmark::State& state) {
-  Fixture& f = fixture(state.range(3) != 0);
+  Fixture& f = fixture(static_cast<Products>(state.range(3)));
   const std::int64_t batch = state.range(0);
   SearchSettings settings = f.model.default_settings();
   settings.num_beams = static_cast<int>(state.range(1));
@@ -160,19 +168,55 @@ void BM_Generate(benchmark::State& state) {
   state.counters["gemm_vs_peak"] = f.backend.gemm_flops / f.backend.gemm_seconds * 1e-9 / f.peak_gflops;
 }
 
+// int8 against packed f32 on the same random model: the share of sources whose best hypothesis has
+// the same ids, and the largest difference of the teacher-forced logits relative to the largest
+// f32 logit of the batch. Arguments: sources, beams, max_length.
+void BM_Int8Agreement(benchmark::State& state) {
+  Fixture &f32 = fixture(Products::Packed), &int8 = fixture(Products::Int8);
+  SearchSettings settings = f32.model.default_settings();
+  settings.num_beams = static_cast<int>(state.range(1));
+  settings.max_length = static_cast<int>(state.range(2));
+  const auto input = bench::random_marian_sources(state.range(0));
+  double same = 0.0, logit_error = 0.0;
+  for (auto _ : state) {
+    const auto want = f32.model.generate(input, settings), got = int8.model.generate(input, settings);
+    same = 0.0;
+    for (std::size_t s = 0; s < input.size(); ++s) same += got[s].front().ids == want[s].front().ids ? 1.0 : 0.0;
+    std::vector<TokenIds> targets;
+    for (const auto& hyps : want) targets.push_back(hyps.front().ids);
+    const auto want_logits = f32.model.decoder_logits(input, targets);
+    const auto got_logits = int8.model.decoder_logits(input, targets);
+    double peak = 0.0, error = 0.0;
+    for (std::size_t i = 0; i < want_logits.size(); ++i) {
+      peak = std::max(peak, static_cast<double>(std::fabs(want_logits[i])));
+      error = std::max(error, static_cast<double>(std::fabs(got_logits[i] - want_logits[i])));
+    }
+    logit_error = error / peak;
+  }
+  state.counters["same_best"] = same / static_cast<double>(input.size());
+  state.counters["logit_err/peak"] = logit_error;
+}
+
+BENCHMARK(BM_Int8Agreement)
+    ->ArgNames({"sources", "beams", "max_len"})
+    ->Args({32, 1, 32})
+    ->Args({32, 5, 32})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_Generate)
-    ->ArgNames({"batch", "beams", "max_len", "deterministic"})
-    ->ArgsProduct({{1, 16}, {1, 5}, {64}, {0, 1}})
+    ->ArgNames({"batch", "beams", "max_len", "products"})
+    ->ArgsProduct({{1, 16}, {1, 5}, {64}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 
 // Per-token cost against the length generated: greedy, batch 1.
 BENCHMARK(BM_Generate)
     ->Name("Length")
-    ->ArgNames({"batch", "beams", "max_len", "deterministic"})
-    ->Args({1, 1, 16, 0})
-    ->Args({1, 1, 64, 0})
-    ->Args({1, 1, 256, 0})
+    ->ArgNames({"batch", "beams", "max_len", "products"})
+    ->Args({1, 1, 16, 1})
+    ->Args({1, 1, 64, 1})
+    ->Args({1, 1, 256, 1})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 

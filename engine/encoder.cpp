@@ -65,9 +65,9 @@ EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       weights(source, backend_ref, encoder_weight_names(spec)),
       arena(backend_ref.make_arena()) {
   const std::int64_t h = spec.hidden, inner = spec.heads * spec.head_dim;
-  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, h}, WeightUse::Matrix);
-  embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h}, WeightUse::Matrix);
-  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h}, WeightUse::Matrix);
+  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, h}, WeightUse::Table);
+  embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h}, WeightUse::Table);
+  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h}, WeightUse::Table);
   embed_norm_ = weights.norm("embed.norm", h);
   if (spec.relative_buckets > 0)
     relative_table_ = weights.host("relative_attention_bias", {spec.relative_buckets, spec.heads});

@@ -34,7 +34,7 @@ class ModelWeights {
 
   // The weight; empty when it is optional and absent. Fails naming the file when a required one is
   // missing or when `expected` (if given) differs from its shape. `use` as WeightStore::add: a
-  // Matrix goes only to linear's w or gather_rows' table. Canonical names stored as the same
+  // Matrix goes only to linear's w, a Table only to gather_rows. Canonical names stored as the same
   // tensor get the same backend tensor.
   Tensor get(const std::string& canonical, const Shape& expected = {}, WeightUse use = WeightUse::Any) const;
   // "<canonical>.weight" [out, in] (a Matrix) and, when listed, "<canonical>.bias" [out].

@@ -162,6 +162,9 @@ class Seq2SeqModel::Impl {
   Stack encoder_, decoder_;
   Tensor lm_head_, logits_bias_;
   Tensor head_, head_bias_;  // lm_head_ and logits_bias_, or their rows of a shortlist
+  // The LM head as a table to gather a shortlist's rows from: lm_head_ itself may be stored for
+  // `linear` alone (packed, int8). Fetched at the first shortlist, so runs without one pay nothing.
+  Tensor head_table_;
   std::unique_ptr<Arena> head_arena_;
   std::int64_t d_ = 0;
 
@@ -206,7 +209,7 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
   const StackSizes& sizes = decoder ? spec.decoder : spec.encoder;
   const std::int64_t inner = sizes.attention_width();
   Stack stack;
-  stack.embed_tokens = weights_.get(name + ".embed_tokens", {}, WeightUse::Matrix);
+  stack.embed_tokens = weights_.get(name + ".embed_tokens", {}, WeightUse::Table);
   if (stack.embed_tokens.shape != Shape{sizes.vocab, d_})
     fail("{}: {} embeddings are {}, expected [{}, {}]", source_.path(), decoder ? "decoder" : "encoder",
          stack.embed_tokens.shape.str(), sizes.vocab, d_);
@@ -214,14 +217,14 @@ Stack Seq2SeqModel::Impl::load_stack(const std::string& name) {
     stack.relative_bias = weights_.host(name + ".relative_attention_bias", {spec.relative_buckets, sizes.heads});
   } else {
     const std::int64_t rows = spec.max_positions + spec.position_offset;
-    stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Matrix);
+    stack.positions = weights_.get(name + ".embed_positions", {}, WeightUse::Table);
     if (stack.positions.empty()) {
       // Computed, not stored: nothing in the file bounds the table, so a sane bound does.
       if (rows > kMaxComputedPositions)
         fail("{}: field 'max_position_embeddings' is {}, more than the {} positions invar computes a sinusoidal "
              "table for", config.where, spec.max_positions, kMaxComputedPositions);
       stack.positions = weights_.store().add(sinusoidal_table(spec.positions, rows, d_, spec.pad_token_id),
-                                              Shape{rows, d_}, WeightUse::Matrix);
+                                              Shape{rows, d_}, WeightUse::Table);
     } else if (stack.positions.dim(1) != d_ || stack.positions.dim(0) < rows) {
       fail("{}: {} position table is {}, expected [{}, {}]", source_.path(), name, stack.positions.shape.str(), rows, d_);
     }
@@ -556,8 +559,9 @@ void Seq2SeqModel::Impl::restrict_head(const std::vector<std::int32_t>& rows) {
   const std::int64_t count = static_cast<std::int64_t>(rows.size());
   Tensor ids = head_arena_->alloc(DType::I32, Shape{count});
   backend.upload(rows.data(), ids);
+  if (head_table_.empty()) head_table_ = weights_.get("lm_head", {}, WeightUse::Table);
   head_ = head_arena_->alloc(DType::F32, Shape{count, d_});
-  backend.gather_rows(lm_head_, ids, 1.0f, false, head_);
+  backend.gather_rows(head_table_, ids, 1.0f, false, head_);
   if (logits_bias_.empty()) return;
   head_bias_ = head_arena_->alloc(DType::F32, Shape{count});
   backend.gather_rows(logits_bias_.reshaped(Shape{spec.decoder.vocab, 1}), ids, 1.0f, false,

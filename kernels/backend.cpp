@@ -10,7 +10,17 @@
 
 namespace invar {
 
-const char* weight_type_name(WeightType type) { return type == WeightType::F16 ? "f16" : "f32"; }
+const char* weight_type_name(WeightType type) {
+  switch (type) {
+    case WeightType::F16:
+      return "f16";
+    case WeightType::Int8:
+      return "int8";
+    case WeightType::F32:
+      break;
+  }
+  return "f32";
+}
 
 Shape weight_shape(const TensorData& src) {
   if (src.dtype != DType::F32 && src.dtype != DType::F16 && src.dtype != DType::BF16) {

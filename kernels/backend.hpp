@@ -32,13 +32,14 @@ namespace invar {
 enum class Binary : std::uint8_t { Add, Mul };
 
 // The precision weights are stored in on a backend (BackendOptions::weights).
-enum class WeightType : std::uint8_t { F32, F16 };
-const char* weight_type_name(WeightType type);  // "f32", "f16"
+enum class WeightType : std::uint8_t { F32, F16, Int8 };
+const char* weight_type_name(WeightType type);  // "f32", "f16", "int8"
 
 // What a weight is used for, which decides the precision its store may keep it in.
 enum class WeightUse : std::uint8_t {
   Any,     // any op (biases, norms, tables read by other ops): always stored F32
-  Matrix,  // only `linear`'s w and `gather_rows`' table: stored as BackendOptions::weights says
+  Matrix,  // only `linear`'s w: stored as BackendOptions::weights says (on the CPU, packed for oneDNN)
+  Table,   // only `gather_rows`' table: stored as BackendOptions::weights says
 };
 
 // Owns the storage of a model's weights on one backend. Weights are uploaded once, at load.
@@ -46,10 +47,11 @@ class WeightStore {
  public:
   virtual ~WeightStore() = default;
   // A floating tensor (F32, F16 or BF16) as a backend tensor of the same shape: F32, or F16 for a
-  // Matrix where the backend stores those in half precision (values rounded to nearest, ties to
-  // even; a value beyond ±65504 fails). The CPU backend returns a zero-copy view of aligned F32
-  // data, so `src` must stay valid (keep the ModelSource alive) as long as this store; F16/BF16
-  // are converted once into owned memory.
+  // Matrix or Table where the backend stores those in half precision (values rounded to nearest,
+  // ties to even; a value beyond ±65504 fails). The CPU backend returns a zero-copy view of aligned
+  // F32 data, so `src` must stay valid (keep the ModelSource alive) as long as this store; F16/BF16
+  // are converted once into owned memory. It packs a rank-2 Matrix into oneDNN's layout (owned;
+  // the source is not read again) unless it computes deterministically.
   virtual Tensor add(const TensorData& src, WeightUse use) = 0;
   // A tensor from host values (computed tables: sinusoidal positions, fused weights), stored as
   // add(TensorData) stores an F32 tensor of the same use.
@@ -245,9 +247,14 @@ struct BackendOptions {
   // compositions: softmax rows of other lengths are summed in other orders.)
   // OpenCL results never depend on the host's thread count, so it changes nothing there.
   bool deterministic = false;
-  // Storage of WeightUse::Matrix weights. F16 halves their memory; arithmetic stays F32. Only the
+  // Storage of WeightUse::Matrix and Table weights. F16 halves their memory; arithmetic stays F32. Only the
   // OpenCL backend offers F16 (any device: it needs no cl_khr_fp16); the CPU backend rejects it.
+  // Int8 (CPU only) quantizes each Matrix per output channel and computes linear in int8 with its
+  // input rows quantized per call (kernels/cpu/packed_matmul.hpp); tables stay F32.
   WeightType weights = WeightType::F32;
+  // CPU: F32 Matrix weights packed once for oneDNN's matmul. false keeps them plain for OpenBLAS,
+  // which benchmarks compare against (bench_gemm, bench_encoder, bench_generate).
+  bool pack_weights = true;
 };
 
 }  // namespace invar

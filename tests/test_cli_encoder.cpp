@@ -113,6 +113,24 @@ TEST(CliEncoder, EmbedPoolingLayerAndNpyOutput) {
   EXPECT_NEAR(first, golden["cases"][1]["mean_pooled"][0][0].get<double>(), 1e-4);
 }
 
+// --weights int8 runs the linear layers in int8: embeddings near f32's but not equal to them.
+TEST(CliEncoder, Int8WeightsEmbedCloseToF32) {
+  const auto golden = test::load_json(test::fixture("core/bert-wordpiece/golden.json"));
+  const std::string input = texts_of(golden, 3);
+  const auto f32 = test::run_cli({"embed", "-m", model("bert-wordpiece")}, input);
+  const auto int8 = test::run_cli({"embed", "-m", model("bert-wordpiece"), "--weights", "int8"}, input);
+  ASSERT_EQ(int8.exit_code, 0) << int8.err;
+  const auto want = json_lines(f32.out), got = json_lines(int8.out);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(near_all(got[i]["embedding"], want[i]["embedding"], 0.02)) << "line " << i;
+    EXPECT_NE(got[i]["embedding"], want[i]["embedding"]) << "line " << i;
+  }
+  const auto refused = test::run_cli({"embed", "-m", model("bert-wordpiece"), "--weights", "int4"}, input);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("int4 not in {f32,f16,int8}"), std::string::npos) << refused.err;
+}
+
 TEST(CliEncoder, HiddenWritesTokensAndTheRequestedLayer) {
   const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
   const std::string out = test::temp_dir() + "/hidden.jsonl";

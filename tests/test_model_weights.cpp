@@ -22,10 +22,10 @@ TEST(ModelWeights, TiedNamesShareOneUpload) {
   ModelWeights weights(*source, *backend,
                        {{"enc.embed", {"shared"}}, {"dec.embed", {"dec.embed_tokens", "shared"}},
                         {"lm_head", {"lm_head.weight", "shared"}}, {"bias", {"bias"}}});
-  const Tensor enc = weights.get("enc.embed", {}, WeightUse::Matrix);
+  const Tensor enc = weights.get("enc.embed", {}, WeightUse::Table);
   EXPECT_EQ(weights.bytes(), shared.size() * sizeof(float));
-  const Tensor dec = weights.get("dec.embed", Shape{4, 3}, WeightUse::Matrix);
-  const Tensor head = weights.get("lm_head", {}, WeightUse::Matrix);
+  const Tensor dec = weights.get("dec.embed", Shape{4, 3}, WeightUse::Table);
+  const Tensor head = weights.get("lm_head", {}, WeightUse::Table);
   EXPECT_EQ(dec.handle, enc.handle);
   EXPECT_EQ(head.handle, enc.handle);
   EXPECT_EQ(weights.bytes(), shared.size() * sizeof(float));
@@ -35,7 +35,7 @@ TEST(ModelWeights, TiedNamesShareOneUpload) {
   weights.get("enc.embed");
   EXPECT_EQ(weights.bytes(), (2 * shared.size() + bias.size()) * sizeof(float));
   // The shape check still applies to every lookup.
-  EXPECT_THROW(weights.get("dec.embed", Shape{3, 4}, WeightUse::Matrix), Error);
+  EXPECT_THROW(weights.get("dec.embed", Shape{3, 4}, WeightUse::Table), Error);
 }
 
 }  // namespace

@@ -478,8 +478,9 @@ TEST_F(OpenClRuntimeTest, DevicesCommandListsCpuAndOpenClDevices) {
   EXPECT_EQ(rows[1].at("device"), "opencl:0:0");
   EXPECT_GT(rows[1].at("global_memory_bytes").get<std::uint64_t>(), 0u);
   EXPECT_TRUE(rows[1].at("fp16").is_boolean());
-  // f16 weight storage needs no fp16 arithmetic: every OpenCL device takes it, the CPU does not.
-  EXPECT_EQ(rows[0].at("weights"), nlohmann::json({"f32"}));
+  // f16 weight storage needs no fp16 arithmetic: every OpenCL device takes it, the CPU does not
+  // (it takes int8, which OpenCL does not).
+  EXPECT_EQ(rows[0].at("weights"), nlohmann::json({"f32", "int8"}));
   EXPECT_EQ(rows[1].at("weights"), nlohmann::json({"f32", "f16"}));
   EXPECT_NE(table.out.find("weights f32/f16, fp16 arithmetic "), std::string::npos) << table.out;
 }

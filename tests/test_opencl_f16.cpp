@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "core/error.hpp"
 #include "engine/encoder.hpp"
@@ -24,13 +23,7 @@ namespace {
 constexpr double kOpTolerance = 1e-4;
 constexpr double kModelTolerance = 1e-3;
 
-std::vector<float> random_values(std::int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> values(static_cast<std::size_t>(n));
-  for (float& v : values) v = dist(rng);
-  return values;
-}
+std::vector<float> random_values(std::int64_t n, unsigned seed) { return test::random_floats(n, seed, 2.0f); }
 
 std::vector<std::uint16_t> half_bits(const std::vector<float>& values) {
   std::vector<std::uint16_t> bits(values.size());
@@ -149,7 +142,7 @@ TEST_F(OpenClF16Test, LinearWithHalfWeightsMatchesTheCpuOnRoundedWeights) {
 TEST_F(OpenClF16Test, GatherRowsFromAHalfTableMatchesTheCpu) {
   const std::int64_t rows = 37, cols = 70;
   const auto table = random_values(rows * cols, 5);
-  const Tensor gpu_table = gpu_store_->add(table, {rows, cols}, WeightUse::Matrix);
+  const Tensor gpu_table = gpu_store_->add(table, {rows, cols}, WeightUse::Table);
   ASSERT_EQ(gpu_table.dtype, DType::F16);
   const Tensor cpu_table = cpu_store_->add(rounded(table), {rows, cols}, WeightUse::Any);
   const std::vector<std::int32_t> ids = {0, 36, 5, 5, 12};
@@ -185,7 +178,7 @@ TEST_F(OpenClF16Test, HalfOperandsAreRejectedWhereTheyAreNotAllowed) {
     make_backend("cpu", {.threads = 1, .weights = WeightType::F16});
     ADD_FAILURE() << "the CPU backend accepted f16 weights";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cpu device stores weights in f32 only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cpu device stores weights in f32 or int8"), std::string::npos) << e.what();
   }
 }
 
@@ -327,10 +320,10 @@ TEST_F(OpenClF16Test, TheCliTakesWeightsF16OnOpenClOnly) {
 
   const test::CliResult refused = with({"--weights", "f16"}, folder);
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_NE(refused.err.find("the cpu device stores weights in f32 only"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("the cpu device stores weights in f32 or int8"), std::string::npos) << refused.err;
   const test::CliResult unknown = with({"--device", "opencl", "--weights", "f8"}, folder);
   EXPECT_NE(unknown.exit_code, 0);
-  EXPECT_NE(unknown.err.find("f8 not in {f32,f16}"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("f8 not in {f32,f16,int8}"), std::string::npos) << unknown.err;
 }
 
 }  // namespace

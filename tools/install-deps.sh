@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache git
-  libeigen3-dev libopenblas-dev
+  libeigen3-dev libopenblas-dev libdnnl-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libzip-dev zlib1g-dev unzip
   libmecab-dev mecab-utils mecab-ipadic mecab-ipadic-utf8 liblinear-dev liblbfgs-dev libgraphviz-dev

@@ -40,9 +40,12 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--device", options.device, "Compute device: " + devices)->capture_default_str();
   command
       .add_option("--weights", options.weights,
-                  "Weight storage: f32, or f16 to store weight matrices and embeddings in half precision on the "
-                  "device (half their memory; arithmetic stays f32; opencl devices only)")
-      ->check(CLI::IsMember({weight_type_name(WeightType::F32), weight_type_name(WeightType::F16)}))
+                  "Weight storage: f32; f16 to store weight matrices and embeddings in half precision on the "
+                  "device (half their memory; arithmetic stays f32; opencl devices only); int8 to quantize the "
+                  "linear layers' weights per output channel and run them in int8 with their inputs quantized "
+                  "per row (cpu only; a quarter of their memory; docs/performance.md has its accuracy)")
+      ->check(CLI::IsMember({weight_type_name(WeightType::F32), weight_type_name(WeightType::F16),
+                             weight_type_name(WeightType::Int8)}))
       ->capture_default_str();
   command.add_flag("--deterministic", options.deterministic,
                    "Bit-identical results for every --threads: the CPU sums each matrix-product element in one "
@@ -60,7 +63,10 @@ std::unique_ptr<ModelSource> open_model(const ModelOptions& options) {
 }
 
 std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
-  const WeightType weights = options.weights == weight_type_name(WeightType::F16) ? WeightType::F16 : WeightType::F32;
+  WeightType weights = WeightType::F32;
+  for (const WeightType type : {WeightType::F16, WeightType::Int8}) {
+    if (options.weights == weight_type_name(type)) weights = type;
+  }
   return make_backend(options.device,
                       {.threads = thread_count(options.threads), .deterministic = options.deterministic, .weights = weights});
 }

@@ -1,7 +1,11 @@
-// The CPU backend: OpenBLAS sgemm for every matrix product (or, when deterministic, the
-// fixed-order product of kernels/cpu/gemm.hpp), kernels/cpu for the rest, row loops split across a
-// ThreadPool. Tensor handles are host pointers.
+// The CPU backend: oneDNN matmul on weights packed at load for linear layers
+// (kernels/cpu/packed_matmul.hpp), OpenBLAS sgemm for every other matrix product (or, when
+// deterministic, the fixed-order product of kernels/cpu/gemm.hpp for all of them), kernels/cpu for
+// the rest, row loops split across a ThreadPool. Tensor handles are host pointers; a packed
+// weight's handle points at its packed elements, which only `linear` reads.
 #include <cblas.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,12 +13,14 @@
 #include <deque>
 #include <limits>
 #include <thread>
+#include <unordered_map>
 
 #include "kernels/cpu/backend.hpp"
 
 #include "core/error.hpp"
 #include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/kernels.hpp"
+#include "kernels/cpu/packed_matmul.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 
 namespace invar {
@@ -28,14 +34,49 @@ std::int32_t* id_ptr(const Tensor& t) {
 std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
 std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
 
-// Every weight F32, whatever its use (make_cpu_backend rejects WeightType::F16).
+// Asks the kernel to reclaim the whole pages inside [data, data + bytes): after packing, the source
+// of a packed weight (usually pages of the mapped model file) is not read again, so it should not
+// stay resident beside the packed copy. MADV_PAGEOUT never changes the contents (a later read
+// faults the page back in), and where the kernel lacks it the call fails harmlessly.
+void release_pages(const void* data, std::size_t bytes) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
+}
+
+// The packed weights of a backend's stores, by handle: what `linear` multiplies by with oneDNN, and
+// what no other op may read.
+using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
+
+// Every weight F32 (make_cpu_backend rejects WeightType::F16), but a Matrix of rank 2 packed once
+// for oneDNN where the backend has a packer (not for F32 when deterministic): quantized to int8
+// first with WeightType::Int8. The packed copy is the only one kept.
 class CpuWeightStore final : public WeightStore {
  public:
-  Tensor add(const TensorData& src, WeightUse) override {
+  CpuWeightStore(cpu::PackedMatmul* packer, bool int8, PackedIndex& index)
+      : packer_(packer), int8_(int8), index_(index) {}
+  ~CpuWeightStore() override {
+    for (const auto& weight : packed_) index_.erase(weight->data());
+  }
+  CpuWeightStore(const CpuWeightStore&) = delete;
+  CpuWeightStore& operator=(const CpuWeightStore&) = delete;
+
+  Tensor add(const TensorData& src, WeightUse use) override {
     Tensor t;
     t.shape = weight_shape(src);
+    const bool aligned_f32 =
+        src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0;
+    if (packs(use, t.shape)) {
+      if (aligned_f32) {
+        const Tensor packed = pack(reinterpret_cast<const float*>(src.data), t.shape);
+        release_pages(src.data, src.nbytes);
+        return packed;
+      }
+      return pack(to_f32(src).data(), t.shape);
+    }
     bytes_ += t.nbytes();
-    if (src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0) {
+    if (aligned_f32) {
       t.handle = const_cast<std::byte*>(src.data);  // zero-copy: the backend never writes weights
       return t;
     }
@@ -44,10 +85,11 @@ class CpuWeightStore final : public WeightStore {
     return t;
   }
 
-  Tensor add(const std::vector<float>& values, Shape shape, WeightUse) override {
+  Tensor add(const std::vector<float>& values, Shape shape, WeightUse use) override {
     if (static_cast<std::int64_t>(values.size()) != shape.numel()) {
       fail("{} values for a weight of shape {}", values.size(), shape.str());
     }
+    if (packs(use, shape)) return pack(values.data(), shape);
     owned_.push_back(values);
     Tensor t;
     t.shape = shape;
@@ -59,7 +101,26 @@ class CpuWeightStore final : public WeightStore {
   std::size_t bytes() const override { return bytes_; }
 
  private:
+  bool packs(WeightUse use, const Shape& shape) const {
+    return packer_ && use == WeightUse::Matrix && shape.rank == 2 && shape.numel() > 0;
+  }
+  Tensor pack(const float* values, const Shape& shape) {
+    const std::int64_t n = shape[0], k = shape[1];
+    packed_.push_back(int8_ ? packer_->pack_int8(values, n, k) : packer_->pack(values, n, k));
+    const cpu::PackedWeight& weight = *packed_.back();
+    index_.emplace(weight.data(), &weight);
+    bytes_ += weight.bytes();
+    Tensor t;
+    t.shape = shape;
+    t.handle = const_cast<void*>(weight.data());
+    return t;
+  }
+
+  cpu::PackedMatmul* packer_;  // null: nothing is packed
+  bool int8_;
+  PackedIndex& index_;
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
+  std::vector<std::unique_ptr<cpu::PackedWeight>> packed_;
   std::size_t bytes_ = 0;
 };
 
@@ -81,7 +142,11 @@ CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTran
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options)
-      : pool_(options.threads), deterministic_(options.deterministic) {
+      : pool_(options.threads),
+        deterministic_(options.deterministic),
+        int8_(options.weights == WeightType::Int8) {
+    // F32 weights stay plain when deterministic: the fixed-order product reads them.
+    if (int8_ || (options.pack_weights && !options.deterministic)) packer_ = std::make_unique<cpu::PackedMatmul>();
     set_threads(options.threads);
   }
 
@@ -89,19 +154,44 @@ class CpuBackend final : public Backend {
 
   void set_threads(int threads) override {
     threads = std::max(threads, 1);
+    threads_ = threads;
+    if (packer_) packer_->reserve_lanes(threads);
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
   }
 
-  std::unique_ptr<WeightStore> make_weight_store() override { return std::make_unique<CpuWeightStore>(); }
+  std::unique_ptr<WeightStore> make_weight_store() override {
+    return std::make_unique<CpuWeightStore>(packer_.get(), int8_, packed_);
+  }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
 
-  void upload(const void* host, const Tensor& dst) override { std::memcpy(ptr(dst), host, dst.nbytes()); }
-  void download(const Tensor& src, void* host) override { std::memcpy(host, ptr(src), src.nbytes()); }
+  // An empty tensor's host side may be a null pointer (an empty vector's data()): no memcpy then.
+  void upload(const void* host, const Tensor& dst) override {
+    if (dst.nbytes() > 0) std::memcpy(ptr(dst), host, dst.nbytes());
+  }
+  void download(const Tensor& src, void* host) override {
+    require_unpacked(src, "download");
+    if (src.nbytes() > 0) std::memcpy(host, ptr(src), src.nbytes());
+  }
 
  protected:
+  void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) override {
+    const auto packed = packed_.find(w.handle);
+    if (packed == packed_.end()) {
+      Backend::do_linear(x, w, bias, act, y);
+      return;
+    }
+    if (w.offset != 0 || w.shape != Shape{packed->second->rows(), packed->second->cols()})
+      fail("linear: a view {} of a packed weight is not a weight", w.shape.str());
+    packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y));
+    // The activation stays on kernels/cpu, the same code as every other path computes it with.
+    if (act != Activation::None) do_bias_act(y, Tensor(), act);
+  }
+
   void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
                const Tensor& c) override {
+    require_unpacked(a, "gemm");
+    require_unpacked(b, "gemm");
     const std::int64_t m = rows_of(c), n = cols_of(c), k = trans_a ? rows_of(a) : cols_of(a);
     product(trans_a, trans_b, m, n, k, alpha, {ptr(a), cols_of(a)}, {ptr(b), cols_of(b)}, beta, ptr(c), n);
   }
@@ -109,6 +199,8 @@ class CpuBackend final : public Backend {
   void do_gemm_batched(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                        const Tensor& a, const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta,
                        const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
+    require_unpacked(a, "gemm_batched");
+    require_unpacked(b, "gemm_batched");
     for (std::int64_t o = 0; o < outer; ++o) {
       for (std::int64_t i = 0; i < inner; ++i) {
         product(trans_a, trans_b, m, n, k, alpha, {ptr(a) + at(av, o, i), av.ld}, {ptr(b) + at(bv, o, i), bv.ld}, beta,
@@ -180,6 +272,7 @@ class CpuBackend final : public Backend {
 
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                       const Tensor& out) override {
+    require_unpacked(table, "gather_rows");
     const std::int64_t rows = rows_of(table), cols = cols_of(table), count = ids.numel();
     const std::int32_t* id = id_ptr(ids);
     for (std::int64_t i = 0; i < count; ++i) {
@@ -244,6 +337,23 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // One block of rows per thread, each on its own lane of the packer.
+  void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, float* y) {
+    const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads_);
+    const std::int64_t rows = (m + blocks - 1) / blocks, k = w.cols(), n = w.rows();
+    rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t block = begin; block < end; ++block) {
+        const std::int64_t first = block * rows, count = std::min(rows, m - first);
+        if (count > 0)
+          packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
+      }
+    });
+  }
+  // A packed weight's elements are in oneDNN's blocked layout: only linear can read them.
+  void require_unpacked(const Tensor& t, const char* op) const {
+    if (packed_.count(t.handle))
+      fail("{}: a linear layer's packed weight {} is readable by linear only", op, t.shape.str());
+  }
   void product(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                cpu::MatrixRef a, cpu::MatrixRef b, float beta, float* c, std::int64_t c_ld) {
     if (m == 0 || n == 0) return;
@@ -293,6 +403,10 @@ class CpuBackend final : public Backend {
 
   cpu::ThreadPool pool_;
   bool deterministic_;
+  bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
+  int threads_ = 1;
+  std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
+  PackedIndex packed_;
   cpu::GemmScratch scratch_;
 };
 
@@ -300,8 +414,8 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
   // Half-precision storage would need a converting GEMM; OpenBLAS has none (sbgemm is bfloat16).
-  if (options.weights != WeightType::F32)
-    fail("the cpu device stores weights in f32 only ({} weights need an OpenCL device)",
+  if (options.weights == WeightType::F16)
+    fail("the cpu device stores weights in f32 or int8 ({} weights need an OpenCL device)",
          weight_type_name(options.weights));
   return std::make_unique<CpuBackend>(options);
 }
@@ -310,9 +424,9 @@ BackendFactory cpu_backend_factory() {
   return {"cpu", "", [](const std::string& device) { return device == "cpu"; },
           [](const std::string&, const BackendOptions& options) { return make_cpu_backend(options); },
           [] {
-            return std::vector<DeviceInfo>{{"cpu", "host CPU (OpenBLAS + Eigen kernels)", "", 0,
+            return std::vector<DeviceInfo>{{"cpu", "host CPU (oneDNN, OpenBLAS + Eigen kernels)", "", 0,
                                             std::max(1u, std::thread::hardware_concurrency()), false,
-                                            {WeightType::F32}}};
+                                            {WeightType::F32, WeightType::Int8}}};
           }};
 }
 

@@ -94,7 +94,9 @@ class OpenClWeightStore final : public WeightStore {
   std::size_t bytes() const override { return bytes_; }
 
  private:
-  bool in_half(WeightUse use) const { return use == WeightUse::Matrix && matrices_ == WeightType::F16; }
+  bool in_half(WeightUse use) const {
+    return (use == WeightUse::Matrix || use == WeightUse::Table) && matrices_ == WeightType::F16;
+  }
 
   Tensor add_bytes(const void* data, Shape shape, DType dtype) {
     Tensor t;
@@ -424,6 +426,7 @@ class OpenClBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions& options) {
+  if (options.weights == WeightType::Int8) fail("int8 weights need the cpu device (OpenCL stores f32 or f16)");
   const auto [platform, device] = opencl::parse_device_name(name);
   return std::make_unique<OpenClBackend>(opencl::open_device(platform, device), options.weights);
 }

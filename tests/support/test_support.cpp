@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -85,6 +86,14 @@ std::string temp_dir() {
   auto dir = root.path + "/" + std::to_string(counter++);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+std::vector<float> random_floats(std::int64_t count, unsigned seed, float bound) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> value(-bound, bound);
+  std::vector<float> values(static_cast<std::size_t>(count));
+  for (float& v : values) v = value(rng);
+  return values;
 }
 
 StartedProgram start_program(const std::string& program, const std::vector<std::string>& args,

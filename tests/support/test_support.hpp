@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& content);
 // A fresh directory under the build tree's temp area, removed at process exit.
 std::string temp_dir();
+// `count` floats drawn uniformly from [-bound, bound], the same for the same seed.
+std::vector<float> random_floats(std::int64_t count, unsigned seed, float bound);
 
 struct CliResult {
   int exit_code = -1;

@@ -1,0 +1,194 @@
+#include "kernels/cpu/packed_matmul.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace invar::cpu {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using DataType = memory::data_type;
+
+// The row count the weight layout is chosen for. oneDNN's AVX-512 matmul (brgemm) picks the same
+// blocked layout for every row count we measured (1 to 1024), and the per-call primitives below
+// are created for exactly this layout, so the choice only has to be a typical one.
+constexpr memory::dim kRepresentativeRows = 64;
+// Distinct (rows, shape, bias, type) primitives kept; beyond it the cache starts over (a primitive
+// takes ~0.1 ms to create, and oneDNN keeps its own cache of the generated kernels).
+constexpr std::size_t kMaxPrimitives = 4096;
+constexpr float kInt8Max = 127.0f;
+
+memory::desc matrix(memory::dim rows, memory::dim cols, DataType type) { return {{rows, cols}, type, Tag::ab}; }
+memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, cols, DataType::f32); }
+
+// Symmetric int8 quantization of `count` values: the scale, and q = round(v / scale) into `out`
+// (halves away from zero: a truncating conversion of v / scale ± 0.5, which vectorizes where
+// nearbyint does not; |v / scale| ≤ 127 needs no clamp). A NaN, or an infinity with its 0 · ∞,
+// becomes 0 rather than an undefined conversion; the row's infinite scale then carries it on.
+float quantize(const float* values, std::int64_t count, std::int8_t* out) {
+  float peak = 0.0f;
+  for (std::int64_t i = 0; i < count; ++i) peak = std::max(peak, std::fabs(values[i]));
+  const float scale = peak > 0.0f ? peak / kInt8Max : 1.0f;
+  const float inverse = 1.0f / scale;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float v = values[i] * inverse;
+    const float rounded = v + (v < 0.0f ? -0.5f : 0.5f);
+    out[i] = rounded == rounded ? static_cast<std::int8_t>(static_cast<std::int32_t>(rounded)) : 0;
+  }
+  return scale;
+}
+
+}  // namespace
+
+struct PackedWeight::Impl {
+  memory packed;
+};
+
+PackedWeight::PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales)
+    : n_(n), k_(k), impl_(std::move(impl)), scales_(std::move(scales)) {}
+PackedWeight::~PackedWeight() = default;
+const void* PackedWeight::data() const { return impl_->packed.get_data_handle(); }
+std::size_t PackedWeight::bytes() const {
+  return impl_->packed.get_desc().get_size() + scales_.size() * sizeof(float);
+}
+
+// A primitive for one (rows, shape, bias, type) with its operand descriptions: a call only points
+// them at its data (creating oneDNN memory objects per call costs as much as a one-row product).
+struct Call {
+  dnnl::matmul primitive;
+  memory src, dst, bias;
+  std::unordered_map<int, memory> args;
+};
+
+// oneDNN's description of a product. f32: dst = src · weights + bias. int8: dst = src · weights,
+// the exact int32 sums as f32; the caller scales them and adds the bias. (Scales given to oneDNN per
+// call, as runtime output scales, make oneDNN 2.6 fall back from its AMX/VNNI kernels to a generic
+// one ~10× slower.)
+static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory::dim m, memory::dim k, memory::dim n,
+                                      const memory::desc& weights, bool bias, bool int8) {
+  const DataType src = int8 ? DataType::s8 : DataType::f32;
+  const memory::desc bias_desc = bias && !int8 ? plain(1, n) : memory::desc();
+  return {dnnl::matmul::desc(matrix(m, k, src), weights, bias_desc, plain(m, n)), engine};
+}
+
+struct PackedMatmul::Lane {
+  dnnl::stream stream;
+  // By (rows, k, n, bias, int8).
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>, Call> calls;
+  std::vector<std::int8_t> quantized_x;  // int8 calls: the rows of x, quantized
+  std::vector<float> x_scales;           // and their scales
+
+  Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, bool bias) {
+    const std::int64_t n = w.rows(), k = w.cols();
+    const auto key = std::make_tuple(m, k, n, bias, w.int8());
+    auto found = calls.find(key);
+    if (found != calls.end()) return found->second;
+    if (calls.size() >= kMaxPrimitives) calls.clear();
+    const DataType src = w.int8() ? DataType::s8 : DataType::f32;
+    Call made{dnnl::matmul(describe(engine, m, k, n, w.impl_->packed.get_desc(), bias, w.int8())),
+              memory(matrix(m, k, src), engine, nullptr), memory(plain(m, n), engine, nullptr),
+              memory(plain(1, n), engine, nullptr), {}};
+    made.args = {{DNNL_ARG_SRC, made.src}, {DNNL_ARG_DST, made.dst}};
+    if (bias && !w.int8()) made.args.emplace(DNNL_ARG_BIAS, made.bias);
+    return calls.emplace(key, std::move(made)).first->second;
+  }
+
+  // int8: y [m, n] of int32 sums (as f32) to the product: × row scale × channel scale (+ bias).
+  void rescale(float* y, std::int64_t m, std::int64_t n, const float* channel_scales, const float* bias) const {
+    for (std::int64_t r = 0; r < m; ++r) {
+      float* row = y + r * n;
+      const float scale = x_scales[r];
+      if (bias) {
+        for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] * (scale * channel_scales[j]) + bias[j];
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) row[j] *= scale * channel_scales[j];
+      }
+    }
+  }
+};
+
+struct PackedMatmul::Impl {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  std::vector<std::unique_ptr<Lane>> lanes;
+
+  std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k,
+                                     std::vector<float> scales) {
+    const bool int8 = type == DataType::s8;
+    const auto layout =
+        describe(engine, kRepresentativeRows, k, n, {{k, n}, type, Tag::any}, false, int8).weights_desc();
+    // nn.Linear's [n, k] row-major is the [k, n] matrix oneDNN multiplies by, stored column-major.
+    memory source({{k, n}, type, Tag::ba}, engine, const_cast<void*>(w));
+    auto impl = std::make_unique<PackedWeight::Impl>(PackedWeight::Impl{memory(layout, engine)});
+    omp_set_num_threads(1);
+    dnnl::reorder(source, impl->packed).execute(lanes.front()->stream, source, impl->packed);
+    lanes.front()->stream.wait();
+    return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales)));
+  }
+};
+
+PackedMatmul::PackedMatmul() : impl_(std::make_unique<Impl>()) { reserve_lanes(1); }
+PackedMatmul::~PackedMatmul() = default;
+
+void PackedMatmul::reserve_lanes(int lanes) {
+  while (static_cast<int>(impl_->lanes.size()) < lanes)
+    impl_->lanes.push_back(std::make_unique<Lane>(Lane{dnnl::stream(impl_->engine), {}, {}, {}}));
+}
+std::unique_ptr<PackedWeight> PackedMatmul::pack(const float* w, std::int64_t n, std::int64_t k) {
+  if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
+  try {
+    return impl_->pack(w, DataType::f32, n, k, {});
+  } catch (const dnnl::error& e) {
+    fail("oneDNN cannot pack a [{}, {}] weight: {}", n, k, e.what());
+  }
+}
+
+std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64_t n, std::int64_t k) {
+  if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
+  std::vector<std::int8_t> quantized(static_cast<std::size_t>(n * k));
+  std::vector<float> scales(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j) scales[j] = quantize(w + j * k, k, quantized.data() + j * k);
+  try {
+    return impl_->pack(quantized.data(), DataType::s8, n, k, std::move(scales));
+  } catch (const dnnl::error& e) {
+    fail("oneDNN cannot pack a [{}, {}] int8 weight: {}", n, k, e.what());
+  }
+}
+
+void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y,
+                          int lane_index) {
+  if (m == 0) return;
+  Lane& lane = *impl_->lanes.at(static_cast<std::size_t>(lane_index));
+  const std::int64_t n = w.rows(), k = w.cols();
+  const void* src = x;
+  if (w.int8()) {
+    lane.quantized_x.resize(static_cast<std::size_t>(m * k));
+    lane.x_scales.resize(static_cast<std::size_t>(m));
+    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize(x + r * k, k, lane.quantized_x.data() + r * k);
+    src = lane.quantized_x.data();
+  }
+  try {
+    omp_set_num_threads(1);  // this thread's setting: the product runs on it alone
+    Call& call = lane.call(impl_->engine, m, w, bias != nullptr);
+    call.src.set_data_handle(const_cast<void*>(src));
+    call.dst.set_data_handle(y);
+    if (bias && !w.int8()) call.bias.set_data_handle(const_cast<float*>(bias));
+    call.args.insert_or_assign(DNNL_ARG_WEIGHTS, w.impl_->packed);
+    call.primitive.execute(lane.stream, call.args);
+    lane.stream.wait();
+  } catch (const dnnl::error& e) {
+    fail("oneDNN matmul of [{}, {}] by a [{}, {}] weight failed: {}", m, k, n, k, e.what());
+  }
+  if (w.int8()) lane.rescale(y, m, n, w.scales_.data(), bias);
+}
+
+}  // namespace invar::cpu

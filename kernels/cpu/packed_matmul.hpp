@@ -1,0 +1,68 @@
+#pragma once
+// Linear-layer products on weights packed once: each weight is reordered at load into the blocked
+// layout oneDNN's matmul prefers, and every product runs a cached oneDNN matmul primitive on it.
+// OpenBLAS's sgemm instead re-packs the whole weight on every call, which dominates the small-M
+// products of decoding (one row per beam and step): docs/performance.md has the measurements.
+//
+// An int8 weight is quantized per output channel, symmetrically: w[j, :] ≈ scale[j] · q[j, :] with
+// q in [-127, 127] and scale[j] = max|w[j, :]| / 127. Each call quantizes the rows of x the same way
+// (per row, dynamically), multiplies the int8 matrices with exact int32 sums (VNNI or AMX where the
+// CPU has them: oneDNN picks) and rescales each element by its row's and its channel's scale.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace invar::cpu {
+
+// A weight w [n, k] (nn.Linear's [out, in]) in oneDNN's layout. Its memory is owned here.
+class PackedWeight {
+ public:
+  ~PackedWeight();
+  PackedWeight(const PackedWeight&) = delete;
+  PackedWeight& operator=(const PackedWeight&) = delete;
+
+  std::int64_t rows() const { return n_; }  // n: outputs
+  std::int64_t cols() const { return k_; }  // k: inputs
+  const void* data() const;                 // the packed elements: an identity for lookups
+  std::size_t bytes() const;                // with the layout's padding (and int8 scales)
+  bool int8() const { return !scales_.empty(); }
+
+ private:
+  friend class PackedMatmul;
+  struct Impl;
+  PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales);
+  std::int64_t n_, k_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<float> scales_;  // int8: one per output channel; f32: empty
+};
+
+// The oneDNN engine of one backend and its lanes: a lane (a stream, a primitive cache and scratch)
+// runs one product at a time, on the calling thread alone, so a backend runs several lanes at once
+// on its own thread pool, one block of rows each. (Debian builds oneDNN on OpenMP, whose idle
+// threads spin: beside OpenBLAS's and the pool's threads they made a 2-core encoder run 10×
+// slower. A lane sets its thread's OpenMP thread count to 1, so no OpenMP team ever starts.)
+class PackedMatmul {
+ public:
+  PackedMatmul();
+  ~PackedMatmul();
+  PackedMatmul(const PackedMatmul&) = delete;
+  PackedMatmul& operator=(const PackedMatmul&) = delete;
+
+  // w [n, k] row-major F32, reordered into a new packed copy (w is not kept).
+  std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k);
+  // The same weight quantized to int8 per output channel (see above), then packed.
+  std::unique_ptr<PackedWeight> pack_int8(const float* w, std::int64_t n, std::int64_t k);
+  // Lanes 0 .. lanes − 1 exist (at least 1; more are made on demand, none are removed).
+  void reserve_lanes(int lanes);
+  // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null) on lane `lane`; y must not alias x. Calls on
+  // different lanes may run at once.
+  void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int lane);
+
+ private:
+  struct Impl;
+  struct Lane;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace invar::cpu

@@ -1,0 +1,158 @@
+// The CPU backend's linear layers on weights packed once for oneDNN (kernels/cpu/packed_matmul.hpp):
+// the same products as OpenBLAS on the plain weight to float rounding for every row count, bias and
+// activation; a packed weight is readable by linear only; --deterministic packs nothing. With
+// int8 weights, each product is within the bound the per-channel and per-row rounding allows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/backend.hpp"
+#include "support/test_support.hpp"
+
+namespace invar {
+namespace {
+
+std::vector<float> random_values(std::int64_t count, unsigned seed) { return test::random_floats(count, seed, 1.0f); }
+
+class PackedLinearTest : public ::testing::Test {
+ protected:
+  // y = act(x · wᵀ + bias) with w stored as a Matrix (packed) and as Any (plain, OpenBLAS).
+  void expect_packed_matches_plain(std::int64_t m, std::int64_t n, std::int64_t k, bool with_bias, Activation act) {
+    SCOPED_TRACE(testing::Message() << "m=" << m << " n=" << n << " k=" << k << " bias=" << with_bias);
+    const auto w = random_values(n * k, 1), x = random_values(m * k, 2), b = random_values(n, 3);
+    const Tensor packed = store_->add(w, {n, k}, WeightUse::Matrix), plain = store_->add(w, {n, k}, WeightUse::Any);
+    const Tensor bias = with_bias ? store_->add(b, {n}, WeightUse::Any) : Tensor();
+    arena_->reset();
+    const Tensor xt = arena_->alloc(DType::F32, {m, k});
+    const Tensor from_packed = arena_->alloc(DType::F32, {m, n}), from_plain = arena_->alloc(DType::F32, {m, n});
+    backend_->upload(x.data(), xt);
+    backend_->linear(xt, packed, bias, act, from_packed);
+    backend_->linear(xt, plain, bias, act, from_plain);
+    const auto got = backend_->download_f32(from_packed), want = backend_->download_f32(from_plain);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5f * static_cast<float>(k)) << "element " << i;
+    }
+    // A real check: the product is not all zeros (or a copy of one operand).
+    if (!got.empty()) EXPECT_NE(got[0], 0.0f);
+  }
+
+  std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = 2});
+  std::unique_ptr<WeightStore> store_ = backend_->make_weight_store();
+  std::unique_ptr<Arena> arena_ = backend_->make_arena();
+};
+
+TEST_F(PackedLinearTest, MatchesOpenBlasOnThePlainWeightForEveryRowCount) {
+  for (const std::int64_t m : {1, 2, 5, 16, 80, 333}) expect_packed_matches_plain(m, 96, 64, true, Activation::None);
+  expect_packed_matches_plain(7, 1, 3, false, Activation::None);        // one output
+  expect_packed_matches_plain(3, 130, 17, false, Activation::None);     // sizes off every block
+  expect_packed_matches_plain(4, 48, 32, true, Activation::GeluErf);    // activation after the bias
+  expect_packed_matches_plain(4, 48, 32, true, Activation::Relu);
+  expect_packed_matches_plain(0, 48, 32, true, Activation::None);       // no rows: nothing to do
+}
+
+TEST_F(PackedLinearTest, StoresOnlyThePackedCopy) {
+  const std::int64_t n = 64, k = 64;
+  const Tensor packed = store_->add(random_values(n * k, 4), {n, k}, WeightUse::Matrix);
+  // The packed layout may pad; it never keeps the plain elements besides.
+  EXPECT_GE(store_->bytes(), static_cast<std::size_t>(n * k) * sizeof(float));
+  EXPECT_LT(store_->bytes(), 2 * static_cast<std::size_t>(n * k) * sizeof(float));
+  EXPECT_EQ(packed.shape, (Shape{n, k}));
+}
+
+TEST_F(PackedLinearTest, APackedWeightIsReadableByLinearOnly) {
+  const Tensor packed = store_->add(random_values(12, 5), {4, 3}, WeightUse::Matrix);
+  const Tensor ids = arena_->alloc(DType::I32, {1}), out = arena_->alloc(DType::F32, {1, 3});
+  const std::int32_t id = 0;
+  backend_->upload(&id, ids);
+  EXPECT_THROW(backend_->gather_rows(packed, ids, 1.0f, false, out), Error);
+  const Tensor x = arena_->alloc(DType::F32, {2, 3}), c = arena_->alloc(DType::F32, {2, 4});
+  EXPECT_THROW(backend_->gemm(false, true, 1.0f, x, packed, 0.0f, c), Error);
+  EXPECT_THROW(backend_->download_f32(packed), Error);
+  // A view of some of its rows is not a weight either.
+  const Tensor y = arena_->alloc(DType::F32, {2, 2});
+  EXPECT_THROW(backend_->linear(x, packed.rows(1, 2), Tensor(), Activation::None, y), Error);
+}
+
+TEST(PackedLinear, DeterministicBackendsKeepMatricesPlain) {
+  const auto backend = make_cpu_backend({.threads = 1, .deterministic = true});
+  const auto store = backend->make_weight_store();
+  const auto values = random_values(12, 6);
+  EXPECT_EQ(backend->download_f32(store->add(values, {4, 3}, WeightUse::Matrix)), values);
+}
+
+// The furthest a product of int8-rounded operands can be from the exact one: each weight element
+// is off by at most half its channel's step (max|w_j| / 127 / 2), each input by half its row's.
+float int8_bound(const std::vector<float>& x, const std::vector<float>& w, std::int64_t r, std::int64_t j,
+                 std::int64_t k) {
+  float x_peak = 0.0f, w_peak = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) {
+    x_peak = std::max(x_peak, std::fabs(x[r * k + p]));
+    w_peak = std::max(w_peak, std::fabs(w[j * k + p]));
+  }
+  const float x_half_step = x_peak / 254.0f, w_half_step = w_peak / 254.0f;
+  float bound = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) {
+    bound += std::fabs(x[r * k + p]) * w_half_step + std::fabs(w[j * k + p]) * x_half_step + x_half_step * w_half_step;
+  }
+  return bound;
+}
+
+void expect_int8_within_bound(std::int64_t m, std::int64_t n, std::int64_t k) {
+  SCOPED_TRACE(testing::Message() << "m=" << m);
+  const auto backend = make_cpu_backend({.threads = 2, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const auto arena = backend->make_arena();
+  auto w = random_values(n * k, 7);
+  const auto x = random_values(m * k, 8), b = random_values(n, 9);
+  for (std::int64_t p = 0; p < k; ++p) w[5 * k + p] = 0.0f;  // an all-zero channel
+  const Tensor packed = store->add(w, {n, k}, WeightUse::Matrix), bias = store->add(b, {n}, WeightUse::Any);
+  const Tensor xt = arena->alloc(DType::F32, {m, k}), y = arena->alloc(DType::F32, {m, n});
+  backend->upload(x.data(), xt);
+  backend->linear(xt, packed, bias, Activation::None, y);
+  const auto got = backend->download_f32(y);
+  float worst = 0.0f;
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      float exact = b[j];
+      for (std::int64_t p = 0; p < k; ++p) exact += x[r * k + p] * w[j * k + p];
+      const float error = std::fabs(got[r * n + j] - exact);
+      ASSERT_LE(error, int8_bound(x, w, r, j, k) + 1e-4f) << "row " << r << " channel " << j;
+      worst = std::max(worst, error);
+    }
+    ASSERT_EQ(got[r * n + 5], b[5]) << "the zero channel gives its bias exactly";
+  }
+  EXPECT_GT(worst, 0.0f);  // it is int8: some rounding shows
+}
+
+TEST(PackedLinearInt8, EveryProductIsWithinTheRoundingBoundAndTheBiasIsExact) {
+  for (const std::int64_t m : {1, 2, 9, 64}) expect_int8_within_bound(m, 70, 130);
+  for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 99, 16);
+  for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 16, 32);
+}
+
+TEST(PackedLinearInt8, AWeightTakesAboutAQuarterOfItsF32Bytes) {
+  const auto backend = make_cpu_backend({.threads = 1, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const std::int64_t n = 512, k = 512;
+  store->add(random_values(n * k, 11), {n, k}, WeightUse::Matrix);
+  // int8 elements, one f32 scale per channel, and whatever the layout pads and adds (small tiles
+  // pad a lot: this is a real layer's size).
+  EXPECT_GE(store->bytes(), static_cast<std::size_t>(n * k + n * 4));
+  EXPECT_LT(store->bytes(), static_cast<std::size_t>(n * k) * sizeof(float) * 3 / 10);
+}
+
+TEST(PackedLinearInt8, TablesAndVectorsStayF32) {
+  const auto backend = make_cpu_backend({.threads = 1, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const auto values = random_values(12, 10);
+  EXPECT_EQ(backend->download_f32(store->add(values, {4, 3}, WeightUse::Table)), values);
+  EXPECT_EQ(backend->download_f32(store->add(values, {12}, WeightUse::Matrix)), values);  // not rank 2
+}
+
+}  // namespace
+}  // namespace invar
