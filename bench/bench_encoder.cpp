@@ -28,7 +28,7 @@ namespace {
 
 using invar::bench::Products;
 using invar::bench::RandomModelPreset;
-constexpr int kThreads = 2;
+const int kThreads = invar::bench::bench_threads(2);
 constexpr std::int64_t kTokens = 32;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -33,7 +33,7 @@ using bench::Products;
 // The CPU backend, with the time spent in weight GEMMs and in attention added up.
 class TimedBackend final : public Backend {
  public:
-  explicit TimedBackend(Products products) : inner_(make_cpu_backend(bench::options_for(products, 1))) {}
+  explicit TimedBackend(Products products) : inner_(make_cpu_backend(bench::options_for(products, bench::bench_threads(1)))) {}
   double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
 
   std::string name() const override { return inner_->name(); }

@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 
+#include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "bench/random_model.hpp"
 #include "engine/encoder.hpp"
@@ -29,13 +29,8 @@ namespace {
 
 constexpr const char* kMarian = "tests/fixtures/core/marian";
 
-int cpu_threads() {
-  const char* threads = std::getenv("INVAR_BENCH_THREADS");
-  return threads ? std::max(1, std::atoi(threads)) : 2;
-}
-
 std::unique_ptr<Backend> backend(std::int64_t which) {
-  return make_backend(which == 0 ? "cpu" : "opencl", {.threads = cpu_threads()});
+  return make_backend(which == 0 ? "cpu" : "opencl", {.threads = bench::bench_threads(2)});
 }
 const char* label(std::int64_t which) { return which == 0 ? "cpu" : "opencl"; }
 
@@ -67,7 +62,7 @@ BENCHMARK(BM_Sgemm)->ArgsProduct({{0, 1}, {256, 1024, 4096}})->Unit(benchmark::k
 // costs in time. M = range(1): 1 row (a decoding step) or 64; N × K = an LM head's 8192 × 512.
 void BM_LinearWeights(benchmark::State& state) {
   const WeightType weights = state.range(0) == 0 ? WeightType::F32 : WeightType::F16;
-  const auto b = make_backend("opencl", {.threads = cpu_threads(), .weights = weights});
+  const auto b = make_backend("opencl", {.threads = bench::bench_threads(2), .weights = weights});
   const std::int64_t m = state.range(1), n = 8192, k = 512;
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);

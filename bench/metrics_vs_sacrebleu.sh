@@ -42,5 +42,5 @@ for metric in bleu chrf ter; do
   fi
   a=$(best_ms "${ours[@]}")
   b=$(best_ms "${theirs[@]}")
-  printf '%-8s %12d %12d %7.1fx\n' "$metric" "$a" "$b" "$(echo "$b / $a" | bc -l)"
+  printf '%-8s %12d %12d %7.1fx\n' "$metric" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"
 done
