@@ -18,7 +18,8 @@ namespace {
 
 std::vector<float> random_values(std::int64_t count, unsigned seed) { return test::random_floats(count, seed, 1.0f); }
 
-class PackedLinearTest : public ::testing::Test {
+// 2 threads: blocks of rows on the backend's pool; 4: one oneDNN OpenMP team per product.
+class PackedLinearTest : public ::testing::TestWithParam<int> {
  protected:
   // y = act(x · wᵀ + bias) with w stored as a Matrix (packed) and as Any (plain, OpenBLAS).
   void expect_packed_matches_plain(std::int64_t m, std::int64_t n, std::int64_t k, bool with_bias, Activation act) {
@@ -41,12 +42,12 @@ class PackedLinearTest : public ::testing::Test {
     if (!got.empty()) EXPECT_NE(got[0], 0.0f);
   }
 
-  std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = 2});
+  std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = GetParam()});
   std::unique_ptr<WeightStore> store_ = backend_->make_weight_store();
   std::unique_ptr<Arena> arena_ = backend_->make_arena();
 };
 
-TEST_F(PackedLinearTest, MatchesOpenBlasOnThePlainWeightForEveryRowCount) {
+TEST_P(PackedLinearTest, MatchesOpenBlasOnThePlainWeightForEveryRowCount) {
   for (const std::int64_t m : {1, 2, 5, 16, 80, 333}) expect_packed_matches_plain(m, 96, 64, true, Activation::None);
   expect_packed_matches_plain(7, 1, 3, false, Activation::None);        // one output
   expect_packed_matches_plain(3, 130, 17, false, Activation::None);     // sizes off every block
@@ -55,7 +56,7 @@ TEST_F(PackedLinearTest, MatchesOpenBlasOnThePlainWeightForEveryRowCount) {
   expect_packed_matches_plain(0, 48, 32, true, Activation::None);       // no rows: nothing to do
 }
 
-TEST_F(PackedLinearTest, StoresOnlyThePackedCopy) {
+TEST_P(PackedLinearTest, StoresOnlyThePackedCopy) {
   const std::int64_t n = 64, k = 64;
   const Tensor packed = store_->add(random_values(n * k, 4), {n, k}, WeightUse::Matrix);
   // The packed layout may pad; it never keeps the plain elements besides.
@@ -64,7 +65,7 @@ TEST_F(PackedLinearTest, StoresOnlyThePackedCopy) {
   EXPECT_EQ(packed.shape, (Shape{n, k}));
 }
 
-TEST_F(PackedLinearTest, APackedWeightIsReadableByLinearOnly) {
+TEST_P(PackedLinearTest, APackedWeightIsReadableByLinearOnly) {
   const Tensor packed = store_->add(random_values(12, 5), {4, 3}, WeightUse::Matrix);
   const Tensor ids = arena_->alloc(DType::I32, {1}), out = arena_->alloc(DType::F32, {1, 3});
   const std::int32_t id = 0;
@@ -77,6 +78,8 @@ TEST_F(PackedLinearTest, APackedWeightIsReadableByLinearOnly) {
   const Tensor y = arena_->alloc(DType::F32, {2, 2});
   EXPECT_THROW(backend_->linear(x, packed.rows(1, 2), Tensor(), Activation::None, y), Error);
 }
+
+INSTANTIATE_TEST_SUITE_P(Threads, PackedLinearTest, ::testing::Values(2, 4));
 
 TEST(PackedLinear, DeterministicBackendsKeepMatricesPlain) {
   const auto backend = make_cpu_backend({.threads = 1, .deterministic = true});
@@ -102,9 +105,9 @@ float int8_bound(const std::vector<float>& x, const std::vector<float>& w, std::
   return bound;
 }
 
-void expect_int8_within_bound(std::int64_t m, std::int64_t n, std::int64_t k) {
-  SCOPED_TRACE(testing::Message() << "m=" << m);
-  const auto backend = make_cpu_backend({.threads = 2, .weights = WeightType::Int8});
+void expect_int8_within_bound(std::int64_t m, std::int64_t n, std::int64_t k, int threads) {
+  SCOPED_TRACE(testing::Message() << "m=" << m << " threads=" << threads);
+  const auto backend = make_cpu_backend({.threads = threads, .weights = WeightType::Int8});
   const auto store = backend->make_weight_store();
   const auto arena = backend->make_arena();
   auto w = random_values(n * k, 7);
@@ -130,9 +133,11 @@ void expect_int8_within_bound(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 TEST(PackedLinearInt8, EveryProductIsWithinTheRoundingBoundAndTheBiasIsExact) {
-  for (const std::int64_t m : {1, 2, 9, 64}) expect_int8_within_bound(m, 70, 130);
-  for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 99, 16);
-  for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 16, 32);
+  for (const int threads : {2, 4}) {
+    for (const std::int64_t m : {1, 2, 9, 64}) expect_int8_within_bound(m, 70, 130, threads);
+    for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 99, 16, threads);
+    for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 16, 32, threads);
+  }
 }
 
 TEST(PackedLinearInt8, AWeightTakesAboutAQuarterOfItsF32Bytes) {

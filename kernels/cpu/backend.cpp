@@ -337,8 +337,15 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // One block of rows per thread, each on its own lane of the packer.
+  // One block of rows per thread, each on its own lane of the packer: on a few threads, where
+  // OpenMP's spinning team beside the pool's threads cost more than it gave. From kMinTeam threads
+  // on, oneDNN runs the whole product on an OpenMP team and splits it itself: blocks of rows would
+  // leave threads idle on a decoding step's few rows, and have every thread read the whole weight.
   void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, float* y) {
+    if (threads_ >= kMinTeam) {
+      packer_->linear(x, m, w, bias, y, 0, threads_);
+      return;
+    }
     const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads_);
     const std::int64_t rows = (m + blocks - 1) / blocks, k = w.cols(), n = w.rows();
     rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
@@ -405,6 +412,7 @@ class CpuBackend final : public Backend {
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
   int threads_ = 1;
+  static constexpr int kMinTeam = 4;
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
   cpu::GemmScratch scratch_;

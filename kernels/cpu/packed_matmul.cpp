@@ -83,14 +83,15 @@ static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory:
 
 struct PackedMatmul::Lane {
   dnnl::stream stream;
-  // By (rows, k, n, bias, int8).
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>, Call> calls;
+  // By (rows, k, n, bias, int8, OpenMP threads): oneDNN splits a primitive's work for the thread
+  // count current when it is created.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool, int>, Call> calls;
   std::vector<std::int8_t> quantized_x;  // int8 calls: the rows of x, quantized
   std::vector<float> x_scales;           // and their scales
 
-  Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, bool bias) {
+  Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, bool bias, int team) {
     const std::int64_t n = w.rows(), k = w.cols();
-    const auto key = std::make_tuple(m, k, n, bias, w.int8());
+    const auto key = std::make_tuple(m, k, n, bias, w.int8(), team);
     auto found = calls.find(key);
     if (found != calls.end()) return found->second;
     if (calls.size() >= kMaxPrimitives) calls.clear();
@@ -165,7 +166,7 @@ std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64
 }
 
 void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y,
-                          int lane_index) {
+                          int lane_index, int team) {
   if (m == 0) return;
   Lane& lane = *impl_->lanes.at(static_cast<std::size_t>(lane_index));
   const std::int64_t n = w.rows(), k = w.cols();
@@ -177,8 +178,8 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
     src = lane.quantized_x.data();
   }
   try {
-    omp_set_num_threads(1);  // this thread's setting: the product runs on it alone
-    Call& call = lane.call(impl_->engine, m, w, bias != nullptr);
+    omp_set_num_threads(team);  // this thread's setting: the product's OpenMP team, usually 1
+    Call& call = lane.call(impl_->engine, m, w, bias != nullptr, team);
     call.src.set_data_handle(const_cast<void*>(src));
     call.dst.set_data_handle(y);
     if (bias && !w.int8()) call.bias.set_data_handle(const_cast<float*>(bias));

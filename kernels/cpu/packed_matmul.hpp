@@ -38,10 +38,10 @@ class PackedWeight {
 };
 
 // The oneDNN engine of one backend and its lanes: a lane (a stream, a primitive cache and scratch)
-// runs one product at a time, on the calling thread alone, so a backend runs several lanes at once
-// on its own thread pool, one block of rows each. (Debian builds oneDNN on OpenMP, whose idle
-// threads spin: beside OpenBLAS's and the pool's threads they made a 2-core encoder run 10×
-// slower. A lane sets its thread's OpenMP thread count to 1, so no OpenMP team ever starts.)
+// runs one product at a time, by default on the calling thread alone, so a backend can run several
+// lanes at once on its own thread pool, one block of rows each. (Debian builds oneDNN on OpenMP,
+// whose idle threads spin: beside OpenBLAS's and the pool's threads they made a 2-core encoder run
+// 10× slower. A lane sets its thread's OpenMP thread count to the call's team, 1 unless asked.)
 class PackedMatmul {
  public:
   PackedMatmul();
@@ -56,8 +56,11 @@ class PackedMatmul {
   // Lanes 0 .. lanes − 1 exist (at least 1; more are made on demand, none are removed).
   void reserve_lanes(int lanes);
   // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null) on lane `lane`; y must not alias x. Calls on
-  // different lanes may run at once.
-  void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int lane);
+  // different lanes may run at once. team > 1 lets oneDNN run this one product on an OpenMP team of
+  // that many threads (it splits the outputs), for products with fewer rows than the backend has
+  // threads; the caller's other threads must be idle meanwhile.
+  void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int lane,
+              int team = 1);
 
  private:
   struct Impl;
