@@ -154,7 +154,6 @@ class CpuBackend final : public Backend {
 
   void set_threads(int threads) override {
     threads = std::max(threads, 1);
-    threads_ = threads;
     if (packer_) packer_->reserve_lanes(threads);
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
@@ -342,11 +341,12 @@ class CpuBackend final : public Backend {
   // on, oneDNN runs the whole product on an OpenMP team and splits it itself: blocks of rows would
   // leave threads idle on a decoding step's few rows, and have every thread read the whole weight.
   void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, float* y) {
-    if (threads_ >= kMinTeam) {
-      packer_->linear(x, m, w, bias, y, 0, threads_);
+    const int threads = pool_.threads();
+    if (threads >= kMinTeam) {
+      packer_->linear(x, m, w, bias, y, 0, threads);
       return;
     }
-    const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads_);
+    const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads);
     const std::int64_t rows = (m + blocks - 1) / blocks, k = w.cols(), n = w.rows();
     rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t block = begin; block < end; ++block) {
@@ -411,7 +411,6 @@ class CpuBackend final : public Backend {
   cpu::ThreadPool pool_;
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
-  int threads_ = 1;
   static constexpr int kMinTeam = 4;
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
