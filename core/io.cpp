@@ -153,7 +153,7 @@ std::vector<std::string> jsonl_fields(const std::string& line, const TableOption
   nlohmann::json object;
   try {
     object = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     fail("{}: invalid JSON: {}", where, e.what());
   }
   if (!object.is_object()) fail("{}: expected a JSON object", where);

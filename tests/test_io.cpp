@@ -166,6 +166,19 @@ TEST(AtomicOutput, DirectoryTargetFailsAndLeavesNoTemporaryFile) {
   EXPECT_EQ(entries(dir), 2u);
 }
 
+// Found by fuzz_tables: a number beyond double's range is nlohmann's out_of_range, not a
+// parse_error, and escaped as an uncaught exception.
+TEST(Table, JsonlNumberOutOfRangeIsAnErrorNamingTheLine) {
+  const auto path = test::temp_dir() + "/data.jsonl";
+  test::write_file(path, "{\"text\": \"fine\"}\n{\"text\": \"x\", \"n\": 2222e22222222222}\n");
+  try {
+    read_table(path, {.format = TableFormat::Jsonl, .fields = {"text"}});
+    ADD_FAILURE() << "an out-of-range number was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("data.jsonl:2: invalid JSON"), std::string::npos) << e.what();
+  }
+}
+
 // Issue 18, item 8: a text field holding a number, null, an array or an object is an error naming
 // file, line and key, wherever texts are read from JSONL; labels may be numbers.
 TEST(Table, JsonlTextFieldsMustBeStrings) {

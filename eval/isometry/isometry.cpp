@@ -86,7 +86,7 @@ Table read_score_table(const std::string& path) {
     nlohmann::ordered_json first;
     try {
       first = nlohmann::ordered_json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       fail("{}: invalid JSON: {}", reader.where(), e.what());
     }
     if (!first.is_object()) fail("{}: expected a JSON object", reader.where());

@@ -117,6 +117,8 @@ Relation read_relation(const std::string& path) {
     data = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     fail("{}: not valid JSON (byte {}): {}", path, e.byte, e.what());
+  } catch (const nlohmann::json::exception& e) {  // a number out of range is not a parse_error
+    fail("{}: not valid JSON: {}", path, e.what());
   }
   if (!data.is_object()) fail("{}: expected a JSON object describing a relation", path);
   Relation r;

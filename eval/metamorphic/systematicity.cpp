@@ -79,7 +79,7 @@ Table read_scores_table(const std::string& path) {
     nlohmann::json first;
     try {
       first = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error&) {
+    } catch (const nlohmann::json::exception&) {
       fail("{}: not a JSON object", reader.where());
     }
     if (!first.is_object()) fail("{}: not a JSON object", reader.where());
