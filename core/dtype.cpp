@@ -15,6 +15,8 @@ std::size_t dtype_size(DType dtype) {
       return 2;
     case DType::I64:
       return 8;
+    case DType::I8:
+      return 1;
   }
   return 0;
 }
@@ -31,12 +33,14 @@ const char* dtype_name(DType dtype) {
       return "I32";
     case DType::I64:
       return "I64";
+    case DType::I8:
+      return "I8";
   }
   return "?";
 }
 
 std::optional<DType> parse_dtype_name(std::string_view name) {
-  for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64})
+  for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I64, DType::I8})
     if (name == dtype_name(dtype)) return dtype;
   return std::nullopt;
 }

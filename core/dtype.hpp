@@ -1,6 +1,7 @@
 #pragma once
 // Element types of stored and computed tensors, with the exact conversions between the floating
-// ones (what torch's .half() / .bfloat16() / .float() do).
+// ones (what torch's .half() / .bfloat16() / .float() do). I8 is a quantized matrix (core/quantize.hpp):
+// stored only in .invar files, always with its per-row scales.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,10 +9,10 @@
 
 namespace invar {
 
-enum class DType : std::uint8_t { F32, F16, BF16, I32, I64 };
+enum class DType : std::uint8_t { F32, F16, BF16, I32, I64, I8 };
 
 std::size_t dtype_size(DType dtype);
-const char* dtype_name(DType dtype);  // "F32", "F16", "BF16", "I32", "I64" (safetensors' names)
+const char* dtype_name(DType dtype);  // "F32", "F16", "BF16", "I32", "I64", "I8" (safetensors' names)
 std::optional<DType> parse_dtype_name(std::string_view name);
 bool is_floating(DType dtype);
 

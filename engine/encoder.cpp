@@ -262,6 +262,7 @@ EncoderModel::~EncoderModel() = default;
 
 const EncoderSpec& EncoderModel::spec() const { return impl_->spec; }
 std::size_t EncoderModel::weight_bytes() const { return impl_->weights.bytes(); }
+const WeightUses& EncoderModel::weight_uses() const { return impl_->weights.uses(); }
 bool EncoderModel::has_pooler() const { return !impl_->pooler.weight.empty(); }
 bool EncoderModel::has_classifier() const { return !impl_->classifier.weight.empty(); }
 bool EncoderModel::has_mlm() const { return !impl_->mlm_dense.weight.empty(); }

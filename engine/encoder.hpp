@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/text/tokenizer.hpp"
+#include "engine/model_weights.hpp"
 #include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/encoder_spec.hpp"
@@ -31,6 +32,8 @@ class EncoderModel {
   const EncoderSpec& spec() const;
   // Backend memory the weights take (WeightStore::bytes).
   std::size_t weight_bytes() const;
+  // How the model reads each stored tensor (ModelWeights::uses).
+  const WeightUses& weight_uses() const;
   bool has_pooler() const;
   bool has_classifier() const;
   bool has_mlm() const;

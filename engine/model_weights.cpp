@@ -2,6 +2,8 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace invar {
@@ -20,6 +22,31 @@ Tensor named(const std::string& path, const std::string& weight, Add add) {
   } catch (const Error& e) {
     fail("{}: weight '{}': {}", path, weight, e.what());
   }
+}
+
+// Matrices of equal width stacked along the rows as one Matrix. I8 parts (an int8 .invar file) stay
+// I8 with their scales: quantization is per row, so an int8 store packs exactly what it makes of
+// the f32 parts stacked; any other parts are stacked in F32.
+Tensor add_stacked(WeightStore& store, const std::vector<TensorData>& parts) {
+  const std::int64_t cols = parts.front().shape[1];
+  std::int64_t rows = 0;
+  for (const auto& part : parts) rows += part.shape[0];
+  const bool int8 = std::all_of(parts.begin(), parts.end(), [](const TensorData& p) { return p.dtype == DType::I8; });
+  if (!int8) {
+    std::vector<float> values;
+    for (const auto& part : parts) {
+      const auto part_values = to_f32(part);
+      values.insert(values.end(), part_values.begin(), part_values.end());
+    }
+    return store.add(values, Shape{rows, cols}, WeightUse::Matrix);
+  }
+  std::vector<std::byte> q;
+  std::vector<float> scales;
+  for (const auto& part : parts) {
+    q.insert(q.end(), part.data, part.data + part.nbytes);
+    scales.insert(scales.end(), part.scales, part.scales + part.shape[0]);
+  }
+  return store.add(TensorData{DType::I8, {rows, cols}, q.data(), q.size(), scales.data()}, WeightUse::Matrix);
 }
 
 }  // namespace
@@ -45,9 +72,11 @@ const std::string* ModelWeights::find(const std::string& canonical) const {
   return nullptr;
 }
 
-const TensorData ModelWeights::require(const std::string& canonical, const std::vector<std::int64_t>& expected) const {
+const TensorData ModelWeights::require(const std::string& canonical, const std::vector<std::int64_t>& expected,
+                                       WeightUse use) const {
   const std::string* stored = find(canonical);
   if (!stored) fail("{}: weight '{}' is missing", source_.path(), name(canonical).stored.front());
+  uses_[*stored].insert(use);
   // The shape is checked before the bytes are asked for, which may copy a strided view out.
   const std::vector<std::int64_t> shape = source_.tensor_info(*stored).shape;
   if (!expected.empty() && shape != expected)
@@ -60,7 +89,7 @@ const TensorData ModelWeights::require(const std::string& canonical, const std::
 
 Tensor ModelWeights::get(const std::string& canonical, const Shape& expected, WeightUse use) const {
   if (!name(canonical).required && !find(canonical)) return {};
-  const TensorData data = require(canonical, dims_of(expected));
+  const TensorData data = require(canonical, dims_of(expected), use);
   auto key = std::pair{*find(canonical), use};
   if (auto it = uploaded_.find(key); it != uploaded_.end()) return it->second;
   const Tensor tensor = named(source_.path(), key.first, [&] { return store_->add(data, use); });
@@ -81,27 +110,29 @@ Norm ModelWeights::norm(const std::string& canonical, std::int64_t width) const 
 
 Linear ModelWeights::fused(const std::string& canonical, std::initializer_list<const char*> parts, std::int64_t rows,
                            std::int64_t cols) const {
-  std::vector<float> weights, biases;
+  std::vector<TensorData> weights;
+  std::vector<float> biases;
   const bool has_bias = listed(canonical + "." + *parts.begin() + ".bias");
   for (const char* part : parts) {
     const std::string prefix = canonical + "." + part;
-    const auto values = to_f32(require(prefix + ".weight", {rows, cols}));
-    weights.insert(weights.end(), values.begin(), values.end());
+    weights.push_back(require(prefix + ".weight", {rows, cols}, WeightUse::Matrix));
     if (has_bias) {
-      const auto bias = to_f32(require(prefix + ".bias", {rows}));
+      const auto bias = to_f32(require(prefix + ".bias", {rows}, WeightUse::Any));
       biases.insert(biases.end(), bias.begin(), bias.end());
     }
   }
-  const std::int64_t total = rows * static_cast<std::int64_t>(parts.size());
   Linear result;
-  result.weight =
-      named(source_.path(), canonical, [&] { return store_->add(weights, Shape{total, cols}, WeightUse::Matrix); });
-  if (has_bias) result.bias = store_->add(biases, Shape{total}, WeightUse::Any);
+  result.weight = named(source_.path(), canonical, [&] { return add_stacked(*store_, weights); });
+  if (has_bias) result.bias = store_->add(biases, Shape{static_cast<std::int64_t>(biases.size())}, WeightUse::Any);
   return result;
 }
 
 std::vector<float> ModelWeights::host(const std::string& canonical, const std::vector<std::int64_t>& expected) const {
-  return to_f32(require(canonical, expected));
+  return to_f32(require(canonical, expected, WeightUse::Any));
+}
+
+void ModelWeights::may_get(const std::string& canonical, WeightUse use) const {
+  if (const std::string* stored = find(canonical)) uses_[*stored].insert(use);
 }
 
 }  // namespace invar

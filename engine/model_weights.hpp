@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ struct Linear {
 struct Norm {
   Tensor weight, bias;
 };
+
+// How a model reads each stored tensor it loads, by stored name.
+using WeightUses = std::map<std::string, std::set<WeightUse>>;
 
 class ModelWeights {
  public:
@@ -47,6 +51,12 @@ class ModelWeights {
                std::int64_t cols) const;
   // A required weight's values on the host, checked against `expected`.
   std::vector<float> host(const std::string& canonical, const std::vector<std::int64_t>& expected) const;
+  // Records that the model may fetch `canonical` with `use` later, on demand (the vocabulary
+  // shortlist's LM-head table), so that uses() holds it from the start.
+  void may_get(const std::string& canonical, WeightUse use) const;
+  // Every stored tensor fetched (or announced by may_get) so far, with the uses it was fetched for:
+  // what `invar convert --dtype int8` learns the model's linear-layer matrices from.
+  const WeightUses& uses() const { return uses_; }
 
   WeightStore& store() { return *store_; }
   std::size_t bytes() const { return store_->bytes(); }  // backend memory the weights take
@@ -56,7 +66,9 @@ class ModelWeights {
   const WeightName& name(const std::string& canonical) const;
   // The stored name found for `canonical`, or nullptr.
   const std::string* find(const std::string& canonical) const;
-  const TensorData require(const std::string& canonical, const std::vector<std::int64_t>& expected) const;
+  // The stored tensor, checked; its use is recorded in uses_.
+  const TensorData require(const std::string& canonical, const std::vector<std::int64_t>& expected,
+                           WeightUse use) const;
 
   const ModelSource& source_;
   std::vector<WeightName> names_;
@@ -65,6 +77,7 @@ class ModelWeights {
   // What get() uploaded, by stored name and use: tied weights (shared embeddings, an LM head tied
   // to them) resolve to one stored tensor and take backend memory once.
   mutable std::map<std::pair<std::string, WeightUse>, Tensor> uploaded_;
+  mutable WeightUses uses_;
 };
 
 }  // namespace invar

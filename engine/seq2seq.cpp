@@ -138,6 +138,7 @@ class Seq2SeqModel::Impl {
   // Gives each of `expand` rows per source its own cross-attention group (sampling several per source).
   void expand_groups(std::int64_t expand);
   std::size_t weight_bytes() const { return weights_.bytes(); }
+  const WeightUses& weight_uses() const { return weights_.uses(); }
   // The LM head's rows `rows` (sorted target ids) from now on; empty = the whole vocabulary.
   void restrict_head(const std::vector<std::int32_t>& rows);
 
@@ -195,6 +196,7 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
   encoder_ = load_stack("enc");
   decoder_ = load_stack("dec");
   lm_head_ = weights_.get("lm_head", {}, WeightUse::Matrix);
+  weights_.may_get("lm_head", WeightUse::Table);  // restrict_head() gathers its rows for a shortlist
   if (lm_head_.shape != Shape{spec.decoder.vocab, d_})
     fail("{}: the LM head is {}, expected [{}, {}]", source.path(), lm_head_.shape.str(), spec.decoder.vocab, d_);
   if (spec.final_logits_bias) {
@@ -753,6 +755,7 @@ Seq2SeqModel::~Seq2SeqModel() = default;
 
 const Seq2SeqSpec& Seq2SeqModel::spec() const { return impl_->spec; }
 std::size_t Seq2SeqModel::weight_bytes() const { return impl_->weight_bytes(); }
+const WeightUses& Seq2SeqModel::weight_uses() const { return impl_->weight_uses(); }
 const SearchSettings& Seq2SeqModel::default_settings() const { return impl_->defaults; }
 void Seq2SeqModel::check_sources(const std::vector<TokenIds>& sources) const { impl_->check_sources(sources); }
 

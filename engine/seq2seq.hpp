@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/decode/generation.hpp"
+#include "engine/model_weights.hpp"
 #include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/seq2seq_spec.hpp"
@@ -38,6 +39,8 @@ class Seq2SeqModel {
   const Seq2SeqSpec& spec() const;
   // Backend memory the weights take (WeightStore::bytes).
   std::size_t weight_bytes() const;
+  // How the model reads each stored tensor (ModelWeights::uses).
+  const WeightUses& weight_uses() const;
   // generate()'s settings from config.json (num_beams, max_length, forced tokens, ...).
   const SearchSettings& default_settings() const;
 

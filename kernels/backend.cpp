@@ -23,8 +23,8 @@ const char* weight_type_name(WeightType type) {
 }
 
 Shape weight_shape(const TensorData& src) {
-  if (src.dtype != DType::F32 && src.dtype != DType::F16 && src.dtype != DType::BF16) {
-    fail("weight of dtype {} is not a floating tensor", dtype_name(src.dtype));
+  if (!is_floating(src.dtype) && src.dtype != DType::I8) {
+    fail("weight of dtype {} is neither a floating nor an int8 tensor", dtype_name(src.dtype));
   }
   if (src.shape.empty() || src.shape.size() > static_cast<std::size_t>(kMaxRank)) {
     fail("weight of rank {} (supported: 1 to {})", src.shape.size(), kMaxRank);

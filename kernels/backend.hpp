@@ -46,12 +46,14 @@ enum class WeightUse : std::uint8_t {
 class WeightStore {
  public:
   virtual ~WeightStore() = default;
-  // A floating tensor (F32, F16 or BF16) as a backend tensor of the same shape: F32, or F16 for a
+  // A floating tensor (F32, F16 or BF16) or an I8 matrix with its scales (dequantized first:
+  // scale · q) as a backend tensor of the same shape: F32, or F16 for a
   // Matrix or Table where the backend stores those in half precision (values rounded to nearest,
   // ties to even; a value beyond ±65504 fails). The CPU backend returns a zero-copy view of aligned
   // F32 data, so `src` must stay valid (keep the ModelSource alive) as long as this store; F16/BF16
   // are converted once into owned memory. It packs a rank-2 Matrix into oneDNN's layout (owned;
-  // the source is not read again) unless it computes deterministically.
+  // the source is not read again) unless it computes deterministically; with WeightType::Int8 it
+  // packs an I8 Matrix's q and scales as they are, without dequantizing them.
   virtual Tensor add(const TensorData& src, WeightUse use) = 0;
   // A tensor from host values (computed tables: sinusoidal positions, fused weights), stored as
   // add(TensorData) stores an F32 tensor of the same use.
@@ -61,7 +63,7 @@ class WeightStore {
 };
 
 // The shape of a weight for WeightStore::add; fails unless it is a floating tensor (F32, F16,
-// BF16) of rank 1 to kMaxRank.
+// BF16) or an I8 one of rank 1 to kMaxRank.
 Shape weight_shape(const TensorData& src);
 
 // Per-batch scratch memory: a bump allocator over backend storage. reset() at the start of a

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <span>
 
 #include "core/error.hpp"
+#include "core/quantize.hpp"
 #include "loaders/mapped_file.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/sources.hpp"
@@ -108,14 +111,16 @@ Preamble decode_preamble(const std::byte* bytes, std::size_t size, const std::st
 
 // --- Writing ---------------------------------------------------------------------------------------
 
-// One piece of the data section: an auxiliary file or a tensor (after any dtype conversion).
+// One piece of the data section: an auxiliary file, a tensor (after any dtype conversion), or the
+// scales of the I8 tensor before it.
 struct Piece {
+  enum class Kind : std::uint8_t { File, Tensor, Scales };
+  Kind kind = Kind::Tensor;
   std::string name;
   std::string file;     // a file's content
-  TensorData tensor;    // a tensor as stored in the source
+  TensorData tensor;    // a tensor as stored in the source, or as quantized here
   DType dtype{};        // the tensor's dtype in the .invar file
   std::uint64_t offset = 0, size = 0;
-  bool is_file = false;
 };
 
 // The bytes of a tensor in `dtype`: the stored bytes, or converted ones in `scratch`.
@@ -134,6 +139,18 @@ std::span<const std::byte> tensor_bytes(const TensorData& tensor, DType dtype, s
   return scratch;
 }
 
+std::span<const std::byte> piece_bytes(const Piece& piece, std::vector<std::byte>& scratch) {
+  switch (piece.kind) {
+    case Piece::Kind::File:
+      return std::as_bytes(std::span(piece.file.data(), piece.file.size()));
+    case Piece::Kind::Tensor:
+      return tensor_bytes(piece.tensor, piece.dtype, scratch);
+    case Piece::Kind::Scales:
+      return std::as_bytes(std::span(piece.tensor.scales, piece.size / sizeof(float)));
+  }
+  return {};
+}
+
 // Feeds the data section, padding included, to `sink` in order.
 void emit_data(const std::vector<Piece>& pieces, const std::function<void(std::span<const std::byte>)>& sink) {
   static constexpr std::array<std::byte, kInvarAlignment> kZeros{};
@@ -141,23 +158,40 @@ void emit_data(const std::vector<Piece>& pieces, const std::function<void(std::s
   std::uint64_t position = 0;
   for (const auto& piece : pieces) {
     sink({kZeros.data(), piece.offset - position});
-    if (piece.is_file) {
-      sink(std::as_bytes(std::span(piece.file.data(), piece.file.size())));
-    } else {
-      sink(tensor_bytes(piece.tensor, piece.dtype, scratch));
-    }
+    sink(piece_bytes(piece, scratch));
     position = piece.offset + piece.size;
   }
 }
 
+// Quantized copies of tensors (core/quantize.hpp), kept until the file is written.
+struct Int8Matrix {
+  std::vector<std::int8_t> q;
+  std::vector<float> scales;
+};
+
+TensorData quantized(const std::string& name, const TensorData& tensor, const std::string& where,
+                     std::deque<Int8Matrix>& kept) {
+  if (tensor.shape.size() != 2)
+    fail("{}: tensor '{}' has {} dimensions: only a matrix can be stored as int8", where, name, tensor.shape.size());
+  const std::vector<float> values = to_f32(tensor);
+  Int8Matrix& matrix = kept.emplace_back();
+  matrix.q.resize(values.size());
+  matrix.scales.resize(static_cast<std::size_t>(tensor.shape[0]));
+  quantize_rows_int8(values.data(), tensor.shape[0], tensor.shape[1], matrix.q.data(), matrix.scales.data());
+  return {DType::I8, tensor.shape, reinterpret_cast<const std::byte*>(matrix.q.data()), matrix.q.size(),
+          matrix.scales.data()};
+}
+
 }  // namespace
 
-void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype) {
+void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype,
+                      const std::set<std::string>& int8_tensors) {
+  if (float_dtype && !int8_tensors.empty()) fail("internal: an .invar file is written in one float dtype or in int8");
   std::vector<Piece> pieces;
   for (const auto& name : source.file_names()) {
     Piece piece;
+    piece.kind = Piece::Kind::File;
     piece.name = name;
-    piece.is_file = true;
     piece.file = source.read_file(name);
     piece.size = piece.file.size();
     pieces.push_back(std::move(piece));
@@ -165,13 +199,22 @@ void write_invar_file(const ModelSource& source, std::ostream& out, std::optiona
   if (!source.has_file("config.json")) fail("{}: no config.json", source.path());
   auto tensor_names = source.tensor_names();
   std::sort(tensor_names.begin(), tensor_names.end());
+  std::deque<Int8Matrix> kept;
   for (const auto& name : tensor_names) {
     Piece piece;
     piece.name = name;
     piece.tensor = source.tensor(name);
-    piece.dtype = float_dtype && is_floating(piece.tensor.dtype) ? *float_dtype : piece.tensor.dtype;
+    if (int8_tensors.count(name) && is_floating(piece.tensor.dtype))
+      piece.tensor = quantized(name, piece.tensor, source.path(), kept);
+    const bool converts = is_floating(piece.tensor.dtype) || piece.tensor.dtype == DType::I8;
+    piece.dtype = float_dtype && converts ? *float_dtype : piece.tensor.dtype;
     piece.size = piece.tensor.nbytes / dtype_size(piece.tensor.dtype) * dtype_size(piece.dtype);
-    pieces.push_back(std::move(piece));
+    pieces.push_back(piece);
+    if (piece.dtype == DType::I8) {
+      piece.kind = Piece::Kind::Scales;
+      piece.size = static_cast<std::uint64_t>(piece.tensor.shape[0]) * sizeof(float);
+      pieces.push_back(std::move(piece));
+    }
   }
 
   nlohmann::json files = nlohmann::json::array(), tensors = nlohmann::json::array();
@@ -179,11 +222,18 @@ void write_invar_file(const ModelSource& source, std::ostream& out, std::optiona
   for (auto& piece : pieces) {
     piece.offset = align_up(end);
     end = piece.offset + piece.size;
-    if (piece.is_file) {
-      files.push_back({{"name", piece.name}, {"offset", piece.offset}, {"size", piece.size}});
-    } else {
-      tensors.push_back({{"name", piece.name}, {"dtype", dtype_name(piece.dtype)}, {"shape", piece.tensor.shape},
-                         {"offset", piece.offset}, {"size", piece.size}});
+    switch (piece.kind) {
+      case Piece::Kind::File:
+        files.push_back({{"name", piece.name}, {"offset", piece.offset}, {"size", piece.size}});
+        break;
+      case Piece::Kind::Tensor:
+        tensors.push_back({{"name", piece.name}, {"dtype", dtype_name(piece.dtype)}, {"shape", piece.tensor.shape},
+                           {"offset", piece.offset}, {"size", piece.size}});
+        break;
+      case Piece::Kind::Scales:
+        tensors.back()["scales"] = {{"dtype", dtype_name(DType::F32)}, {"shape", {piece.tensor.shape[0]}},
+                                    {"offset", piece.offset}, {"size", piece.size}};
+        break;
     }
   }
   const std::string header = nlohmann::json{{"files", files}, {"tensors", tensors}}.dump();
@@ -247,6 +297,28 @@ class InvarHeader {
     ranges_.push_back({what, offset, offset + size});
     return ranges_.back();
   }
+  // An I8 tensor's scales (docs/model-format.md), validated: F32 [rows], finite, not negative.
+  const float* scales(const nlohmann::json& entry, const std::vector<std::int64_t>& shape, const std::string& what,
+                      const std::byte* data) {
+    if (shape.size() != 2) fail("{}: {}: an I8 tensor must be a matrix, not {}-dimensional", path_, what, shape.size());
+    const auto& scales = field(entry, "scales", what);
+    const std::string of = what + " scales";
+    const auto& dtype = field(scales, "dtype", of);
+    if (dtype != dtype_name(DType::F32)) fail("{}: {}: dtype {} is not F32", path_, of, dtype.dump());
+    const auto& scales_shape = field(scales, "shape", of);
+    if (scales_shape != nlohmann::json::array({shape[0]}))
+      fail("{}: {}: shape {} is not [{}], one per row", path_, of, scales_shape.dump(), shape[0]);
+    const Range place = range(scales, of);
+    const auto rows = static_cast<std::uint64_t>(shape[0]);
+    if (place.end - place.begin != rows * sizeof(float))
+      fail("{}: {}: F32 [{}] needs {} bytes but {} are stored", path_, of, rows, rows * sizeof(float),
+           place.end - place.begin);
+    const auto* values = reinterpret_cast<const float*>(data + place.begin);  // 64-byte aligned
+    for (std::uint64_t j = 0; j < rows; ++j)
+      if (!std::isfinite(values[j]) || values[j] < 0.0f)
+        fail("{}: {}: the scale of row {} is {}, not a finite number >= 0", path_, of, j, values[j]);
+    return values;
+  }
   void check_overlaps() {
     std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) {
       return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
@@ -280,7 +352,7 @@ class InvarFileSource : public ModelSource {
     const char* text = reinterpret_cast<const char*>(header_bytes);
     const nlohmann::json::parser_callback_t depth_limit = [&](int depth, nlohmann::json::parse_event_t,
                                                                nlohmann::json&) {
-      if (depth > 4) fail("{}: .invar header nests deeper than an .invar header can", path_);
+      if (depth > 5) fail("{}: .invar header nests deeper than an .invar header can", path_);
       return true;
     };
     nlohmann::json json;
@@ -304,7 +376,7 @@ class InvarFileSource : public ModelSource {
       TensorData tensor;
       const auto& dtype = header.field(entry, "dtype", what);
       const auto parsed = dtype.is_string() ? parse_dtype_name(dtype.get<std::string>()) : std::nullopt;
-      if (!parsed) fail("{}: {}: dtype {} is not F32, F16, BF16, I32 or I64", path_, what, dtype.dump());
+      if (!parsed) fail("{}: {}: dtype {} is not F32, F16, BF16, I32, I64 or I8", path_, what, dtype.dump());
       tensor.dtype = *parsed;
       const auto& shape = header.field(entry, "shape", what);
       if (!shape.is_array()) fail("{}: {}: 'shape' must be a list", path_, what);
@@ -319,6 +391,11 @@ class InvarFileSource : public ModelSource {
         fail("{}: {}: {} {} needs {} bytes but {} are stored", path_, what, dtype_name(tensor.dtype), shape.dump(),
              expected, tensor.nbytes);
       tensor.data = data + range.begin;
+      if (tensor.dtype == DType::I8) {
+        tensor.scales = header.scales(entry, tensor.shape, what, data);
+      } else if (entry.contains("scales")) {
+        fail("{}: {}: only an I8 tensor has 'scales', not a {} one", path_, what, dtype_name(tensor.dtype));
+      }
       tensors_.add(name, std::move(tensor), path_);
     }
     header.check_overlaps();

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <set>
+#include <string>
 
 #include "loaders/model_source.hpp"
 
@@ -15,8 +17,11 @@ inline constexpr std::uint64_t kInvarAlignment = 64;
 inline constexpr std::uint64_t kInvarPreambleBytes = 64;
 
 // Writes every auxiliary file and tensor of `source` as an .invar file to `out`. With `float_dtype`,
-// floating tensors are converted to it (rounding to nearest, ties to even); integer tensors and,
-// without it, every tensor keep their stored dtype. Fails naming the source on anything unreadable.
-void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype);
+// floating tensors are converted to it (rounding to nearest, ties to even) and I8 ones dequantized
+// to it; integer tensors and, without it, every tensor keep their stored dtype. The floating
+// matrices named in `int8_tensors` are stored as I8 with their per-row scales (core/quantize.hpp),
+// which excludes `float_dtype`. Fails naming the source on anything unreadable.
+void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype,
+                      const std::set<std::string>& int8_tensors = {});
 
 }  // namespace invar

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/printable.hpp"
+#include "core/quantize.hpp"
 #include "loaders/sources.hpp"
 #include "loaders/tensor_set.hpp"
 
@@ -43,6 +44,11 @@ std::vector<float> to_f32(const TensorData& tensor) {
         values[i] = tensor.dtype == DType::F16 ? f16_bits_to_f32(bits) : bf16_bits_to_f32(bits);
       }
       break;
+    case DType::I8:
+      if (!tensor.scales || tensor.shape.size() != 2) fail("cannot dequantize an I8 tensor without its scales");
+      dequantize_rows_int8(reinterpret_cast<const std::int8_t*>(tensor.data), tensor.scales, tensor.shape[0],
+                           tensor.shape[1], values.data());
+      break;
     case DType::I32:
     case DType::I64:
       fail("cannot convert an integer tensor ({}) to float32", dtype_name(tensor.dtype));
@@ -70,6 +76,7 @@ std::size_t count_non_finite(const TensorData& tensor) {
     case DType::F32: return count_non_finite<std::uint32_t>(tensor.data, count, 0x7F800000u);
     case DType::F16: return count_non_finite<std::uint16_t>(tensor.data, count, 0x7C00u);
     case DType::BF16: return count_non_finite<std::uint16_t>(tensor.data, count, 0x7F80u);
+    case DType::I8:  // its scales were checked when the file was read
     case DType::I32:
     case DType::I64: return 0;
   }

@@ -24,6 +24,9 @@ struct TensorData {
   std::vector<std::int64_t> shape;
   const std::byte* data = nullptr;
   std::size_t nbytes = 0;
+  // I8 only (a quantized [rows, cols] matrix, core/quantize.hpp): its `rows` scales, validated
+  // (finite, ≥ 0) by the reader; the matrix stands for scales[j] · q[j, :].
+  const float* scales = nullptr;
 
   std::int64_t numel() const;
 };
@@ -36,7 +39,7 @@ struct TensorInfo {
   std::int64_t numel() const;
 };
 
-// Converts any floating dtype to float32 (F16 and BF16 exactly; F32 copied).
+// Converts any floating dtype to float32 (F16 and BF16 exactly; F32 copied) and dequantizes I8.
 std::vector<float> to_f32(const TensorData& tensor);
 
 // What loading does with a floating weight that holds NaN or infinity: such a model computes

@@ -13,7 +13,8 @@ namespace {
 constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 
 DType parse_dtype(const std::string& name, const std::string& where, const std::string& tensor) {
-  if (const auto dtype = parse_dtype_name(name)) return *dtype;
+  // I8 is invar's quantized matrix, which needs scales that only an .invar file stores.
+  if (const auto dtype = parse_dtype_name(name); dtype && *dtype != DType::I8) return *dtype;
   fail("{}: tensor '{}' has dtype '{}'; invar reads F32, F16, BF16, I32 and I64", where, tensor, name);
 }
 

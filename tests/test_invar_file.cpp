@@ -117,7 +117,7 @@ TEST(InvarFile, ConvertCommandWritesAFileEveryCommandCanOpen) {
 
   const auto bad = test::run_cli({"convert", test::fixture("seq2seq/t5"), "-o", out, "--dtype", "f8"});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("--dtype must be f32, f16 or bf16"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--dtype must be f32, f16, bf16 or int8"), std::string::npos) << bad.err;
   const auto missing = test::run_cli({"convert", "/no/such/model", "-o", out});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("/no/such/model: no such model folder or file"), std::string::npos) << missing.err;

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "engine/int8_weights.hpp"
 #include "loaders/invar_file.hpp"
 #include "tools/command.hpp"
 
@@ -16,14 +17,16 @@ struct ConvertArguments {
 
 void run(const ConvertArguments& args) {
   std::optional<DType> dtype;
+  const bool int8 = args.dtype == "int8";
   if (args.dtype == "f32") dtype = DType::F32;
   else if (args.dtype == "f16") dtype = DType::F16;
   else if (args.dtype == "bf16") dtype = DType::BF16;
-  else if (!args.dtype.empty()) fail("--dtype must be f32, f16 or bf16, got '{}'", args.dtype);
+  else if (!args.dtype.empty() && !int8) fail("--dtype must be f32, f16, bf16 or int8, got '{}'", args.dtype);
   if (args.output == "-") fail("--output must name a file; an .invar file is binary");
   const auto source = ModelSource::open(args.model);
+  const std::set<std::string> int8_tensors = int8 ? int8_weight_names(*source) : std::set<std::string>{};
   AtomicOutput output(args.output);
-  write_invar_file(*source, output.stream(), dtype);
+  write_invar_file(*source, output.stream(), dtype, int8_tensors);
   output.commit();
 }
 
@@ -37,8 +40,10 @@ void setup(CLI::App& root) {
   app->add_option("model", args->model, "Hugging Face model folder (or an .invar file to re-encode)")->required();
   app->add_option("-o,--output", args->output, "The .invar file to write (written whole or not at all)")->required();
   app->add_option("--dtype", args->dtype,
-                  "Store floating tensors as f32, f16 or bf16 (rounded to nearest, ties to even); integer "
-                  "tensors are kept. Default: as stored");
+                  "Store floating tensors as f32, f16 or bf16 (rounded to nearest, ties to even; int8 tensors "
+                  "are dequantized first), or int8: the linear-layer matrices that --weights int8 quantizes "
+                  "are stored quantized (per output channel, with f32 scales; about a quarter of their f32 "
+                  "size), every other tensor as stored. Integer tensors are kept. Default: as stored");
   app->callback([args] { run(*args); });
 }
 

@@ -55,7 +55,7 @@ nlohmann::json describe(const std::string& path) {
   for (const auto& name : source->tensor_names()) {
     const TensorInfo tensor = source->tensor_info(name);
     ++dtypes[dtype_name(tensor.dtype)];
-    if (is_floating(tensor.dtype)) parameters += tensor.numel();
+    if (is_floating(tensor.dtype) || tensor.dtype == DType::I8) parameters += tensor.numel();
   }
   info["tensors"] = source->tensor_names().size();
   info["dtypes"] = dtypes;

@@ -68,6 +68,7 @@ class CpuWeightStore final : public WeightStore {
     const bool aligned_f32 =
         src.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(src.data) % alignof(float) == 0;
     if (packs(use, t.shape)) {
+      if (int8_ && src.dtype == DType::I8) return pack_int8(src, t.shape);
       if (aligned_f32) {
         const Tensor packed = pack(reinterpret_cast<const float*>(src.data), t.shape);
         release_pages(src.data, src.nbytes);
@@ -106,7 +107,18 @@ class CpuWeightStore final : public WeightStore {
   }
   Tensor pack(const float* values, const Shape& shape) {
     const std::int64_t n = shape[0], k = shape[1];
-    packed_.push_back(int8_ ? packer_->pack_int8(values, n, k) : packer_->pack(values, n, k));
+    return keep(int8_ ? packer_->pack_int8(values, n, k) : packer_->pack(values, n, k), shape);
+  }
+  // An I8 matrix of an .invar file: its stored q and scales are what pack(values) would make.
+  Tensor pack_int8(const TensorData& src, const Shape& shape) {
+    if (!src.scales) fail("an I8 weight without its scales");
+    const auto* q = reinterpret_cast<const std::int8_t*>(src.data);
+    Tensor packed = keep(packer_->pack_int8(q, src.scales, shape[0], shape[1]), shape);
+    release_pages(src.data, src.nbytes);
+    return packed;
+  }
+  Tensor keep(std::unique_ptr<cpu::PackedWeight> packed, const Shape& shape) {
+    packed_.push_back(std::move(packed));
     const cpu::PackedWeight& weight = *packed_.back();
     index_.emplace(weight.data(), &weight);
     bytes_ += weight.bytes();

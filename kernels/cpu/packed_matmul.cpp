@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/quantize.hpp"
 
 namespace invar::cpu {
 
@@ -26,27 +27,9 @@ constexpr memory::dim kRepresentativeRows = 64;
 // Distinct (rows, shape, bias, type) primitives kept; beyond it the cache starts over (a primitive
 // takes ~0.1 ms to create, and oneDNN keeps its own cache of the generated kernels).
 constexpr std::size_t kMaxPrimitives = 4096;
-constexpr float kInt8Max = 127.0f;
 
 memory::desc matrix(memory::dim rows, memory::dim cols, DataType type) { return {{rows, cols}, type, Tag::ab}; }
 memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, cols, DataType::f32); }
-
-// Symmetric int8 quantization of `count` values: the scale, and q = round(v / scale) into `out`
-// (halves away from zero: a truncating conversion of v / scale ± 0.5, which vectorizes where
-// nearbyint does not; |v / scale| ≤ 127 needs no clamp). A NaN, or an infinity with its 0 · ∞,
-// becomes 0 rather than an undefined conversion; the row's infinite scale then carries it on.
-float quantize(const float* values, std::int64_t count, std::int8_t* out) {
-  float peak = 0.0f;
-  for (std::int64_t i = 0; i < count; ++i) peak = std::max(peak, std::fabs(values[i]));
-  const float scale = peak > 0.0f ? peak / kInt8Max : 1.0f;
-  const float inverse = 1.0f / scale;
-  for (std::int64_t i = 0; i < count; ++i) {
-    const float v = values[i] * inverse;
-    const float rounded = v + (v < 0.0f ? -0.5f : 0.5f);
-    out[i] = rounded == rounded ? static_cast<std::int8_t>(static_cast<std::int32_t>(rounded)) : 0;
-  }
-  return scale;
-}
 
 }  // namespace
 
@@ -157,9 +140,15 @@ std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   std::vector<std::int8_t> quantized(static_cast<std::size_t>(n * k));
   std::vector<float> scales(static_cast<std::size_t>(n));
-  for (std::int64_t j = 0; j < n; ++j) scales[j] = quantize(w + j * k, k, quantized.data() + j * k);
+  quantize_rows_int8(w, n, k, quantized.data(), scales.data());
+  return pack_int8(quantized.data(), scales.data(), n, k);
+}
+
+std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const std::int8_t* q, const float* scales, std::int64_t n,
+                                                      std::int64_t k) {
+  if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   try {
-    return impl_->pack(quantized.data(), DataType::s8, n, k, std::move(scales));
+    return impl_->pack(q, DataType::s8, n, k, std::vector<float>(scales, scales + n));
   } catch (const dnnl::error& e) {
     fail("oneDNN cannot pack a [{}, {}] int8 weight: {}", n, k, e.what());
   }
@@ -174,7 +163,7 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
   if (w.int8()) {
     lane.quantized_x.resize(static_cast<std::size_t>(m * k));
     lane.x_scales.resize(static_cast<std::size_t>(m));
-    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize(x + r * k, k, lane.quantized_x.data() + r * k);
+    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize_int8(x + r * k, k, lane.quantized_x.data() + r * k);
     src = lane.quantized_x.data();
   }
   try {

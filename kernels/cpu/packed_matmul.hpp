@@ -4,8 +4,8 @@
 // OpenBLAS's sgemm instead re-packs the whole weight on every call, which dominates the small-M
 // products of decoding (one row per beam and step): docs/performance.md has the measurements.
 //
-// An int8 weight is quantized per output channel, symmetrically: w[j, :] ≈ scale[j] · q[j, :] with
-// q in [-127, 127] and scale[j] = max|w[j, :]| / 127. Each call quantizes the rows of x the same way
+// An int8 weight is quantized per output channel, symmetrically (core/quantize.hpp): w[j, :] ≈
+// scale[j] · q[j, :] with q in [-127, 127] and scale[j] = max|w[j, :]| / 127. Each call quantizes the rows of x the same way
 // (per row, dynamically), multiplies the int8 matrices with exact int32 sums (VNNI or AMX where the
 // CPU has them: oneDNN picks) and rescales each element by its row's and its channel's scale.
 #include <cstddef>
@@ -53,6 +53,9 @@ class PackedMatmul {
   std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k);
   // The same weight quantized to int8 per output channel (see above), then packed.
   std::unique_ptr<PackedWeight> pack_int8(const float* w, std::int64_t n, std::int64_t k);
+  // A weight quantized already (an I8 tensor of an .invar file): q [n, k] row-major and its n
+  // scales, packed as they are.
+  std::unique_ptr<PackedWeight> pack_int8(const std::int8_t* q, const float* scales, std::int64_t n, std::int64_t k);
   // Lanes 0 .. lanes − 1 exist (at least 1; more are made on demand, none are removed).
   void reserve_lanes(int lanes);
   // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null) on lane `lane`; y must not alias x. Calls on

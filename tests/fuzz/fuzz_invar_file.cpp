@@ -3,8 +3,8 @@
 // valid preamble and checksums (so mutations reach the header's checks instead of failing the
 // CRC), the data section zero-padded by kDataPadding bytes so that tensor ranges of seeds whose data
 // was cut after the files still fit. The file is opened as a model source, every auxiliary file
-// and tensor read and converted. Any bytes must be accepted or rejected with an invar::Error: never
-// a crash, hang, leak or another exception.
+// and tensor read and converted (I8 ones dequantized). Any bytes must be accepted or rejected with
+// an invar::Error: never a crash, hang, leak or another exception.
 #include <zlib.h>
 
 #include <string>
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& name : source->file_names()) source->read_file(name);
     for (const auto& name : source->tensor_names()) {
       const invar::TensorData tensor = source->tensor(name);
-      if (invar::is_floating(tensor.dtype)) invar::to_f32(tensor);
+      if (invar::is_floating(tensor.dtype) || tensor.dtype == invar::DType::I8) invar::to_f32(tensor);
     }
   } catch (const invar::Error&) {
   }

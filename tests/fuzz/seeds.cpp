@@ -1,7 +1,8 @@
 // The seeds that are not plain fixture files (tests/fuzz/run.sh runs this), one folder per target:
 // - invar_file: every fixture model folder converted to an .invar file as `invar convert` writes
 //   it, as the target reads its input: the header JSON, a NUL byte, and the data section up to the
-//   end of the last auxiliary file (the target pads the data with zeros, where the tensors lie);
+//   end of the last auxiliary file (the target pads the data with zeros, where the tensors lie),
+//   and one with its matrices stored as int8;
 // - vocabulary: the vocabulary files of fuzz_support.hpp's list, each after its index byte;
 // - tables: the TSV fixtures as JSONL (there are no JSONL fixtures), after fuzz_tables' JSONL byte.
 //   invar_fuzz_seeds OUT_DIR
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -31,10 +33,17 @@ std::uint64_t le64(const std::string& bytes, std::size_t at) {
   return value;
 }
 
-void write_invar_seed(const fs::path& folder, const fs::path& out) {
+// With `int8`, every floating matrix is stored as I8 with its scales (what `invar convert --dtype
+// int8` does to the model's linear-layer matrices), so that the fuzzer reaches the scales' checks.
+void write_invar_seed(const fs::path& folder, const fs::path& out, bool int8 = false) {
   const auto source = invar::ModelSource::open(folder.string());
+  std::set<std::string> matrices;
+  for (const auto& name : source->tensor_names()) {
+    const invar::TensorInfo info = source->tensor_info(name);
+    if (int8 && invar::is_floating(info.dtype) && info.shape.size() == 2) matrices.insert(name);
+  }
   std::ostringstream file;
-  invar::write_invar_file(*source, file, std::nullopt);
+  invar::write_invar_file(*source, file, std::nullopt, matrices);
   const std::string bytes = file.str();
   // The preamble's header size and data offset (docs/model-format.md).
   const std::uint64_t header_size = le64(bytes, 24), data_offset = le64(bytes, 32);
@@ -90,6 +99,8 @@ int main(int argc, char** argv) {
         if (file.path().extension() == ".tsv")
           write_jsonl_seed(file.path(), out / "tables" / (prefix + file.path().stem().string() + ".jsonl"));
     }
+    write_invar_seed(fs::path(INVAR_FIXTURES_DIR) / "core" / "bert-wordpiece", out / "invar_file" / "int8_bert-wordpiece",
+                     true);
     write_vocabulary_seeds(out / "vocabulary");
   } catch (const invar::Error& e) {
     std::fprintf(stderr, "invar_fuzz_seeds: %s\n", e.what());
