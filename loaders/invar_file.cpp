@@ -182,41 +182,25 @@ TensorData quantized(const std::string& name, const TensorData& tensor, const st
           matrix.scales.data()};
 }
 
-}  // namespace
+// The tensor `name` as pieces: itself in its .invar dtype, and its scales when that is I8.
+void add_tensor_pieces(const ModelSource& source, const std::string& name, std::optional<DType> float_dtype,
+                       bool to_int8, std::deque<Int8Matrix>& kept, std::vector<Piece>& pieces) {
+  Piece piece;
+  piece.name = name;
+  piece.tensor = source.tensor(name);
+  if (to_int8 && is_floating(piece.tensor.dtype)) piece.tensor = quantized(name, piece.tensor, source.path(), kept);
+  const bool converts = is_floating(piece.tensor.dtype) || piece.tensor.dtype == DType::I8;
+  piece.dtype = float_dtype && converts ? *float_dtype : piece.tensor.dtype;
+  piece.size = piece.tensor.nbytes / dtype_size(piece.tensor.dtype) * dtype_size(piece.dtype);
+  pieces.push_back(piece);
+  if (piece.dtype != DType::I8) return;
+  piece.kind = Piece::Kind::Scales;
+  piece.size = static_cast<std::uint64_t>(piece.tensor.shape[0]) * sizeof(float);
+  pieces.push_back(std::move(piece));
+}
 
-void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype,
-                      const std::set<std::string>& int8_tensors) {
-  if (float_dtype && !int8_tensors.empty()) fail("internal: an .invar file is written in one float dtype or in int8");
-  std::vector<Piece> pieces;
-  for (const auto& name : source.file_names()) {
-    Piece piece;
-    piece.kind = Piece::Kind::File;
-    piece.name = name;
-    piece.file = source.read_file(name);
-    piece.size = piece.file.size();
-    pieces.push_back(std::move(piece));
-  }
-  if (!source.has_file("config.json")) fail("{}: no config.json", source.path());
-  auto tensor_names = source.tensor_names();
-  std::sort(tensor_names.begin(), tensor_names.end());
-  std::deque<Int8Matrix> kept;
-  for (const auto& name : tensor_names) {
-    Piece piece;
-    piece.name = name;
-    piece.tensor = source.tensor(name);
-    if (int8_tensors.count(name) && is_floating(piece.tensor.dtype))
-      piece.tensor = quantized(name, piece.tensor, source.path(), kept);
-    const bool converts = is_floating(piece.tensor.dtype) || piece.tensor.dtype == DType::I8;
-    piece.dtype = float_dtype && converts ? *float_dtype : piece.tensor.dtype;
-    piece.size = piece.tensor.nbytes / dtype_size(piece.tensor.dtype) * dtype_size(piece.dtype);
-    pieces.push_back(piece);
-    if (piece.dtype == DType::I8) {
-      piece.kind = Piece::Kind::Scales;
-      piece.size = static_cast<std::uint64_t>(piece.tensor.shape[0]) * sizeof(float);
-      pieces.push_back(std::move(piece));
-    }
-  }
-
+// Places the pieces one after the other, 64-aligned, and returns the header that lists them.
+std::string place(std::vector<Piece>& pieces) {
   nlohmann::json files = nlohmann::json::array(), tensors = nlohmann::json::array();
   std::uint64_t end = 0;
   for (auto& piece : pieces) {
@@ -236,7 +220,31 @@ void write_invar_file(const ModelSource& source, std::ostream& out, std::optiona
         break;
     }
   }
-  const std::string header = nlohmann::json{{"files", files}, {"tensors", tensors}}.dump();
+  return nlohmann::json{{"files", files}, {"tensors", tensors}}.dump();
+}
+
+}  // namespace
+
+void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype,
+                      const std::set<std::string>& int8_tensors) {
+  if (float_dtype && !int8_tensors.empty()) fail("internal: an .invar file is written in one float dtype or in int8");
+  std::vector<Piece> pieces;
+  for (const auto& name : source.file_names()) {
+    Piece piece;
+    piece.kind = Piece::Kind::File;
+    piece.name = name;
+    piece.file = source.read_file(name);
+    piece.size = piece.file.size();
+    pieces.push_back(std::move(piece));
+  }
+  if (!source.has_file("config.json")) fail("{}: no config.json", source.path());
+  auto tensor_names = source.tensor_names();
+  std::sort(tensor_names.begin(), tensor_names.end());
+  std::deque<Int8Matrix> kept;
+  for (const auto& name : tensor_names)
+    add_tensor_pieces(source, name, float_dtype, int8_tensors.count(name) != 0, kept, pieces);
+  const std::string header = place(pieces);
+  const std::uint64_t end = pieces.empty() ? 0 : pieces.back().offset + pieces.back().size;
 
   Preamble preamble;
   preamble.header_size = header.size();

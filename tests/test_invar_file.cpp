@@ -6,8 +6,11 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/quantize.hpp"
+#include "engine/int8_weights.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "loaders/invar_file.hpp"
 #include "loaders/model_source.hpp"
@@ -286,4 +289,168 @@ TEST(InvarFile, InconsistentHeadersAreRejected) {
   expect_error(make_invar(R"({"files": []})", data), "no 'tensors' list");
   expect_error(make_invar("[1, 2", data), "not valid JSON");
   expect_error(make_invar(header_with(""), data, 2), "format version 2; this invar reads version 1");
+}
+
+// --- int8 tensors (invar convert --dtype int8) ---------------------------------------------------
+
+namespace {
+
+// Data: config.json at 0, an I8 [2, 3] matrix at 64, its two F32 scales at 128.
+std::string int8_data(std::vector<float> scales = {0.5f, 2.0f}) {
+  std::string data = kConfig;
+  data.resize(64, '\0');
+  data += test::bytes_of(std::vector<std::int8_t>{1, -2, 3, 127, -127, 0});
+  data.resize(128, '\0');
+  return data + test::bytes_of(scales);
+}
+std::string int8_tensor(const std::string& scales, const std::string& dtype = "I8", const std::string& shape = "[2, 3]",
+                        int size = 6) {
+  return header_with(R"({"name": "w", "dtype": ")" + dtype + R"(", "shape": )" + shape +
+                     R"(, "offset": 64, "size": )" + std::to_string(size) + scales + "}");
+}
+const std::string kScales = R"(, "scales": {"dtype": "F32", "shape": [2], "offset": 128, "size": 8})";
+
+std::string converted_by_cli(const std::string& model, const std::string& name, const std::vector<std::string>& dtype) {
+  const std::string out = test::temp_dir() + "/" + name + ".invar";
+  std::vector<std::string> args{"convert", model, "-o", out};
+  args.insert(args.end(), dtype.begin(), dtype.end());
+  const auto result = test::run_cli(args);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return out;
+}
+
+std::vector<float> scales_of(const TensorData& tensor) {
+  return {tensor.scales, tensor.scales + tensor.shape.at(0)};
+}
+
+}  // namespace
+
+TEST(InvarFile, Int8MatrixFollowsTheDocumentedLayout) {
+  const auto source = ModelSource::open(make_invar(int8_tensor(kScales), int8_data()));
+  const TensorData w = source->tensor("w");
+  EXPECT_EQ(w.dtype, DType::I8);
+  EXPECT_EQ(scales_of(w), (std::vector<float>{0.5f, 2.0f}));
+  EXPECT_EQ(to_f32(w), (std::vector<float>{0.5f, -1.0f, 1.5f, 254.0f, -254.0f, 0.0f}));
+}
+
+TEST(InvarFile, CorruptInt8TensorsAreRejectedNamingTheTensor) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::string data = int8_data();
+  expect_error(make_invar(int8_tensor(kScales), int8_data({0.5f, nan})),
+               "tensor 'w' scales: the scale of row 1 is nan, not a finite number >= 0");
+  expect_error(make_invar(int8_tensor(kScales), int8_data({inf, 1.0f})),
+               "tensor 'w' scales: the scale of row 0 is inf, not a finite number >= 0");
+  expect_error(make_invar(int8_tensor(kScales), int8_data({0.5f, -2.0f})),
+               "tensor 'w' scales: the scale of row 1 is -2, not a finite number >= 0");
+  expect_error(make_invar(int8_tensor(R"(, "scales": {"dtype": "F32", "shape": [3], "offset": 128, "size": 8})"), data),
+               "tensor 'w' scales: shape [3] is not [2], one per row");
+  expect_error(make_invar(int8_tensor(R"(, "scales": {"dtype": "F32", "shape": [2, 1], "offset": 128, "size": 8})"),
+                          data),
+               "tensor 'w' scales: shape [2,1] is not [2], one per row");
+  expect_error(make_invar(int8_tensor(R"(, "scales": {"dtype": "F16", "shape": [2], "offset": 128, "size": 4})"), data),
+               "tensor 'w' scales: dtype \"F16\" is not F32");
+  expect_error(make_invar(int8_tensor(R"(, "scales": {"dtype": "F32", "shape": [2], "offset": 128, "size": 4})"), data),
+               "tensor 'w' scales: F32 [2] needs 8 bytes but 4 are stored");
+  expect_error(make_invar(int8_tensor(R"(, "scales": {"dtype": "F32", "shape": [2], "offset": 192, "size": 8})"), data),
+               "tensor 'w' scales: [192, +8) runs past the end of the data");
+  expect_error(make_invar(int8_tensor(R"(, "scales": {"dtype": "F32", "shape": [2], "offset": 64, "size": 8})"), data),
+               "overlap");
+  expect_error(make_invar(int8_tensor(R"(, "scales": [1, 2])"), data), "tensor 'w' scales has no 'dtype'");
+  expect_error(make_invar(int8_tensor(""), data), "tensor 'w' has no 'scales'");
+  expect_error(make_invar(int8_tensor(kScales, "I8", "[6]"), data),
+               "tensor 'w': an I8 tensor must be a matrix, not 1-dimensional");
+  expect_error(make_invar(int8_tensor(kScales, "F32", "[6]", 24), data_with_config() + std::string(40, '\0')),
+               "tensor 'w': only an I8 tensor has 'scales', not a F32 one");
+}
+
+TEST(InvarFile, SafetensorsCannotHoldInt8WithoutScales) {
+  const std::vector<std::int8_t> q{1, 2, 3, 4};
+  const std::string folder =
+      test::make_model_folder({{"model.safetensors", test::make_safetensors({{"w", "I8", {2, 2}, test::bytes_of(q)}})}});
+  const std::string message = open_error(folder);
+  EXPECT_NE(message.find("tensor 'w' has dtype 'I8'"), std::string::npos) << message;
+}
+
+// --dtype int8 stores exactly the matrices the runtime quantizes, with the q and scales of
+// core/quantize.hpp (the routine --weights int8 packs); everything else is kept.
+TEST(InvarFile, Int8ConvertQuantizesTheLinearLayersOnly) {
+  const std::string folder = test::fixture("core/bert-wordpiece");
+  const auto original = ModelSource::open(folder);
+  const auto packed = ModelSource::open(converted_by_cli(folder, "int8", {"--dtype", "int8"}));
+  std::size_t quantized = 0;
+  for (const auto& name : original->tensor_names()) {
+    SCOPED_TRACE(name);
+    const TensorData before = original->tensor(name), after = packed->tensor(name);
+    const bool linear = name.find("embeddings") == std::string::npos && before.shape.size() == 2;
+    if (!linear) {
+      ASSERT_EQ(after.dtype, before.dtype);
+      EXPECT_EQ(std::memcmp(after.data, before.data, before.nbytes), 0);
+      continue;
+    }
+    ++quantized;
+    ASSERT_EQ(after.dtype, DType::I8);
+    const auto rows = before.shape[0], cols = before.shape[1];
+    std::vector<std::int8_t> q(static_cast<std::size_t>(rows * cols));
+    std::vector<float> scales(static_cast<std::size_t>(rows));
+    quantize_rows_int8(to_f32(before).data(), rows, cols, q.data(), scales.data());
+    EXPECT_EQ(std::memcmp(after.data, q.data(), q.size()), 0);
+    EXPECT_EQ(scales_of(after), scales);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(after.scales) % 64, 0u);
+  }
+  EXPECT_EQ(quantized, 13u);  // 2 layers × (q, k, v, o, in, out) and the pooler
+
+  const auto info = test::run_cli({"info", packed->path()});
+  EXPECT_NE(info.out.find("I8 × 13"), std::string::npos) << info.out;
+}
+
+// A tied embedding is also the LM head: a table as well as a matrix, so it stays f32, and the
+// runtime quantizes its matrix use at load as it does for the f32 folder.
+TEST(InvarFile, Int8ConvertKeepsATiedEmbeddingF32) {
+  const std::string folder = test::bin_only_copy(test::fixture("core/xlmr-mlm"));  // the .bin ties the MLM decoder
+  const auto source = ModelSource::open(folder);
+  ASSERT_FALSE(source->has_tensor("lm_head.decoder.weight"));
+  const std::set<std::string> int8 = int8_weight_names(*source);
+  EXPECT_FALSE(int8.empty());
+  EXPECT_EQ(int8.count("roberta.embeddings.word_embeddings.weight"), 0u);
+  const auto packed = ModelSource::open(converted_by_cli(folder, "int8", {"--dtype", "int8"}));
+  EXPECT_EQ(packed->tensor("roberta.embeddings.word_embeddings.weight").dtype, DType::F32);
+  EXPECT_EQ(packed->tensor("lm_head.dense.weight").dtype, DType::I8);
+}
+
+// An int8 file converted again: --dtype int8 (or none) keeps its I8 tensors and scales bit for bit;
+// f32, f16 and bf16 dequantize them (scale · q, then rounded to the dtype).
+TEST(InvarFile, Int8FilesConvertAgain) {
+  const std::string int8_file = converted_by_cli(test::fixture("seq2seq/bart"), "int8", {"--dtype", "int8"});
+  const auto int8 = ModelSource::open(int8_file);
+  for (const auto& flags : {std::vector<std::string>{"--dtype", "int8"}, std::vector<std::string>{}}) {
+    const auto again = ModelSource::open(converted_by_cli(int8_file, "again", flags));
+    ASSERT_EQ(again->tensor_names(), int8->tensor_names());
+    for (const auto& name : int8->tensor_names()) {
+      SCOPED_TRACE(name);
+      const TensorData a = int8->tensor(name), b = again->tensor(name);
+      ASSERT_EQ(b.dtype, a.dtype);
+      ASSERT_EQ(b.nbytes, a.nbytes);
+      EXPECT_EQ(std::memcmp(a.data, b.data, a.nbytes), 0);
+      if (a.dtype == DType::I8) {
+        EXPECT_EQ(scales_of(b), scales_of(a));
+      }
+    }
+  }
+  for (const auto& [flag, dtype] : {std::pair{"f32", DType::F32}, std::pair{"f16", DType::F16}, std::pair{"bf16", DType::BF16}}) {
+    SCOPED_TRACE(flag);
+    const auto floats = ModelSource::open(converted_by_cli(int8_file, flag, {"--dtype", flag}));
+    std::size_t dequantized = 0;
+    for (const auto& name : int8->tensor_names()) {
+      const TensorData a = int8->tensor(name), b = floats->tensor(name);
+      if (a.dtype != DType::I8) continue;
+      ++dequantized;
+      ASSERT_EQ(b.dtype, dtype) << name;
+      std::vector<float> expected = to_f32(a);
+      for (float& v : expected)
+        v = dtype == DType::F16 ? f16_bits_to_f32(f32_to_f16_bits(v))
+            : dtype == DType::BF16 ? bf16_bits_to_f32(f32_to_bf16_bits(v)) : v;
+      EXPECT_EQ(to_f32(b), expected) << name;
+    }
+    EXPECT_GT(dequantized, 0u);
+  }
 }
