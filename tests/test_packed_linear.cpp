@@ -1,7 +1,8 @@
 // The CPU backend's linear layers on weights packed once for oneDNN (kernels/cpu/packed_matmul.hpp):
 // the same products as OpenBLAS on the plain weight to float rounding for every row count, bias and
 // activation; a packed weight is readable by linear only; --deterministic packs nothing. With
-// int8 weights, each product is within the bound the per-channel and per-row rounding allows.
+// int8 weights, each product is within the bound the per-channel and per-row rounding allows, and
+// the rounding itself is pinned.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/quantize.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/cpu/backend.hpp"
 #include "support/test_support.hpp"
@@ -157,6 +159,22 @@ TEST(PackedLinearInt8, TablesAndVectorsStayF32) {
   const auto values = random_values(12, 10);
   EXPECT_EQ(backend->download_f32(store->add(values, {4, 3}, WeightUse::Table)), values);
   EXPECT_EQ(backend->download_f32(store->add(values, {12}, WeightUse::Matrix)), values);  // not rank 2
+}
+
+// core/quantize.hpp, the rounding both --weights int8 and int8 .invar files use: halves away from
+// zero, the largest magnitude at ±127, a row of zeros at scale 1; dequantizing gives scale · q.
+TEST(PackedLinearInt8, RowsQuantizeSymmetricallyWithHalvesAwayFromZero) {
+  const std::vector<float> w{0.5f, -1.0f, 0.25f, -0.5f / 127.0f * 1.5f, 0.0f, 0.0f, 0.0f, 0.0f};
+  std::vector<std::int8_t> q(w.size());
+  std::vector<float> scales(2);
+  quantize_rows_int8(w.data(), 2, 4, q.data(), scales.data());
+  EXPECT_EQ(scales, (std::vector<float>{1.0f / 127.0f, 1.0f}));
+  // 0.5 · 127 = 63.5 → 64; 0.25 · 127 = 31.75 → 32; −0.75 → −1.
+  EXPECT_EQ(q, (std::vector<std::int8_t>{64, -127, 32, -1, 0, 0, 0, 0}));
+  std::vector<float> back(w.size());
+  dequantize_rows_int8(q.data(), scales.data(), 2, 4, back.data());
+  EXPECT_EQ(back[1], -127.0f * scales[0]);
+  EXPECT_EQ(back[4], 0.0f);
 }
 
 }  // namespace
