@@ -49,9 +49,10 @@ void release_pages(const void* data, std::size_t bytes) {
 // what no other op may read.
 using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
 
-// Every weight F32 (make_cpu_backend rejects WeightType::F16), but a Matrix of rank 2 packed once
-// for oneDNN where the backend has a packer (not for F32 when deterministic): quantized to int8
-// first with WeightType::Int8. The packed copy is the only one kept.
+// Every weight F32 (make_cpu_backend rejects WeightType::F16; I8 tensors are dequantized), but a
+// Matrix of rank 2 packed once for oneDNN where the backend has a packer (not for F32 when
+// deterministic): quantized to int8 first with WeightType::Int8, unless stored as I8 already. The
+// packed copy is the only one kept.
 class CpuWeightStore final : public WeightStore {
  public:
   CpuWeightStore(cpu::PackedMatmul* packer, bool int8, PackedIndex& index)
