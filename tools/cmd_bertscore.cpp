@@ -12,7 +12,7 @@
 #include "eval/metrics/bertscore.hpp"
 #include "eval/metrics/common.hpp"
 #include "invar_version.hpp"
-#include "tools/metric_commands.hpp"
+#include "tools/command.hpp"
 #include "tools/model_command.hpp"
 
 namespace invar::cli {
@@ -142,8 +142,6 @@ void run(const BertScoreArguments& args) {
   out.commit();
 }
 
-}  // namespace
-
 void setup_bertscore(CLI::App& metric) {
   auto args = std::make_shared<BertScoreArguments>();
   args->model.batch_size = 64;  // bert_score's default
@@ -185,4 +183,7 @@ void setup_bertscore(CLI::App& metric) {
   app->callback([args] { run(*args); });
 }
 
+INVAR_SUBCOMMAND("metric", "bertscore", setup_bertscore);
+
+}  // namespace
 }  // namespace invar::cli

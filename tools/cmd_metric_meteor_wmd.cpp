@@ -2,8 +2,6 @@
 // style transfer. METEOR is NLTK's (3.8 by default, 3.6.2 by name); WMD and the cosine of mean word
 // vectors read fastText vectors. Sentence scores are line-aligned with the hypotheses; the corpus
 // score is their mean.
-#include "tools/metric_commands.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -18,6 +16,7 @@
 #include "eval/metrics/meteor.hpp"
 #include "eval/metrics/wmd.hpp"
 #include "invar_version.hpp"
+#include "tools/command.hpp"
 #include "tools/model_command.hpp"
 
 namespace invar::cli {
@@ -246,11 +245,8 @@ void setup_word_vector_metrics(CLI::App& parent) {
   });
 }
 
+INVAR_SUBCOMMAND("metric", "meteor", setup_meteor);
+INVAR_SUBCOMMAND("metric", "wmd, wvcos", setup_word_vector_metrics);
+
 }  // namespace
-
-void setup_meteor_and_word_vector_metrics(CLI::App& metric) {
-  setup_meteor(metric);
-  setup_word_vector_metrics(metric);
-}
-
 }  // namespace invar::cli
