@@ -38,6 +38,7 @@ class TimedBackend final : public Backend {
 
   std::string name() const override { return inner_->name(); }
   void set_threads(int threads) override { inner_->set_threads(threads); }
+  int threads() const override { return inner_->threads(); }
   std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
   std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
   void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
