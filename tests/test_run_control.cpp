@@ -421,6 +421,28 @@ TEST_F(Mpirun, AnErrorOnOneRankEndsEveryRank) {
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/out"));
 }
 
+// lip --dataset reads its texts from the --data-dir folder: the parts of a run fingerprint the
+// folder's files, so a part computed on other data is refused, as for input files.
+TEST(LipDatasetShards, MergeRefusesAPartOfAChangedDataFolder) {
+  const std::string dir = test::temp_dir(), data = dir + "/data";
+  std::filesystem::copy(fixture("stmetrics/lip_synthetic"), data, std::filesystem::copy_options::recursive);
+  const auto part = [&](const std::string& shard) {
+    return run_cli({"-q", "lip", "--dataset", "trustpilot", "--data-dir", data, "--property", "polarity", "--classifier",
+                    "se", "-m", fixture("core/bert-wordpiece"), "--threads", "1", "--shard", shard, "-o",
+                    dir + "/part" + shard.substr(0, 1)});
+  };
+  ASSERT_EQ(part("0/2").exit_code, 0);
+  const std::string train = data + "/train/english.csv";
+  std::string text = read_file(train);
+  text.replace(text.find("amazing"), 7, "awesome");
+  write_file(train, text);
+  const auto second = part("1/2");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto merged = run_cli({"merge", dir + "/part0", dir + "/part1"});
+  EXPECT_EQ(merged.exit_code, 1);
+  EXPECT_NE(merged.err.find("a part of another run"), std::string::npos) << merged.err;
+}
+
 class Merge : public RunControl {
  protected:
   void SetUp() override {
