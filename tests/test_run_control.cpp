@@ -303,6 +303,33 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards, ::testing::Values("isometry", "lip", "lip_se"));
 
+// isometry's "N sources truncated" counts every source --truncate cut, whichever process translated
+// it: the count travels in the pairs' records, so a merge (which translates nothing) reports it.
+TEST_F(ModelReportShards, TruncatedSourcesAreCountedOverEveryPart) {
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += "lovely great thing ";
+  std::string pairs;
+  for (int i = 0; i < 20; ++i)
+    pairs += (i % 6 == 0 ? long_text : "short text " + std::to_string(i)) + "\t" +
+             (i % 9 == 4 ? long_text : "other text " + std::to_string(i)) + "\n";
+  write_file(input_, pairs);  // long: first texts 0, 6, 12, 18; second texts 4, 13
+  const std::vector<std::string> args{"isometry", "--pairs", input_, "--translator", kMarian, "--detector",
+                                      fixture("core/bert-pair-cls"), "--beam", "1", "--max-length", "8",
+                                      "--truncate", "--batch-size", "2", "--threads", "1", "--json"};
+  const std::string expected = "invar: 6 sources truncated to the positions of " + kMarian + " (--truncate)\n";
+  const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
+    ASSERT_EQ(part.exit_code, 0) << part.err;
+  }
+  const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+  EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+}
+
 TEST_F(ModelReportShards, MergeRefusesPartsOfOtherRunsAndShardsNeedAnOutputAndWork) {
   const auto isometry = [this](const std::vector<std::string>& more) {
     return with({"-q", "isometry", "--pairs", input_, "--detector", fixture("core/bert-pair-cls"), "--translations",
