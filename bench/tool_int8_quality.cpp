@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 
+#include "bench/forwarding_backend.hpp"
 #include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "engine/seq2seq.hpp"
@@ -22,7 +23,9 @@
 namespace invar {
 namespace {
 
-enum class ActScheme { RowSym, RowAsym, TensorSym, None, Mantissa };
+// How a quantized matrix's inputs are rounded: per row symmetric (s8) or asymmetric (u8 with a zero
+// point), per tensor symmetric, or not at all.
+enum class ActScheme { RowSym, RowAsym, TensorSym, None };
 
 // The matrices of the Marian stack in the order Seq2SeqModel loads them (engine/seq2seq.cpp).
 std::string matrix_label(int index) {
@@ -75,69 +78,33 @@ struct Scheme {
 float* host(const Tensor& t) { return reinterpret_cast<float*>(static_cast<std::byte*>(t.handle) + t.offset); }
 
 // Packed f32 with the scheme's matrices fake-quantized at load and their inputs per call.
-class FakeInt8Backend final : public Backend {
+class FakeInt8Backend final : public bench::ForwardingBackend {
  public:
   explicit FakeInt8Backend(Scheme scheme)
-      : scheme_(std::move(scheme)), inner_(make_cpu_backend(bench::options_for(bench::Products::Packed, 1))) {}
-  std::string name() const override { return "fake-int8"; }
-  void set_threads(int threads) override { inner_->set_threads(threads); }
+      : ForwardingBackend(make_cpu_backend(bench::options_for(bench::Products::Packed, 1))), scheme_(std::move(scheme)) {}
   std::unique_ptr<WeightStore> make_weight_store() override { return std::make_unique<Store>(*this); }
-  std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
-  void upload(const void* h, const Tensor& dst) override { inner_->upload(h, dst); }
-  void download(const Tensor& src, void* h) override { inner_->download(src, h); }
 
  protected:
   void do_linear(const Tensor& x, const Tensor& w, const Tensor& bias, Activation act, const Tensor& y) override {
-    if (!quantized_.count(w.handle)) return inner_->linear(x, w, bias, act, y);
+    const bool inputs_kept = scheme_.act == ActScheme::None && scheme_.mantissa == 0;
+    if (!quantized_.count(w.handle) || inputs_kept) return inner_->linear(x, w, bias, act, y);
     const std::int64_t k = x.dim(x.shape.rank - 1), rows = x.numel() / k;
     buffer_.assign(host(x), host(x) + x.numel());
-    if (scheme_.mantissa > 0) round_mantissa(buffer_.data(), x.numel(), scheme_.mantissa);
-    if (scheme_.act == ActScheme::None) return inner_->linear(x, w, bias, act, y);
-    if (scheme_.act == ActScheme::TensorSym) fake_quantize_sym(buffer_.data(), x.numel());
-    for (std::int64_t r = 0; r < rows && scheme_.mantissa == 0 && scheme_.act != ActScheme::TensorSym; ++r) {
-      if (scheme_.act == ActScheme::RowSym) fake_quantize_sym(buffer_.data() + r * k, k);
-      else fake_quantize_asym(buffer_.data() + r * k, k);
+    if (scheme_.mantissa > 0) {
+      round_mantissa(buffer_.data(), x.numel(), scheme_.mantissa);
+    } else if (scheme_.act == ActScheme::TensorSym) {
+      fake_quantize_sym(buffer_.data(), x.numel());
+    } else {
+      for (std::int64_t r = 0; r < rows; ++r) {
+        if (scheme_.act == ActScheme::RowSym) fake_quantize_sym(buffer_.data() + r * k, k);
+        else fake_quantize_asym(buffer_.data() + r * k, k);
+      }
     }
     Tensor copy = x;
     copy.handle = buffer_.data();
     copy.offset = 0;
     inner_->linear(copy, w, bias, act, y);
   }
-  void do_gemm(bool ta, bool tb, float alpha, const Tensor& a, const Tensor& b, float beta, const Tensor& c) override {
-    inner_->gemm(ta, tb, alpha, a, b, beta, c);
-  }
-  void do_gemm_batched(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const Tensor& a,
-                       const MatrixView& av, const Tensor& b, const MatrixView& bv, float beta, const Tensor& c,
-                       const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
-    inner_->gemm_batched(ta, tb, m, n, k, alpha, a, av, b, bv, beta, c, cv, outer, inner);
-  }
-  void do_attention_softmax(const Tensor& s, float scale, const Tensor& mask, const Tensor& bias, bool causal,
-                            std::int64_t offset) override {
-    inner_->attention_softmax(s, scale, mask, bias, causal, offset);
-  }
-  void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override { inner_->bias_act(x, bias, act); }
-  void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
-    inner_->binary(op, a, b, out);
-  }
-  void do_layer_norm(const Tensor& x, const Tensor& r, const Tensor& g, const Tensor& b, float eps,
-                     const Tensor& out) override {
-    inner_->layer_norm(x, r, g, b, eps, out);
-  }
-  void do_rms_norm(const Tensor& x, const Tensor& w, float eps, const Tensor& out) override {
-    inner_->rms_norm(x, w, eps, out);
-  }
-  void do_gather_rows(const Tensor& t, const Tensor& ids, float scale, bool acc, const Tensor& out) override {
-    inner_->gather_rows(t, ids, scale, acc, out);
-  }
-  void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
-                       const std::array<std::int64_t, 4>& extent) override {
-    inner_->copy_strided(src, sv, dst, dv, extent);
-  }
-  void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
-    inner_->pool(x, mask, mode, out);
-  }
-  void do_l2_normalize(const Tensor& x) override { inner_->l2_normalize(x); }
-  void do_log_softmax(const Tensor& x, const Tensor& out) override { inner_->log_softmax(x, out); }
 
  private:
   class Store final : public WeightStore {
@@ -168,7 +135,6 @@ class FakeInt8Backend final : public Backend {
   };
 
   Scheme scheme_;
-  std::unique_ptr<Backend> inner_;
   std::set<const void*> quantized_;
   std::vector<float> buffer_;
 };
