@@ -252,6 +252,52 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--sentence", "--json"},
                       std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--sentence", "--stats"}));
 
+// The metrics scored segment by segment, each with a corpus summary from the sentence scores:
+// BERTScore (its default batch size 64: chunks of 512 segments, so three), METEOR, WMD and WVCOS
+// (chunks of 256). Every process reads the whole inputs: idf weights from every reference.
+class SegmentMetricShards : public MetricShards {};
+
+TEST_P(SegmentMetricShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
+  const std::string expected = whole_output(args());
+  ASSERT_FALSE(expected.empty());
+  for (std::size_t shards : {2, 3}) EXPECT_EQ(merged_shards(args(), shards), expected) << shards << " shards";
+}
+
+// The chunks of a one-shard partial result made a progress file whose second chunk was cut off in
+// its records: the run continued with --resume keeps the first and recomputes the rest.
+TEST_P(SegmentMetricShards, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
+  const std::string expected = whole_output(args());
+  const auto whole_part = run_cli(with(args(), {"-o", dir_ + "/part", "--shard", "0/1"}));
+  ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
+  std::string progress = read_file(dir_ + "/part");
+  progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
+  const std::size_t second = progress.find("#chunk 1 ");
+  ASSERT_NE(second, std::string::npos);
+  const std::string out = dir_ + "/out";
+  write_file(out + ".invar-progress", progress.substr(0, second + 40));
+  const auto resumed = run_cli(with(args(), {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read_file(out), expected);
+  EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress"));
+}
+
+const std::string kBertScoreModel = fixture("core/bert-wordpiece");
+const std::string kWordVectors = fixture("stmetrics/wordvecs.vec");
+
+INSTANTIATE_TEST_SUITE_P(
+    Segments, SegmentMetricShards,
+    ::testing::Values(
+        std::vector<std::string>{"bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@hyp", "-r", "@ref", "-r",
+                                 "@ref2", "--idf", "--sentence", "--json"},
+        std::vector<std::string>{"bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@hyp", "-r", "@ref",
+                                 "--max-length", "8", "--baseline", fixture("stmetrics/bertscore_baseline_bert-wordpiece.tsv")},
+        std::vector<std::string>{"meteor", "-i", "@hyp", "-r", "@ref", "-r", "@ref2", "--json"},
+        std::vector<std::string>{"meteor", "-i", "@hyp", "--source", "@ref", "--sentence"},
+        std::vector<std::string>{"wmd", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--sentence", "--json"},
+        std::vector<std::string>{"wmd", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--unit-vectors"},
+        std::vector<std::string>{"wvcos", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--sentence"},
+        std::vector<std::string>{"wvcos", "-i", "@hyp", "--source", "@ref", "--vectors", kWordVectors, "--json"}));
+
 // isometry and lip: their per-row models (translators, detectors, --transform, the SE classifier's
 // encoder) split; the report and every file they write, joined by merge, are the one-process bytes.
 // 30 + 13 pairs of two translators (one from a file) in chunks of 16 (batch size 2): chunks span
@@ -376,7 +422,7 @@ struct MpiCase {
 
 // `mpirun -n N invar ...` (a build with INVAR_MPI): 100 lines (isometry's pairs, lip's A and its
 // training texts) in chunks of 16 (batch size 2), 40 lines of pll in chunks of 16, 1100 segments
-// of metrics in chunks of 512: every rank has a part.
+// of metrics in chunks of 512 (256 for METEOR, WMD and WVCOS): every rank has a part.
 // As root, as CI runs, mpirun must be told it may.
 class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> {
  protected:
@@ -437,7 +483,16 @@ INSTANTIATE_TEST_SUITE_P(
                  "--threads", "1", "--json"},
                 "\t"},
         MpiCase{"bleu", {"metric", "bleu", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
-        MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100}),
+        MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100},
+        MpiCase{"bertscore",
+                {"metric", "bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@in", "-r", "@ref", "--idf",
+                 "--sentence", "--json"},
+                "", 1100},
+        MpiCase{"meteor", {"metric", "meteor", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
+        MpiCase{"wmd", {"metric", "wmd", "-i", "@in", "-r", "@ref", "--vectors", kWordVectors, "--sentence"}, "", 1100},
+        MpiCase{"wvcos",
+                {"metric", "wvcos", "-i", "@in", "-r", "@ref", "--vectors", kWordVectors, "--sentence", "--json"},
+                "", 1100}),
     [](const auto& info) { return info.param.name; });
 
 TEST_F(Mpirun, AnErrorOnOneRankEndsEveryRank) {
