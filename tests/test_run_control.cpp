@@ -74,6 +74,19 @@ class RunControl : public ::testing::Test {
     EXPECT_EQ(merged.exit_code, 0) << merged.err;
     return read_file(dir_ + "/merged");
   }
+
+  // A progress file beside `out` as a run of `args` killed while writing chunk `cut` leaves it:
+  // the chunks before it (those of a one-shard partial result) and `bytes` of that chunk.
+  void write_cut_progress(const std::vector<std::string>& args, const std::string& out, std::size_t cut,
+                          std::size_t bytes) {
+    const auto whole_part = run_cli(with(args, {"-o", dir_ + "/part", "--shard", "0/1"}));
+    ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
+    std::string progress = read_file(dir_ + "/part");
+    progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
+    const std::size_t at = progress.find("#chunk " + std::to_string(cut) + " ");
+    ASSERT_NE(at, std::string::npos);
+    write_file(out + ".invar-progress", progress.substr(0, at + bytes));
+  }
 };
 
 TEST_F(RunControl, ResumeAfterKillGivesTheBytesOfAnUninterruptedRun) {
@@ -140,16 +153,9 @@ class InterruptedRun : public RunControl {
 TEST_F(RunControl, AnIncompleteLastChunkIsDroppedAndRecomputed) {
   write_file(input_, source_lines(48));
   const std::string expected = whole_output(translate_);
-  // Every chunk of the input, as a one-shard partial result holds them, made a progress file
-  // with three whole chunks and a fourth cut off in its records.
-  const auto whole_part = run_cli(with(translate_, {"-o", dir_ + "/part", "--shard", "0/1"}));
-  ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
-  std::string progress = read_file(dir_ + "/part");
-  progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
-  const std::size_t fourth = progress.find("#chunk 3 ");
-  ASSERT_NE(fourth, std::string::npos);
+  // Three whole chunks and a fourth cut off in its records.
   const std::string out = dir_ + "/out";
-  write_file(out + ".invar-progress", progress.substr(0, fourth + 20));
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(translate_, out, 3, 20));
   const auto resumed = run_cli(with(translate_, {"-o", out, "--resume"}));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(read_file(out), expected);
@@ -263,18 +269,11 @@ TEST_P(SegmentMetricShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
   for (std::size_t shards : {2, 3}) EXPECT_EQ(merged_shards(args(), shards), expected) << shards << " shards";
 }
 
-// The chunks of a one-shard partial result made a progress file whose second chunk was cut off in
-// its records: the run continued with --resume keeps the first and recomputes the rest.
+// A progress file whose second chunk was cut off in its records: the run continued with --resume keeps the first and recomputes the rest.
 TEST_P(SegmentMetricShards, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
   const std::string expected = whole_output(args());
-  const auto whole_part = run_cli(with(args(), {"-o", dir_ + "/part", "--shard", "0/1"}));
-  ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
-  std::string progress = read_file(dir_ + "/part");
-  progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
-  const std::size_t second = progress.find("#chunk 1 ");
-  ASSERT_NE(second, std::string::npos);
   const std::string out = dir_ + "/out";
-  write_file(out + ".invar-progress", progress.substr(0, second + 40));
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(args(), out, 1, 40));
   const auto resumed = run_cli(with(args(), {"-o", out, "--resume"}));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(read_file(out), expected);
@@ -290,7 +289,8 @@ INSTANTIATE_TEST_SUITE_P(
         std::vector<std::string>{"bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@hyp", "-r", "@ref", "-r",
                                  "@ref2", "--idf", "--sentence", "--json"},
         std::vector<std::string>{"bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@hyp", "-r", "@ref",
-                                 "--max-length", "8", "--baseline", fixture("stmetrics/bertscore_baseline_bert-wordpiece.tsv")},
+                                 "--max-length", "8", "--baseline",
+                                 fixture("stmetrics/bertscore_baseline_bert-wordpiece.tsv")},
         std::vector<std::string>{"meteor", "-i", "@hyp", "-r", "@ref", "-r", "@ref2", "--json"},
         std::vector<std::string>{"meteor", "-i", "@hyp", "--source", "@ref", "--sentence"},
         std::vector<std::string>{"wmd", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--sentence", "--json"},

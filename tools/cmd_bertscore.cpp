@@ -137,7 +137,8 @@ class Scoring {
   std::vector<std::string> records(const std::vector<std::string>& hyps, const References& refs, std::size_t begin,
                                    std::size_t end) {
     const auto first = static_cast<std::ptrdiff_t>(begin), last = static_cast<std::ptrdiff_t>(end);
-    const auto scores = scorer_.score({hyps.begin() + first, hyps.begin() + last}, {refs.begin() + first, refs.begin() + last});
+    const auto scores =
+        scorer_.score({hyps.begin() + first, hyps.begin() + last}, {refs.begin() + first, refs.begin() + last});
     std::vector<std::string> out;
     for (std::size_t i = begin; i < end; ++i) {
       const auto& s = scores[i - begin];
@@ -161,8 +162,9 @@ struct Truncation {
 };
 
 // The scores of Scoring::records read back, and what they say of truncation.
-std::vector<metrics::BertScore> read_records(const std::vector<std::string>& records, const std::vector<std::string>& hyps,
-                                             const References& refs, Truncation& cut) {
+std::vector<metrics::BertScore> read_records(const std::vector<std::string>& records,
+                                             const std::vector<std::string>& hyps, const References& refs,
+                                             Truncation& cut) {
   std::vector<metrics::BertScore> scores;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const std::string_view record = records[i];
