@@ -19,6 +19,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/forwarding_backend.hpp"
 #include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "engine/seq2seq.hpp"
@@ -31,17 +32,11 @@ namespace {
 using bench::Products;
 
 // The CPU backend, with the time spent in weight GEMMs and in attention added up.
-class TimedBackend final : public Backend {
+class TimedBackend final : public bench::ForwardingBackend {
  public:
-  explicit TimedBackend(Products products) : inner_(make_cpu_backend(bench::options_for(products, bench::bench_threads(1)))) {}
+  explicit TimedBackend(Products products)
+      : ForwardingBackend(make_cpu_backend(bench::options_for(products, bench::bench_threads(1)))) {}
   double gemm_seconds = 0.0, gemm_flops = 0.0, attention_seconds = 0.0;
-
-  std::string name() const override { return inner_->name(); }
-  void set_threads(int threads) override { inner_->set_threads(threads); }
-  std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
-  std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
-  void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
-  void download(const Tensor& src, void* host) override { inner_->download(src, host); }
 
  protected:
   void do_gemm(bool ta, bool tb, float alpha, const Tensor& a, const Tensor& b, float beta, const Tensor& c) override {
@@ -64,29 +59,6 @@ class TimedBackend final : public Backend {
                             std::int64_t offset) override {
     timed(attention_seconds, [&] { inner_->attention_softmax(scores, scale, mask, bias, causal, offset); });
   }
-  void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override { inner_->bias_act(x, bias, act); }
-  void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
-    inner_->binary(op, a, b, out);
-  }
-  void do_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta, float eps,
-                     const Tensor& out) override {
-    inner_->layer_norm(x, residual, gamma, beta, eps, out);
-  }
-  void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
-    inner_->rms_norm(x, weight, eps, out);
-  }
-  void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate, const Tensor& out) override {
-    inner_->gather_rows(table, ids, scale, accumulate, out);
-  }
-  void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
-                       const std::array<std::int64_t, 4>& extent) override {
-    inner_->copy_strided(src, sv, dst, dv, extent);
-  }
-  void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
-    inner_->pool(x, mask, mode, out);
-  }
-  void do_l2_normalize(const Tensor& x) override { inner_->l2_normalize(x); }
-  void do_log_softmax(const Tensor& x, const Tensor& out) override { inner_->log_softmax(x, out); }
 
  private:
   template <typename F>
@@ -95,7 +67,6 @@ class TimedBackend final : public Backend {
     f();
     total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  std::unique_ptr<Backend> inner_;
 };
 
 // OpenBLAS sgemm's rate on this machine, in this process, at the threads the model uses: a

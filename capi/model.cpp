@@ -21,11 +21,16 @@ std::optional<std::string> optional_text(const char* text) {
 
 BackendOptions backend_options(const invar_model_options& options) {
   if (options.threads < 0) throw ArgumentError(fmt::format("threads must be >= 0 (0 = every core), got {}", options.threads));
-  if (options.weights != INVAR_WEIGHTS_F32 && options.weights != INVAR_WEIGHTS_F16)
-    throw ArgumentError(fmt::format("weights must be INVAR_WEIGHTS_F32 or INVAR_WEIGHTS_F16, got {}", options.weights));
-  return {.threads = thread_count(options.threads),
-          .deterministic = options.deterministic != 0,
-          .weights = options.weights == INVAR_WEIGHTS_F16 ? WeightType::F16 : WeightType::F32};
+  WeightType weights = WeightType::F32;
+  switch (options.weights) {
+    case INVAR_WEIGHTS_F32: break;
+    case INVAR_WEIGHTS_F16: weights = WeightType::F16; break;
+    case INVAR_WEIGHTS_INT8: weights = WeightType::Int8; break;
+    default:
+      throw ArgumentError(
+          fmt::format("weights must be INVAR_WEIGHTS_F32, INVAR_WEIGHTS_F16 or INVAR_WEIGHTS_INT8, got {}", options.weights));
+  }
+  return {.threads = thread_count(options.threads), .deterministic = options.deterministic != 0, .weights = weights};
 }
 
 const char* kind_name(ModelKind kind) { return kind == ModelKind::Encoder ? "an encoder" : "a seq2seq model"; }

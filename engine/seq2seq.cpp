@@ -186,9 +186,9 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       backend(backend_ref),
       source_(source),
       weights_(source, backend_ref, seq2seq_weight_names(spec, config)),
+      head_arena_(backend_ref.make_arena()),
       encoder_arena_(backend_ref.make_arena()),
-      step_arena_(backend_ref.make_arena()),
-      head_arena_(backend_ref.make_arena()) {
+      step_arena_(backend_ref.make_arena()) {
   defaults = search_defaults(config, spec);
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
@@ -669,6 +669,7 @@ class ModelSteps final : public StepModel {
     model_.decode(TokenIds(tokens.begin(), tokens.end()), 1, true, logits);
   }
   void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
+  int threads() const override { return model_.backend.threads(); }
 
  private:
   Seq2SeqModel::Impl& model_;
@@ -686,6 +687,7 @@ class ShortlistSteps final : public StepModel {
     model_.step(ids_, logits);
   }
   void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
+  int threads() const override { return model_.threads(); }
 
  private:
   StepModel& model_;

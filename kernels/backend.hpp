@@ -122,8 +122,10 @@ class Backend {
   virtual std::string name() const = 0;
   // Threads for the backend's own work (CPU: OpenBLAS and the element-wise kernels). Results do
   // not depend on it beyond float rounding in OpenBLAS's GEMM (≤ 1e-6 observed), and not at all
-  // with BackendOptions::deterministic.
+  // with BackendOptions::deterministic. threads() is also what the host-side work between the
+  // backend's calls runs on (a search step's log-softmax and top-k per row; OpenCL: only that).
   virtual void set_threads(int threads) = 0;
+  virtual int threads() const = 0;
 
   virtual std::unique_ptr<WeightStore> make_weight_store() = 0;
   virtual std::unique_ptr<Arena> make_arena() = 0;

@@ -347,6 +347,45 @@ TEST(CliBertScore, SeveralReferenceFilesAndTextOutput) {
   EXPECT_NE(first, second);
 }
 
+// The command scores 1100 segments in chunks of 512 (tools/row_run.hpp), each chunk whole
+// matching batches: every segment gets the score of one whole score() call, to the float32 noise of
+// other embedding batches (1e-6). The first 600 segments' references are the golden's, the rest the
+// candidates of other items, so idf weights from one chunk's references would differ.
+TEST(CliBertScore, ChunkedRunScoresEverySegmentAsOneWholeCall) {
+  const json golden = test::load_json(golden_path("bert-wordpiece"));
+  const json& items = run_named(golden, "L2_idf", "pairs")["items"];
+  Inputs in;
+  std::string hyps, refs, refs2;
+  for (std::size_t i = 0; i < 1100; ++i) {
+    const json& item = items[i % items.size()];
+    in.hyps.push_back(item["cand"].get<std::string>());
+    const json& other = items[(i * 7 + 3) % items.size()];
+    in.refs.push_back({i < 600 ? item["ref"].get<std::string>() : other["cand"].get<std::string>(),
+                       other["ref"].get<std::string>()});
+    hyps += in.hyps.back() + "\n";
+    refs += in.refs.back()[0] + "\n";
+    refs2 += in.refs.back()[1] + "\n";
+  }
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/hyps", hyps);
+  test::write_file(dir + "/refs", refs);
+  test::write_file(dir + "/refs2", refs2);
+  const auto result = test::run_cli({"-q", "metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer",
+                                     "2", "--idf", "-i", dir + "/hyps", "-r", dir + "/refs", "-r", dir + "/refs2",
+                                     "--sentence", "--json", "--empty-as-zero"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = json_lines(result.out);
+  Model model("bert-wordpiece");
+  metrics::BertScorer scorer(*model.encoder, {.layer = 2, .idf = true});
+  const auto expected = scorer.score(in.hyps, in.refs);
+  ASSERT_EQ(lines.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(lines[i]["P"].get<double>(), expected[i].precision, 1e-6) << i;
+    EXPECT_NEAR(lines[i]["R"].get<double>(), expected[i].recall, 1e-6) << i;
+    EXPECT_NEAR(lines[i]["F"].get<double>(), expected[i].f1, 1e-6) << i;
+  }
+}
+
 TEST(CliBertScore, BadInputFailsWithOneClearLine) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/refs.txt", "one\ntwo\n");

@@ -78,6 +78,34 @@ TEST(CApi, EmbedIsTheSentenceTransformersEmbedding) {
   }
 }
 
+// As `--weights int8` (CliEncoder.Int8WeightsEmbedCloseToF32): close to the golden, not equal to f32.
+TEST(CApi, Int8WeightsEmbedCloseToF32) {
+  invar_model_options options;
+  invar_model_options_init(&options);
+  options.threads = 1;
+  options.weights = INVAR_WEIGHTS_INT8;
+  api::Model int8(fixture("core/bert-wordpiece"), &options);
+  const auto golden = load_json(fixture("core/bert-wordpiece/golden.json"));
+  const auto texts = case_strings(golden, "text");
+  const auto embeddings = int8.embed(texts), f32 = open("core/bert-wordpiece").embed(texts);
+  ASSERT_EQ(embeddings->count, texts.size());
+  double differences = 0.0;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto expected = golden["cases"][i]["mean_pooled_normalized"][0].get<std::vector<double>>();
+    ASSERT_EQ(embeddings->dimension, expected.size());
+    double dot = 0.0, norm = 0.0, golden_norm = 0.0;
+    for (std::size_t d = 0; d < expected.size(); ++d) {
+      const double value = embeddings->values[i * embeddings->dimension + d];
+      dot += value * expected[d];
+      norm += value * value;
+      golden_norm += expected[d] * expected[d];
+      differences += std::abs(value - f32->values[i * embeddings->dimension + d]);
+    }
+    EXPECT_GE(dot / std::sqrt(norm * golden_norm), 0.995) << texts[i];
+  }
+  EXPECT_GT(differences, 0.0);  // the products did run in int8
+}
+
 TEST(CApi, EmbedOfNoTextsIsEmpty) {
   auto model = open("core/bert-wordpiece");
   invar_embeddings* embeddings = nullptr;

@@ -42,7 +42,9 @@ class TableModel : public StepModel {
     for (std::int32_t r : rows) next.push_back(rows_.at(static_cast<std::size_t>(r)));
     rows_ = std::move(next);
   }
+  int threads() const override { return search_threads; }
   int steps = 0;
+  int search_threads = 1;
 
  private:
   struct Row {
@@ -220,6 +222,37 @@ TEST(Generate, BatchedEqualsOneSourceAtATime) {
   settings.early_stopping = true;
   settings.length_penalty = 0.6;
   expect_batched_equals_single(settings, 5);
+}
+
+// The search's per-row work runs on the model's threads (for_each_row): every row on its own, so
+// ids and scores are bit-identical for any count, on the ban-only path and on the copying one.
+TEST(Generate, SearchThreadsChangeNothing) {
+  SearchSettings greedy;
+  greedy.max_length = 15;
+  greedy.decoder_start_token_id = 11;
+  greedy.eos_token_id = 0;
+  SearchSettings beams = greedy;
+  beams.num_beams = 3;
+  beams.num_return_sequences = 3;
+  beams.no_repeat_ngram_size = 2;
+  SearchSettings penalised = beams;
+  penalised.repetition_penalty = 1.3;  // processors that do more than ban: the copying path
+  SearchSettings penalised_greedy = greedy;
+  penalised_greedy.repetition_penalty = 1.3;
+  for (const SearchSettings& settings : {greedy, beams, penalised, penalised_greedy}) {
+    const int per_source = rows_per_source(settings);
+    TableModel one(12, 9, per_source, hashed_table), four(12, 9, per_source, hashed_table);
+    four.search_threads = 4;
+    const auto expected = generate(one, 9, settings), threaded = generate(four, 9, settings);
+    ASSERT_EQ(threaded.size(), expected.size());
+    for (std::size_t s = 0; s < expected.size(); ++s) {
+      ASSERT_EQ(threaded[s].size(), expected[s].size());
+      for (std::size_t k = 0; k < expected[s].size(); ++k) {
+        EXPECT_EQ(threaded[s][k].ids, expected[s][k].ids) << "source " << s << " hyp " << k;
+        EXPECT_EQ(threaded[s][k].score, expected[s][k].score);
+      }
+    }
+  }
 }
 
 TEST(Generate, GreedyStopsRowsAtEosAndScoresThem) {

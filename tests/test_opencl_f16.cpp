@@ -299,7 +299,7 @@ TEST_F(OpenClF16Test, AWeightBeyondHalfRangeFailsNamingIt) {
   EXPECT_NO_THROW(Seq2SeqModel(*source, *f32_gpu));
 }
 
-TEST_F(OpenClF16Test, TheCliTakesWeightsF16OnOpenClOnly) {
+TEST_F(OpenClF16Test, TheCliTakesWeightsF16OnOpenClOnlyAndInt8OnCpuOnly) {
   const std::string folder = test::fixture("core/marian");
   const auto golden = test::load_json(folder + "/golden.json");
   std::string input;
@@ -321,6 +321,9 @@ TEST_F(OpenClF16Test, TheCliTakesWeightsF16OnOpenClOnly) {
   const test::CliResult refused = with({"--weights", "f16"}, folder);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("the cpu device stores weights in f32 or int8"), std::string::npos) << refused.err;
+  const test::CliResult int8 = with({"--device", "opencl", "--weights", "int8"}, folder);
+  EXPECT_EQ(int8.exit_code, 1);
+  EXPECT_NE(int8.err.find("int8 weights need the cpu device"), std::string::npos) << int8.err;
   const test::CliResult unknown = with({"--device", "opencl", "--weights", "f8"}, folder);
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.err.find("f8 not in {f32,f16,int8}"), std::string::npos) << unknown.err;

@@ -91,7 +91,8 @@ TEST(PackedLinear, DeterministicBackendsKeepMatricesPlain) {
 }
 
 // The furthest a product of int8-rounded operands can be from the exact one: each weight element
-// is off by at most half its channel's step (max|w_j| / 127 / 2), each input by half its row's.
+// is off by at most half its channel's step (max|w_j| / 127 / 2), each input by half its row's
+// (its range / 255 / 2 ≤ max|x_r| / 127 / 2).
 float int8_bound(const std::vector<float>& x, const std::vector<float>& w, std::int64_t r, std::int64_t j,
                  std::int64_t k) {
   float x_peak = 0.0f, w_peak = 0.0f;
@@ -140,6 +141,48 @@ TEST(PackedLinearInt8, EveryProductIsWithinTheRoundingBoundAndTheBiasIsExact) {
     for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 99, 16, threads);
     for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 16, 32, threads);
   }
+}
+
+// Inputs are quantized over their row's own range (with 0), not ±max|x|: a row of one sign (as after
+// ReLU, GELU, swish) or a shifted one keeps all 256 levels. With every row spanning 255 integers
+// and every channel's integers reaching ±127, both operands lie on their grids and the product is
+// exact (its integer sums are below 2^24). A grid symmetric about 0 would round these rows.
+TEST(PackedLinearInt8, AnInputRowUsesTheWholeGridOfItsRange) {
+  const auto backend = make_cpu_backend({.threads = 1, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const auto arena = backend->make_arena();
+  const std::int64_t m = 4, n = 8, k = 64;
+  std::vector<float> w(n * k), x(m * k);
+  for (std::int64_t i = 0; i < n * k; ++i) w[i] = static_cast<float>(static_cast<int>(i * 37 % 255) - 127);
+  for (std::int64_t j = 0; j < n; ++j) w[j * k] = 127.0f;
+  const float lows[m] = {0.0f, -50.0f, -200.0f, -255.0f};  // ≥ 0, shifted either way, ≤ 0
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t p = 0; p < k; ++p) x[r * k + p] = lows[r] + static_cast<float>((p * 101 + r) % 256);
+    x[r * k] = lows[r];
+    x[r * k + 1] = lows[r] + 255.0f;
+  }
+  const Tensor packed = store->add(w, {n, k}, WeightUse::Matrix);
+  const Tensor xt = arena->alloc(DType::F32, {m, k}), y = arena->alloc(DType::F32, {m, n});
+  backend->upload(x.data(), xt);
+  backend->linear(xt, packed, Tensor(), Activation::None, y);
+  const auto got = backend->download_f32(y);
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      float exact = 0.0f;
+      for (std::int64_t p = 0; p < k; ++p) exact += x[r * k + p] * w[j * k + p];
+      EXPECT_EQ(got[r * n + j], exact) << "row " << r << " channel " << j;
+    }
+  }
+}
+
+// u8 inputs by s8 weights sum up to 255 · 127 per input in int32: a weight too wide for that is
+// refused at load rather than overflowing.
+TEST(PackedLinearInt8, AWeightTooWideForInt32SumsIsAnError) {
+  const auto backend = make_cpu_backend({.threads = 1, .weights = WeightType::Int8});
+  const auto store = backend->make_weight_store();
+  const std::int64_t k = 70000;
+  EXPECT_THROW(store->add(std::vector<float>(k, 1.0f), {1, k}, WeightUse::Matrix), Error);
+  EXPECT_NO_THROW(store->add(std::vector<float>(60000, 1.0f), {1, 60000}, WeightUse::Matrix));
 }
 
 TEST(PackedLinearInt8, AWeightTakesAboutAQuarterOfItsF32Bytes) {

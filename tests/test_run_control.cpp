@@ -74,6 +74,19 @@ class RunControl : public ::testing::Test {
     EXPECT_EQ(merged.exit_code, 0) << merged.err;
     return read_file(dir_ + "/merged");
   }
+
+  // A progress file beside `out` as a run of `args` killed while writing chunk `cut` leaves it:
+  // the chunks before it (those of a one-shard partial result) and `bytes` of that chunk.
+  void write_cut_progress(const std::vector<std::string>& args, const std::string& out, std::size_t cut,
+                          std::size_t bytes) {
+    const auto whole_part = run_cli(with(args, {"-o", dir_ + "/part", "--shard", "0/1"}));
+    ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
+    std::string progress = read_file(dir_ + "/part");
+    progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
+    const std::size_t at = progress.find("#chunk " + std::to_string(cut) + " ");
+    ASSERT_NE(at, std::string::npos);
+    write_file(out + ".invar-progress", progress.substr(0, at + bytes));
+  }
 };
 
 TEST_F(RunControl, ResumeAfterKillGivesTheBytesOfAnUninterruptedRun) {
@@ -140,16 +153,9 @@ class InterruptedRun : public RunControl {
 TEST_F(RunControl, AnIncompleteLastChunkIsDroppedAndRecomputed) {
   write_file(input_, source_lines(48));
   const std::string expected = whole_output(translate_);
-  // Every chunk of the input, as a one-shard partial result holds them, made a progress file
-  // with three whole chunks and a fourth cut off in its records.
-  const auto whole_part = run_cli(with(translate_, {"-o", dir_ + "/part", "--shard", "0/1"}));
-  ASSERT_EQ(whole_part.exit_code, 0) << whole_part.err;
-  std::string progress = read_file(dir_ + "/part");
-  progress.replace(progress.find("\"partial\""), 9, "\"progress\"");
-  const std::size_t fourth = progress.find("#chunk 3 ");
-  ASSERT_NE(fourth, std::string::npos);
+  // Three whole chunks and a fourth cut off in its records.
   const std::string out = dir_ + "/out";
-  write_file(out + ".invar-progress", progress.substr(0, fourth + 20));
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(translate_, out, 3, 20));
   const auto resumed = run_cli(with(translate_, {"-o", out, "--resume"}));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(read_file(out), expected);
@@ -252,6 +258,46 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"chrf", "-i", "@hyp", "-r", "@ref", "--sentence", "--json"},
                       std::vector<std::string>{"ter", "-i", "@hyp", "-r", "@ref", "--sentence", "--stats"}));
 
+// The metrics scored segment by segment, each with a corpus summary from the sentence scores:
+// BERTScore (its default batch size 64: chunks of 512 segments, so three), METEOR, WMD and WVCOS
+// (chunks of 256). Every process reads the whole inputs: idf weights from every reference.
+class SegmentMetricShards : public MetricShards {};
+
+TEST_P(SegmentMetricShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
+  const std::string expected = whole_output(args());
+  ASSERT_FALSE(expected.empty());
+  for (std::size_t shards : {2, 3}) EXPECT_EQ(merged_shards(args(), shards), expected) << shards << " shards";
+}
+
+// A progress file whose second chunk was cut off in its records: the run continued with --resume keeps the first and recomputes the rest.
+TEST_P(SegmentMetricShards, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
+  const std::string expected = whole_output(args());
+  const std::string out = dir_ + "/out";
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(args(), out, 1, 40));
+  const auto resumed = run_cli(with(args(), {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read_file(out), expected);
+  EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress"));
+}
+
+const std::string kBertScoreModel = fixture("core/bert-wordpiece");
+const std::string kWordVectors = fixture("stmetrics/wordvecs.vec");
+
+INSTANTIATE_TEST_SUITE_P(
+    Segments, SegmentMetricShards,
+    ::testing::Values(
+        std::vector<std::string>{"bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@hyp", "-r", "@ref", "-r",
+                                 "@ref2", "--idf", "--sentence", "--json"},
+        std::vector<std::string>{"bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@hyp", "-r", "@ref",
+                                 "--max-length", "8", "--baseline",
+                                 fixture("stmetrics/bertscore_baseline_bert-wordpiece.tsv")},
+        std::vector<std::string>{"meteor", "-i", "@hyp", "-r", "@ref", "-r", "@ref2", "--json"},
+        std::vector<std::string>{"meteor", "-i", "@hyp", "--source", "@ref", "--sentence"},
+        std::vector<std::string>{"wmd", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--sentence", "--json"},
+        std::vector<std::string>{"wmd", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--unit-vectors"},
+        std::vector<std::string>{"wvcos", "-i", "@hyp", "-r", "@ref", "--vectors", kWordVectors, "--sentence"},
+        std::vector<std::string>{"wvcos", "-i", "@hyp", "--source", "@ref", "--vectors", kWordVectors, "--json"}));
+
 // isometry and lip: their per-row models (translators, detectors, --transform, the SE classifier's
 // encoder) split; the report and every file they write, joined by merge, are the one-process bytes.
 // 30 + 13 pairs of two translators (one from a file) in chunks of 16 (batch size 2): chunks span
@@ -303,6 +349,33 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards, ::testing::Values("isometry", "lip", "lip_se"));
 
+// isometry's "N sources truncated" counts every source --truncate cut, whichever process translated
+// it: the count travels in the pairs' records, so a merge (which translates nothing) reports it.
+TEST_F(ModelReportShards, TruncatedSourcesAreCountedOverEveryPart) {
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += "lovely great thing ";
+  std::string pairs;
+  for (int i = 0; i < 20; ++i)
+    pairs += (i % 6 == 0 ? long_text : "short text " + std::to_string(i)) + "\t" +
+             (i % 9 == 4 ? long_text : "other text " + std::to_string(i)) + "\n";
+  write_file(input_, pairs);  // long: first texts 0, 6, 12, 18; second texts 4, 13
+  const std::vector<std::string> args{"isometry", "--pairs", input_, "--translator", kMarian, "--detector",
+                                      fixture("core/bert-pair-cls"), "--beam", "1", "--max-length", "8",
+                                      "--truncate", "--batch-size", "2", "--threads", "1", "--json"};
+  const std::string expected = "invar: 6 sources truncated to the positions of " + kMarian + " (--truncate)\n";
+  const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
+    ASSERT_EQ(part.exit_code, 0) << part.err;
+  }
+  const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+  EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+}
+
 TEST_F(ModelReportShards, MergeRefusesPartsOfOtherRunsAndShardsNeedAnOutputAndWork) {
   const auto isometry = [this](const std::vector<std::string>& more) {
     return with({"-q", "isometry", "--pairs", input_, "--detector", fixture("core/bert-pair-cls"), "--translations",
@@ -349,7 +422,7 @@ struct MpiCase {
 
 // `mpirun -n N invar ...` (a build with INVAR_MPI): 100 lines (isometry's pairs, lip's A and its
 // training texts) in chunks of 16 (batch size 2), 40 lines of pll in chunks of 16, 1100 segments
-// of metrics in chunks of 512: every rank has a part.
+// of metrics in chunks of 512 (256 for METEOR, WMD and WVCOS): every rank has a part.
 // As root, as CI runs, mpirun must be told it may.
 class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> {
  protected:
@@ -410,7 +483,16 @@ INSTANTIATE_TEST_SUITE_P(
                  "--threads", "1", "--json"},
                 "\t"},
         MpiCase{"bleu", {"metric", "bleu", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
-        MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100}),
+        MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100},
+        MpiCase{"bertscore",
+                {"metric", "bertscore", "-m", kBertScoreModel, "--layer", "2", "-i", "@in", "-r", "@ref", "--idf",
+                 "--sentence", "--json"},
+                "", 1100},
+        MpiCase{"meteor", {"metric", "meteor", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
+        MpiCase{"wmd", {"metric", "wmd", "-i", "@in", "-r", "@ref", "--vectors", kWordVectors, "--sentence"}, "", 1100},
+        MpiCase{"wvcos",
+                {"metric", "wvcos", "-i", "@in", "-r", "@ref", "--vectors", kWordVectors, "--sentence", "--json"},
+                "", 1100}),
     [](const auto& info) { return info.param.name; });
 
 TEST_F(Mpirun, AnErrorOnOneRankEndsEveryRank) {
@@ -419,6 +501,28 @@ TEST_F(Mpirun, AnErrorOnOneRankEndsEveryRank) {
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("in.txt:61: "), std::string::npos) << result.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/out"));
+}
+
+// lip --dataset reads its texts from the --data-dir folder: the parts of a run fingerprint the
+// folder's files, so a part computed on other data is refused, as for input files.
+TEST(LipDatasetShards, MergeRefusesAPartOfAChangedDataFolder) {
+  const std::string dir = test::temp_dir(), data = dir + "/data";
+  std::filesystem::copy(fixture("stmetrics/lip_synthetic"), data, std::filesystem::copy_options::recursive);
+  const auto part = [&](const std::string& shard) {
+    return run_cli({"-q", "lip", "--dataset", "trustpilot", "--data-dir", data, "--property", "polarity", "--classifier",
+                    "se", "-m", fixture("core/bert-wordpiece"), "--threads", "1", "--shard", shard, "-o",
+                    dir + "/part" + shard.substr(0, 1)});
+  };
+  ASSERT_EQ(part("0/2").exit_code, 0);
+  const std::string train = data + "/train/english.csv";
+  std::string text = read_file(train);
+  text.replace(text.find("amazing"), 7, "awesome");
+  write_file(train, text);
+  const auto second = part("1/2");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto merged = run_cli({"merge", dir + "/part0", dir + "/part1"});
+  EXPECT_EQ(merged.exit_code, 1);
+  EXPECT_NE(merged.err.find("a part of another run"), std::string::npos) << merged.err;
 }
 
 class Merge : public RunControl {

@@ -1,5 +1,8 @@
 // `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore.hpp),
-// with its hash, its CLI's summary line and per-line scores aligned with the hypotheses.
+// with its hash, its CLI's summary line and per-line scores aligned with the hypotheses. Segments
+// run in chunks of whole matching batches (tools/row_run.hpp: --resume, --shard, MPI); the idf
+// weights come from every reference in every process, so a segment's score does not depend on
+// which process computed it.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,8 +15,10 @@
 #include "eval/metrics/bertscore.hpp"
 #include "eval/metrics/common.hpp"
 #include "invar_version.hpp"
-#include "tools/metric_commands.hpp"
+#include "tools/command.hpp"
+#include "tools/exact_field.hpp"
 #include "tools/model_command.hpp"
+#include "tools/row_run.hpp"
 
 namespace invar::cli {
 namespace {
@@ -29,11 +34,15 @@ struct BertScoreArguments {
   bool json = false;
   bool csv = false;
   bool empty_as_zero = false;
+  RunControl control;
+  const CLI::App* command = nullptr;
 };
+
+using References = std::vector<std::vector<std::string>>;
 
 // Hypotheses and the line-aligned reference files, as segment-major reference lists.
 void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
-                 std::vector<std::vector<std::string>>& refs) {
+                 References& refs) {
   const std::string name = args.model.input == "-" ? "standard input" : args.model.input;
   hyps = read_lines(args.model.input);
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
@@ -49,7 +58,7 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
 }
 
 // bert_score warns when an empty candidate or reference sets scores to 0.
-void warn_empty(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs) {
+void warn_empty(const std::vector<std::string>& hyps, const References& refs) {
   std::size_t empty_hyps = 0, empty_refs = 0;
   for (const auto& h : hyps) empty_hyps += is_blank(h);
   for (const auto& r : refs)
@@ -99,36 +108,84 @@ void write_sentences(const std::vector<metrics::BertScore>& scores, const BertSc
   }
 }
 
-void run(const BertScoreArguments& args) {
-  if (args.json && args.csv) fail("--json and --csv are exclusive");
-  if (args.csv && !args.sentence) fail("--csv writes per-line scores: add --sentence");
-  std::vector<std::string> hyps;
-  std::vector<std::vector<std::string>> refs;
-  read_inputs(args, hyps, refs);
-  const auto source = open_model(args.model);
-  const std::int64_t layer = metrics::bertscore_layer(args.model.model, *source, args.layer);
-  std::optional<metrics::BertScoreBaseline> baseline;
-  if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
-  const auto backend = open_backend(args.model);
-  TextEncoder encoder(*source, *backend);
+// Distinct texts of the segments [begin, end), as bert_score embeds them once each.
+std::set<std::string_view> distinct_texts(const std::vector<std::string>& hyps, const References& refs,
+                                          std::size_t begin, std::size_t end) {
+  std::set<std::string_view> texts(hyps.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   hyps.begin() + static_cast<std::ptrdiff_t>(end));
+  for (std::size_t i = begin; i < end; ++i) texts.insert(refs[i].begin(), refs[i].end());
+  return texts;
+}
 
-  std::set<std::string_view> unique(hyps.begin(), hyps.end());
-  for (const auto& r : refs) unique.insert(r.begin(), r.end());
-  Progress progress("bertscore", unique.size());
-  metrics::BertScorer scorer(encoder, {.layer = layer,
-                                       .idf = args.idf,
-                                       .batch_size = args.model.batch_size,
-                                       .max_length = args.max_length,
-                                       .progress = [&progress](std::size_t done) { progress.advance(done); }});
-  auto scores = scorer.score(hyps, refs);
-  if (scorer.truncated() > 0)
-    fmt::print(stderr, "invar: warning: {} of {} distinct texts were longer than {} tokens and were truncated\n",
-               scorer.truncated(), unique.size(), scorer.max_length());
-  warn_empty(hyps, refs);
-  if (baseline)
-    for (auto& s : scores) s = metrics::rescale(s, *baseline);
+// The model and its scorer, opened by the first chunk this process computes.
+class Scoring {
+ public:
+  Scoring(const BertScoreArguments& args, const ModelSource& source, std::int64_t layer, const References& refs,
+          Progress& progress)
+      : backend_(open_backend(args.model)),
+        encoder_(source, *backend_),
+        scorer_(encoder_, {.layer = layer,
+                           .idf = args.idf,
+                           .batch_size = args.model.batch_size,
+                           .max_length = args.max_length,
+                           .progress = [&progress](std::size_t done) { progress.advance(done); }}) {
+    scorer_.weigh_by(refs);
+  }
 
-  const std::string hash = metrics::bertscore_hash(metrics::bertscore_model_name(args.model.model), layer, args.idf, baseline.has_value());
+  // A record per segment of [begin, end): P, R and F exactly, 1 or 0 for whether the hypothesis
+  // and each reference were truncated, and the length limit they were truncated to.
+  std::vector<std::string> records(const std::vector<std::string>& hyps, const References& refs, std::size_t begin,
+                                   std::size_t end) {
+    const auto first = static_cast<std::ptrdiff_t>(begin), last = static_cast<std::ptrdiff_t>(end);
+    const auto scores =
+        scorer_.score({hyps.begin() + first, hyps.begin() + last}, {refs.begin() + first, refs.begin() + last});
+    std::vector<std::string> out;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& s = scores[i - begin];
+      std::string cut(1, scorer_.truncates(hyps[i]) ? '1' : '0');
+      for (const auto& text : refs[i]) cut += scorer_.truncates(text) ? '1' : '0';
+      out.push_back(fmt::format("{}\t{}\t{}\t{}\t{}", exact_field(s.precision), exact_field(s.recall),
+                                exact_field(s.f1), cut, scorer_.max_length()));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> backend_;
+  TextEncoder encoder_;
+  metrics::BertScorer scorer_;
+};
+
+struct Truncation {
+  std::set<std::string_view> texts;  // the distinct texts that were truncated
+  std::string limit;                 // to this many tokens
+};
+
+// The scores of Scoring::records read back, and what they say of truncation.
+std::vector<metrics::BertScore> read_records(const std::vector<std::string>& records,
+                                             const std::vector<std::string>& hyps, const References& refs,
+                                             Truncation& cut) {
+  std::vector<metrics::BertScore> scores;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string_view record = records[i];
+    std::vector<std::string_view> fields;
+    for (std::size_t at = 0; at <= record.size(); at += fields.back().size() + 1)
+      fields.push_back(record.substr(at, record.find('\t', at) - at));
+    if (fields.size() != 5 || fields[3].size() != 1 + refs[i].size() ||
+        fields[3].find_first_not_of("01") != std::string_view::npos)
+      fail("a BERTScore record holds '{}', not P, R, F, the truncation of {} texts and their limit", record,
+           1 + refs[i].size());
+    scores.push_back({read_exact_field<float>(fields[0], "BERTScore"), read_exact_field<float>(fields[1], "BERTScore"),
+                      read_exact_field<float>(fields[2], "BERTScore")});
+    for (std::size_t k = 0; k < fields[3].size(); ++k)
+      if (fields[3][k] == '1') cut.texts.insert(k == 0 ? std::string_view(hyps[i]) : std::string_view(refs[i][k - 1]));
+    cut.limit = fields[4];
+  }
+  return scores;
+}
+
+void write_output(const BertScoreArguments& args, const std::vector<metrics::BertScore>& scores,
+                  const std::string& hash, std::int64_t layer) {
   const auto corpus = mean(scores);
   AtomicOutput out(args.model.output);
   if (args.sentence) {
@@ -142,7 +199,45 @@ void run(const BertScoreArguments& args) {
   out.commit();
 }
 
-}  // namespace
+void run(const BertScoreArguments& args) {
+  if (args.json && args.csv) fail("--json and --csv are exclusive");
+  if (args.csv && !args.sentence) fail("--csv writes per-line scores: add --sentence");
+  std::vector<std::string> hyps;
+  References refs;
+  read_inputs(args, hyps, refs);
+  const auto source = open_model(args.model);
+  const std::int64_t layer = metrics::bertscore_layer(args.model.model, *source, args.layer);
+  std::optional<metrics::BertScoreBaseline> baseline;
+  if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
+
+  // Chunks of whole matching batches (every segment has as many pairs as reference files), so
+  // bert_score's batch padding floors the cosines it floors in one whole run.
+  const std::size_t chunk = chunk_rows(args.model);
+  RowRun run({.command = args.command, .control = &args.control, .inputs = {"--input", "--ref", "--baseline"},
+              .output = args.model.output, .rows = hyps.size(), .chunk = chunk});
+  std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
+  for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
+    embedded += distinct_texts(hyps, refs, begin, std::min(hyps.size(), begin + chunk)).size();
+  Progress progress("bertscore", embedded);
+  std::optional<Scoring> scoring;
+  if (!run.process([&](std::size_t begin, std::size_t end) {
+        if (!scoring) scoring.emplace(args, *source, layer, refs, progress);
+        return scoring->records(hyps, refs, begin, end);
+      }))
+    return;
+  Truncation cut;
+  auto scores = read_records(run.records(), hyps, refs, cut);
+  if (!cut.texts.empty())
+    fmt::print(stderr, "invar: warning: {} of {} distinct texts were longer than {} tokens and were truncated\n",
+               cut.texts.size(), distinct_texts(hyps, refs, 0, hyps.size()).size(), cut.limit);
+  warn_empty(hyps, refs);
+  if (baseline)
+    for (auto& s : scores) s = metrics::rescale(s, *baseline);
+  const std::string hash =
+      metrics::bertscore_hash(metrics::bertscore_model_name(args.model.model), layer, args.idf, baseline.has_value());
+  write_output(args, scores, hash, layer);
+  run.close();
+}
 
 void setup_bertscore(CLI::App& metric) {
   auto args = std::make_shared<BertScoreArguments>();
@@ -175,6 +270,8 @@ void setup_bertscore(CLI::App& metric) {
   app->add_flag("--empty-as-zero", args->empty_as_zero,
                 "Score an empty hypothesis P = R = F = 0 with a warning, as bert_score does (default: an error "
                 "naming its line)");
+  add_run_control_options(*app, args->control);
+  args->command = app;
   app->footer(
       "Output: bert_score's summary line, HASH P: .. R: .. F1: .. (corpus means), where HASH is bert_score's "
       "get_hash with the model's folder name, e.g. roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0); "
@@ -185,4 +282,7 @@ void setup_bertscore(CLI::App& metric) {
   app->callback([args] { run(*args); });
 }
 
+INVAR_SUBCOMMAND("metric", "bertscore", setup_bertscore);
+
+}  // namespace
 }  // namespace invar::cli

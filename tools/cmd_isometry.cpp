@@ -159,7 +159,7 @@ std::vector<std::string> detector_names(const IsometryArguments& args) {
 class IsometryModels {
  public:
   IsometryModels(const IsometryArguments& args, const std::vector<TranslatorSource>& translators)
-      : args_(args), translators_(translators), truncated_(translators.size()) {}
+      : args_(args), translators_(translators) {}
 
   const std::vector<isometry::ParaphraseDetector>& detectors() {
     if (detectors_.empty())
@@ -179,14 +179,14 @@ class IsometryModels {
   const isometry::TextTranslator& translator(std::size_t t) {
     if (translator_index_ != t) {
       translator_ = {};
-      translator_ = open_translator(translators_[t].model, truncated_[t]);
+      translator_ = open_translator(translators_[t].model);
       translator_index_ = t;
     }
     return translator_;
   }
 
-  // Sources cut by --truncate, per translator (those this process translated).
-  const std::vector<std::size_t>& truncated() const { return truncated_; }
+  // The texts of the last translation that --truncate cut, by their index in it.
+  std::vector<std::size_t> cut;
 
   ProgressSlot progress;
 
@@ -196,7 +196,7 @@ class IsometryModels {
     return *backend_;
   }
 
-  isometry::TextTranslator open_translator(const std::string& model, std::size_t& truncated) {
+  isometry::TextTranslator open_translator(const std::string& model) {
     const SearchOptions& search = args_.search;
     return isometry::model_translator(
         model, backend(),
@@ -210,13 +210,12 @@ class IsometryModels {
          .target_language = search.target_language,
          .batch_size = args_.compute.batch_size,
          .truncate = search.truncate,
-         .truncated = [&truncated](std::size_t) { ++truncated; },
+         .truncated = [this](std::size_t i) { cut.push_back(i); },
          .progress = [this](std::size_t done) { progress.bar->set(done); }});
   }
 
   const IsometryArguments& args_;
   const std::vector<TranslatorSource>& translators_;
-  std::vector<std::size_t> truncated_;
   std::unique_ptr<Backend> backend_;  // declared before the models, so that it outlives them
   std::vector<isometry::ParaphraseDetector> detectors_;
   std::size_t translator_index_ = std::size_t(-1);
@@ -239,6 +238,7 @@ std::string saved_translations_path(const IsometryArguments& args, std::size_t t
 struct Segment {
   std::size_t translator = 0, data_set = 0, begin = 0;
   bool translated = false;                // by --translator (else `target` is read from a file)
+  std::size_t truncated = 0;              // of its sources, cut by --truncate (whoever translated them)
   bool detects = false;                   // by --detector (else `detected` is read from a file)
   bool computed() const { return translated || detects; }
   isometry::SentencePairs target;         // the translations read from a file
@@ -254,11 +254,13 @@ isometry::SentencePairs slice(const isometry::SentencePairs& pairs, std::size_t 
   return out;
 }
 
-// One pair's record: its translation and the detectors' probabilities on both sides, as computed.
-std::string pair_record(bool translated, const isometry::SentencePairs& target, const isometry::DetectorScores& scores,
-                        std::size_t i) {
+// One pair's record: its translation, how many of its two sources --truncate cut, and the
+// detectors' probabilities on both sides, as computed.
+std::string pair_record(bool translated, const isometry::SentencePairs& target, std::size_t cut,
+                        const isometry::DetectorScores& scores, std::size_t i) {
   nlohmann::json record = nlohmann::json::object();
   if (translated) record["translation"] = {target.first[i], target.second[i]};
+  if (cut > 0) record["cut"] = cut;
   for (std::size_t d = 0; d < scores.detectors.size(); ++d) {
     record["source"].push_back(scores.source[d][i]);
     record["target"].push_back(scores.target[d][i]);
@@ -282,6 +284,7 @@ void read_pair_records(std::span<const std::string> records, const std::string& 
     if (segment.translated) {
       segment.target.first.push_back(record.at("translation").at(0).get<std::string>());
       segment.target.second.push_back(record.at("translation").at(1).get<std::string>());
+      segment.truncated += record.value("cut", std::size_t{0});
     }
     for (std::size_t d = 0; segment.detects && d < detectors.size(); ++d) {
       detected.source[d].push_back(record.at("source").at(d).get<double>());
@@ -298,6 +301,7 @@ std::vector<std::string> segment_records(const Segment& segment, const isometry:
   isometry::SentencePairs translated;
   if (segment.translated) {
     models.progress.start("translate " + label, 2 * pairs.size());
+    models.cut.clear();
     translated = isometry::translate_pairs(pairs, models.translator(segment.translator), translator.model);
   } else {
     translated = slice(segment.target, begin, end);
@@ -309,8 +313,13 @@ std::vector<std::string> segment_records(const Segment& segment, const isometry:
     scores = isometry::detect_paraphrases(pairs, translated, detectors);
   }
   models.progress.bar.reset();
+  // translate_pairs translates every first text, then every second one.
+  std::vector<std::size_t> cut(pairs.size());
+  if (segment.translated)
+    for (std::size_t text : models.cut) ++cut[text % pairs.size()];
   std::vector<std::string> records;
-  for (std::size_t i = 0; i < pairs.size(); ++i) records.push_back(pair_record(segment.translated, translated, scores, i));
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    records.push_back(pair_record(segment.translated, translated, cut[i], scores, i));
   return records;
 }
 
@@ -418,10 +427,13 @@ void run(const IsometryArguments& args) {
   IsometryModels models(args, translators);
   auto row_run = run_segments(args, in, segments, models);
   if (!row_run && std::any_of(segments.begin(), segments.end(), [](const auto& s) { return s.computed(); })) return;
-  for (std::size_t t = 0; t < translators.size(); ++t)
-    if (models.truncated()[t] > 0)
-      std::cerr << fmt::format("invar: {} sources truncated to the positions of {} (--truncate)\n",
-                               models.truncated()[t], translators[t].model);
+  for (std::size_t t = 0; t < translators.size(); ++t) {
+    std::size_t truncated = 0;
+    for (const auto& segment : segments) truncated += segment.translator == t ? segment.truncated : 0;
+    if (truncated > 0)
+      std::cerr << fmt::format("invar: {} sources truncated to the positions of {} (--truncate)\n", truncated,
+                               translators[t].model);
+  }
 
   std::vector<isometry::IsometryDataSet> data;
   for (auto& segment : segments) {

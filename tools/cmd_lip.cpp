@@ -215,7 +215,7 @@ void run(const LipArguments& given) {
                         .transform = transform_options(args), .backend = backend_on_demand,
                         .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
   const auto rows = run_lip_rows({.command = args.command, .control = &args.control,
-                                  .inputs = {"--train", "--train-target", "--original", "--transformed"},
+                                  .inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
                                   .output = args.output, .chunk = chunk_rows(args.compute)},
                                  work);
   if (!rows.writes) return;

@@ -21,7 +21,6 @@
 #include "eval/stats/resampling.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
-#include "tools/metric_commands.hpp"
 #include "tools/metric_inputs.hpp"
 
 namespace invar::cli {
@@ -516,8 +515,7 @@ void setup(CLI::App& root) {
   setup_bleu(*app);
   setup_chrf(*app);
   setup_ter(*app);
-  setup_bertscore(*app);
-  setup_meteor_and_word_vector_metrics(*app);
+  add_subcommands(*app, "metric");  // bertscore, meteor, wmd, wvcos: they need models or word vectors
 }
 
 INVAR_COMMAND("metric", setup);

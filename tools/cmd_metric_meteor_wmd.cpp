@@ -1,9 +1,8 @@
 // `invar metric meteor|wmd|wvcos`: the lexical-semantic metrics Briakou et al. (2021) compare for
 // style transfer. METEOR is NLTK's (3.8 by default, 3.6.2 by name); WMD and the cosine of mean word
 // vectors read fastText vectors. Sentence scores are line-aligned with the hypotheses; the corpus
-// score is their mean.
-#include "tools/metric_commands.hpp"
-
+// score is their mean. Segments run in chunks (tools/row_run.hpp: --resume, --shard, MPI); every
+// process reads the whole inputs, WordNet and the vectors.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -18,7 +17,10 @@
 #include "eval/metrics/meteor.hpp"
 #include "eval/metrics/wmd.hpp"
 #include "invar_version.hpp"
+#include "tools/command.hpp"
+#include "tools/exact_field.hpp"
 #include "tools/model_command.hpp"
+#include "tools/row_run.hpp"
 
 namespace invar::cli {
 namespace {
@@ -32,6 +34,8 @@ struct PairArguments {
   bool json = false;
   int width = 4;
   int threads = 0;
+  RunControl control;
+  const CLI::App* command = nullptr;
 };
 
 struct Inputs {
@@ -62,27 +66,6 @@ Inputs read_inputs(const PairArguments& args, bool several_references) {
     for (std::size_t i = 0; i < lines.size(); ++i) in.refs[i].push_back(std::move(lines[i]));
   }
   return in;
-}
-
-// score(i) for every segment on --threads threads, with a progress bar; an error names the
-// hypothesis file and line.
-std::vector<double> score_all(const PairArguments& args, const char* label, std::size_t n,
-                              const std::function<double(std::size_t)>& score) {
-  std::vector<double> out(n);
-  Progress progress(label, n);
-  constexpr std::size_t kBlock = 256;
-  for (std::size_t start = 0; start < n; start += kBlock) {
-    const std::size_t size = std::min(kBlock, n - start);
-    metrics::parallel_for(size, args.threads, [&](std::size_t k) {
-      try {
-        out[start + k] = score(start + k);
-      } catch (const Error& e) {
-        fail("{}:{}: {}", args.hyp, start + k + 1, e.what());
-      }
-    });
-    progress.advance(size);
-  }
-  return out;
 }
 
 struct Described {
@@ -132,6 +115,35 @@ void write_scores(const PairArguments& args, const Described& metric, const Inpu
   out.commit();
 }
 
+// Segments per chunk of a run, scored on --threads threads.
+constexpr std::size_t kChunk = 256;
+
+// score(i) of every segment, in chunks run as tools/row_run.hpp does (--resume, --shard, MPI), then
+// the output, written by the process that writes it. An error names the hypothesis file and line.
+void run_scores(const PairArguments& args, const char* label, const Described& metric, const Inputs& in,
+                const std::function<double(std::size_t)>& score) {
+  RowRun run({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
+              .output = args.output, .rows = in.hyps.size(), .chunk = kChunk});
+  Progress progress(label, in.hyps.size());
+  const bool writes = run.process([&](std::size_t begin, std::size_t end) {
+    std::vector<std::string> records(end - begin);
+    metrics::parallel_for(end - begin, args.threads, [&](std::size_t k) {
+      try {
+        records[k] = exact_field(score(begin + k));
+      } catch (const Error& e) {
+        fail("{}:{}: {}", args.hyp, begin + k + 1, e.what());
+      }
+    });
+    progress.advance(end - begin);
+    return records;
+  });
+  if (!writes) return;
+  std::vector<double> scores;
+  for (const auto& record : run.records()) scores.push_back(read_exact_field<double>(record, metric.name));
+  write_scores(args, metric, in, scores);
+  run.close();
+}
+
 void add_pair_options(CLI::App* app, PairArguments& args, bool several_references) {
   app->add_option("-i,--hyp", args.hyp, "Hypotheses, one segment per line")->required();
   app->add_option("-r,--ref", args.refs,
@@ -148,6 +160,8 @@ void add_pair_options(CLI::App* app, PairArguments& args, bool several_reference
   app->add_option("--threads", args.threads, "Threads scoring segments (0 = all cores); results do not depend on it")
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
+  add_run_control_options(*app, args.control);
+  args.command = app;
 }
 
 void check_common(const PairArguments& args) {
@@ -180,12 +194,11 @@ void setup_meteor(CLI::App& parent) {
     const auto in = read_inputs(*args, true);
     const metrics::WordNet wordnet(*wordnet_dir);
     const metrics::Meteor meteor(wordnet, options);
-    const auto scores = score_all(*args, "meteor", in.hyps.size(),
-                                  [&](std::size_t i) { return meteor.score(in.hyps[i], in.refs[i]); });
     const nlohmann::ordered_json settings{{"nltk", *version},      {"alpha", options.alpha},
                                           {"beta", options.beta},  {"gamma", options.gamma},
                                           {"stemmer", "porter (NLTK_EXTENSIONS)"}, {"wordnet", *wordnet_dir}};
-    write_scores(*args, {"METEOR", meteor.signature(), settings}, in, scores);
+    run_scores(*args, "meteor", {"METEOR", meteor.signature(), settings}, in,
+               [&](std::size_t i) { return meteor.score(in.hyps[i], in.refs[i]); });
   });
 }
 
@@ -216,15 +229,14 @@ void setup_word_vector_metrics(CLI::App& parent) {
     check_common(*args);
     const auto in = read_inputs(*args, false);
     const auto vectors = metrics::WordVectors::load(*vectors_path);
-    const auto scores = score_all(*args, "wmd", in.hyps.size(), [&](std::size_t i) {
-      return metrics::word_movers_distance(vectors, in.hyps[i], in.refs[i].front(), *unit);
-    });
     auto settings = vectors_settings(vectors);
     settings["unit_vectors"] = *unit;
     settings["solver"] = "exact (LEMON network simplex)";
-    write_scores(*args,
-                 {"WMD", vectors_signature(vectors) + (*unit ? "|norm:unit" : "|norm:raw") + "|solver:exact", settings},
-                 in, scores);
+    run_scores(*args, "wmd",
+               {"WMD", vectors_signature(vectors) + (*unit ? "|norm:unit" : "|norm:raw") + "|solver:exact", settings},
+               in, [&](std::size_t i) {
+                 return metrics::word_movers_distance(vectors, in.hyps[i], in.refs[i].front(), *unit);
+               });
   });
 
   auto cos_args = std::make_shared<PairArguments>();
@@ -238,19 +250,15 @@ void setup_word_vector_metrics(CLI::App& parent) {
     check_common(*cos_args);
     const auto in = read_inputs(*cos_args, false);
     const auto vectors = metrics::WordVectors::load(*cos_vectors);
-    const auto scores = score_all(*cos_args, "wvcos", in.hyps.size(), [&](std::size_t i) {
-      return metrics::mean_vector_cosine(vectors, in.hyps[i], in.refs[i].front()).value_or(std::nan(""));
-    });
-    write_scores(*cos_args, {"WVCOS", vectors_signature(vectors) + "|mean:tokens", vectors_settings(vectors)}, in,
-                 scores);
+    run_scores(*cos_args, "wvcos", {"WVCOS", vectors_signature(vectors) + "|mean:tokens", vectors_settings(vectors)},
+               in, [&](std::size_t i) {
+                 return metrics::mean_vector_cosine(vectors, in.hyps[i], in.refs[i].front()).value_or(std::nan(""));
+               });
   });
 }
 
+INVAR_SUBCOMMAND("metric", "meteor", setup_meteor);
+INVAR_SUBCOMMAND("metric", "wmd, wvcos", setup_word_vector_metrics);
+
 }  // namespace
-
-void setup_meteor_and_word_vector_metrics(CLI::App& metric) {
-  setup_meteor(metric);
-  setup_word_vector_metrics(metric);
-}
-
 }  // namespace invar::cli

@@ -11,19 +11,23 @@
 namespace invar::cli {
 
 struct CommandRegistration {
+  std::string parent;  // empty for a top-level command
   std::string name;
-  std::function<void(CLI::App& root)> setup;  // adds the subcommand and its callback to root
+  std::function<void(CLI::App& parent)> setup;  // adds the subcommand and its callback to parent
 };
 
 std::vector<CommandRegistration>& command_registry();
-// Adds every registered command to `app` (main, and `invar merge`, which re-runs a command).
+// Adds every registered top-level command to `app` (main, and `invar merge`, which re-runs a command).
 void add_commands(CLI::App& app);
-// Adds only the command registered as `only`, or every command when none is.
+// Adds only the top-level command registered as `only`, or every one when none is.
 void add_commands(CLI::App& app, std::string_view only);
+// Adds the subcommands registered under `parent` to its app (each parent command calls it), so that
+// a subcommand in its own file is in a binary exactly when that file is linked into it.
+void add_subcommands(CLI::App& app, std::string_view parent);
 
 struct CommandRegistrar {
-  CommandRegistrar(std::string name, std::function<void(CLI::App&)> setup) {
-    command_registry().push_back({std::move(name), std::move(setup)});
+  CommandRegistrar(std::string parent, std::string name, std::function<void(CLI::App&)> setup) {
+    command_registry().push_back({std::move(parent), std::move(name), std::move(setup)});
   }
 };
 
@@ -36,4 +40,6 @@ void set_quiet(bool quiet);
 #define INVAR_CONCAT_INNER(a, b) a##b
 #define INVAR_CONCAT(a, b) INVAR_CONCAT_INNER(a, b)
 #define INVAR_COMMAND(name, setup) \
-  static const ::invar::cli::CommandRegistrar INVAR_CONCAT(invar_command_, __LINE__)(name, setup)
+  static const ::invar::cli::CommandRegistrar INVAR_CONCAT(invar_command_, __LINE__)("", name, setup)
+#define INVAR_SUBCOMMAND(parent, name, setup) \
+  static const ::invar::cli::CommandRegistrar INVAR_CONCAT(invar_command_, __LINE__)(parent, name, setup)

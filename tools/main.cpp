@@ -3,12 +3,14 @@
 // printable(): one line, no terminal escapes, whatever the file held.
 #include <algorithm>
 #include <iostream>
+#include <tuple>
 #include <unistd.h>
 
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
+#include "tools/hand_over.hpp"
 #include "tools/ranks.hpp"
 
 namespace invar::cli {
@@ -27,12 +29,28 @@ bool progress_enabled() { return !quiet && isatty(STDERR_FILENO); }
 
 void add_commands(CLI::App& app) { add_commands(app, ""); }
 
-void add_commands(CLI::App& app, std::string_view only) {
+namespace {
+
+std::vector<CommandRegistration>& sorted_registry() {
   auto& registry = command_registry();
-  std::sort(registry.begin(), registry.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  const bool known = std::any_of(registry.begin(), registry.end(), [&](const auto& c) { return c.name == only; });
+  std::sort(registry.begin(), registry.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.parent, a.name) < std::tie(b.parent, b.name); });
+  return registry;
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, std::string_view only) {
+  const auto& registry = sorted_registry();
+  const bool known = std::any_of(registry.begin(), registry.end(),
+                                 [&](const auto& c) { return c.parent.empty() && c.name == only; });
   for (const auto& command : registry)
-    if (!known || command.name == only) command.setup(app);
+    if (command.parent.empty() && (!known || command.name == only)) command.setup(app);
+}
+
+void add_subcommands(CLI::App& app, std::string_view parent) {
+  for (const auto& command : sorted_registry())
+    if (command.parent == parent) command.setup(app);
 }
 
 }  // namespace invar::cli
@@ -64,6 +82,7 @@ int main(int argc, char** argv) {
   invar::cli::add_commands(app, command == argv + argc ? "" : *command);
 
   try {
+    invar::cli::run_here_or_hand_over(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

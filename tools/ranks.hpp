@@ -7,6 +7,9 @@
 
 namespace invar::cli {
 
+// Whether a launcher such as mpirun started this process (Open MPI and PMIx set these variables).
+bool started_by_mpi_launcher();
+
 struct Ranks {
   int rank = 0;
   int size = 1;

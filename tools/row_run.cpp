@@ -68,7 +68,20 @@ class Hasher {
     XXH3_128bits_update(state_, &size, sizeof size);
     XXH3_128bits_update(state_, bytes.data(), bytes.size());
   }
+  // A folder (lip's --data-dir) is its regular files, by their paths inside it in sorted order.
   void add_file(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (fs::is_directory(path)) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::recursive_directory_iterator(path))
+        if (entry.is_regular_file()) files.push_back(fs::relative(entry.path(), path));
+      std::sort(files.begin(), files.end());
+      for (const auto& file : files) {
+        add(file.generic_string());
+        add_file((fs::path(path) / file).string());
+      }
+      return;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) fail("{}: cannot open: {}", path, std::strerror(errno));
     std::vector<char> buffer(1 << 20);

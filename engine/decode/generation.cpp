@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -59,6 +60,25 @@ bool is_identity(const std::vector<std::int32_t>& rows, std::size_t previous) {
 // std::uniform_real_distribution.
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
+// Runs body(i) for every i in [0, n) on `threads` threads: OpenMP's team, which oneDNN's products
+// share, so no second set of threads waits beside the backend's. An exception (out of memory in a
+// processor) is rethrown here, once every row has run.
+template <class Body>
+void for_each_row(std::size_t n, int threads, const Body& body) {
+  const auto count = static_cast<std::int64_t>(n);
+  std::exception_ptr failure;
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1 && count > 1)
+  for (std::int64_t i = 0; i < count; ++i) {
+    try {
+      body(static_cast<std::size_t>(i));
+    } catch (...) {
+#pragma omp critical(invar_search_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
 std::int32_t sample_token(std::span<const float> warped, std::mt19937_64& rng) {
   const float max = *std::max_element(warped.begin(), warped.end());
   std::vector<double> weights(warped.size());
@@ -75,6 +95,31 @@ std::int32_t sample_token(std::span<const float> warped, std::mt19937_64& rng) {
   return static_cast<std::int32_t>(last_positive);  // rounding left target at the very end
 }
 
+struct Choice {
+  std::int32_t token = 0;
+  float log_prob = 0.0f;  // processed, as HF's scores
+};
+
+// The next token of one row (greedy: HF's argmax of the processed logits; sampling: a draw from the
+// warped ones) and its processed log-prob. `scratch` holds a copy of the row where the processors do
+// more than ban; `rng` is used only when sampling.
+Choice choose_token(std::span<float> raw, std::span<const std::int32_t> prefix, const SearchSettings& settings,
+                    std::span<const std::int32_t> source, std::vector<float>& scratch, std::mt19937_64& rng) {
+  if (!settings.do_sample && processors_only_ban(prefix.size(), settings)) {
+    // The processed log-prob of the chosen token is the banned raw row's, shifted: no copy of the row.
+    const LogSoftmaxTerms terms = log_softmax_terms(raw);
+    apply_logits_processors(raw, prefix, settings, source);
+    const std::int32_t token = argmax(raw);
+    return {token, terms(raw[static_cast<std::size_t>(token)])};
+  }
+  scratch.assign(raw.begin(), raw.end());
+  processed_log_probs(scratch, prefix, settings, source);
+  apply_logits_processors(raw, prefix, settings, source);
+  if (settings.do_sample) apply_sampling_warpers(raw, settings);
+  const std::int32_t token = settings.do_sample ? sample_token(raw, rng) : argmax(raw);
+  return {token, scratch[static_cast<std::size_t>(token)]};
+}
+
 // Greedy search and sampling: every row continues alone until EOS or max_length; finished rows are
 // dropped from the model (HF keeps computing them and pads, which changes nothing in the output).
 std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_size, const SearchSettings& settings,
@@ -89,33 +134,29 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
   std::iota(live.begin(), live.end(), 0);
   std::vector<std::int32_t> tokens(total, settings.decoder_start_token_id);
   std::mt19937_64 rng(settings.seed);
-  std::vector<float> logits, scores(static_cast<std::size_t>(vocab));
+  std::vector<float> logits;
+  std::vector<Choice> choices;
 
   for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
     model.step(tokens, logits);
+    choices.resize(live.size());
+    const auto choose = [&](std::size_t row) {
+      thread_local std::vector<float> scratch;
+      choices[row] = choose_token(row_of(logits, row, vocab), sequences[live[row]], settings,
+                                  encoder_input(encoder_inputs, live[row] / static_cast<std::size_t>(per_source)),
+                                  scratch, rng);
+    };
+    if (settings.do_sample) {
+      for (std::size_t row = 0; row < live.size(); ++row) choose(row);  // one generator, drawn in row order
+    } else {
+      for_each_row(live.size(), model.threads(), choose);
+    }
     std::vector<std::int32_t> keep;
     std::vector<std::size_t> next_live;
     tokens.clear();
     for (std::size_t row = 0; row < live.size(); ++row) {
       auto& sequence = sequences[live[row]];
-      const auto source = encoder_input(encoder_inputs, live[row] / static_cast<std::size_t>(per_source));
-      const std::span<float> raw = row_of(logits, row, vocab);
-      std::int32_t token;
-      float log_prob;
-      if (!settings.do_sample && processors_only_ban(sequence.size(), settings)) {
-        // The processed log-prob of the chosen token is the banned raw row's, shifted: no copy of the row.
-        const LogSoftmaxTerms terms = log_softmax_terms(raw);
-        apply_logits_processors(raw, sequence, settings, source);
-        token = argmax(raw);
-        log_prob = terms(raw[static_cast<std::size_t>(token)]);
-      } else {
-        std::copy(raw.begin(), raw.end(), scores.begin());
-        processed_log_probs(scores, sequence, settings, source);
-        apply_logits_processors(raw, sequence, settings, source);
-        if (settings.do_sample) apply_sampling_warpers(raw, settings);
-        token = settings.do_sample ? sample_token(raw, rng) : argmax(raw);
-        log_prob = scores[static_cast<std::size_t>(token)];
-      }
+      const auto [token, log_prob] = choices[row];
       sum_logprobs[live[row]] += log_prob;
       sequence.push_back(token);
       if (settings.eos_token_id && token == *settings.eos_token_id) {
@@ -147,6 +188,7 @@ void top_candidates(std::vector<float>& logits, std::size_t first_row, int num_b
                     std::vector<BeamCandidate>& best) {
   const std::size_t wanted = static_cast<std::size_t>(2 * num_beams);
   best.clear();
+  best.reserve(wanted + 1);
   for (int beam = 0; beam < num_beams; ++beam) {
     const std::span<float> row = row_of(logits, first_row + static_cast<std::size_t>(beam), vocab);
     const float beam_score = beam_scores[static_cast<std::size_t>(beam)];
@@ -190,32 +232,41 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
   std::iota(live.begin(), live.end(), 0);
   std::vector<std::int32_t> tokens(live.size() * beams_per_source, settings.decoder_start_token_id);
   std::vector<float> logits;
-  std::vector<BeamCandidate> candidates;
-  std::vector<LogSoftmaxTerms> terms(beams_per_source);
+  std::vector<std::vector<BeamCandidate>> candidates;  // per live source
+  std::vector<LogSoftmaxTerms> terms;                  // per row
 
   for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
     model.step(tokens, logits);
-    std::vector<std::int32_t> rows;
-    std::vector<std::size_t> next_live;
-    tokens.clear();
-    for (std::size_t position = 0; position < live.size(); ++position) {
-      Source& source = sources[live[position]];
+    candidates.resize(live.size());
+    terms.resize(live.size() * beams_per_source);
+    // Each source's rows and candidates on their own: the vocabulary-sized passes, on every thread.
+    for_each_row(live.size(), model.threads(), [&](std::size_t position) {
+      const Source& source = sources[live[position]];
       const std::size_t first_row = position * beams_per_source;
+      const std::span<LogSoftmaxTerms> source_terms(terms.data() + first_row, beams_per_source);
       for (std::size_t beam = 0; beam < beams_per_source; ++beam) {
         const std::span<float> row = row_of(logits, first_row + beam, vocab);
         if (settings.beam_masked_token_id) row[static_cast<std::size_t>(*settings.beam_masked_token_id)] = kNegInf;
         const auto source_ids = encoder_input(encoder_inputs, live[position]);
         if (processors_only_ban(source.beams[beam].size(), settings)) {
           // Bans on the raw row after its terms are read: top_candidates applies the shift.
-          terms[beam] = log_softmax_terms(row);
+          source_terms[beam] = log_softmax_terms(row);
           apply_logits_processors(row, source.beams[beam], settings, source_ids);
         } else {
           processed_log_probs(row, source.beams[beam], settings, source_ids);
-          terms[beam] = LogSoftmaxTerms{};
+          source_terms[beam] = LogSoftmaxTerms{};
         }
       }
-      top_candidates(logits, first_row, num_beams, vocab, terms, source.scores, candidates);
-      const auto next = advance_beams(source.hypotheses, candidates, source.beams, cur_len, eos, num_beams, source.done);
+      top_candidates(logits, first_row, num_beams, vocab, source_terms, source.scores, candidates[position]);
+    });
+    std::vector<std::int32_t> rows;
+    std::vector<std::size_t> next_live;
+    tokens.clear();
+    for (std::size_t position = 0; position < live.size(); ++position) {
+      Source& source = sources[live[position]];
+      const std::size_t first_row = position * beams_per_source;
+      const auto next =
+          advance_beams(source.hypotheses, candidates[position], source.beams, cur_len, eos, num_beams, source.done);
       std::vector<std::vector<std::int32_t>> beams;
       for (std::size_t beam = 0; beam < next.size(); ++beam) {
         beams.push_back(source.beams[static_cast<std::size_t>(next[beam].beam)]);

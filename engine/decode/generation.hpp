@@ -26,6 +26,9 @@ class StepModel {
   // New row i continues old row rows[i]: reorders beams (rows may repeat) and drops finished rows
   // (rows may be fewer than before). Never called with the identity.
   virtual void select_rows(std::span<const std::int32_t> rows) = 0;
+  // Threads for the search's work on each step's rows (log-softmax, processors, top-k): rows are
+  // independent there, so the result does not depend on it.
+  virtual int threads() const { return 1; }
 };
 
 // Hugging Face's generate() arguments with their 4.19 defaults (PretrainedConfig). Lengths count

@@ -126,8 +126,9 @@ LogSoftmaxTerms log_softmax_terms(std::span<const float> scores) {
   // The max of the numbers: a NaN then spreads to every score through the sum.
   const float max = row.maxCoeff<Eigen::PropagateNumbers>();
   if (!std::isfinite(max)) return {};
-  double sum = 0.0;
-  for (float score : scores) sum += std::exp(static_cast<double>(score - max));
+  // Eigen's vectorised float exp (a few ulp from libm's; this pass was a scalar double exp per
+  // vocabulary entry, a fifth of beam search's time at batch 16), summed in double.
+  const double sum = (row - max).exp().cast<double>().sum();
   return {max, static_cast<float>(std::log(sum))};
 }
 

@@ -30,7 +30,7 @@ struct LogSoftmaxTerms {
   float max = 0.0f, log_sum = 0.0f;
   float operator()(float x) const { return (x - max) - log_sum; }
 };
-// One vectorised pass for the max, one for Σ exp(x - max) (in double).
+// One vectorised pass for the max, one for Σ exp(x - max) (float exponentials, summed in double).
 LogSoftmaxTerms log_softmax_terms(std::span<const float> scores);
 
 // In-place log-softmax: every x becomes log_softmax_terms(scores)(x).

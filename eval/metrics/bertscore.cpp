@@ -214,6 +214,21 @@ Encoding BertScorer::encode(std::string_view text) const {
   return sent_encode(encoder_.tokenizer(), text, limit_, cut);
 }
 
+bool BertScorer::truncates(std::string_view text) const {
+  bool cut = false;
+  sent_encode(encoder_.tokenizer(), text, limit_, cut);
+  return cut;
+}
+
+void BertScorer::weigh_by(const std::vector<std::vector<std::string>>& refs) {
+  if (!options_.idf) return;
+  std::vector<std::vector<std::int32_t>> reference_ids;
+  for (const auto& texts : refs)
+    for (const auto& text : texts) reference_ids.push_back(encode(text).ids);
+  weights_ = BertScoreWeights::idf(reference_ids);
+  weights_fixed_ = true;
+}
+
 std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
                                          const std::vector<std::vector<std::string>>& refs) {
   if (hyps.size() != refs.size())
@@ -243,8 +258,9 @@ std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
   }
 
   const Tokenizer& tokenizer = encoder_.tokenizer();
-  weights_ = options_.idf ? BertScoreWeights::idf(reference_ids)
-                          : BertScoreWeights::uniform(*tokenizer.cls_id(), *tokenizer.sep_id());
+  if (!weights_fixed_)
+    weights_ = options_.idf ? BertScoreWeights::idf(reference_ids)
+                            : BertScoreWeights::uniform(*tokenizer.cls_id(), *tokenizer.sep_id());
 
   const std::size_t width = static_cast<std::size_t>(encoder_.model().spec().hidden);
   return best_per_hypothesis(score_pairs(pairs, embed(encodings), width, options_.batch_size), refs);

@@ -109,8 +109,15 @@ class BertScorer {
   Encoding encode(std::string_view text) const;
   std::size_t max_length() const { return limit_; }
 
-  // One score per hypothesis against its references (each hypothesis needs at least one).
+  // True when encode() cuts `text` to max_length().
+  bool truncates(std::string_view text) const;
+
+  // One score per hypothesis against its references (each hypothesis needs at least one). With
+  // idf, the weights come from these references, or from those of weigh_by() once it is called.
   std::vector<BertScore> score(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs);
+  // With idf: the weights of every later score() come from these references, so that scoring the
+  // segments in parts gives each segment the score of one whole call.
+  void weigh_by(const std::vector<std::vector<std::string>>& refs);
 
   // The weights of the last score() call.
   const BertScoreWeights& weights() const { return weights_; }
@@ -125,6 +132,7 @@ class BertScorer {
   BertScoreOptions options_;
   std::size_t limit_ = 0;
   BertScoreWeights weights_;
+  bool weights_fixed_ = false;  // by weigh_by()
   std::size_t truncated_ = 0;
 };
 

@@ -62,7 +62,8 @@ typedef enum invar_model_kind {
 
 typedef enum invar_weights {
   INVAR_WEIGHTS_F32 = 0,
-  INVAR_WEIGHTS_F16 = 1 /* half the weights' memory on an OpenCL device (docs/opencl.md) */
+  INVAR_WEIGHTS_F16 = 1, /* half the weights' memory on an OpenCL device (docs/opencl.md) */
+  INVAR_WEIGHTS_INT8 = 2 /* CPU: linear layers in int8, per-channel weights (docs/performance.md) */
 } invar_weights;
 
 typedef struct invar_model_options {

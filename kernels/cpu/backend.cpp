@@ -171,6 +171,7 @@ class CpuBackend final : public Backend {
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
   }
+  int threads() const override { return pool_.threads(); }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     return std::make_unique<CpuWeightStore>(packer_.get(), int8_, packed_);

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -27,9 +30,54 @@ constexpr memory::dim kRepresentativeRows = 64;
 // Distinct (rows, shape, bias, type) primitives kept; beyond it the cache starts over (a primitive
 // takes ~0.1 ms to create, and oneDNN keeps its own cache of the generated kernels).
 constexpr std::size_t kMaxPrimitives = 4096;
+constexpr float kUint8Max = 255.0f;
+// The most inputs an int8 product may sum: 255 · 127 · k must fit the int32 sums.
+constexpr std::int64_t kMaxInt8Inputs = std::numeric_limits<std::int32_t>::max() / (255 * 127);
 
 memory::desc matrix(memory::dim rows, memory::dim cols, DataType type) { return {{rows, cols}, type, Tag::ab}; }
 memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, cols, DataType::f32); }
+
+// An input row's quantization: v ≈ scale · (q − zero).
+struct RowScale {
+  float scale, zero;
+};
+
+// The least and the greatest of `count` values and 0 (NaNs skipped), in 16 lanes: one running
+// minimum is a chain of dependent instructions, which GCC does not vectorize without -ffast-math.
+std::pair<float, float> range_with_zero(const float* values, std::int64_t count) {
+  constexpr std::int64_t kLanes = 16;
+  float low[kLanes] = {}, high[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    for (std::int64_t l = 0; l < kLanes; ++l) {
+      low[l] = std::min(low[l], values[i + l]);
+      high[l] = std::max(high[l], values[i + l]);
+    }
+  }
+  for (; i < count; ++i) {
+    low[0] = std::min(low[0], values[i]);
+    high[0] = std::max(high[0], values[i]);
+  }
+  return {*std::min_element(low, low + kLanes), *std::max_element(high, high + kLanes)};
+}
+
+// Asymmetric u8 quantization of an input row: its range [min(v, 0), max(v, 0)] onto 0..255,
+// v ≈ scale · (q − zero). A row of one sign (after ReLU, GELU, swish) gets twice the resolution the
+// symmetric grid would give it. Rounding as core/quantize.hpp's (q + 0.5 truncated, q ≥ 0); NaN
+// becomes 0, and an infinite range gives an infinite scale and zero point 0, which the rescaling
+// carries on.
+RowScale quantize_row(const float* values, std::int64_t count, std::uint8_t* out) {
+  const auto [low, high] = range_with_zero(values, count);
+  const float range = high - low;
+  const float scale = range > 0.0f ? range / kUint8Max : 1.0f;
+  const float inverse = 1.0f / scale;
+  const float zero = std::isfinite(scale) ? std::nearbyint(-low * inverse) : 0.0f;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float rounded = std::min(values[i] * inverse + zero + 0.5f, kUint8Max);
+    out[i] = rounded >= 0.0f ? static_cast<std::uint8_t>(static_cast<std::int32_t>(rounded)) : 0;
+  }
+  return {scale, zero};
+}
 
 }  // namespace
 
@@ -37,12 +85,13 @@ struct PackedWeight::Impl {
   memory packed;
 };
 
-PackedWeight::PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales)
-    : n_(n), k_(k), impl_(std::move(impl)), scales_(std::move(scales)) {}
+PackedWeight::PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales,
+                           std::vector<float> sums)
+    : n_(n), k_(k), impl_(std::move(impl)), scales_(std::move(scales)), sums_(std::move(sums)) {}
 PackedWeight::~PackedWeight() = default;
 const void* PackedWeight::data() const { return impl_->packed.get_data_handle(); }
 std::size_t PackedWeight::bytes() const {
-  return impl_->packed.get_desc().get_size() + scales_.size() * sizeof(float);
+  return impl_->packed.get_desc().get_size() + (scales_.size() + sums_.size()) * sizeof(float);
 }
 
 // A primitive for one (rows, shape, bias, type) with its operand descriptions: a call only points
@@ -53,13 +102,13 @@ struct Call {
   std::unordered_map<int, memory> args;
 };
 
-// oneDNN's description of a product. f32: dst = src · weights + bias. int8: dst = src · weights,
-// the exact int32 sums as f32; the caller scales them and adds the bias. (Scales given to oneDNN per
-// call, as runtime output scales, make oneDNN 2.6 fall back from its AMX/VNNI kernels to a generic
-// one ~10× slower.)
+// oneDNN's description of a product. f32: dst = src · weights + bias. int8: dst = src · weights of
+// u8 inputs and s8 weights, the exact int32 sums as f32; the caller shifts them by the inputs' zero
+// points, scales them and adds the bias. (Scales given to oneDNN per call, as runtime output
+// scales, make oneDNN 2.6 fall back from its AMX/VNNI kernels to a generic one ~10× slower.)
 static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory::dim m, memory::dim k, memory::dim n,
                                       const memory::desc& weights, bool bias, bool int8) {
-  const DataType src = int8 ? DataType::s8 : DataType::f32;
+  const DataType src = int8 ? DataType::u8 : DataType::f32;
   const memory::desc bias_desc = bias && !int8 ? plain(1, n) : memory::desc();
   return {dnnl::matmul::desc(matrix(m, k, src), weights, bias_desc, plain(m, n)), engine};
 }
@@ -69,8 +118,8 @@ struct PackedMatmul::Lane {
   // By (rows, k, n, bias, int8, OpenMP threads): oneDNN splits a primitive's work for the thread
   // count current when it is created.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool, int>, Call> calls;
-  std::vector<std::int8_t> quantized_x;  // int8 calls: the rows of x, quantized
-  std::vector<float> x_scales;           // and their scales
+  std::vector<std::uint8_t> quantized_x;  // int8 calls: the rows of x, quantized
+  std::vector<RowScale> x_scales;         // and their scales and zero points
 
   Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, bool bias, int team) {
     const std::int64_t n = w.rows(), k = w.cols();
@@ -78,7 +127,7 @@ struct PackedMatmul::Lane {
     auto found = calls.find(key);
     if (found != calls.end()) return found->second;
     if (calls.size() >= kMaxPrimitives) calls.clear();
-    const DataType src = w.int8() ? DataType::s8 : DataType::f32;
+    const DataType src = w.int8() ? DataType::u8 : DataType::f32;
     Call made{dnnl::matmul(describe(engine, m, k, n, w.impl_->packed.get_desc(), bias, w.int8())),
               memory(matrix(m, k, src), engine, nullptr), memory(plain(m, n), engine, nullptr),
               memory(plain(1, n), engine, nullptr), {}};
@@ -87,15 +136,18 @@ struct PackedMatmul::Lane {
     return calls.emplace(key, std::move(made)).first->second;
   }
 
-  // int8: y [m, n] of int32 sums (as f32) to the product: × row scale × channel scale (+ bias).
-  void rescale(float* y, std::int64_t m, std::int64_t n, const float* channel_scales, const float* bias) const {
+  // int8: y [m, n] of int32 sums (as f32) to the product: Σ_p (q_rp − z_r) · w_jp is the sum less
+  // z_r · Σ_p w_jp, then × row scale × channel scale (+ bias).
+  void rescale(float* y, std::int64_t m, const PackedWeight& w, const float* bias) const {
+    const std::int64_t n = w.rows();
+    const float *channel_scales = w.scales_.data(), *sums = w.sums_.data();
     for (std::int64_t r = 0; r < m; ++r) {
       float* row = y + r * n;
-      const float scale = x_scales[r];
+      const auto [scale, zero] = x_scales[r];
       if (bias) {
-        for (std::int64_t j = 0; j < n; ++j) row[j] = row[j] * (scale * channel_scales[j]) + bias[j];
+        for (std::int64_t j = 0; j < n; ++j) row[j] = (row[j] - zero * sums[j]) * (scale * channel_scales[j]) + bias[j];
       } else {
-        for (std::int64_t j = 0; j < n; ++j) row[j] *= scale * channel_scales[j];
+        for (std::int64_t j = 0; j < n; ++j) row[j] = (row[j] - zero * sums[j]) * (scale * channel_scales[j]);
       }
     }
   }
@@ -106,7 +158,7 @@ struct PackedMatmul::Impl {
   std::vector<std::unique_ptr<Lane>> lanes;
 
   std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k,
-                                     std::vector<float> scales) {
+                                     std::vector<float> scales = {}, std::vector<float> sums = {}) {
     const bool int8 = type == DataType::s8;
     const auto layout =
         describe(engine, kRepresentativeRows, k, n, {{k, n}, type, Tag::any}, false, int8).weights_desc();
@@ -116,7 +168,7 @@ struct PackedMatmul::Impl {
     omp_set_num_threads(1);
     dnnl::reorder(source, impl->packed).execute(lanes.front()->stream, source, impl->packed);
     lanes.front()->stream.wait();
-    return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales)));
+    return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales), std::move(sums)));
   }
 };
 
@@ -130,7 +182,7 @@ void PackedMatmul::reserve_lanes(int lanes) {
 std::unique_ptr<PackedWeight> PackedMatmul::pack(const float* w, std::int64_t n, std::int64_t k) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   try {
-    return impl_->pack(w, DataType::f32, n, k, {});
+    return impl_->pack(w, DataType::f32, n, k);
   } catch (const dnnl::error& e) {
     fail("oneDNN cannot pack a [{}, {}] weight: {}", n, k, e.what());
   }
@@ -138,6 +190,7 @@ std::unique_ptr<PackedWeight> PackedMatmul::pack(const float* w, std::int64_t n,
 
 std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64_t n, std::int64_t k) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
+  if (k > kMaxInt8Inputs) fail("an int8 weight of {} inputs is too wide: at most {} fit int32 sums", k, kMaxInt8Inputs);
   std::vector<std::int8_t> quantized(static_cast<std::size_t>(n * k));
   std::vector<float> scales(static_cast<std::size_t>(n));
   quantize_rows_int8(w, n, k, quantized.data(), scales.data());
@@ -147,8 +200,15 @@ std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64
 std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const std::int8_t* q, const float* scales, std::int64_t n,
                                                       std::int64_t k) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
+  if (k > kMaxInt8Inputs) fail("an int8 weight of {} inputs is too wide: at most {} fit int32 sums", k, kMaxInt8Inputs);
+  std::vector<float> sums(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j) {
+    const std::int8_t* channel = q + j * k;
+    // Exact in f32: |Σ| ≤ 127 · k < 2^24 for every k allowed.
+    sums[j] = static_cast<float>(std::accumulate(channel, channel + k, std::int32_t{0}));
+  }
   try {
-    return impl_->pack(q, DataType::s8, n, k, std::vector<float>(scales, scales + n));
+    return impl_->pack(q, DataType::s8, n, k, std::vector<float>(scales, scales + n), std::move(sums));
   } catch (const dnnl::error& e) {
     fail("oneDNN cannot pack a [{}, {}] int8 weight: {}", n, k, e.what());
   }
@@ -163,7 +223,7 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
   if (w.int8()) {
     lane.quantized_x.resize(static_cast<std::size_t>(m * k));
     lane.x_scales.resize(static_cast<std::size_t>(m));
-    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize_int8(x + r * k, k, lane.quantized_x.data() + r * k);
+    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize_row(x + r * k, k, lane.quantized_x.data() + r * k);
     src = lane.quantized_x.data();
   }
   try {
@@ -178,7 +238,7 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
   } catch (const dnnl::error& e) {
     fail("oneDNN matmul of [{}, {}] by a [{}, {}] weight failed: {}", m, k, n, k, e.what());
   }
-  if (w.int8()) lane.rescale(y, m, n, w.scales_.data(), bias);
+  if (w.int8()) lane.rescale(y, m, w, bias);
 }
 
 }  // namespace invar::cpu

@@ -5,9 +5,12 @@
 // products of decoding (one row per beam and step): docs/performance.md has the measurements.
 //
 // An int8 weight is quantized per output channel, symmetrically (core/quantize.hpp): w[j, :] ≈
-// scale[j] · q[j, :] with q in [-127, 127] and scale[j] = max|w[j, :]| / 127. Each call quantizes the rows of x the same way
-// (per row, dynamically), multiplies the int8 matrices with exact int32 sums (VNNI or AMX where the
-// CPU has them: oneDNN picks) and rescales each element by its row's and its channel's scale.
+// scale[j] · q[j, :] with q in [-127, 127] and scale[j] = max|w[j, :]| / 127; an int8 .invar file
+// stores it so. Each call quantizes the rows of x to u8 per row, dynamically and asymmetrically
+// (x[r, :] ≈ s_r · (u[r, :] − z_r) over the row's range, so a row of one sign, as after an
+// activation, keeps the whole grid), multiplies u8 by s8 with exact int32 sums (VNNI or AMX where
+// the CPU has them: oneDNN picks), subtracts z_r · Σ_p q[j, p] and rescales each element by its
+// row's and its channel's scale. docs/performance.md has the choice.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -31,10 +34,12 @@ class PackedWeight {
  private:
   friend class PackedMatmul;
   struct Impl;
-  PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales);
+  PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales,
+               std::vector<float> sums);
   std::int64_t n_, k_;
   std::unique_ptr<Impl> impl_;
   std::vector<float> scales_;  // int8: one per output channel; f32: empty
+  std::vector<float> sums_;    // int8: Σ_p q[j, p] per output channel, for the inputs' zero points
 };
 
 // The oneDNN engine of one backend and its lanes: a lane (a stream, a primitive cache and scratch)

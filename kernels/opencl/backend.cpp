@@ -167,8 +167,10 @@ class OpenClBackend final : public Backend {
     return fmt::format("opencl:{}:{}", device_->info.platform, device_->info.device);
   }
 
-  // The OpenCL driver schedules its own compute units; there is nothing to set.
-  void set_threads(int) override {}
+  // The OpenCL driver schedules its own compute units: the threads are the host's, for the work
+  // between kernels.
+  void set_threads(int threads) override { threads_ = std::max(threads, 1); }
+  int threads() const override { return threads_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     return std::make_unique<OpenClWeightStore>(device_, weights_);
@@ -415,6 +417,7 @@ class OpenClBackend final : public Backend {
 
   std::shared_ptr<const Device> device_;
   WeightType weights_;
+  int threads_ = 1;
   cl_mem scratch_ = nullptr;
   std::size_t scratch_floats_ = 0;
   cl_command_queue queue_ = nullptr;
@@ -428,7 +431,9 @@ class OpenClBackend final : public Backend {
 std::unique_ptr<Backend> make_opencl_backend(const std::string& name, const BackendOptions& options) {
   if (options.weights == WeightType::Int8) fail("int8 weights need the cpu device (OpenCL stores f32 or f16)");
   const auto [platform, device] = opencl::parse_device_name(name);
-  return std::make_unique<OpenClBackend>(opencl::open_device(platform, device), options.weights);
+  auto backend = std::make_unique<OpenClBackend>(opencl::open_device(platform, device), options.weights);
+  backend->set_threads(options.threads);
+  return backend;
 }
 
 BackendFactory opencl_backend_factory() {

@@ -1,5 +1,5 @@
 // Builds with INVAR_MPI: the ranks of `mpirun -n N invar ...`. MPI starts only when a launcher
-// started this process (Open MPI and PMIx set these variables), so a plain `invar ...` of an MPI
+// started this process, so a plain `invar ...` of an MPI
 // build stays one process and never loads the launcher's environment.
 // The C API only: Open MPI's mpi.h would otherwise pull in its deprecated C++ bindings, which
 // live in a library this build does not link.
@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "core/error.hpp"
 #include "tools/ranks.hpp"
@@ -17,15 +16,10 @@
 namespace invar::cli {
 namespace {
 
-bool started_by_launcher() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr ||
-         std::getenv("PMI_SIZE") != nullptr;
-}
-
 class Mpi {
  public:
   Mpi() {
-    if (!started_by_launcher()) return;
+    if (!started_by_mpi_launcher()) return;
     int provided = 0;
     // Only the main thread calls MPI; the compute threads never do.
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) fail("MPI_Init failed");

@@ -1,0 +1,12 @@
+#include <cstdlib>
+
+#include "tools/ranks.hpp"
+
+namespace invar::cli {
+
+bool started_by_mpi_launcher() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr ||
+         std::getenv("PMI_SIZE") != nullptr;
+}
+
+}  // namespace invar::cli
