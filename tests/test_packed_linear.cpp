@@ -41,7 +41,9 @@ class PackedLinearTest : public ::testing::TestWithParam<int> {
       ASSERT_NEAR(got[i], want[i], 1e-5f * static_cast<float>(k)) << "element " << i;
     }
     // A real check: the product is not all zeros (or a copy of one operand).
-    if (!got.empty()) EXPECT_NE(got[0], 0.0f);
+    if (!got.empty()) {
+      EXPECT_NE(got[0], 0.0f);
+    }
   }
 
   std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = GetParam()});
