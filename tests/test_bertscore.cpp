@@ -347,6 +347,37 @@ TEST(CliBertScore, SeveralReferenceFilesAndTextOutput) {
   EXPECT_NE(first, second);
 }
 
+// The warning counts the distinct texts cut to --max-length, as the records carry them: the same
+// in a whole run and in a merge of shards, which scores nothing itself.
+TEST(CliBertScore, TruncationWarningCountsTheCutTextsAcrossShards) {
+  const auto dir = test::temp_dir();
+  // 10 segments in chunks of 8 (batch size 1): the long texts are segments 0 and 9 (hypotheses) and
+  // 5 (reference), in both shards.
+  std::string hyps, refs;
+  for (int i = 0; i < 10; ++i) {
+    hyps += (i == 0 ? "a b c d e f g h" : i == 9 ? "h g f e d c b a" : "short " + std::to_string(i)) + "\n";
+    refs += (i == 5 ? "one two three four five six seven" : "ref " + std::to_string(i)) + "\n";
+  }
+  test::write_file(dir + "/hyp.txt", hyps);
+  test::write_file(dir + "/ref.txt", refs);
+  const std::vector<std::string> args{"metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer",
+                                      "2", "-i", dir + "/hyp.txt", "-r", dir + "/ref.txt", "--max-length", "6",
+                                      "--batch-size", "1"};
+  const std::string expected = "invar: warning: 3 of 20 distinct texts were longer than 6 tokens and were truncated\n";
+  const auto whole = test::run_cli(args);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
+  for (const char* shard : {"0/2", "1/2"}) {
+    auto part = args;
+    part.insert(part.end(), {"--shard", shard, "-o", dir + "/part" + shard[0]});
+    ASSERT_EQ(test::run_cli(part).exit_code, 0);
+  }
+  const auto merged = test::run_cli({"merge", dir + "/part0", dir + "/part1"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+  EXPECT_EQ(merged.out, whole.out);
+}
+
 // The command scores 1100 segments in chunks of 512 (tools/row_run.hpp), each chunk whole
 // matching batches: every segment gets the score of one whole score() call, to the float32 noise of
 // other embedding batches (1e-6). The first 600 segments' references are the golden's, the rest the

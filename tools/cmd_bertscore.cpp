@@ -142,8 +142,8 @@ class Scoring {
     std::vector<std::string> out;
     for (std::size_t i = begin; i < end; ++i) {
       const auto& s = scores[i - begin];
-      std::string cut(1, scorer_.truncates(hyps[i]) ? '1' : '0');
-      for (const auto& text : refs[i]) cut += scorer_.truncates(text) ? '1' : '0';
+      std::string cut(1, scorer_.truncated(hyps[i]) ? '1' : '0');
+      for (const auto& text : refs[i]) cut += scorer_.truncated(text) ? '1' : '0';
       out.push_back(fmt::format("{}\t{}\t{}\t{}\t{}", exact_field(s.precision), exact_field(s.recall),
                                 exact_field(s.f1), cut, scorer_.max_length()));
     }

@@ -214,12 +214,6 @@ Encoding BertScorer::encode(std::string_view text) const {
   return sent_encode(encoder_.tokenizer(), text, limit_, cut);
 }
 
-bool BertScorer::truncates(std::string_view text) const {
-  bool cut = false;
-  sent_encode(encoder_.tokenizer(), text, limit_, cut);
-  return cut;
-}
-
 void BertScorer::weigh_by(const std::vector<std::vector<std::string>>& refs) {
   if (!options_.idf) return;
   std::vector<std::vector<std::int32_t>> reference_ids;
@@ -236,13 +230,13 @@ std::vector<BertScore> BertScorer::score(const std::vector<std::string>& hyps,
   // Unique texts (bert_score embeds each distinct sentence once) and the flattened pairs.
   std::map<std::string_view, std::size_t> index;
   std::vector<Encoding> encodings;
-  truncated_ = 0;
+  truncated_.clear();
   const auto unique = [&](const std::string& text) {
     const auto [it, added] = index.emplace(text, encodings.size());
     if (added) {
       bool cut = false;
       encodings.push_back(sent_encode(encoder_.tokenizer(), text, limit_, cut));
-      truncated_ += cut;
+      if (cut) truncated_.insert(text);
     }
     return it->second;
   };

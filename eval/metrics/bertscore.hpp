@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -109,9 +110,6 @@ class BertScorer {
   Encoding encode(std::string_view text) const;
   std::size_t max_length() const { return limit_; }
 
-  // True when encode() cuts `text` to max_length().
-  bool truncates(std::string_view text) const;
-
   // One score per hypothesis against its references (each hypothesis needs at least one). With
   // idf, the weights come from these references, or from those of weigh_by() once it is called.
   std::vector<BertScore> score(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs);
@@ -121,8 +119,8 @@ class BertScorer {
 
   // The weights of the last score() call.
   const BertScoreWeights& weights() const { return weights_; }
-  // Texts of the last score() call cut to max_length().
-  std::size_t truncated() const { return truncated_; }
+  // Whether the last score() call cut `text`, one of its texts, to max_length().
+  bool truncated(std::string_view text) const { return truncated_.contains(text); }
 
  private:
   // Unit-length hidden states of `layer` and the current weights, per encoding.
@@ -133,7 +131,7 @@ class BertScorer {
   std::size_t limit_ = 0;
   BertScoreWeights weights_;
   bool weights_fixed_ = false;  // by weigh_by()
-  std::size_t truncated_ = 0;
+  std::set<std::string, std::less<>> truncated_;
 };
 
 }  // namespace invar::metrics
