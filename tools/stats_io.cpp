@@ -30,16 +30,24 @@ Columns read_columns(const std::string& path, const std::vector<std::string>& se
   return out;
 }
 
+namespace {
+TextColumns read_column(const std::string& path, const std::string& column, bool header) {
+  return read_text_columns(path, {TextColumn{.role = "text", .selector = column, .tsv_default = "1", .jsonl_default = "text"}},
+                           header);
+}
+}  // namespace
+
 std::vector<std::string> read_labels(const std::string& path, const std::string& column, bool header) {
-  return read_texts(path, ColumnSelection{.text = column, .header = header}).texts;
+  return std::move(read_column(path, column, header).texts[0]);
 }
 
 std::vector<double> read_numbers(const std::string& path, const std::string& column, bool header) {
-  const auto rows = read_texts(path, ColumnSelection{.text = column, .header = header});
+  const auto rows = read_column(path, column, header);
+  const auto& texts = rows.texts[0];
   std::vector<double> out;
-  out.reserve(rows.texts.size());
-  for (std::size_t i = 0; i < rows.texts.size(); ++i)
-    out.push_back(parse_number(rows.texts[i], fmt::format("{}:{}", rows.path, rows.line_numbers[i])));
+  out.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    out.push_back(parse_number(texts[i], fmt::format("{}:{}", rows.path, rows.line_numbers[i])));
   return out;
 }
 
