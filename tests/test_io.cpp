@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/utf8.hpp"
+#include "eval/lip/labelled_texts.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

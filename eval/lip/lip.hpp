@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/io.hpp"
+#include "eval/lip/labelled_texts.hpp"
 #include "eval/lip/classifier_preset.hpp"
 #include "eval/lip/cross_validation.hpp"
 #include "eval/lip/property_classifier.hpp"

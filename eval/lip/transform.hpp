@@ -10,6 +10,7 @@
 
 #include "core/io.hpp"
 #include "engine/translator.hpp"
+#include "eval/lip/labelled_texts.hpp"
 #include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
 

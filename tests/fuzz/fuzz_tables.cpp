@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "eval/lip/labelled_texts.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
