@@ -7,7 +7,7 @@
 
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "kernels/registry.hpp"
 #include "models/family.hpp"
 #include "models/hf_config.hpp"

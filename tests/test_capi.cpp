@@ -11,7 +11,7 @@
 
 #include "invar/invar.h"
 #include "invar/invar.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

@@ -14,7 +14,7 @@
 #include "core/json_number.hpp"
 #include "eval/metrics/bertscore.hpp"
 #include "eval/metrics/common.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/exact_field.hpp"
 #include "tools/model_command.hpp"

@@ -19,7 +19,7 @@
 #include "eval/metrics/chrf.hpp"
 #include "eval/metrics/ter.hpp"
 #include "eval/stats/resampling.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/metric_inputs.hpp"
 

@@ -16,7 +16,7 @@
 #include "eval/metrics/common.hpp"
 #include "eval/metrics/meteor.hpp"
 #include "eval/metrics/wmd.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/exact_field.hpp"
 #include "tools/model_command.hpp"

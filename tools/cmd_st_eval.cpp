@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/style_transfer/report.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 

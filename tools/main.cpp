@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/printable.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/hand_over.hpp"
 #include "tools/ranks.hpp"

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "invar_version.hpp"
+#include "core/version.hpp"
 #include "tools/ranks.hpp"
 
 namespace invar::cli {

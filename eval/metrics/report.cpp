@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "invar_version.hpp"
+#include "core/version.hpp"
 
 namespace invar::metrics {
 
