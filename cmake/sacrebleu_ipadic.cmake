@@ -9,8 +9,8 @@ find_program(MECAB_DICT_INDEX mecab-dict-index PATHS /usr/lib/mecab /usr/libexec
 if(MECAB_DICT_INDEX AND EXISTS /usr/share/mecab/dic/ipadic/Noun.proper.csv)
   add_custom_command(
     OUTPUT ${INVAR_SACREBLEU_IPADIC_DIR}/sys.dic
-    COMMAND ${CMAKE_SOURCE_DIR}/tools/build-ipadic.sh ${INVAR_SACREBLEU_IPADIC_DIR} ${MECAB_DICT_INDEX}
-    DEPENDS ${CMAKE_SOURCE_DIR}/tools/build-ipadic.sh
+    COMMAND ${CMAKE_SOURCE_DIR}/scripts/build-ipadic.sh ${INVAR_SACREBLEU_IPADIC_DIR} ${MECAB_DICT_INDEX}
+    DEPENDS ${CMAKE_SOURCE_DIR}/scripts/build-ipadic.sh
     COMMENT "Compiling sacrebleu's IPADIC (Debian's source without 令和) for ja-mecab")
   add_custom_target(sacrebleu_ipadic DEPENDS ${INVAR_SACREBLEU_IPADIC_DIR}/sys.dic)
 endif()

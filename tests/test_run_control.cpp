@@ -432,7 +432,7 @@ class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> 
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
 
-  // Under ASan (tools/run-tests.sh --sanitize) the ranks unwind allocations fully: Open MPI's
+  // Under ASan (scripts/run-tests.sh --sanitize) the ranks unwind allocations fully: Open MPI's
   // libraries have no frame pointers, and tests/lsan.supp can name them only in full stacks.
   test::CliResult mpirun(const std::string& ranks, const std::vector<std::string>& args) {
     std::vector<std::string> launch{"--oversubscribe", "-n", ranks};

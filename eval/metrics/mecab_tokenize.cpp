@@ -31,8 +31,8 @@ std::string find_ipadic() {
   if (has_dictionary(INVAR_SACREBLEU_IPADIC)) return INVAR_SACREBLEU_IPADIC;
 #endif
   if (has_dictionary(kDebianIpadic)) return kDebianIpadic;
-  fail("ja-mecab needs MeCab's IPA dictionary: install Debian's mecab-ipadic-utf8 (tools/install-deps.sh), or "
-       "set INVAR_MECAB_IPADIC to a directory made by tools/build-ipadic.sh");
+  fail("ja-mecab needs MeCab's IPA dictionary: install Debian's mecab-ipadic-utf8 (scripts/install-deps.sh), or "
+       "set INVAR_MECAB_IPADIC to a directory made by scripts/build-ipadic.sh");
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ void check_ipadic(const MeCab::Model& model, const std::string& dictionary) {
   if (info->size == kDebianIpadicSize) {
     std::cerr << "invar: ja-mecab uses Debian's IPADIC (" << dictionary
               << "), which adds 令和 to sacrebleu's 392,126 entries; only that word can tokenize differently "
-                 "(tools/build-ipadic.sh builds the exact dictionary)\n";
+                 "(scripts/build-ipadic.sh builds the exact dictionary)\n";
   } else if (info->size != kSacrebleuIpadicSize) {
     fail("ja-mecab: {} has {} entries, but sacrebleu's IPA dictionary has {}: it is not IPADIC", dictionary, info->size,
          kSacrebleuIpadicSize);

@@ -3,7 +3,7 @@
 // the line strip()ped, parsed, the result strip()ped) and `ko-mecab` (MeCab-ko with mecab-ko-dic).
 //
 // ja-mecab reads IPADIC from, in order: $INVAR_MECAB_IPADIC; the dictionary the build compiles
-// with tools/build-ipadic.sh (Debian's mecab-ipadic source without Debian's added 令和 entry:
+// with scripts/build-ipadic.sh (Debian's mecab-ipadic source without Debian's added 令和 entry:
 // 392,126 entries, the dictionary sacrebleu asserts); Debian's mecab-ipadic-utf8, which has 令和
 // too (392,127 entries; only that word can tokenize differently, and invar says so on stderr).
 // ko-mecab needs MeCab-ko and mecab-ko-dic, which Debian 12 does not package: it fails clearly.

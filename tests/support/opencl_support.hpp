@@ -1,6 +1,6 @@
 #pragma once
 // The OpenCL tests run where a platform exists (CI installs PoCL) and are skipped elsewhere, unless
-// INVAR_REQUIRE_OPENCL=1 (tools/run-tests.sh sets it) makes a missing platform a failure.
+// INVAR_REQUIRE_OPENCL=1 (scripts/run-tests.sh sets it) makes a missing platform a failure.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

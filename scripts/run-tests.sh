@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds invar and runs the whole test suite under CTest.
-#   tools/run-tests.sh             Release build in build/
-#   tools/run-tests.sh --sanitize  ASan + UBSan build in build-asan/
+#   scripts/run-tests.sh             Release build in build/
+#   scripts/run-tests.sh --sanitize  ASan + UBSan build in build-asan/
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/install-deps.sh
+scripts/install-deps.sh
 build=build
 # The test builds include MPI (off by default in CMakeLists.txt), so CI runs the mpirun tests.
 flags=(-DCMAKE_BUILD_TYPE=Release -DINVAR_MPI=ON)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the IPA dictionary sacrebleu's ja-mecab asserts (392,126 entries) into OUTDIR:
 # Debian's mecab-ipadic source (EUC-JP CSVs in /usr/share/mecab/dic/ipadic) without the one entry
-# Debian adds (令和), as UTF-8. Usage: tools/build-ipadic.sh OUTDIR [path of mecab-dict-index]
+# Debian adds (令和), as UTF-8. Usage: scripts/build-ipadic.sh OUTDIR [path of mecab-dict-index]
 set -euo pipefail
 out=${1:?usage: build-ipadic.sh OUTDIR [mecab-dict-index]}
 dict_index=${2:-/usr/lib/mecab/mecab-dict-index}
