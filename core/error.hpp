@@ -18,4 +18,16 @@ template <typename... Args>
   throw Error(fmt::format(format, std::forward<Args>(args)...));
 }
 
+// A broken invariant of invar's own code: a bug, not bad input. The CLI prints it as it prints an
+// Error; the C API reports it as INVAR_ERROR_INTERNAL, not as a refused input.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+template <typename... Args>
+[[noreturn]] void fail_internal(fmt::format_string<Args...> format, Args&&... args) {
+  throw InternalError("internal: " + fmt::format(format, std::forward<Args>(args)...));
+}
+
 }  // namespace invar

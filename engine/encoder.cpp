@@ -229,7 +229,7 @@ PerInput EncoderModel::Impl::split_rows(const Tensor& matrix) {
 }
 
 Tensor EncoderModel::Impl::pool(const Tensor& x, std::span<const Pooling> modes, bool normalize) {
-  if (modes.empty()) fail("internal: no pooling mode");
+  if (modes.empty()) fail_internal("no pooling mode");
   const std::int64_t h = spec.hidden, width = h * static_cast<std::int64_t>(modes.size());
   const Tensor sequences = x.reshaped(Shape{batch_, len_, h});
   Tensor out = arena->alloc(DType::F32, Shape{batch_, width});

@@ -62,7 +62,7 @@ bool ModelWeights::stored(const std::string& canonical) const { return listed(ca
 
 const WeightName& ModelWeights::name(const std::string& canonical) const {
   const auto it = index_.find(canonical);
-  if (it == index_.end()) fail("internal: no weight named {}", canonical);
+  if (it == index_.end()) fail_internal("no weight named {}", canonical);
   return names_[it->second];
 }
 

@@ -227,7 +227,7 @@ std::string place(std::vector<Piece>& pieces) {
 
 void write_invar_file(const ModelSource& source, std::ostream& out, std::optional<DType> float_dtype,
                       const std::set<std::string>& int8_tensors) {
-  if (float_dtype && !int8_tensors.empty()) fail("internal: an .invar file is written in one float dtype or in int8");
+  if (float_dtype && !int8_tensors.empty()) fail_internal("an .invar file is written in one float dtype or in int8");
   std::vector<Piece> pieces;
   for (const auto& name : source.file_names()) {
     Piece piece;

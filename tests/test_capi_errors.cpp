@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "capi/guard.hpp"
+#include "core/error.hpp"
 #include "invar/invar.h"
 #include "invar/invar.hpp"
 #include "support/test_support.hpp"
@@ -39,6 +43,20 @@ api::Model open(const std::string& folder) {
 }
 
 const char* const kTexts[] = {"The cat sat on the mat.", "A second text."};
+
+// The boundary tells refused input from invar's own bugs: a broken invariant (fail_internal, a
+// std::logic_error) or an exception of no known kind is INVAR_ERROR_INTERNAL, never INVAR_ERROR_INPUT.
+TEST(CApiErrors, EachKindOfFailureHasItsOwnStatus) {
+  using capi::guarded;
+  EXPECT_TRUE(fails(guarded([] { fail("in.tsv:3: empty text"); }), INVAR_ERROR_INPUT, "in.tsv:3: empty text"));
+  EXPECT_TRUE(fails(guarded([] { fail_internal("no weight named {}", "pooler.dense.weight"); }), INVAR_ERROR_INTERNAL,
+                    "internal: no weight named pooler.dense.weight"));
+  EXPECT_TRUE(fails(guarded([] { throw std::logic_error("vector::_M_range_check"); }), INVAR_ERROR_INTERNAL,
+                    "vector::_M_range_check"));
+  EXPECT_TRUE(fails(guarded([] { throw std::bad_alloc(); }), INVAR_ERROR_MEMORY, "out of memory"));
+  EXPECT_TRUE(fails(guarded([] { throw 42; }), INVAR_ERROR_INTERNAL, "unknown exception"));
+  EXPECT_EQ(guarded([] {}), INVAR_OK);
+}
 
 TEST(CApiErrors, OpenWithNullArguments) {
   invar_model* model = reinterpret_cast<invar_model*>(0x1);

@@ -256,7 +256,7 @@ std::size_t pattern_of(const IsometryPair& pair, const std::vector<AgreementPatt
     if (pair.judgements[d] == *pair.mode.mode) holding.push_back(d);
   for (std::size_t p = 0; p < patterns.size(); ++p)
     if (patterns[p].detectors == holding) return p;
-  fail("internal: no agreement pattern for {} detectors holding the mode", holding.size());
+  fail_internal("no agreement pattern for {} detectors holding the mode", holding.size());
 }
 
 std::optional<IsometryCorrelation> correlate(const std::vector<IsometryPair>& pairs, bool target) {
