@@ -31,6 +31,18 @@ struct CommandRegistrar {
   }
 };
 
+// Options that mean the same in every command that has them (docs/cli.md). Before the command's
+// name they are moved after it (main.cpp), so `invar --threads 4 embed …` is `invar embed … --threads 4`.
+// -q/--quiet belongs to the root, and a subcommand passes the options it lacks up to its parent, so
+// it works on either side as well.
+struct GlobalOption {
+  const char* name;
+  bool takes_value;
+};
+inline constexpr GlobalOption kGlobalOptions[] = {
+    {"--threads", true}, {"--device", true}, {"--weights", true}, {"--json", false}, {"--deterministic", false},
+};
+
 // A progress bar on stderr, shown only when stderr is a terminal and --quiet is not given.
 bool progress_enabled();
 void set_quiet(bool quiet);
