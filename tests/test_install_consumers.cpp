@@ -74,7 +74,8 @@ TEST_F(InstallConsumers, InstallsHeadersLibrariesAndPackageFiles) {
   for (const std::string& file : std::vector<std::string>{"include/invar/invar.h", "include/invar/invar.hpp", kLibdir + "/libinvar.a",
                                  kLibdir + "/libinvar.so", kLibdir + "/cmake/invar/invarConfig.cmake",
                                  kLibdir + "/cmake/invar/invarConfigVersion.cmake", kLibdir + "/pkgconfig/invar.pc",
-                                 "share/invar/examples/embed/embed.c", "share/invar/examples/embed/CMakeLists.txt"})
+                                 "share/invar/examples/embed/embed.c", "share/invar/examples/embed/CMakeLists.txt",
+                                 "share/doc/invar/LICENSE"})
     EXPECT_TRUE(fs::exists(prefix() + "/" + file)) << file;
 }
 
