@@ -32,5 +32,9 @@ endforeach()
 if(INVAR_OPENCL)
   string(APPEND INVAR_PC_LIBS " -lOpenCL -lclblast")
 endif()
+# oneDNN and the CPU backend run on OpenMP (libgomp); xxHash fingerprints resumable runs (the run
+# control that moves from tools/ into the library); -ldl for a link that takes oneDNN's and the
+# OpenCL loader's static archives too, which call dlopen (glibc before 2.34 keeps it in libdl).
+string(APPEND INVAR_PC_LIBS " -ldnnl -lgomp -lxxhash -ldl")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/invar.pc.in ${CMAKE_BINARY_DIR}/generated/invar.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/generated/invar.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

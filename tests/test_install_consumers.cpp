@@ -1,8 +1,9 @@
 // The installed library as embedders use it (docs/embedding.md): `cmake --install` of this build
-// tree into a fresh prefix, then the installed examples/embed built twice — by the C compiler with
-// `pkg-config --cflags --libs invar`, and as a CMake project with find_package(invar) — and both
-// run on a fixture model, their embeddings checked against its golden. A broken install (a missing
-// header, a wrong .pc file, a package that does not configure) fails here.
+// tree into a fresh prefix, then the installed examples/embed built three times — by the C compiler
+// with `pkg-config --cflags --libs invar`, statically with `pkg-config --static`, and as a CMake
+// project with find_package(invar) — and each run on a fixture model, its embeddings checked against
+// its golden. A broken install (a missing header, a wrong .pc file, a package that does not
+// configure) fails here.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -105,6 +106,30 @@ TEST_F(InstallConsumers, PkgConfigConsumerBuildsAndRuns) {
   const auto built = run_program(compile);
   ASSERT_EQ(built.exit_code, 0) << describe(built);
   expect_golden_embedding(*work_ + "/embed-pkg-config");
+}
+
+// docs/embedding.md's static recipe: libinvar.a, with every library it needs from
+// `pkg-config --static --libs-only-l` (Libs.private: oneDNN and OpenMP included).
+TEST_F(InstallConsumers, StaticConsumerLinksFromPkgConfigStatic) {
+  const std::string search = "PKG_CONFIG_PATH=" + libdir() + "/pkgconfig";
+  const auto flags = run_program({"env", search, "pkg-config", "--cflags", "invar"});
+  ASSERT_EQ(flags.exit_code, 0) << describe(flags);
+  const auto libs = run_program({"env", search, "pkg-config", "--static", "--libs-only-l", "invar"});
+  ASSERT_EQ(libs.exit_code, 0) << describe(libs);
+  for (const char* needed : {"-ldnnl", "-lgomp"}) EXPECT_NE(libs.out.find(needed), std::string::npos) << libs.out;
+  std::vector<std::string> compile{INVAR_C_COMPILER, "-std=c99", "-Wall", "-Werror", example() + "/embed.c", "-o",
+                                   *work_ + "/embed-static"};
+  std::istringstream words(flags.out + " " + kConsumerFlags);
+  for (std::string word; words >> word;) compile.push_back(word);
+  compile.insert(compile.end(), {"-L" + libdir(), "-Wl,-Bstatic", "-linvar", "-Wl,-Bdynamic"});
+  std::istringstream libraries(libs.out);
+  for (std::string word; libraries >> word;)
+    if (word != "-linvar") compile.push_back(word);
+  const auto built = run_program(compile);
+  ASSERT_EQ(built.exit_code, 0) << describe(built);
+  const auto needed = run_program({"readelf", "-d", *work_ + "/embed-static"});
+  EXPECT_EQ(needed.out.find("libinvar.so"), std::string::npos) << "linked the shared library:\n" << needed.out;
+  expect_golden_embedding(*work_ + "/embed-static");
 }
 
 TEST_F(InstallConsumers, CMakeConsumerFindsThePackage) {
