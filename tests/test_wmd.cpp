@@ -5,6 +5,8 @@
 #include <fasttext/fasttext.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "core/error.hpp"
 #include "eval/metrics/wmd.hpp"
@@ -155,10 +157,8 @@ TEST(WordVectors, NonNumericValueNamesFileAndLine) {
   EXPECT_NE(message_of([&] { WordVectors::load(path); }).find(path + ":2: value 2"), std::string::npos);
 }
 
-// A .bin model read through libfasttext gives the vectors fastText itself saves as .vec, so both
-// formats score alike.
-TEST(WordVectors, FastTextBinMatchesTheVecItSaves) {
-  const auto dir = test::temp_dir();
+// A fastText model of 8 dimensions trained on three lines, saved as DIR/model.bin and DIR/model.vec.
+void train_small_model(const std::string& dir) {
   test::write_file(dir + "/corpus.txt", "the cat sat on the mat\nthe dog sat on the rug\na cat and a dog\n");
   fasttext::Args args;
   args.input = dir + "/corpus.txt";
@@ -175,6 +175,13 @@ TEST(WordVectors, FastTextBinMatchesTheVecItSaves) {
   trainer.train(args);
   trainer.saveModel(dir + "/model.bin");
   trainer.saveVectors(dir + "/model.vec");
+}
+
+// A .bin model read through libfasttext gives the vectors fastText itself saves as .vec, so both
+// formats score alike.
+TEST(WordVectors, FastTextBinMatchesTheVecItSaves) {
+  const auto dir = test::temp_dir();
+  train_small_model(dir);
   const auto bin = WordVectors::load(dir + "/model.bin");
   const auto vec = WordVectors::load(dir + "/model.vec");
   ASSERT_EQ(bin.size(), vec.size());
@@ -183,6 +190,77 @@ TEST(WordVectors, FastTextBinMatchesTheVecItSaves) {
     for (std::size_t k = 0; k < 8; ++k) EXPECT_NEAR(bin.find(word)[k], vec.find(word)[k], 1e-4) << word;
   EXPECT_NEAR(word_movers_distance(bin, "the cat sat", "a dog sat"),
               word_movers_distance(vec, "the cat sat", "a dog sat"), 1e-3);
+}
+
+// NaN, infinities and values beyond float32 (1e39) would reach WMD's network simplex, which never
+// settles on NaN costs: refused naming file, line and value.
+TEST(WordVectors, NonFiniteValuesAreRefusedNamingFileAndLine) {
+  for (const char* value : {"nan", "-nan", "inf", "-inf", "infinity", "1e39", "-1e39", "1e400"}) {
+    const auto path = test::temp_dir() + "/nonfinite.vec";
+    test::write_file(path, std::string("2 2\na 0.1 0.2\nb 0.3 ") + value + "\n");
+    const auto message = message_of([&] { WordVectors::load(path); });
+    EXPECT_NE(message.find(path + ":3: value 2"), std::string::npos) << value << ": " << message;
+    EXPECT_TRUE(message.find("not finite") != std::string::npos || message.find("float32's range") != std::string::npos)
+        << message;
+  }
+  const auto path = test::temp_dir() + "/small.vec";
+  test::write_file(path, "1 2\na 3.4e38 -1e-50\n");  // the largest floats and underflow to 0 stay accepted
+  EXPECT_EQ(WordVectors::load(path).find("a")[1], -0.0f);
+}
+
+// A header announcing more values than the file can hold is refused before anything is sized by it
+// (a dimension of 10^9 took 3.8 GB and a minute before the row's error).
+TEST(WordVectors, HeaderLargerThanTheFileIsRefusedBeforeAllocating) {
+  for (const char* header : {"1 1000000000", "4000000000 2", "2 4000000000", "18446744073709551615 18446744073709551615"}) {
+    const auto path = test::temp_dir() + "/huge.vec";
+    test::write_file(path, std::string(header) + "\na 0.1 0.2\n");
+    const auto message = message_of([&] { WordVectors::load(path); });
+    EXPECT_NE(message.find(path + ":1: the header announces"), std::string::npos) << header << ": " << message;
+    EXPECT_NE(message.find("more than the file's"), std::string::npos) << message;
+  }
+}
+
+// libfasttext sizes what a .bin announces and loops forever on a word cut by the end of the file:
+// every size is checked against the file first, and a vector that is not finite is refused.
+TEST(WordVectors, DamagedFastTextBinIsRefusedNamingTheFile) {
+  const auto dir = test::temp_dir();
+  train_small_model(dir);
+  const std::string model = test::read_file(dir + "/model.bin");
+  const auto bad = dir + "/bad.bin";
+  auto refused = [&](const std::string& bytes, const std::string& expected) {
+    test::write_file(bad, bytes);
+    const auto message = message_of([&] { WordVectors::load(bad); });
+    EXPECT_NE(message.find(bad + ": "), std::string::npos) << message;
+    EXPECT_NE(message.find(expected), std::string::npos) << expected << " / " << message;
+  };
+  // Cut inside the dictionary (after magic, version, 56 bytes of settings, 28 of sizes, 3 bytes of
+  // the first word), inside the input matrix, and just before the end.
+  refused(model.substr(0, 8 + 56 + 28 + 3), "dictionary entry 0 ends with the file");
+  refused(model.substr(0, model.size() / 2), "more than the file holds");
+  refused(model.substr(0, model.size() - 1), "more than the file holds");
+  auto with_int32 = [&](std::size_t offset, std::int32_t value) {
+    std::string bytes = model;
+    std::memcpy(bytes.data() + offset, &value, sizeof value);
+    return bytes;
+  };
+  refused(with_int32(8, 1 << 30), "the input matrix announces");                     // dim
+  refused(with_int32(8 + 40, 40), "fastText settings out of range");                   // maxn
+  refused(with_int32(8 + 56, 2000000000), "the dictionary announces 2000000000 entries");
+  refused(with_int32(0, 1234), "wrong magic number");
+
+  // A NaN as the first value of the input matrix (the first word's own row): found after the
+  // dictionary as "not quantized, rows = words + buckets, columns = 8".
+  const auto words = WordVectors::load(dir + "/model.vec").size();
+  std::string header(1 + 16, '\0');
+  const std::int64_t rows = static_cast<std::int64_t>(words) + 1000, columns = 8;
+  std::memcpy(header.data() + 1, &rows, 8);
+  std::memcpy(header.data() + 9, &columns, 8);
+  const auto at = model.find(header);
+  ASSERT_NE(at, std::string::npos);
+  std::string nan_model = model;
+  const float nan = std::nanf("");
+  std::memcpy(nan_model.data() + at + header.size(), &nan, sizeof nan);
+  refused(nan_model, "holds a value that is not finite");
 }
 
 TEST(WordVectors, NotAFastTextModel) {

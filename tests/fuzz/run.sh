@@ -2,14 +2,15 @@
 # Builds the libFuzzer targets of tests/fuzz with clang in build-fuzz/ (the library instrumented,
 # only the fuzz executables linked) and runs each for a bounded time on seeds made from the test
 # fixtures: safetensors headers, pytorch_model.bin files and their data.pkl, .invar files, config and
-# tokenizer files, vocabularies, TSV/CSV tables (and JSONL made from them). Fails on any crash,
-# leak, hang or sanitizer report; the input that caused it is left in build-fuzz/fuzz-artifacts/.
+# tokenizer files, vocabularies, TSV/CSV tables (and JSONL made from them), word vectors (.vec and a
+# trained .bin). Fails on any crash, leak, hang or sanitizer report; the input that caused it is
+# left in build-fuzz/fuzz-artifacts/.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 build=build-fuzz
-targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tables)
+targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tables word_vectors)
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_FUZZ=ON -DINVAR_BENCH=OFF \
   -DINVAR_OPENCL=OFF >/dev/null

@@ -4,8 +4,11 @@
 //   end of the last auxiliary file (the target pads the data with zeros, where the tensors lie),
 //   and one with its matrices stored as int8;
 // - vocabulary: the vocabulary files of fuzz_support.hpp's list, each after its index byte;
-// - tables: the TSV fixtures as JSONL (there are no JSONL fixtures), after fuzz_tables' JSONL byte.
+// - tables: the TSV fixtures as JSONL (there are no JSONL fixtures), after fuzz_tables' JSONL byte;
+// - word_vectors: the .vec fixture after byte 0, and a small fastText .bin model trained here after
+//   byte 1 (there are no .bin fixtures: a trained model is the only valid one).
 //   invar_fuzz_seeds OUT_DIR
+#include <fasttext/fasttext.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -79,6 +82,29 @@ void write_jsonl_seed(const fs::path& tsv, const fs::path& out) {
   }
 }
 
+void write_word_vector_seeds(const fs::path& out) {
+  std::ofstream(out / "vec", std::ios::binary) << '\0' << read(fs::path(INVAR_FIXTURES_DIR) / "stmetrics/wordvecs.vec");
+  const auto corpus = out / "corpus.txt";
+  std::ofstream(corpus) << "the cat sat on the mat\nthe dog sat on the rug\na cat and a dog\n";
+  fasttext::Args args;
+  args.input = corpus.string();
+  args.dim = 4;
+  args.epoch = 1;
+  args.minCount = 1;
+  args.thread = 1;
+  args.bucket = 50;
+  args.verbose = 0;
+  args.model = fasttext::model_name::sg;
+  args.loss = fasttext::loss_name::softmax;
+  fasttext::FastText model;
+  model.train(args);
+  const auto bin = out / "model.bin";
+  model.saveModel(bin.string());
+  std::ofstream(out / "bin", std::ios::binary) << '\1' << read(bin);
+  fs::remove(bin);
+  fs::remove(corpus);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,7 +113,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path out = argv[1];
-  for (const char* target : {"invar_file", "vocabulary", "tables"}) fs::create_directories(out / target);
+  for (const char* target : {"invar_file", "vocabulary", "tables", "word_vectors"}) fs::create_directories(out / target);
   try {
     for (const auto& group : fs::directory_iterator(INVAR_FIXTURES_DIR)) {
       if (!group.is_directory()) continue;
@@ -102,6 +128,7 @@ int main(int argc, char** argv) {
     write_invar_seed(fs::path(INVAR_FIXTURES_DIR) / "core" / "bert-wordpiece", out / "invar_file" / "int8_bert-wordpiece",
                      true);
     write_vocabulary_seeds(out / "vocabulary");
+    write_word_vector_seeds(out / "word_vectors");
   } catch (const invar::Error& e) {
     std::fprintf(stderr, "invar_fuzz_seeds: %s\n", e.what());
     return 1;
