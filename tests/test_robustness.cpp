@@ -125,6 +125,72 @@ TEST(RobustnessTemplates, SampleCapIsSeededDistinctAndInProductOrder) {
   EXPECT_EQ(a.back(), "z");
 }
 
+// A 7-slot template of 10 replacements each makes 10^7 texts (1.9 GB, over a minute): refused before
+// anything is expanded, naming the template; --max-per-template samples it without enumerating.
+TEST(RobustnessTemplates, HugeExpansionIsRefusedBeforeExpandingAndSampledOnRequest) {
+  std::string content = "labels\tneg\tpos\n";
+  std::string text;
+  for (char slot = 'A'; slot < 'A' + 7; ++slot) {
+    content += std::string("slot\t") + slot;
+    for (int r = 0; r < 10; ++r) content += "\t" + std::string(1, static_cast<char>(slot + 32)) + std::to_string(r);
+    content += "\n";
+    text += std::string(" @") + slot + "@";
+  }
+  content += "template\tbig\tpos\t" + text + "\ntemplate\tbig\tneg\tsmall one\n";
+  const auto set = parse(content);
+  const auto message = error_of([&] { expand(set); });
+  EXPECT_NE(message.find("templates.tsv:9: the templates would make 10000001 texts"), std::string::npos) << message;
+  EXPECT_NE(message.find("template big-1 alone 10000000 of 10000000 combinations"), std::string::npos) << message;
+  EXPECT_NE(message.find("--max-per-template"), std::string::npos) << message;
+
+  const auto sample = expand(set, {.max_per_template = 100, .seed = 3});
+  ASSERT_EQ(sample.size(), 101u);
+  std::set<std::string> distinct;
+  for (const auto& t : sample) distinct.insert(t.text);
+  EXPECT_EQ(distinct.size(), 101u);
+  EXPECT_EQ(sample.front().replacements.size(), 7u);
+  // A bound the caller raises lets the same expansion through (here on a 4-slot template).
+  const auto four = parse("slot\tA\t1\t2\t3\nslot\tB\t1\t2\t3\ntemplate\tp\tx\t@A@ @B@\n");
+  EXPECT_NE(error_of([&] { expand(four, {.max_texts = 8}); }).find("would make 9 texts"), std::string::npos);
+  EXPECT_EQ(expand(four, {.max_texts = 9}).size(), 9u);
+}
+
+// Memory counts too: few texts with long replacements.
+TEST(RobustnessTemplates, ExpansionMemoryIsBoundedBeforeExpanding) {
+  const std::string long_value(100000, 'x');
+  const auto set = parse("slot\tA\t" + long_value + "\t" + long_value + "y\nslot\tB\t1\t2\t3\t4\t5\n"
+                         "template\tp\tx\t@A@ @B@\n");
+  const auto message = error_of([&] { expand(set, {.max_bytes = 1 << 20}); });
+  EXPECT_NE(message.find("would make 10 texts (up to 2 MB; the bounds are 1000000 texts and 1 MB)"), std::string::npos)
+      << message;
+  EXPECT_EQ(expand(set).size(), 10u);
+}
+
+// A product beyond 2^64 (20 slots of 10) cannot be indexed, but sampling it is well defined: the
+// sample is seeded, distinct and in product order; without a sample it is refused.
+TEST(RobustnessTemplates, ProductBeyond64BitsIsSampled) {
+  std::string content, text;
+  for (int slot = 0; slot < 20; ++slot) {
+    content += "slot\tS" + std::to_string(slot);
+    for (int r = 0; r < 10; ++r) content += "\t" + std::to_string(r);
+    content += "\n";
+    text += "@S" + std::to_string(slot) + "@";
+  }
+  const auto set = parse(content + "template\tp\tx\t" + text + "\n");
+  EXPECT_NE(error_of([&] { expand(set); }).find("template p-1 has more than 2^64 combinations: sample them"),
+            std::string::npos);
+  const auto first = expand(set, {.max_per_template = 50, .seed = 1});
+  const auto again = expand(set, {.max_per_template = 50, .seed = 1});
+  ASSERT_EQ(first.size(), 50u);
+  std::vector<std::string> a, b;
+  for (const auto& t : first) a.push_back(t.text);
+  for (const auto& t : again) b.push_back(t.text);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), 50u);
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));  // 20 digits each: product order is text order
+  for (const auto& t : a) EXPECT_EQ(t.size(), 20u) << t;
+}
+
 // The bundled test beds: three phenomena, ≥ 12 templates and ≥ 500 texts each. Every combination
 // is distinct by design, so each phenomenon holds exactly Σ over its templates of the product of its
 // slots' list sizes; the expansion is the same run after run.
@@ -540,6 +606,27 @@ TEST(RobustnessErrors, EmptyOrInconsistentSets) {
   EXPECT_NE(error_of([&] { read_phenomenon_set(empty, {}); }).find("empty.tsv: no texts"), std::string::npos);
   const std::string missing = write("missing.tsv", "a text\tpositive\t \n");
   EXPECT_NE(error_of([&] { read_phenomenon_set(missing, {}); }).find("missing.tsv:1: empty phenomenon"), std::string::npos);
+}
+
+// The 400-byte file of the hardening report under resource limits (address space, CPU time), as a
+// container or batch cluster sets them: a clear error and exit 1, well inside both limits.
+TEST(RobustnessErrors, HugeExpansionFailsInsideResourceLimits) {
+  std::string content;
+  std::string text;
+  for (char slot = 'A'; slot < 'A' + 7; ++slot) {
+    content += std::string("slot\t") + slot;
+    for (int r = 0; r < 10; ++r) content += "\tw" + std::to_string(r);
+    content += "\n";
+    text += std::string(" @") + slot + "@";
+  }
+  const std::string templates = write("huge.tsv", content + "template\tp\tx\t" + text + "\n");
+  std::vector<std::string> command{"prlimit", "--cpu=30"};
+  // ASan reserves terabytes of address space up front, so only the CPU limit applies under it.
+  if (!test::under_address_sanitizer()) command.push_back("--as=4000000000");
+  command.insert(command.end(), {INVAR_CLI, "robustness", "expand", templates, "-o", test::temp_dir() + "/out.tsv"});
+  const auto result = test::run_program(command);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("huge.tsv:8: the templates would make 10000000 texts"), std::string::npos) << result.err;
 }
 
 TEST(RobustnessErrors, CliFailsWithOneLineAndNonZeroExit) {

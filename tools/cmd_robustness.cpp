@@ -24,6 +24,7 @@ struct BedArguments {
   bool bundled = false;
   std::size_t max_per_template = 0;
   std::uint64_t seed = 0;
+  std::uint64_t max_texts = ExpandOptions{}.max_texts;
   Columns columns;
 };
 
@@ -37,6 +38,10 @@ void add_bed_options(CLI::App& app, BedArguments& args) {
                  "Keep a seeded sample of at most this many combinations per template (0 = all)")
       ->capture_default_str();
   app.add_option("--seed", args.seed, "Seed of the --max-per-template sample")->capture_default_str();
+  app.add_option("--max-texts", args.max_texts,
+                 "Refuse templates that would make more texts than this in all, before expanding them (their memory "
+                 "is bounded too, at 2 GB); --max-per-template samples a large template instead")
+      ->capture_default_str();
 }
 
 void add_column_options(CLI::App& app, BedArguments& args) {
@@ -66,7 +71,7 @@ std::vector<GeneratedText> generated_texts(const BedArguments& args) {
     std::vector<std::string> warnings;
     const TemplateSet set = read_templates(files, warnings);
     for (const auto& warning : warnings) fmt::print(stderr, "invar: warning: {}\n", warning);
-    texts = expand(set, {args.max_per_template, args.seed});
+    texts = expand(set, {.max_per_template = args.max_per_template, .seed = args.seed, .max_texts = args.max_texts});
   }
   for (const auto& path : args.phenomena) {
     auto external = read_phenomenon_set(path, args.columns);

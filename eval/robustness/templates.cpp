@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <unordered_map>
@@ -151,16 +152,43 @@ const std::string& other_label(const std::vector<std::string>& labels, const std
   return labels[0] == label ? labels[1] : labels[0];
 }
 
-// The text, label and replacements of combination `index` (mixed radix, the last slot fastest).
-GeneratedText fill(const Template& t, const std::vector<const Slot*>& slots, std::uint64_t index,
+// One replacement index per slot.
+using Combination = std::vector<std::size_t>;
+
+// Combination `index` of the product (mixed radix, the last slot fastest).
+Combination combination(const std::vector<const Slot*>& slots, std::uint64_t index) {
+  Combination out(slots.size());
+  for (std::size_t k = slots.size(); k-- > 0;) {
+    out[k] = index % slots[k]->replacements.size();
+    index /= slots[k]->replacements.size();
+  }
+  return out;
+}
+
+// `count` distinct combinations of a product too large to index in 64 bits, each slot drawn
+// uniformly, in product order (the lexicographic order of the choices). count is far below the
+// product, so a repeated draw is rare and drawn again.
+std::vector<Combination> sample_combinations(const std::vector<const Slot*>& slots, std::uint64_t count,
+                                             std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::set<Combination> chosen;
+  while (chosen.size() < count) {
+    Combination draw(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) draw[k] = stats::uniform_below(rng, slots[k]->replacements.size());
+    chosen.insert(std::move(draw));
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+// The text, label and replacements of one combination.
+GeneratedText fill(const Template& t, const std::vector<const Slot*>& slots, const Combination& choices,
                    const std::vector<std::string>& labels) {
   GeneratedText out{"", t.label, t.phenomenon, t.id, {}};
   std::map<std::string, std::string> values;
   out.replacements.resize(slots.size());
   for (std::size_t k = slots.size(); k-- > 0;) {
     const auto& list = slots[k]->replacements;
-    const std::size_t choice = index % list.size();
-    index /= list.size();
+    const std::size_t choice = choices[k];
     out.replacements[k] = {slots[k]->name, list[choice]};
     values[slots[k]->name] = list[choice];
     if (slots[k]->label_changing && choice != 0) out.label = other_label(labels, out.label);
@@ -199,27 +227,79 @@ TemplateSet read_templates(const std::vector<std::string>& paths, std::vector<st
   return std::move(reader.set);
 }
 
+namespace {
+
+// What a template makes: its slots, its product (nullopt beyond 2^64), how many texts it keeps and
+// the most memory they can take.
+struct TemplatePlan {
+  std::vector<const Slot*> slots;
+  std::optional<std::uint64_t> total;
+  std::uint64_t texts = 0;
+  std::uint64_t bytes = 0;
+};
+
+TemplatePlan plan(const TemplateSet& set, const Template& tmpl, const ExpandOptions& options) {
+  TemplatePlan out;
+  out.total = 1;
+  std::map<std::string, std::size_t> uses;
+  for_each_slot(tmpl.text, [&](std::size_t, std::size_t, const std::string& name) { ++uses[name]; });
+  // A text's strings at their longest (the text twice: in the record and in expand()'s map of seen
+  // texts), its record and the map's entry.
+  std::uint64_t per_text = sizeof(GeneratedText) + 2 * (tmpl.text.size() + tmpl.phenomenon.size()) + tmpl.label.size() +
+                           tmpl.id.size() + 64;
+  for (const auto& name : slot_names(tmpl.text)) {
+    const Slot& slot = set.slots.at(name);
+    out.slots.push_back(&slot);
+    std::size_t longest = 0;
+    for (const auto& r : slot.replacements) longest = std::max(longest, r.size());
+    per_text += 2 * uses[name] * longest + sizeof(std::pair<std::string, std::string>) + name.size() + longest;
+    const auto size = slot.replacements.size();
+    if (out.total && *out.total > std::numeric_limits<std::uint64_t>::max() / size) out.total.reset();
+    if (out.total) *out.total *= size;
+  }
+  if (options.max_per_template > 0 && (!out.total || *out.total > options.max_per_template)) {
+    out.texts = options.max_per_template;
+  } else if (out.total) {
+    out.texts = *out.total;
+  } else {
+    fail("{}: template {} has more than 2^64 combinations: sample them with --max-per-template N", tmpl.where, tmpl.id);
+  }
+  out.bytes = out.texts > std::numeric_limits<std::uint64_t>::max() / per_text ? std::numeric_limits<std::uint64_t>::max()
+                                                                               : out.texts * per_text;
+  return out;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+}  // namespace
+
 std::vector<GeneratedText> expand(const TemplateSet& set, const ExpandOptions& options) {
+  std::vector<TemplatePlan> plans;
+  std::uint64_t texts = 0, bytes = 0;
+  std::size_t largest = 0;
+  for (const auto& tmpl : set.templates) {
+    plans.push_back(plan(set, tmpl, options));
+    texts = saturating_add(texts, plans.back().texts);
+    bytes = saturating_add(bytes, plans.back().bytes);
+    if (plans.back().bytes > plans[largest].bytes) largest = plans.size() - 1;
+  }
+  if (texts > options.max_texts || bytes > options.max_bytes) {
+    const Template& big = set.templates[largest];
+    const std::string total = plans[largest].total ? std::to_string(*plans[largest].total) : "more than 2^64";
+    fail("{}: the templates would make {} texts (up to {} MB; the bounds are {} texts and {} MB), template {} alone {} "
+         "of {} combinations: sample with --max-per-template N",
+         big.where, texts, bytes >> 20, options.max_texts, options.max_bytes >> 20, big.id, plans[largest].texts, total);
+  }
+
   std::vector<GeneratedText> out;
   std::unordered_map<std::string, std::size_t> seen;  // phenomenon + '\t' + text → index in out
   for (std::size_t t = 0; t < set.templates.size(); ++t) {
     const Template& tmpl = set.templates[t];
-    std::vector<const Slot*> slots;
-    std::uint64_t total = 1;
-    for (const auto& name : slot_names(tmpl.text)) {
-      slots.push_back(&set.slots.at(name));
-      if (total > std::numeric_limits<std::uint64_t>::max() / slots.back()->replacements.size())
-        fail("{}: template {} has too many combinations to enumerate", tmpl.where, tmpl.id);
-      total *= slots.back()->replacements.size();
-    }
-    std::vector<std::uint64_t> indices;
-    if (options.max_per_template > 0 && total > options.max_per_template) {
-      indices = sample_indices(total, options.max_per_template, options.seed + t);
-    } else {
-      for (std::uint64_t i = 0; i < total; ++i) indices.push_back(i);
-    }
-    for (std::uint64_t index : indices) {
-      GeneratedText text = fill(tmpl, slots, index, set.labels);
+    const auto& slots = plans[t].slots;
+    auto add = [&](const Combination& choices) {
+      GeneratedText text = fill(tmpl, slots, choices, set.labels);
       auto [it, inserted] = seen.emplace(text.phenomenon + '\t' + text.text, out.size());
       if (inserted) {
         out.push_back(std::move(text));
@@ -227,6 +307,14 @@ std::vector<GeneratedText> expand(const TemplateSet& set, const ExpandOptions& o
         fail("{}: '{}' is generated with label '{}' here and with label '{}' by template {}", tmpl.where, text.text,
              text.label, out[it->second].label, out[it->second].template_id);
       }
+    };
+    if (!plans[t].total) {
+      for (const auto& choices : sample_combinations(slots, options.max_per_template, options.seed + t)) add(choices);
+    } else if (options.max_per_template > 0 && *plans[t].total > options.max_per_template) {
+      for (std::uint64_t index : sample_indices(*plans[t].total, options.max_per_template, options.seed + t))
+        add(combination(slots, index));
+    } else {
+      for (std::uint64_t i = 0; i < *plans[t].total; ++i) add(combination(slots, i));
     }
   }
   if (out.empty()) fail("the templates generate no texts");

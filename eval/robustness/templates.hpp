@@ -54,13 +54,19 @@ struct GeneratedText {
 struct ExpandOptions {
   std::size_t max_per_template = 0;  // 0 = every combination; else a seeded sample of this many
   std::uint64_t seed = 0;
+  // Bounds checked before anything is expanded: the texts all templates make together, and the
+  // memory they take at most (texts, labels, names and replacements, from the longest replacements).
+  std::uint64_t max_texts = 1'000'000;
+  std::uint64_t max_bytes = std::uint64_t{2} << 30;
 };
 
 // The cartesian product of each template's slot replacements (the last slot varying fastest), or
 // a sample of combinations drawn without replacement (seed + template index, the same on every
-// platform) kept in product order. Spaces left by empty replacements are collapsed (runs of spaces
-// become one, none at either end or before , . ; : ! ?). A text generated twice within a
-// phenomenon is kept once (the first); the same text with two labels is an error.
+// platform) kept in product order; a sample never enumerates the product, which may exceed 2^64
+// combinations. Spaces left by empty replacements are collapsed (runs of spaces become one, none at
+// either end or before , . ; : ! ?). A text generated twice within a phenomenon is kept once (the
+// first); the same text with two labels is an error. Fails before expanding, naming the largest
+// template, when the texts would exceed max_texts or max_bytes.
 std::vector<GeneratedText> expand(const TemplateSet& set, const ExpandOptions& options = {});
 
 // Texts grouped by phenomenon, in order of first appearance.
