@@ -3,14 +3,14 @@
 # only the fuzz executables linked) and runs each for a bounded time on seeds made from the test
 # fixtures: safetensors headers, pytorch_model.bin files and their data.pkl, .invar files, config and
 # tokenizer files, vocabularies, TSV/CSV tables (and JSONL made from them), word vectors (.vec and a
-# trained .bin). Fails on any crash, leak, hang or sanitizer report; the input that caused it is
+# trained .bin), robustness template files. Fails on any crash, leak, hang or sanitizer report; the input that caused it is
 # left in build-fuzz/fuzz-artifacts/.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 build=build-fuzz
-targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tables word_vectors)
+targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tables word_vectors templates)
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_FUZZ=ON -DINVAR_BENCH=OFF \
   -DINVAR_OPENCL=OFF >/dev/null
@@ -48,6 +48,11 @@ while IFS= read -r file; do
   case "$file" in *.tsv) format='\0' ;; *.csv) format='\5' ;; *) format='\3' ;; esac
   { printf "$format"; cat "$file"; } >"$seeds/tables/$(echo "$file" | tr / _)"
 done < <(find tests/fixtures -name '*.tsv' -o -name '*.csv' -o -path '*/st_eval/*.txt')
+
+# fuzz_templates: the bundled test beds, each phenomenon file with the slot table before it.
+for file in examples/robustness/{negation,mixed,irony}.tsv; do
+  cat examples/robustness/slots.tsv "$file" >"$seeds/templates/$(basename "$file")"
+done
 
 for target in "${targets[@]}"; do
   corpus=$build/fuzz-corpus/$target
