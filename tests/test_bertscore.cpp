@@ -226,6 +226,24 @@ TEST(BertScore, BaselineFileWithoutTheLayerFails) {
   EXPECT_FLOAT_EQ(metrics::read_bertscore_baseline(dir + "/base.tsv", 1).recall, 0.6f);
 }
 
+// Rescaling divides by 1 − b: a baseline of 1 gave infinite scores ("F": null without a warning).
+TEST(BertScore, BaselineValuesOutsideZeroToOneAreRefused) {
+  const auto dir = test::temp_dir();
+  for (const char* value : {"1", "1.5", "-0.1", "-1e-9"}) {
+    test::write_file(dir + "/base.tsv", std::string("LAYER,P,R,F\n0,0.5,0.5,0.5\n1,0.6,0.6,") + value + "\n");
+    try {
+      metrics::read_bertscore_baseline(dir + "/base.tsv", 1);
+      ADD_FAILURE() << value << ": expected an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("base.tsv:3: F: a baseline lies in [0, 1), got " + std::string(value)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  test::write_file(dir + "/base.tsv", "LAYER,P,R,F\n0,0,0.999,0.5\n");
+  EXPECT_FLOAT_EQ(metrics::read_bertscore_baseline(dir + "/base.tsv", 0).recall, 0.999f);
+}
+
 TEST(BertScore, LayerMustExistAndDefaultsFollowBertScoresTable) {
   Model model("bert-wordpiece");
   EXPECT_THROW(metrics::BertScorer(*model.encoder, {.layer = 3}), Error);

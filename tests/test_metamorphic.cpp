@@ -541,6 +541,33 @@ TEST(MetamorphicCli, ScoreFileRunsWithoutAModel) {
   EXPECT_NE(run.out.find("prefix              3           1  0.3333"), std::string::npos) << run.out;
 }
 
+// δ is checked as isometry's ε is: a negative or NaN δ on scores would report every test violated,
+// an infinite one none; refused before any model runs, naming the option.
+TEST(MetamorphicCli, SimilarityDeltaOutsideItsRangeIsRefused) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/scores.tsv", "source\tprefix\n0.1\t0.5\n0.2\t0.4\n0.3\t0.9\n");
+  test::write_file(dir + "/reviews.txt", kReviews);
+  for (const char* delta : {"-1", "nan", "inf", "-0.001"}) {
+    for (const char* arity : {"single", "pairwise"}) {
+      const auto run = test::run_cli({"metamorphic", arity, "--scores", dir + "/scores.tsv", "--property", "similarity",
+                                      "--delta", delta});
+      EXPECT_EQ(run.exit_code, 1) << delta << " " << arity << ": " << run.err;
+      EXPECT_NE(run.err.find("--delta must be a finite number"), std::string::npos) << run.err;
+    }
+  }
+  const auto cosine = test::run_cli({"metamorphic", "single", "-m", model("xlmr"), "--sources", dir + "/reviews.txt",
+                                     "--transform", "neutral", "--property", "similarity", "--embeddings", "--delta",
+                                     "nan"});
+  EXPECT_EQ(cosine.exit_code, 1) << cosine.err;
+  EXPECT_NE(cosine.err.find("--delta must be a finite number, got nan"), std::string::npos) << cosine.err;
+  EXPECT_EQ(test::run_cli({"metamorphic", "pairwise", "--scores", dir + "/scores.tsv", "--property", "similarity",
+                           "--delta", "0"})
+                .exit_code,
+            0);
+  EXPECT_THROW(validate_delta(-1, false), Error);
+  EXPECT_NO_THROW(validate_delta(-1, true));  // cosine ≥ -1: every pair similar, a threshold that means something
+}
+
 TEST(MetamorphicCli, CompositionalityOnAnNliModel) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/contexts.tsv", "I saw a {} in the garden.\tupward\nI did not see a {} in the garden.\tdownward\n"

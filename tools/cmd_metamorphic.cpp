@@ -118,6 +118,8 @@ void run_suite_command(const SuiteArguments& args, Arity arity) {
   RelationSettings relation{arity, parse_property(args.property), parse_direction(args.direction), args.delta};
   if (args.embeddings && relation.property != Property::Similarity)
     fail("--embeddings applies to the similarity property only");
+  // Before any model runs; a score file's kind of outputs is checked again by run_suite.
+  if (relation.property == Property::Similarity) validate_delta(relation.delta, args.embeddings);
   ReportSettings settings{{"relation", suite_title(relation)}};
   Suite suite;
   if (!args.scores.empty()) {

@@ -100,7 +100,14 @@ double TransformationResult::source_rate(std::size_t source) const {
 }
 double SuiteResult::rate() const { return ratio(violations, tests); }
 
+void validate_delta(double delta, bool cosine) {
+  if (!std::isfinite(delta)) fail("--delta must be a finite number, got {}", delta);
+  if (!cosine && !(delta >= 0))
+    fail("--delta must be a finite number >= 0 (the largest |Δ score| that counts as similar), got {}", delta);
+}
+
 SuiteResult run_suite(const Suite& suite, const RelationSettings& settings) {
+  if (settings.property == Property::Similarity) validate_delta(settings.delta, !suite.source.embeddings.empty());
   if (suite.follow_ups.empty()) fail("{}: no transformation to test (give --transform or --follow-ups)", suite.path);
   if (suite.names.size() != suite.follow_ups.size()) fail("{}: one name per transformation is needed", suite.path);
   const std::size_t n = suite.line_numbers.size();

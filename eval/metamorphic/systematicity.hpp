@@ -47,7 +47,11 @@ struct SuiteResult {
   double rate() const;
 };
 
-// Fails for a suite without transformations, with fewer than two sources (pairwise), with outputs
+// δ of the similarity property: |Δ score| ≤ δ needs a finite δ ≥ 0 (a negative one reports every
+// test violated); cosine ≥ δ (embeddings) a finite δ. NaN fails both.
+void validate_delta(double delta, bool cosine);
+
+// Fails for a bad δ (validate_delta), for a suite without transformations, with fewer than two sources (pairwise), with outputs
 // of the wrong kind for the property, or misaligned follow-ups.
 SuiteResult run_suite(const Suite& suite, const RelationSettings& settings);
 

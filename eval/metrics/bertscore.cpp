@@ -106,6 +106,10 @@ float parse_baseline_value(const Table& table, std::size_t row, std::size_t colu
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value))
     fail("{}: {}: expected a number, got '{}'", table.where(row), table.columns[column], text);
+  // Rescaling divides by 1 − b: a baseline of 1 or more gives infinite or flipped scores, and a
+  // negative one is no mean similarity of unrelated texts.
+  if (!(value >= 0 && value < 1))
+    fail("{}: {}: a baseline lies in [0, 1), got {}", table.where(row), table.columns[column], text);
   return static_cast<float>(value);
 }
 
