@@ -646,6 +646,16 @@ TEST(MetaEvalCli, SystemAndSegmentLevelsAgainstTheLibrary) {
   const auto text = run_ok({"metaeval", "--scores", table, "--group-column", "lang"}).out;
   EXPECT_NE(text.find("pairwise accuracy"), std::string::npos);
   EXPECT_NE(text.find("  fr"), std::string::npos);
+
+  // System and group names come from the file: shown with terminal escapes escaped.
+  std::vector<std::string> hostile{"system\tlang\tscore\thuman"};
+  for (const auto& s : segments)
+    hostile.push_back(fmt::format("{}\t{}\t{}\t{}", s.system == "A" ? "\x1b[2JA" : s.system,
+                                  s.group == "fr" ? "f\x1b[31mr" : s.group, s.metric, s.human));
+  const auto escaped = run_ok({"metaeval", "--scores", write_lines(dir, "hostile.tsv", hostile), "--group-column", "lang"}).out;
+  EXPECT_EQ(escaped.find('\x1b'), std::string::npos) << escaped;
+  EXPECT_NE(escaped.find("\\x1b[2JA"), std::string::npos) << escaped;
+  EXPECT_NE(escaped.find("  f\\x1b[31mr"), std::string::npos) << escaped;
 }
 
 TEST(MetaEvalCli, ManyScoreColumnsInOneRunEqualSeparateRuns) {

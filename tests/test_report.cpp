@@ -34,6 +34,27 @@ TEST(TextTable, PadsByDisplayWidthAndAlignsNumbers) {
   EXPECT_EQ(report::display_width("p̂(A)"), 4u);
 }
 
+// Names from files reach text tables and LaTeX: control characters are shown escaped, never sent to
+// the terminal or allowed to end a line (a LaTeX comment's, or a table row's).
+TEST(TextTable, ControlCharactersInCellsAreShownEscaped) {
+  report::TextTable table;
+  table.header = {"system", "score"};
+  table.rows = {{"\x1b[31mred\x1b[0m", "1"}, {"two\nlines", "2"}};
+  const auto text = table.render();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text,
+            "system              score\n"
+            "-------------------------\n"
+            "\\x1b[31mred\\x1b[0m  1\n"
+            "two\\nlines          2\n");
+}
+
+TEST(Latex, EscapeLeavesNoLineBreakOrControlCharacter) {
+  const auto escaped = report::latex_escape("group\n\\input{/etc/passwd}\x1b_1");
+  EXPECT_EQ(escaped, "group\\textbackslash{}n\\textbackslash{}input\\{/etc/passwd\\}\\textbackslash{}x1b\\_1");
+  EXPECT_EQ(report::latex_escape("a & b_c 100%"), "a \\& b\\_c 100\\%");
+}
+
 TEST(Chart, BarChartDrawsOneBarPerSeriesAndCategory) {
   report::BarChart bars;
   bars.title = "A <b> & \"c\"";

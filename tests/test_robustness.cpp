@@ -629,6 +629,15 @@ TEST(RobustnessErrors, HugeExpansionFailsInsideResourceLimits) {
   EXPECT_NE(result.err.find("huge.tsv:8: the templates would make 10000000 texts"), std::string::npos) << result.err;
 }
 
+// Phenomenon names come from the template file: the counts on stderr show escapes escaped.
+TEST(RobustnessCli, ExpandPrintsPhenomenonNamesEscaped) {
+  const auto templates = write("escape.tsv", "slot\tA\tgood\tbad\ntemplate\t\x1b]0;owned\x07neg\tx\tit is @A@\n");
+  const auto result = test::run_cli({"robustness", "expand", templates, "-o", test::temp_dir() + "/out.tsv"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err.find('\x1b'), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("\\x1b]0;owned\\x07neg: 2 texts"), std::string::npos) << result.err;
+}
+
 TEST(RobustnessErrors, CliFailsWithOneLineAndNonZeroExit) {
   const std::string templates = write("small.tsv", kSmallTemplates);
   auto fails = [](const std::vector<std::string>& args, const std::string& message) {

@@ -272,6 +272,28 @@ TEST(StEval, LatexAndHtmlReport) {
   EXPECT_NE(page.find("Spearman correlation between metrics"), std::string::npos);
 }
 
+// A group name comes from the file name, system names from the file: a newline must not end the
+// LaTeX comment that names the group (the next line would be live LaTeX), and a terminal escape must
+// not reach the text tables raw.
+TEST(StEval, NamesFromFilesAreEscapedForTheirFormat) {
+  std::string table = test::read_file(toy("judgements.tsv"));
+  for (auto at = table.find("\ncopy\t"); at != std::string::npos; at = table.find("\ncopy\t", at + 1))
+    table.replace(at + 1, 4, "\x1b]0;owned\x07" "copy");
+  const auto path = write_temp("evil\n\\input{secrets}.tsv", table);
+  const auto latex = test::run_cli({"st-eval", "--table", path, "--latex"});
+  ASSERT_EQ(latex.exit_code, 0) << latex.err;
+  std::istringstream lines(latex.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_NE(line.rfind("\\input", 0), 0u) << latex.out;
+  EXPECT_NE(latex.out.find("% evil\\n\\input{secrets}: system means"), std::string::npos) << latex.out;
+  EXPECT_EQ(latex.out.find('\x1b'), std::string::npos) << latex.out;
+  const auto text = test::run_cli({"st-eval", "--table", path});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find('\x07'), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\\x1b]0;owned\\x07copy"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("== evil\\n\\input{secrets} =="), std::string::npos) << text.out;
+}
+
 TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
   const auto header = std::string("system_name\tinformal_input\tsystem_output\tmeaning_human\n");
   const auto bad_number = write_temp("bad.tsv", header + "a\tx\ty\t3\nb\tx\ty\tgood\n");

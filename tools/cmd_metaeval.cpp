@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/printable.hpp"
 #include "eval/metaeval/metaeval.hpp"
 #include "tools/command.hpp"
 #include "tools/stats_io.hpp"
@@ -112,7 +113,7 @@ Evaluated evaluate(const MetaEvalArguments& args, const std::string& column,
     systems.push_back({{"system", result.systems[i]},
                        {"metric", json_number(result.system_metric[i])},
                        {"human", json_number(result.system_human[i])}});
-    text += fmt::format("{:<15} {:>10.4f} {:>10.4f}\n", result.systems[i], result.system_metric[i],
+    text += fmt::format("{:<15} {:>10.4f} {:>10.4f}\n", printable(result.systems[i]), result.system_metric[i],
                         result.system_human[i]);
   }
   json["system_metric_source"] = args.system_scores.empty() ? "mean of segment scores" : args.system_scores;
@@ -134,7 +135,7 @@ Evaluated evaluate(const MetaEvalArguments& args, const std::string& column,
     auto entry = metaeval::correlation_json(result.per_group[g]);
     entry["group"] = result.groups[g];
     groups.push_back(std::move(entry));
-    text += correlation_text("  " + result.groups[g], result.per_group[g]);
+    text += correlation_text("  " + printable(result.groups[g]), result.per_group[g]);
   }
   return {result, std::move(json), std::move(text)};
 }

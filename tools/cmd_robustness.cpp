@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
 #include "eval/robustness/predict.hpp"
 #include "eval/robustness/report.hpp"
@@ -119,7 +120,7 @@ void run_expand(const ExpandArguments& given) {
   for (const auto& name : names) {
     std::size_t n = 0;
     for (const auto& t : texts) n += t.phenomenon == name;
-    fmt::print(stderr, "{}: {} texts\n", name, n);
+    fmt::print(stderr, "{}: {} texts\n", printable(name), n);
   }
 }
 

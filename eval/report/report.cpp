@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/io.hpp"
+#include "core/printable.hpp"
 #include "core/utf8.hpp"
 
 namespace invar::report {
@@ -19,7 +20,9 @@ std::string csv_field(const std::string& text) {
 
 std::string latex_escape(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  // Control characters first (printable()'s \n, \x1b, ...; the backslash is then escaped): a newline
+  // from a file name would end a LaTeX comment and start a live line.
+  for (char c : printable(text)) {
     if (std::string_view("&%$#_{}").find(c) != std::string_view::npos) out += '\\';
     if (c == '\\') out += "\\textbackslash{}";
     else if (c == '~') out += "\\textasciitilde{}";
@@ -63,15 +66,17 @@ std::string TextTable::render() const {
   std::size_t columns = header.size();
   for (const auto& row : rows) columns = std::max(columns, row.size());
   std::vector<std::size_t> widths(columns, 0);
+  // Cells hold names from files (systems, phenomena, groups): shown with control characters escaped,
+  // so a name cannot move the cursor, recolour the terminal or break the table's lines.
   auto measure = [&](const std::vector<std::string>& row) {
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(printable(row[c])));
   };
   measure(header);
   for (const auto& row : rows) measure(row);
   auto line = [&](const std::vector<std::string>& row) {
     std::string out;
     for (std::size_t c = 0; c < columns; ++c) {
-      std::string cell = c < row.size() ? row[c] : "";
+      std::string cell = c < row.size() ? printable(row[c]) : "";
       std::string pad(widths[c] - display_width(cell), ' ');
       bool right = c < align.size() && align[c] == Align::Right;
       if (c > 0) out += "  ";

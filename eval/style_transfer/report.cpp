@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/json_number.hpp"
+#include "core/printable.hpp"
 #include "eval/report/chart.hpp"
 #include "eval/report/report.hpp"
 
@@ -155,7 +156,7 @@ std::string evaluation_text(const Evaluation& e) {
                                 e.study.groups.size(), e.study.groups.size() == 1 ? "" : "s");
   for (const auto& n : e.scores.not_computed) out += fmt::format("not computed: {} ({})\n", n.metrics, n.reason);
   for (const auto& group : e.study.groups) {
-    out += fmt::format("\n== {} ==\nSystem means\n{}", group_label(group), systems_table(e, group).render());
+    out += fmt::format("\n== {} ==\nSystem means\n{}", printable(group_label(group)), systems_table(e, group).render());
     const auto agreement = agreement_table(e, group);
     if (!agreement.rows.empty())
       out += "\nMetrics against human judgements (segment level; system pairs ordered as the human means)\n" +
@@ -218,9 +219,11 @@ std::string segments_csv(const Evaluation& e) {
 std::string evaluation_latex(const Evaluation& e) {
   std::string out;
   for (const auto& group : e.study.groups) {
-    out += fmt::format("% {}: system means\n{}", group_label(group), latex_systems(e, group));
-    out += fmt::format("% {}: segment-level correlations with human judgements and correct system pairs\n{}",
-                       group_label(group), latex_agreement(e, group));
+    // A group name comes from a file name: a newline in it would end the comment and start a live line.
+    const std::string name = printable(group_label(group));
+    out += fmt::format("% {}: system means\n{}", name, latex_systems(e, group));
+    out += fmt::format("% {}: segment-level correlations with human judgements and correct system pairs\n{}", name,
+                       latex_agreement(e, group));
   }
   return out;
 }
