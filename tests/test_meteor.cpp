@@ -2,7 +2,11 @@
 // scores 1e-12 absolute, round-4 scores, tokens, stems, synonyms, matches and chunks exact).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <random>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
@@ -69,7 +73,74 @@ void expect_stage_by_stage(const Meteor& meteor, const std::string& hyp, const s
   EXPECT_NEAR(a.score, g["score"].get<double>(), 1e-12);
 }
 
+// NLTK's own matching loop, quadratic as it is: the reference the indexed one must equal.
+std::vector<WordMatch> nltk_match(std::vector<IndexedWord>& hyp, std::vector<IndexedWord>& ref,
+                                  const std::function<bool(const std::string&, const std::string&)>& fits) {
+  std::vector<WordMatch> found;
+  for (std::size_t i = hyp.size(); i-- > 0;)
+    for (std::size_t j = ref.size(); j-- > 0;)
+      if (fits(hyp[i].word, ref[j].word)) {
+        found.emplace_back(hyp[i].index, ref[j].index);
+        hyp.erase(hyp.begin() + static_cast<std::ptrdiff_t>(i));
+        ref.erase(ref.begin() + static_cast<std::ptrdiff_t>(j));
+        break;
+      }
+  return found;
+}
+
+std::vector<IndexedWord> indexed(const std::vector<std::string>& tokens, bool stem) {
+  std::vector<IndexedWord> out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) out.push_back({static_cast<int>(i), stem ? porter_stem(tokens[i]) : tokens[i]});
+  return out;
+}
+
 }  // namespace
+
+// Lines of a few hundred words from a small vocabulary of synonyms, stems and repeats: every stage
+// finds the matches NLTK's loop finds, in the same order, and leaves the same words.
+TEST(Meteor, IndexedMatchingEqualsNltksLoopOnLongRepetitiveLines) {
+  const Meteor meteor(wordnet());
+  const std::vector<std::string> vocabulary{"good", "well", "dog", "dogs", "cat", "cats", "happy", "glad", "big",
+                                            "large", "running", "runs", "the", "a", "film", "movie", "car", "auto"};
+  std::mt19937 rng(7);
+  std::size_t synonyms = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    auto line = [&] {
+      std::string text;
+      for (int k = 0, n = 200 + static_cast<int>(rng() % 200); k < n; ++k) text += vocabulary[rng() % vocabulary.size()] + " ";
+      return text;
+    };
+    const std::string hyp = line(), ref = line();
+    const auto a = meteor.align(hyp, ref);
+    auto h = indexed(meteor.tokens(hyp), false), r = indexed(meteor.tokens(ref), false);
+    EXPECT_EQ(a.exact, nltk_match(h, r, [](const auto& x, const auto& y) { return x == y; }));
+    std::vector<IndexedWord> hs, rs;
+    for (const auto& w : h) hs.push_back({w.index, porter_stem(w.word)});
+    for (const auto& w : r) rs.push_back({w.index, porter_stem(w.word)});
+    EXPECT_EQ(a.stem, nltk_match(hs, rs, [](const auto& x, const auto& y) { return x == y; }));
+    EXPECT_EQ(a.synonym, nltk_match(hs, rs, [&](const auto& x, const auto& y) {
+                const auto syns = meteor.synonyms(x);
+                return std::binary_search(syns.begin(), syns.end(), y);
+              }));
+    EXPECT_EQ(a.unmatched_hyp, hs);
+    EXPECT_EQ(a.unmatched_ref, rs);
+    synonyms += a.synonym.size();
+  }
+  EXPECT_GT(synonyms, 20u);  // the vocabulary's synonyms are exercised
+}
+
+// A 120,000-word line (NLTK's loop: quadratic, over a minute) is aligned exactly: identical lines
+// match word for word in one chunk.
+TEST(Meteor, VeryLongLineAlignsExactly) {
+  const Meteor meteor(wordnet());
+  std::string line;
+  for (int k = 0; k < 20000; ++k) line += "the cat sat on the mat ";
+  const auto a = meteor.align(line, line);
+  ASSERT_EQ(a.exact.size(), 120000u);
+  for (const auto& [h, r] : a.exact) ASSERT_EQ(h, r);
+  EXPECT_EQ(a.chunks, 1);
+  EXPECT_DOUBLE_EQ(a.score, 1 - 0.5 * std::pow(1.0 / 120000, 3));
+}
 
 TEST(Meteor, EveryGoldenCaseStageByStageNltk38) {
   const Meteor meteor(wordnet());
