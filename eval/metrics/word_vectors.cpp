@@ -2,6 +2,7 @@
 
 #include <fasttext/fasttext.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -96,10 +97,14 @@ class BinChecker {
 
     if (read<std::uint8_t>("quantized") != 0)
       fail("{}: a quantized fastText model (.ftz) is not read: give the .bin it was quantized from, or its .vec", path_);
+    // Rows are looked up by dictionary entry (a word repeated as a label resolves to the label's
+    // entry) and by subword bucket after the words.
     const auto input_rows = matrix("input", dim);
-    if (input_rows < std::int64_t{words} + (maxn > 0 ? bucket : 0))
-      fail("{}: the input matrix has {} rows, fewer than the {} words and {} subword buckets", path_, input_rows, words,
-           maxn > 0 ? bucket : 0);
+    const std::int64_t rows_needed = std::max<std::int64_t>(entries, std::int64_t{words} + (maxn > 0 ? bucket : 0));
+    if (input_rows < rows_needed)
+      fail("{}: the input matrix has {} rows, fewer than the {} its dictionary ({} entries, {} words) and {} subword "
+           "buckets need",
+           path_, input_rows, rows_needed, entries, words, maxn > 0 ? bucket : 0);
     read<std::uint8_t>("quantized output");
     const auto output_rows = matrix("output", dim);
     if (output_rows != (model == 3 ? labels : words))
