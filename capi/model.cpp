@@ -8,7 +8,7 @@
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
 #include "invar_version.hpp"
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 #include "models/family.hpp"
 #include "models/hf_config.hpp"
 

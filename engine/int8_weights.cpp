@@ -2,7 +2,7 @@
 
 #include "engine/encoder.hpp"
 #include "engine/seq2seq.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "models/family.hpp"
 #include "models/hf_config.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {

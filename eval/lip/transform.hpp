@@ -10,7 +10,7 @@
 
 #include "core/io.hpp"
 #include "engine/translator.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar::lip {

@@ -1,12 +1,12 @@
 #pragma once
-// The backends compiled into this build. kernels/registry.cpp is the only file that knows which
-// they are: adding a backend is a folder under kernels/ with a BackendFactory, plus one line there.
+// The backends compiled into this build. backends/registry.cpp is the only file that knows which
+// they are: adding a backend is a folder under backends/ with a BackendFactory, plus one line there.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar {
 
