@@ -24,7 +24,7 @@
 #include "core/activation.hpp"
 #include "core/pooling.hpp"
 #include "core/tensor.hpp"
-#include "loaders/model_source.hpp"  // TensorData
+#include "core/tensor_data.hpp"
 
 namespace invar {
 
