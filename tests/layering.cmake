@@ -2,7 +2,8 @@
 # own folder or one the file's layer stands on,
 #   core < loaders < models < engine < eval < capi < tools, and core < backends < engine
 # (the compute backends stand on core/ alone, beside loaders/ and models/), so that dependencies
-# point one way. Run by CTest as `layering`:
+# point one way; above backends/, a backend folder (backends/cpu/, ...) is never included: the
+# registry picks one. Run by CTest as `layering`:
 #   cmake -DSOURCE_DIR=<tree> -P tests/layering.cmake
 # and fails naming every include that points elsewhere as FILE:LINE.
 cmake_minimum_required(VERSION 3.25)
@@ -38,6 +39,11 @@ foreach(layer ${INVAR_LAYERS})
         if(NOT is_layer EQUAL -1 AND NOT included STREQUAL layer AND allowed EQUAL -1)
           file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
           string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${included}/ (not below it)")
+        endif()
+        # A backend is picked through the registry (backends/registry.hpp), never included by name.
+        if(NOT layer STREQUAL "backends" AND line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"(backends/[a-z_]+)/")
+          file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
+          string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${CMAKE_MATCH_1}/ (use backends/registry.hpp)")
         endif()
       endif()
     endforeach()

@@ -11,6 +11,7 @@
 
 #include "engine/text_encoder.hpp"
 #include "backends/cpu/backend.hpp"
+#include "backends/registry.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 

@@ -3,7 +3,7 @@
 // BackendOptions::deterministic) for matrix products, backends/cpu for the rest.
 #include <memory>
 
-#include "backends/registry.hpp"
+#include "backends/factory.hpp"
 
 namespace invar {
 

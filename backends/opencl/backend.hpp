@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "backends/registry.hpp"
+#include "backends/factory.hpp"
 
 namespace invar {
 
