@@ -16,6 +16,9 @@ const std::vector<BackendFactory>& backend_factories();
 std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options = {});
 std::vector<std::string> backend_names();
 
+// The most threads --threads and the C API's `threads` take: far above any machine's cores, low
+// enough that a typo (1000000) is refused before the system is asked for the threads.
+inline constexpr int kMaxThreads = 1024;
 // A thread count as --threads takes it: 0 = every core.
 int thread_count(int requested);
 
