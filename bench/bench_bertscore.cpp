@@ -16,7 +16,7 @@
 #include "bench/random_model.hpp"
 #include "bench/synthetic_text.hpp"
 #include "eval/metrics/bertscore.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 
 namespace {
 

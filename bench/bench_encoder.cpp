@@ -22,7 +22,7 @@
 #include "bench/products.hpp"
 #include "bench/random_model.hpp"
 #include "engine/encoder.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // The matrix products of a linear layer on the shapes the models run, in one process: OpenBLAS
-// sgemm, oneDNN matmul on the weight packed once (kernels/cpu/packed_matmul.hpp, what the CPU
+// sgemm, oneDNN matmul on the weight packed once (backends/cpu/packed_matmul.hpp, what the CPU
 // backend runs), the same in int8 (--weights int8: the row quantization included) and the
-// fixed-order product (kernels/cpu/gemm.hpp, used with --deterministic). Each row times all four
+// fixed-order product (backends/cpu/gemm.hpp, used with --deterministic). Each row times all four
 // on the same operands, alternating, and reports GFLOP/s of each and their ratios to OpenBLAS
 // (int8 / packed too: what --weights int8 gains over the default).
 //
@@ -14,8 +14,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cpu/gemm.hpp"
-#include "kernels/cpu/packed_matmul.hpp"
+#include "backends/cpu/gemm.hpp"
+#include "backends/cpu/packed_matmul.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "engine/seq2seq.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/backend.hpp"
+#include "backends/cpu/backend.hpp"
 
 namespace invar {
 namespace {

@@ -21,8 +21,8 @@
 #include "bench/random_model.hpp"
 #include "engine/encoder.hpp"
 #include "engine/seq2seq.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/registry.hpp"
+#include "backends/backend.hpp"
+#include "backends/registry.hpp"
 
 namespace invar {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar::bench {
 

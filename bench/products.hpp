@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar::bench {
 

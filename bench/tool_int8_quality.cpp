@@ -18,7 +18,7 @@
 #include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "engine/seq2seq.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 
 namespace invar {
 namespace {
@@ -36,7 +36,7 @@ std::string matrix_label(int index) {
   return "lm_head";
 }
 
-// Round half away from zero onto a grid of step `scale`, as kernels/cpu/packed_matmul.cpp does.
+// Round half away from zero onto a grid of step `scale`, as backends/cpu/packed_matmul.cpp does.
 float on_grid(float v, float scale, float zero, float lo, float hi) {
   const float q = std::clamp(std::trunc(v / scale + zero + (v / scale + zero < 0 ? -0.5f : 0.5f)), lo, hi);
   return (q - zero) * scale;

@@ -8,7 +8,7 @@
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
 #include "core/version.hpp"
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 #include "models/family.hpp"
 #include "models/hf_config.hpp"
 
@@ -20,7 +20,9 @@ std::optional<std::string> optional_text(const char* text) {
 }
 
 BackendOptions backend_options(const invar_model_options& options) {
-  if (options.threads < 0) throw ArgumentError(fmt::format("threads must be >= 0 (0 = every core), got {}", options.threads));
+  if (options.threads < 0 || options.threads > kMaxThreads)
+    throw ArgumentError(
+        fmt::format("threads must be 0 (every core) to {}, got {}", kMaxThreads, options.threads));
   WeightType weights = WeightType::F32;
   switch (options.weights) {
     case INVAR_WEIGHTS_F32: break;

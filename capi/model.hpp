@@ -7,7 +7,7 @@
 #include "engine/text_encoder.hpp"
 #include "engine/translator.hpp"
 #include "invar/invar.h"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 
 struct invar_model {

@@ -1,6 +1,6 @@
 #pragma once
 // Symmetric int8 quantization of weights: the one routine behind `--weights int8`'s matrices on the
-// CPU (kernels/cpu/packed_matmul.hpp) and the I8 tensors `invar convert --dtype int8` stores in
+// CPU (backends/cpu/packed_matmul.hpp) and the I8 tensors `invar convert --dtype int8` stores in
 // .invar files (docs/model-format.md), so that both give the same q and scales bit for bit.
 //
 // A row v is stored as scale · q with q in [-127, 127]: scale = max|v| / 127 (1 for a row of zeros)

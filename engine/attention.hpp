@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar {
 

@@ -12,7 +12,7 @@
 
 #include "engine/text/tokenizer.hpp"
 #include "engine/model_weights.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/encoder_spec.hpp"
 

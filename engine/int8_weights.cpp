@@ -1,8 +1,8 @@
 #include "engine/int8_weights.hpp"
 
+#include "backends/registry.hpp"
 #include "engine/encoder.hpp"
 #include "engine/seq2seq.hpp"
-#include "kernels/cpu/backend.hpp"
 #include "models/family.hpp"
 #include "models/hf_config.hpp"
 
@@ -10,7 +10,7 @@ namespace invar {
 
 std::set<std::string> int8_weight_names(const ModelSource& source) {
   // Deterministic: F32 weights stay zero-copy views of the file rather than being packed.
-  auto backend = make_cpu_backend({.threads = 1, .deterministic = true});
+  auto backend = make_backend("cpu", {.threads = 1, .deterministic = true});
   const auto names = [](const WeightUses& uses) {
     std::set<std::string> matrices;
     for (const auto& [name, how] : uses)

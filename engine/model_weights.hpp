@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/weight_name.hpp"
 

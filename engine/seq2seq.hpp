@@ -15,7 +15,7 @@
 
 #include "engine/decode/generation.hpp"
 #include "engine/model_weights.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "models/seq2seq_spec.hpp"
 

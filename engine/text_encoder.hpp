@@ -15,7 +15,7 @@
 #include "engine/decode/batching.hpp"
 #include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {

@@ -16,7 +16,7 @@
 #include "engine/seq2seq.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "engine/vocabulary_map.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar {

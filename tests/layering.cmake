@@ -1,19 +1,30 @@
-# The layering check (docs/architecture.md): every #include "FOLDER/..." of a source file names a
-# folder at or below the file's own layer,
-#   core < loaders < models < kernels < engine < eval < capi < tools,
-# so that dependencies point one way. Run by CTest as `layering`:
+# The layering check (docs/architecture.md): every #include "FOLDER/..." of a source file names its
+# own folder or one the file's layer stands on,
+#   core < loaders < models < engine < eval < capi < tools, and core < backends < engine
+# (the compute backends stand on core/ alone, beside loaders/ and models/), so that dependencies
+# point one way; above backends/, a backend folder (backends/cpu/, ...) is never included: the
+# registry picks one. Run by CTest as `layering`:
 #   cmake -DSOURCE_DIR=<tree> -P tests/layering.cmake
-# and fails naming every upward include as FILE:LINE.
+# and fails naming every include that points elsewhere as FILE:LINE.
 cmake_minimum_required(VERSION 3.25)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "layering.cmake: pass -DSOURCE_DIR=<the source tree>")
 endif()
 
-set(INVAR_LAYERS core loaders models kernels engine eval capi tools)
+set(INVAR_LAYERS core loaders models backends engine eval capi tools)
+# The layers each layer may include besides itself.
+set(below_core "")
+set(below_loaders core)
+set(below_models core loaders)
+set(below_backends core)
+set(below_engine core loaders models backends)
+set(below_eval ${below_engine} engine)
+set(below_capi ${below_eval} eval)
+set(below_tools ${below_capi} capi)
+
 set(violations "")
 set(checked 0)
 foreach(layer ${INVAR_LAYERS})
-  list(FIND INVAR_LAYERS ${layer} own_rank)
   file(GLOB_RECURSE sources ${SOURCE_DIR}/${layer}/*.hpp ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.h)
   foreach(source ${sources})
     math(EXPR checked "${checked} + 1")
@@ -22,10 +33,17 @@ foreach(layer ${INVAR_LAYERS})
     foreach(line IN LISTS lines)
       math(EXPR line_number "${line_number} + 1")
       if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([a-z_]+)/")
-        list(FIND INVAR_LAYERS ${CMAKE_MATCH_1} included_rank)
-        if(included_rank GREATER own_rank)
+        set(included ${CMAKE_MATCH_1})
+        list(FIND INVAR_LAYERS ${included} is_layer)
+        list(FIND below_${layer} ${included} allowed)
+        if(NOT is_layer EQUAL -1 AND NOT included STREQUAL layer AND allowed EQUAL -1)
           file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
-          string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${CMAKE_MATCH_1}/ (above it)")
+          string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${included}/ (not below it)")
+        endif()
+        # A backend is picked through the registry (backends/registry.hpp), never included by name.
+        if(NOT layer STREQUAL "backends" AND line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"(backends/[a-z_]+)/")
+          file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
+          string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${CMAKE_MATCH_1}/ (use backends/registry.hpp)")
         endif()
       endif()
     endforeach()
@@ -36,6 +54,7 @@ if(checked EQUAL 0)
   message(FATAL_ERROR "layering.cmake: no source files under ${SOURCE_DIR}")
 endif()
 if(violations)
-  message(FATAL_ERROR "upward includes (layers: ${INVAR_LAYERS}):${violations}")
+  message(FATAL_ERROR "includes that do not point down (core < loaders < models < engine < eval < capi < tools, "
+                      "core < backends < engine):${violations}")
 endif()
 message(STATUS "layering: ${checked} files, every include points down")

@@ -12,7 +12,8 @@
 
 #include "core/error.hpp"
 #include "eval/metrics/bertscore.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
+#include "backends/registry.hpp"
 #include "support/golden.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"

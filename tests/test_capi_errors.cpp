@@ -91,6 +91,11 @@ TEST(CApiErrors, OpenWithBadOptions) {
   auto options = one_thread();
   options.threads = -1;
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "threads"));
+  // Bounded as --threads is: a million threads is refused before the system is asked for one.
+  options.threads = 1000000;
+  EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT,
+                    "threads must be 0 (every core) to 1024, got 1000000"));
+  EXPECT_EQ(model, nullptr);
   options = one_thread();
   options.batch_size = 0;
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "batch_size"));

@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "models/hf_config.hpp"
 #include "support/test_support.hpp"
 

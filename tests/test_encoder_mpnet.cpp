@@ -10,7 +10,7 @@
 
 #include "engine/attention.hpp"
 #include "engine/encoder.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "support/model_files.hpp"
 #include "support/test_support.hpp"
 

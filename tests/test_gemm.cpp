@@ -1,4 +1,4 @@
-// The fixed-order matrix product (kernels/cpu/gemm.hpp): its bits follow the documented order on
+// The fixed-order matrix product (backends/cpu/gemm.hpp): its bits follow the documented order on
 // every shape and operand layout, do not depend on threads or on which other rows are computed
 // with a row, and agree with OpenBLAS to float rounding.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cpu/gemm.hpp"
+#include "backends/cpu/gemm.hpp"
 
 namespace invar::cpu {
 namespace {

@@ -1,4 +1,4 @@
-// --weights int8 (kernels/cpu/packed_matmul.hpp) against f32 on the encoder fixture models: every
+// --weights int8 (backends/cpu/packed_matmul.hpp) against f32 on the encoder fixture models: every
 // sentence embedding at cosine ≥ 0.995 to f32's (docs/performance.md has the seq2seq figures).
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/encoder.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {

@@ -11,7 +11,7 @@
 #include "eval/learn/model_selection.hpp"
 #include "eval/lip/lip.hpp"
 #include "eval/lip/property_classifier.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

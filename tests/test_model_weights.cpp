@@ -4,8 +4,8 @@
 
 #include "core/error.hpp"
 #include "engine/model_weights.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "support/model_files.hpp"
 
 namespace invar {

@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/opencl/runtime.hpp"
-#include "kernels/registry.hpp"
+#include "backends/backend.hpp"
+#include "backends/opencl/runtime.hpp"
+#include "backends/registry.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 

@@ -10,7 +10,8 @@
 #include <cmath>
 
 #include "engine/text_encoder.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
+#include "backends/registry.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 

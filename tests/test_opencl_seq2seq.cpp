@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "engine/seq2seq.hpp"
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 #include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 

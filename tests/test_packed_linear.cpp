@@ -1,4 +1,4 @@
-// The CPU backend's linear layers on weights packed once for oneDNN (kernels/cpu/packed_matmul.hpp):
+// The CPU backend's linear layers on weights packed once for oneDNN (backends/cpu/packed_matmul.hpp):
 // the same products as OpenBLAS on the plain weight to float rounding for every row count, bias and
 // activation; a packed weight is readable by linear only; --deterministic packs nothing. With
 // int8 weights, each product is within the bound the per-channel and per-row rounding allows, and
@@ -11,8 +11,8 @@
 
 #include "core/error.hpp"
 #include "core/quantize.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {

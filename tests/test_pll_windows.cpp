@@ -8,7 +8,7 @@
 
 #include "engine/pll_windows.hpp"
 #include "engine/text_encoder.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;

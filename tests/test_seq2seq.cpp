@@ -12,8 +12,8 @@
 #include "engine/seq2seq.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "engine/translator.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "support/test_support.hpp"
 

@@ -15,7 +15,7 @@
 #include <tuple>
 
 #include "engine/seq2seq.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #include "loaders/model_source.hpp"
 #include "loaders/safetensors.hpp"
 #include "models/hf_config.hpp"

@@ -11,8 +11,8 @@
 
 #include "engine/seq2seq.hpp"
 #include "engine/text_encoder.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/registry.hpp"
+#include "backends/backend.hpp"
+#include "backends/registry.hpp"
 #include "loaders/invar_file.hpp"
 #include "support/model_files.hpp"
 #ifdef INVAR_WITH_OPENCL

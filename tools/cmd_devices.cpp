@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "core/error.hpp"
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {

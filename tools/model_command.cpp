@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {
@@ -34,7 +34,7 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   command.add_option("--threads", options.threads, "Threads (0 = every core)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+      ->check(CLI::Range(0, kMaxThreads));
   std::string devices;
   for (const auto& name : backend_names()) devices += (devices.empty() ? "" : ", ") + name;
   command.add_option("--device", options.device, "Compute device: " + devices)->capture_default_str();

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar::cli {

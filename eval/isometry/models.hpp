@@ -9,7 +9,7 @@
 
 #include "engine/translator.hpp"
 #include "eval/isometry/isometry.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar::isometry {
 

@@ -11,7 +11,7 @@
 #include "core/io.hpp"
 #include "engine/translator.hpp"
 #include "eval/lip/labelled_texts.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar::lip {

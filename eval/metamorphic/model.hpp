@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/text_encoder.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar::metamorphic {
 

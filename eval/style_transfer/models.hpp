@@ -13,7 +13,7 @@
 #include "eval/metrics/bertscore.hpp"
 #include "eval/metrics/meteor.hpp"
 #include "eval/metrics/word_vectors.hpp"
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar::style_transfer {
 

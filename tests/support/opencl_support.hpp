@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "kernels/opencl/runtime.hpp"
+#include "backends/opencl/runtime.hpp"
 
 namespace invar::test {
 

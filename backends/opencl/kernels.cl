@@ -1,5 +1,5 @@
-// The OpenCL backend's own kernels (kernels/opencl/backend.cpp; matrix products go to CLBlast).
-// Semantics are those of the matching op in kernels/backend.hpp and follow kernels/cpu/kernels.cpp
+// The OpenCL backend's own kernels (backends/opencl/backend.cpp; matrix products go to CLBlast).
+// Semantics are those of the matching op in backends/backend.hpp and follow backends/cpu/kernels.cpp
 // operation for operation, so results agree with the CPU backend to float rounding.
 //
 // Every buffer argument comes with an element offset (Tensor.offset / 4), as views made by
@@ -82,7 +82,7 @@ __kernel void bias_act(__global float* x, ulong x_off, __global const float* bia
   x[i] = activate(v, act);
 }
 
-// op: 0 = add, 1 = multiply (Binary in kernels/backend.hpp).
+// op: 0 = add, 1 = multiply (Binary in backends/backend.hpp).
 __kernel void binary(__global const float* a, ulong a_off, __global const float* b, ulong b_off, __global float* out,
                      ulong out_off, ulong n, int op) {
   const ulong i = get_global_id(0);

@@ -2,7 +2,7 @@
 // The compute interface every model runs on. Model code (engine/encoder.cpp, the seq2seq models)
 // allocates tensors from an Arena, uploads token ids, calls the ops below for every computation
 // and downloads results; it never touches activation memory, so the same model code runs on the
-// CPU backend (kernels/cpu/backend.cpp: OpenBLAS sgemm + kernels/cpu) and the OpenCL backend.
+// CPU backend (backends/cpu/backend.cpp: OpenBLAS sgemm + backends/cpu) and the OpenCL backend.
 //
 // Conventions for every op:
 // - Tensors are dense row-major F32 unless an op says otherwise (ids are I32). "[M, N]" in an op
@@ -24,7 +24,7 @@
 #include "core/activation.hpp"
 #include "core/pooling.hpp"
 #include "core/tensor.hpp"
-#include "loaders/model_source.hpp"  // TensorData
+#include "core/tensor_data.hpp"
 
 namespace invar {
 
@@ -247,14 +247,14 @@ class Backend {
 struct BackendOptions {
   int threads = 1;
   // Results bit-identical for every thread count: the CPU backend sums each matrix-product element
-  // in one fixed order (kernels/cpu/gemm.hpp) instead of calling OpenBLAS. (Not across batch
+  // in one fixed order (backends/cpu/gemm.hpp) instead of calling OpenBLAS. (Not across batch
   // compositions: softmax rows of other lengths are summed in other orders.)
   // OpenCL results never depend on the host's thread count, so it changes nothing there.
   bool deterministic = false;
   // Storage of WeightUse::Matrix and Table weights. F16 halves their memory; arithmetic stays F32. Only the
   // OpenCL backend offers F16 (any device: it needs no cl_khr_fp16); the CPU backend rejects it.
   // Int8 (CPU only) quantizes each Matrix per output channel and computes linear in int8 with its
-  // input rows quantized per call (kernels/cpu/packed_matmul.hpp); tables stay F32.
+  // input rows quantized per call (backends/cpu/packed_matmul.hpp); tables stay F32.
   WeightType weights = WeightType::F32;
   // CPU: F32 Matrix weights packed once for oneDNN's matmul. false keeps them plain for OpenBLAS,
   // which benchmarks compare against (bench_gemm, bench_encoder, bench_generate).

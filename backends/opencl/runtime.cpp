@@ -1,4 +1,4 @@
-#include "kernels/opencl/runtime.hpp"
+#include "backends/opencl/runtime.hpp"
 
 #include <CL/cl_ext.h>
 #include <fmt/format.h>

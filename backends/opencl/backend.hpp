@@ -1,10 +1,10 @@
 #pragma once
-// The OpenCL backend: CLBlast for matrix products, kernels/opencl/kernels.cl for the rest.
+// The OpenCL backend: CLBlast for matrix products, backends/opencl/kernels.cl for the rest.
 // Tensor handles are cl_mem buffers (Tensor.offset bytes into them).
 #include <memory>
 #include <string>
 
-#include "kernels/registry.hpp"
+#include "backends/factory.hpp"
 
 namespace invar {
 

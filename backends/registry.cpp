@@ -1,4 +1,4 @@
-#include "kernels/registry.hpp"
+#include "backends/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 #ifdef INVAR_WITH_OPENCL
-#include "kernels/opencl/backend.hpp"
+#include "backends/opencl/backend.hpp"
 #endif
 
 namespace invar {

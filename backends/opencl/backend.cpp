@@ -1,9 +1,9 @@
 // The OpenCL backend. Matrix products go to CLBlast (sgemm, strided-batched sgemm), everything
-// else to the kernels of kernels/opencl/kernels.cl, all enqueued in order on one queue: nothing
+// else to the kernels of backends/opencl/kernels.cl, all enqueued in order on one queue: nothing
 // returns to the host between upload() and download(). Weights are uploaded once into read-only
 // buffers (matrices in half precision with --weights f16), activations live in Arena chunks (one
 // cl_mem each).
-#include "kernels/opencl/backend.hpp"
+#include "backends/opencl/backend.hpp"
 
 #include <clblast.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "kernels/opencl/runtime.hpp"
+#include "backends/opencl/runtime.hpp"
 
 namespace invar {
 

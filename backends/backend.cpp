@@ -1,6 +1,6 @@
-// The backend-independent half of kernels/backend.hpp: operand checks (so that every backend
+// The backend-independent half of backends/backend.hpp: operand checks (so that every backend
 // rejects the same bad calls with the same message), the arena's bookkeeping, and helpers.
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 #include <fmt/ranges.h>
 

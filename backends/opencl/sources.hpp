@@ -1,5 +1,5 @@
 #pragma once
-// The OpenCL C sources of kernels/opencl/*.cl, embedded at build time by kernels/opencl/embed.cmake.
+// The OpenCL C sources of backends/opencl/*.cl, embedded at build time by backends/opencl/embed.cmake.
 #include <string_view>
 #include <vector>
 

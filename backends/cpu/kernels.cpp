@@ -1,4 +1,4 @@
-#include "kernels/cpu/kernels.hpp"
+#include "backends/cpu/kernels.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>

@@ -1,6 +1,6 @@
 #pragma once
 // The OpenCL runtime under the OpenCL backend: platform and device discovery, the per-process
-// device context, and building the embedded kernels (kernels/opencl/*.cl) with an on-disk cache of
+// device context, and building the embedded kernels (backends/opencl/*.cl) with an on-disk cache of
 // program binaries. Every failure is an invar::Error naming the device and the call.
 #include <CL/cl.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/opencl/sources.hpp"
+#include "backends/opencl/sources.hpp"
 
 namespace invar::opencl {
 

@@ -1,4 +1,4 @@
-#include "kernels/cpu/packed_matmul.hpp"
+#include "backends/cpu/packed_matmul.hpp"
 
 #include <omp.h>
 

@@ -1,12 +1,12 @@
 #pragma once
-// The backends compiled into this build. kernels/registry.cpp is the only file that knows which
-// they are: adding a backend is a folder under kernels/ with a BackendFactory, plus one line there.
+// What a backend folder provides to the registry (backends/registry.cpp): its name, which device
+// names select it, a constructor and its devices. A backend includes this, never the registry.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace invar {
 
@@ -30,14 +30,5 @@ struct BackendFactory {
   // Its devices; fails (invar::Error) when its runtime offers none (no driver installed).
   std::vector<DeviceInfo> (*devices)();
 };
-
-const std::vector<BackendFactory>& backend_factories();
-
-// The backend for a --device name; fails naming the devices this build takes.
-std::unique_ptr<Backend> make_backend(const std::string& device, const BackendOptions& options = {});
-std::vector<std::string> backend_names();
-
-// A thread count as --threads takes it: 0 = every core.
-int thread_count(int requested);
 
 }  // namespace invar

@@ -1,8 +1,8 @@
 #pragma once
 // CPU kernels on dense row-major float arrays: the element-wise and row work of the CPU backend
-// (kernels/cpu/backend.cpp), vectorized through Eigen. Each function handles the rows it is given,
+// (backends/cpu/backend.cpp), vectorized through Eigen. Each function handles the rows it is given,
 // so the backend can split rows across threads; every row is computed the same way whatever the
-// split. Semantics are those of the matching op in kernels/backend.hpp.
+// split. Semantics are those of the matching op in backends/backend.hpp.
 #include <cstdint>
 
 namespace invar::cpu {

@@ -1,6 +1,12 @@
-#include "kernels/cpu/thread_pool.hpp"
+#include "backends/cpu/thread_pool.hpp"
+
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <string>
+#include <system_error>
+
+#include "core/error.hpp"
 
 namespace invar::cpu {
 
@@ -10,6 +16,21 @@ constexpr std::int64_t kMinParallelWork = 1 << 15;
 
 std::pair<std::int64_t, std::int64_t> part(std::int64_t n, int parts, int index) {
   return {n * index / parts, n * (index + 1) / parts};
+}
+
+// The limits that make thread creation fail, as the user would raise them.
+std::string thread_limits() {
+  std::string found;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    found += fmt::format("; this user may run at most {} processes and threads (RLIMIT_NPROC, ulimit -u)",
+                         static_cast<unsigned long long>(limit.rlim_cur));
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    found += fmt::format("; the address space is capped at {} MiB, which every thread's stack takes from "
+                         "(RLIMIT_AS, ulimit -v)",
+                         static_cast<unsigned long long>(limit.rlim_cur >> 20));
+  return found.empty() ? "; no process or address-space limit is set (the system's thread limit or memory ran out)"
+                       : found;
 }
 }  // namespace
 
@@ -25,7 +46,19 @@ void ThreadPool::set_threads(int threads) {
 
 void ThreadPool::start(int threads) {
   stopping_ = false;
-  for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this, i] { work(i); });
+  threads = std::max(threads, 1);
+  workers_.reserve(static_cast<std::size_t>(threads - 1));
+  for (int i = 1; i < threads; ++i) {
+    try {
+      workers_.emplace_back([this, i] { work(i); });
+    } catch (const std::system_error& e) {
+      // The workers already started wait on this pool's condition variables: join them before the
+      // error unwinds the pool, or destroying those variables blocks forever.
+      stop();
+      fail("cannot start {} CPU threads (--threads {}): the system refused thread {} ({}){}; use fewer threads",
+           threads, threads, i + 1, e.code().message(), thread_limits());
+    }
+  }
 }
 
 void ThreadPool::stop() {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/thread_pool.hpp"
+#include "backends/cpu/thread_pool.hpp"
 
 namespace invar::cpu {
 

@@ -1,6 +1,6 @@
 // The CPU backend: oneDNN matmul on weights packed at load for linear layers
-// (kernels/cpu/packed_matmul.hpp), OpenBLAS sgemm for every other matrix product (or, when
-// deterministic, the fixed-order product of kernels/cpu/gemm.hpp for all of them), kernels/cpu for
+// (backends/cpu/packed_matmul.hpp), OpenBLAS sgemm for every other matrix product (or, when
+// deterministic, the fixed-order product of backends/cpu/gemm.hpp for all of them), backends/cpu for
 // the rest, row loops split across a ThreadPool. Tensor handles are host pointers; a packed
 // weight's handle points at its packed elements, which only `linear` reads.
 #include <cblas.h>
@@ -15,13 +15,13 @@
 #include <thread>
 #include <unordered_map>
 
-#include "kernels/cpu/backend.hpp"
+#include "backends/cpu/backend.hpp"
 
 #include "core/error.hpp"
-#include "kernels/cpu/gemm.hpp"
-#include "kernels/cpu/kernels.hpp"
-#include "kernels/cpu/packed_matmul.hpp"
-#include "kernels/cpu/thread_pool.hpp"
+#include "backends/cpu/gemm.hpp"
+#include "backends/cpu/kernels.hpp"
+#include "backends/cpu/packed_matmul.hpp"
+#include "backends/cpu/thread_pool.hpp"
 
 namespace invar {
 
@@ -197,7 +197,7 @@ class CpuBackend final : public Backend {
     if (w.offset != 0 || w.shape != Shape{packed->second->rows(), packed->second->cols()})
       fail("linear: a view {} of a packed weight is not a weight", w.shape.str());
     packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y));
-    // The activation stays on kernels/cpu, the same code as every other path computes it with.
+    // The activation stays on backends/cpu, the same code as every other path computes it with.
     if (act != Activation::None) do_bias_act(y, Tensor(), act);
   }
 

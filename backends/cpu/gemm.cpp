@@ -4,7 +4,7 @@
 // with one 8-lane accumulator each; the portable kernel computes the same eight partial sums with
 // std::fma. Both are exact-rounding fused multiply-adds in the same order, so their results agree
 // bit for bit, and so do all tilings and thread splits.
-#include "kernels/cpu/gemm.hpp"
+#include "backends/cpu/gemm.hpp"
 
 #include <immintrin.h>
 
