@@ -9,9 +9,9 @@
 
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 
 // Sentence scores use their own instance where sacrebleu's sentence_score differs (BLEU's
 // effective order); the metrics are read-only once built, so a handle may be shared by threads.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "eval/metrics/bertscore.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
 #include "kernels/cpu/backend.hpp"
 #include "support/golden.hpp"
 #include "support/opencl_support.hpp"

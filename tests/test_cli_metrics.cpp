@@ -7,10 +7,10 @@
 #include <filesystem>
 
 #include "eval/metaeval/metaeval.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 #include "eval/stats/resampling.hpp"
 #include "eval/stats/stats.hpp"
 #include "support/golden.hpp"

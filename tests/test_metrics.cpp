@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

@@ -1,4 +1,4 @@
-// `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore.hpp),
+// `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore/bertscore.hpp),
 // with its hash, its CLI's summary line and per-line scores aligned with the hypotheses. Segments
 // run in chunks of whole matching batches (tools/row_run.hpp: --resume, --shard, MPI); the idf
 // weights come from every reference in every process, so a segment's score does not depend on
@@ -12,8 +12,8 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
-#include "eval/metrics/bertscore.hpp"
-#include "eval/metrics/common.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
+#include "eval/metrics/corpus/common.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
 #include "tools/exact_field.hpp"

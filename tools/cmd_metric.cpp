@@ -1,7 +1,7 @@
 // `invar metric bleu|chrf|ter`: sacrebleu 2.4.3's scores, signatures and output formats, plus the
 // style-transfer wording (self-BLEU against the source, ref-BLEU against references), the
 // commutative variant of isometry studies, bootstrap confidence intervals and paired bootstrap
-// tests. Every score comes from the metric's per-segment statistics (eval/metrics/common.hpp), so
+// tests. Every score comes from the metric's per-segment statistics (eval/metrics/corpus/common.hpp), so
 // sentence, corpus, commutative and resampled scores share one code path.
 #include <fmt/ranges.h>
 
@@ -15,9 +15,9 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 #include "eval/stats/resampling.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
 #include "eval/stats/stats.hpp"
 
 namespace invar::isometry {

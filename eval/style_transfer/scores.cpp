@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/wmd.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/vectors/wmd.hpp"
 
 namespace invar::style_transfer {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/common.hpp"
+#include "eval/metrics/corpus/common.hpp"
 
 #include <algorithm>
 #include <exception>

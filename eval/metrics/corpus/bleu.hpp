@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/mecab_tokenize.hpp"
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/tokenizers/mecab.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,8 +9,8 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 namespace invar::metrics {
 

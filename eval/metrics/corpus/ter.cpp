@@ -1,4 +1,4 @@
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 namespace invar::metrics {
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/meteor.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/utf8.hpp"
-#include "eval/metrics/porter_stemmer.hpp"
+#include "eval/metrics/lexical/porter_stemmer.hpp"
 
 namespace invar::metrics {
 namespace {

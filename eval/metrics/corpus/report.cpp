@@ -1,4 +1,4 @@
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

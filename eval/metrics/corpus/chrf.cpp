@@ -1,4 +1,4 @@
-#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
 
 #include <fmt/format.h>
 #include <utf8proc.h>
@@ -8,8 +8,8 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 namespace invar::metrics {
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
 
 #include <utf8proc.h>
 

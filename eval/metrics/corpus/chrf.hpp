@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
 
