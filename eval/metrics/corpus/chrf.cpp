@@ -267,12 +267,4 @@ std::vector<std::string> ChrF::row_names() const {
   return names;
 }
 
-CommutativeScore commutative_chrf(std::string_view a, std::string_view b, const ChrF& chrf) {
-  CommutativeScore out;
-  out.forward = chrf.sentence_score(a, b);
-  out.backward = chrf.sentence_score(b, a);
-  out.mean = (out.forward + out.backward) / 2;
-  return out;
-}
-
 }  // namespace invar::metrics

@@ -10,6 +10,14 @@
 
 namespace invar::metrics {
 
+CommutativeScore commutative_score(std::string_view a, std::string_view b, const CorpusMetric& metric) {
+  CommutativeScore out;
+  out.forward = metric.score_row(metric.segment_row(a, {std::string(b)}));
+  out.backward = metric.score_row(metric.segment_row(b, {std::string(a)}));
+  out.mean = (out.forward + out.backward) / 2;
+  return out;
+}
+
 int reference_count(const std::vector<std::vector<std::string>>& refs) {
   if (refs.empty()) return 0;
   const std::size_t first = refs.front().size();

@@ -345,7 +345,7 @@ Signature Ter::signature(int nrefs) const {
   return sig;
 }
 
-ScoreReport Ter::report(const TerScore& score) const { return {"TER", score.score, ""}; }
+ScoreReport Ter::report(const TerScore& score) const { return {name(), score.score, ""}; }
 
 std::vector<double> Ter::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
   const auto s = segment_stats(hypothesis, references);

@@ -47,6 +47,7 @@ class Ter : public CorpusMetric {
   std::vector<TerScore> sentence_scores(const std::vector<std::string>& hyps,
                                         const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
+  std::string name() const override { return "TER"; }
   Signature signature(int nrefs) const override;
   ScoreReport report(const TerScore& score) const;
 
