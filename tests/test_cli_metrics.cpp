@@ -394,6 +394,14 @@ TEST(MetricCli, BadInputNamesFileAndLine) {
   expect_error({"metric", "chrf", "--hyp", dir + "/missing.txt", "--ref", h}, dir + "/missing.txt: cannot open for reading");
   const auto empty = write_lines(dir, "empty.txt", {});
   expect_error({"metric", "bleu", "--hyp", empty, "--ref", h}, empty + ": no lines to score");
+  // Issue 28: sacrebleu scores an empty hypothesis (the default, --empty reference); --empty error refuses it.
+  const auto blank = write_lines(dir, "blank.txt", {"a cat", " "});
+  const auto two = write_lines(dir, "two.txt", {"a cat", "a dog"});
+  for (const char* metric : {"bleu", "chrf", "ter"}) {
+    expect_error({"metric", metric, "--hyp", blank, "--ref", two, "--empty", "error"}, blank + ":2: empty hypothesis");
+    EXPECT_EQ(run_ok({"metric", metric, "--hyp", blank, "--ref", two, "--empty", "reference"}).out,
+              run_ok({"metric", metric, "--hyp", blank, "--ref", two}).out);
+  }
 }
 
 // ---- invar stats -------------------------------------------------------------------------------

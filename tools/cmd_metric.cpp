@@ -334,6 +334,7 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
   for (const auto& file : args.hyps) {
     systems.push_back(read_segments(file));
     check_aligned(file, systems.back().size(), args.hyps.front(), systems.front().size());
+    if (args.empty == "error") metrics::check_no_empty_hypothesis(systems.back(), file);
   }
   const auto comparisons = read_comparisons(args, systems.front().size());
   if (args.commutative)
@@ -413,6 +414,10 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
   app->add_option("--seed", args.seed,
                   "Resampling seed (the draws come from mt19937_64, not numpy: the last digits of intervals and "
                   "p-values differ from sacrebleu's)")
+      ->capture_default_str();
+  app->add_option("--empty", args.empty,
+                  "An empty hypothesis: reference (scored as sacrebleu scores it) or error (naming its line)")
+      ->check(CLI::IsMember({"error", "reference"}))
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);
