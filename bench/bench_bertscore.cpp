@@ -15,7 +15,7 @@
 
 #include "bench/random_model.hpp"
 #include "bench/synthetic_text.hpp"
-#include "eval/metrics/bertscore.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
 #include "backends/cpu/backend.hpp"
 
 namespace {

@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "bench/synthetic_text.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 
 namespace {
 

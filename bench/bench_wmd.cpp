@@ -9,8 +9,8 @@
 #include <map>
 
 #include "bench/synthetic_text.hpp"
-#include "eval/metrics/meteor.hpp"
-#include "eval/metrics/wmd.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
+#include "eval/metrics/vectors/wmd.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/registry.hpp"
 
 // Sentence scores use their own instance where sacrebleu's sentence_score differs (BLEU's
 // effective order); the metrics are read-only once built, so a handle may be shared by threads.
@@ -23,24 +23,19 @@ struct invar_metric {
 namespace invar::capi {
 namespace {
 
-metrics::BleuOptions bleu_options(const invar_bleu_options& o) {
-  metrics::BleuOptions out;
-  if (o.tokenize != nullptr) {
-    const auto tokenizer = metrics::parse_bleu_tokenizer(o.tokenize);
-    if (!tokenizer)
-      throw ArgumentError(fmt::format("BLEU tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got '{}'",
-                                      o.tokenize));
-    out.tokenize = *tokenizer;
-  }
-  if (o.smooth != nullptr) {
-    const auto smooth = metrics::parse_bleu_smoothing(o.smooth);
-    if (!smooth) throw ArgumentError(fmt::format("BLEU smooth must be exp, floor, add-k or none, got '{}'", o.smooth));
-    out.smooth = *smooth;
-  }
-  if (!std::isnan(o.smooth_value)) out.smooth_value = o.smooth_value;
-  out.lowercase = o.lowercase != 0;
-  out.effective_order = o.effective_order != 0;
-  out.max_ngram_order = o.max_ngram_order;
+std::string flag(int value) { return value != 0 ? "true" : "false"; }
+
+// The C options as the registry's settings (eval/metrics/corpus/registry.hpp).
+metrics::MetricSettings bleu_settings(const invar_bleu_options& o) {
+  metrics::MetricSettings out{{"lowercase", flag(o.lowercase)},
+                              {"effective-order", flag(o.effective_order)},
+                              {"max-ngram-order", std::to_string(o.max_ngram_order)}};
+  if (o.tokenize != nullptr) out["tokenize"] = o.tokenize;
+  if (o.smooth != nullptr) out["smooth"] = o.smooth;
+  // The header: "floor and add-k only"; the other smoothings ignore it, as sacrebleu does.
+  const std::string smooth = o.smooth != nullptr ? o.smooth : "exp";
+  if (!std::isnan(o.smooth_value) && (smooth == "floor" || smooth == "add-k"))
+    out["smooth-value"] = fmt::format("{}", o.smooth_value);
   return out;
 }
 
@@ -95,6 +90,7 @@ Rows score_rows(const metrics::CorpusMetric& metric, const char* const* hypothes
 }  // namespace invar::capi
 
 using namespace invar::capi;
+using invar::metrics::make_corpus_metric;
 
 extern "C" {
 
@@ -120,39 +116,40 @@ invar_status invar_metric_bleu(const invar_bleu_options* options, invar_metric**
   return create(metric, [&](invar_metric& m) {
     invar_bleu_options defaults;
     invar_bleu_options_init(&defaults);
-    auto chosen = bleu_options(options != nullptr ? *options : defaults);
-    m.corpus = std::make_unique<invar::metrics::Bleu>(chosen);
-    chosen.effective_order = true;  // as sacrebleu's sentence_score and `invar metric bleu --sentence`
-    m.sentence = std::make_unique<invar::metrics::Bleu>(chosen);
+    const auto settings = bleu_settings(options != nullptr ? *options : defaults);
+    m.corpus = make_corpus_metric("bleu", settings, {.setting_prefix = "BLEU "});
+    // As sacrebleu's sentence_score and `invar metric bleu --sentence`: effective order.
+    m.sentence = make_corpus_metric("bleu", settings, {.sentence = true, .setting_prefix = "BLEU "});
   });
 }
 
 invar_status invar_metric_chrf(const invar_chrf_options* options, invar_metric** metric) {
   return create(metric, [&](invar_metric& m) {
-    invar::metrics::ChrfOptions chosen;
-    if (options != nullptr)
-      chosen = {.char_order = options->char_order,
-                .word_order = options->word_order,
-                .beta = options->beta,
-                .lowercase = options->lowercase != 0,
-                .whitespace = options->whitespace != 0,
-                .eps_smoothing = options->eps_smoothing != 0};
-    m.corpus = std::make_unique<invar::metrics::ChrF>(chosen);
-    m.sentence = std::make_unique<invar::metrics::ChrF>(chosen);
+    invar_chrf_options chosen;
+    invar_chrf_options_init(&chosen);
+    if (options != nullptr) chosen = *options;
+    const invar::metrics::MetricSettings settings{{"char-order", std::to_string(chosen.char_order)},
+                                                  {"word-order", std::to_string(chosen.word_order)},
+                                                  {"beta", std::to_string(chosen.beta)},
+                                                  {"lowercase", flag(chosen.lowercase)},
+                                                  {"whitespace", flag(chosen.whitespace)},
+                                                  {"eps-smoothing", flag(chosen.eps_smoothing)}};
+    m.corpus = make_corpus_metric("chrf", settings);
+    m.sentence = make_corpus_metric("chrf", settings, {.sentence = true});
   });
 }
 
 invar_status invar_metric_ter(const invar_ter_options* options, invar_metric** metric) {
   return create(metric, [&](invar_metric& m) {
-    invar::metrics::TerOptions chosen;
-    if (options != nullptr) {
-      chosen.normalized = options->normalized != 0;
-      chosen.no_punct = options->no_punct != 0;
-      chosen.asian_support = options->asian_support != 0;
-      chosen.case_sensitive = options->case_sensitive != 0;
-    }
-    m.corpus = std::make_unique<invar::metrics::Ter>(chosen);
-    m.sentence = std::make_unique<invar::metrics::Ter>(chosen);
+    invar_ter_options chosen;
+    invar_ter_options_init(&chosen);
+    if (options != nullptr) chosen = *options;
+    const invar::metrics::MetricSettings settings{{"normalized", flag(chosen.normalized)},
+                                                  {"no-punct", flag(chosen.no_punct)},
+                                                  {"asian-support", flag(chosen.asian_support)},
+                                                  {"case-sensitive", flag(chosen.case_sensitive)}};
+    m.corpus = make_corpus_metric("ter", settings);
+    m.sentence = make_corpus_metric("ter", settings, {.sentence = true});
   });
 }
 

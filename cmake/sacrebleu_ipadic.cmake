@@ -3,7 +3,7 @@
 # source (mecab-ipadic) and mecab-dict-index (mecab-utils) are installed, the build compiles the
 # exact dictionary from that source without Debian's added entry, and ja-mecab finds it here.
 set(INVAR_SACREBLEU_IPADIC_DIR ${CMAKE_BINARY_DIR}/share/ipadic-sacrebleu)
-set_source_files_properties(${CMAKE_SOURCE_DIR}/eval/metrics/mecab_tokenize.cpp PROPERTIES
+set_source_files_properties(${CMAKE_SOURCE_DIR}/eval/metrics/tokenizers/mecab.cpp PROPERTIES
   COMPILE_DEFINITIONS INVAR_SACREBLEU_IPADIC="${INVAR_SACREBLEU_IPADIC_DIR}")
 find_program(MECAB_DICT_INDEX mecab-dict-index PATHS /usr/lib/mecab /usr/libexec/mecab)
 if(MECAB_DICT_INDEX AND EXISTS /usr/share/mecab/dic/ipadic/Noun.proper.csv)

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "eval/metrics/bertscore.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
 #include "backends/cpu/backend.hpp"
 #include "backends/registry.hpp"
 #include "support/golden.hpp"
@@ -459,6 +459,20 @@ TEST(CliBertScore, BadInputFailsWithOneClearLine) {
   // bert_score scores an empty candidate 0; invar asks for --empty-as-zero to do so.
   expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "1", "-r", dir + "/refs.txt"}, "one\n \n"),
                "standard input:2: empty hypothesis");
+  expect_error(test::run_cli({"metric", "bertscore", "-m", model, "--layer", "1", "-r", dir + "/refs.txt", "--empty",
+                              "error"},
+                             "one\n \n"),
+               "standard input:2: empty hypothesis");
+  // --empty reference is --empty-as-zero's newer spelling: the same scores.
+  const auto zero = test::run_cli({"-q", "metric", "bertscore", "-m", model, "--layer", "1", "-r", dir + "/refs.txt",
+                                   "--sentence", "--empty-as-zero"},
+                                  "one\n \n");
+  const auto reference = test::run_cli({"-q", "metric", "bertscore", "-m", model, "--layer", "1", "-r",
+                                        dir + "/refs.txt", "--sentence", "--empty", "reference"},
+                                       "one\n \n");
+  EXPECT_EQ(zero.exit_code, 0) << zero.err;
+  EXPECT_EQ(reference.exit_code, 0) << reference.err;
+  EXPECT_EQ(reference.out, zero.out);
 }
 
 }  // namespace

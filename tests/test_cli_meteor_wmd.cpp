@@ -181,6 +181,24 @@ TEST(CliMeteorWmd, OutputFileIsWrittenWhole) {
   EXPECT_EQ(test::read_file(out), "0.9815\n");
 }
 
+// Issue 28: --empty reference scores an empty hypothesis as the reference implementations do:
+// NLTK's METEOR 0, gensim's WMD infinity, the cosine of an empty mean undefined (both left out of
+// the corpus mean).
+TEST(CliMeteorWmd, EmptyReferenceScoresAsTheReferenceImplementations) {
+  const auto blank = write_lines("blank_ok.txt", {"the cat", "  "});
+  const auto refs = write_lines("refs_ok.txt", {"the cat", "a dog"});
+  EXPECT_EQ(run_ok({"metric", "meteor", "-i", blank, "-r", refs, "--sentence", "--empty", "reference"}).substr(7),
+            "0.0000\n");
+  EXPECT_EQ(run_ok({"metric", "wmd", "-i", blank, "-r", refs, "--vectors", vectors_file(), "--sentence", "--empty",
+                    "reference"})
+                .substr(7),
+            "inf\n");
+  EXPECT_EQ(run_ok({"metric", "wvcos", "-i", blank, "-r", refs, "--vectors", vectors_file(), "--sentence", "--empty",
+                    "reference"})
+                .substr(7),
+            "nan\n");
+}
+
 TEST(CliMeteorWmd, BadInputGivesOneClearLine) {
   const auto two = write_lines("two.txt", {"the cat", "a dog"});
   const auto one = write_lines("one.txt", {"the cat"});
@@ -190,6 +208,8 @@ TEST(CliMeteorWmd, BadInputGivesOneClearLine) {
   expect_error({"metric", "wmd", "-i", one, "-r", two, "--vectors", vectors_file()}, "has 2 lines but");
   expect_error({"metric", "meteor", "-i", blank, "-r", two}, blank + ":2: empty hypothesis");
   expect_error({"metric", "wvcos", "-i", blank, "-r", two, "--vectors", vectors_file()}, blank + ":2: empty hypothesis");
+  expect_error({"metric", "wmd", "-i", blank, "-r", two, "--vectors", vectors_file(), "--empty", "error"},
+               blank + ":2: empty hypothesis");
   expect_error({"metric", "meteor", "-i", two, "-r", two, "--wordnet", "/nonexistent/wn"},
                "/nonexistent/wn/data.noun: WordNet database file not found; install Debian's wordnet-base");
   expect_error({"metric", "wmd", "-i", two, "-r", two, "--vectors", bad_vectors}, bad_vectors + ":3: expected a word and 8 values");

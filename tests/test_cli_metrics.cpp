@@ -7,10 +7,10 @@
 #include <filesystem>
 
 #include "eval/metaeval/metaeval.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 #include "eval/stats/resampling.hpp"
 #include "eval/stats/stats.hpp"
 #include "support/golden.hpp"
@@ -195,7 +195,7 @@ TEST(MetricCli, ChrfEveryGoldenVariantSentenceCommutativeCorpus) {
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       SCOPED_TRACE(::testing::Message() << "segment " << i);
       if (stripped[i] != f.hyp_lines[i] && whitespace) {
-        const auto both = commutative_chrf(stripped[i], f.ref_lines[i], chrf);
+        const auto both = commutative_score(stripped[i], f.ref_lines[i], chrf);
         EXPECT_EQ(sentences[i]["score"].get<double>(), both.forward);
         EXPECT_EQ(commutative[i]["score"].get<double>(), both.mean);
         continue;
@@ -394,6 +394,14 @@ TEST(MetricCli, BadInputNamesFileAndLine) {
   expect_error({"metric", "chrf", "--hyp", dir + "/missing.txt", "--ref", h}, dir + "/missing.txt: cannot open for reading");
   const auto empty = write_lines(dir, "empty.txt", {});
   expect_error({"metric", "bleu", "--hyp", empty, "--ref", h}, empty + ": no lines to score");
+  // Issue 28: sacrebleu scores an empty hypothesis (the default, --empty reference); --empty error refuses it.
+  const auto blank = write_lines(dir, "blank.txt", {"a cat", " "});
+  const auto two = write_lines(dir, "two.txt", {"a cat", "a dog"});
+  for (const char* metric : {"bleu", "chrf", "ter"}) {
+    expect_error({"metric", metric, "--hyp", blank, "--ref", two, "--empty", "error"}, blank + ":2: empty hypothesis");
+    EXPECT_EQ(run_ok({"metric", metric, "--hyp", blank, "--ref", two, "--empty", "reference"}).out,
+              run_ok({"metric", metric, "--hyp", blank, "--ref", two}).out);
+  }
 }
 
 // ---- invar stats -------------------------------------------------------------------------------

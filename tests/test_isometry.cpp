@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "eval/isometry/isometry.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
 #include "eval/isometry/report.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
@@ -760,7 +761,7 @@ TEST(IsometryModels, TranslatesDetectsVotesAndScoresEndToEnd) {
     EXPECT_EQ(row["category"], category_key(isometry::isometry_category(mode)));
     const metrics::ChrF chrf;
     EXPECT_DOUBLE_EQ(row["chrf_target"].get<double>(),
-                     metrics::commutative_chrf(row["target"][0].get<std::string>(), row["target"][1].get<std::string>(), chrf).mean);
+                     metrics::commutative_score(row["target"][0].get<std::string>(), row["target"][1].get<std::string>(), chrf).mean);
   }
   // Both bert detectors (the same checkpoint) judge 0.4586 and 0.4574 paraphrases, 0.4505 and 0.4508 not.
   EXPECT_EQ(run.pairs[0]["judgements"]["bert"][0], 1);

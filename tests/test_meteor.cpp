@@ -10,8 +10,8 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
-#include "eval/metrics/meteor.hpp"
-#include "eval/metrics/porter_stemmer.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
+#include "eval/metrics/lexical/porter_stemmer.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 

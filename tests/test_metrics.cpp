@@ -3,10 +3,12 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/registry.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/tokenizers/registry.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
 
@@ -42,7 +44,7 @@ TEST(BleuGolden, CorpusSentenceAndSignature) {
     if (c["metric"] != "bleu") continue;
     SCOPED_TRACE(c["signature"].get<std::string>());
     BleuOptions options;
-    options.tokenize = *parse_bleu_tokenizer(c["tokenize"].get<std::string>());
+    options.tokenize = c["tokenize"].get<std::string>();
     options.smooth = *parse_bleu_smoothing(c["smooth_method"].get<std::string>());
     options.lowercase = c["lowercase"].get<bool>();
     const Bleu bleu(options);
@@ -86,7 +88,7 @@ TEST(ChrfGolden, SentenceReversedCommutativeCorpus) {
     EXPECT_EQ(chrf.signature(1).format(), c["signature"].get<std::string>());
     for (std::size_t i = 0; i < h.size(); ++i) {
       SCOPED_TRACE(::testing::Message() << "segment " << i);
-      const auto both = commutative_chrf(h[i], refs[i][0], chrf);
+      const auto both = commutative_score(h[i], refs[i][0], chrf);
       EXPECT_TRUE(near_golden(both.forward, c["sentence"][i]));
       EXPECT_TRUE(near_golden(both.backward, c["sentence_reversed"][i]));
       EXPECT_TRUE(near_golden(both.mean, c["commutative"][i]));
@@ -179,7 +181,7 @@ TEST(Tokenize, ChineseRangesWithSacrebleuQuirk) {
 TEST(Tokenize, CharactersAndNone) {
   EXPECT_EQ(tokenize_char("ab c"), "a b   c");
   EXPECT_EQ(split_whitespace(tokenize_char("e\u0301!")), (std::vector<std::string_view>{"e", "\u0301", "!"}));
-  const Bleu none({.tokenize = BleuTokenizer::None});
+  const Bleu none({.tokenize = "none"});
   EXPECT_EQ(none.preprocess("A,b  c  "), "A,b  c");
 }
 
@@ -222,8 +224,8 @@ TercomOptions tercom_options(const std::string& name) {
 TEST(TokenizeGolden, BleuTokenizersOnEveryString) {
   int checked = 0;
   for (const char* name : {"13a", "intl", "zh", "char", "none"}) {
-    const Bleu bleu({.tokenize = *parse_bleu_tokenizer(name)});
-    const Bleu lower({.tokenize = *parse_bleu_tokenizer(name), .lowercase = true});
+    const Bleu bleu({.tokenize = name});
+    const Bleu lower({.tokenize = name, .lowercase = true});
     for (const auto& s : tokenize_golden()["strings"]) {
       const auto text = s["text"].get<std::string>();
       EXPECT_EQ(bleu.preprocess(text), s["bleu"][name].get<std::string>()) << name << ": " << text;
@@ -401,4 +403,82 @@ TEST(Ter, LongLinesKeepOnlyTheBeam) {
   // Ten words shorter: a tilted diagonal, and ten insertions in the last row beyond the band.
   hyp.resize(29990);
   EXPECT_EQ(translation_edit_rate(hyp, ref), std::make_pair(11, 30000));
+}
+
+// ---- registries ---------------------------------------------------------------------------------
+
+TEST(TokenizerRegistry, NamesInSacrebleusOrderAndEachTokenizesAsItsFunction) {
+  EXPECT_EQ(tokenizer_names(), (std::vector<std::string>{"13a", "intl", "zh", "char", "ja-mecab", "ko-mecab", "none"}));
+  EXPECT_EQ(tokenizer_choices(), "13a, intl, zh, char, ja-mecab, ko-mecab or none");
+  EXPECT_FALSE(has_tokenizer("moses"));
+  EXPECT_EQ(find_tokenizer("moses"), nullptr);
+  const std::string line = "«Ja» costs $3,141.5 — 这是 a-b";
+  EXPECT_EQ(find_tokenizer("13a")->tokenize(line), tokenize_13a(line));
+  EXPECT_EQ(find_tokenizer("intl")->tokenize(line), tokenize_intl(line));
+  EXPECT_EQ(find_tokenizer("zh")->tokenize(line), tokenize_zh(line));
+  EXPECT_EQ(find_tokenizer("char")->tokenize(line), tokenize_char(line));
+  EXPECT_EQ(find_tokenizer("none")->tokenize(line), line);
+  for (const char* name : {"13a", "intl", "zh", "char", "none"}) EXPECT_EQ(find_tokenizer(name)->signature(), name);
+  EXPECT_THROW(Bleu({.tokenize = "moses"}), Error);
+}
+
+TEST(MetricRegistry, BuildsTheMetricsByNameWithTheirSettings) {
+  std::vector<std::string> names;
+  for (const auto& m : corpus_metrics()) names.push_back(m.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"bleu", "chrf", "ter"}));
+  const auto h = hyps();
+  const auto refs = single_refs();
+  const auto corpus = [&](const CorpusMetric& metric) {
+    return metric.report_row(sum_rows(segment_rows(metric, h, refs)));
+  };
+  // Defaults: sacrebleu's.
+  EXPECT_EQ(corpus(*make_corpus_metric("bleu")).score, Bleu().corpus_score(h, refs).score);
+  EXPECT_EQ(make_corpus_metric("bleu")->signature(1).format(), Bleu().signature(1).format());
+  EXPECT_EQ(corpus(*make_corpus_metric("chrf")).score, ChrF().corpus_score(h, refs));
+  EXPECT_EQ(corpus(*make_corpus_metric("ter")).score, Ter().corpus_score(h, refs).score);
+  // Settings by name, and the sentence mode's effective order.
+  const auto bleu = make_corpus_metric("bleu", {{"tokenize", "intl"}, {"lowercase", "true"}, {"smooth", "floor"},
+                                                {"smooth-value", "0.5"}});
+  EXPECT_EQ(bleu->signature(1).format(),
+            Bleu({.tokenize = "intl", .smooth = BleuSmoothing::Floor, .smooth_value = 0.5, .lowercase = true})
+                .signature(1)
+                .format());
+  EXPECT_NE(make_corpus_metric("bleu", {}, {.sentence = true})->signature(1).format().find("eff:yes"),
+            std::string::npos);
+  EXPECT_EQ(make_corpus_metric("chrf", {{"word-order", "2"}})->name(), "chrF2++");
+  EXPECT_EQ(corpus(*make_corpus_metric("ter", {{"case-sensitive", "true"}})).score,
+            Ter({.case_sensitive = true}).corpus_score(h, refs).score);
+  // The target language chooses BLEU's tokenizer when none is given, and advises against a misfit.
+  EXPECT_NE(make_corpus_metric("bleu", {}, {.target_language = "zh"})->signature(1).format().find("tok:zh"),
+            std::string::npos);
+  std::vector<std::string> advice;
+  make_corpus_metric("bleu", {{"tokenize", "13a"}},
+                     {.target_language = "zh", .warn = [&](const std::string& a) { advice.push_back(a); }});
+  EXPECT_EQ(advice, (std::vector<std::string>{"consider --tokenize zh for target language 'zh'"}));
+  // Messages name the setting as the caller spells it.
+  const auto message = [](auto build) {
+    try {
+      build();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { make_corpus_metric("bleu", {{"tokenize", "moses"}}); }),
+            "--tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got 'moses'");
+  EXPECT_EQ(message([] { make_corpus_metric("bleu", {{"smooth", "x"}}, {.setting_prefix = "BLEU "}); }),
+            "BLEU smooth must be exp, floor, add-k or none, got 'x'");
+  EXPECT_EQ(message([] { make_corpus_metric("bleu", {{"smooth-value", "0.5"}}); }),
+            "--smooth-value applies to floor and add-k smoothing only");
+  EXPECT_EQ(message([] { make_corpus_metric("chrf", {{"beta", "two"}}); }), "--beta must be a number, got 'two'");
+  EXPECT_EQ(message([] { make_corpus_metric("ter", {{"beta", "2"}}); }), "ter has no setting 'beta'");
+  EXPECT_EQ(message([] { make_corpus_metric("rouge"); }), "no corpus metric 'rouge' (registered: bleu, chrf, ter)");
+}
+
+TEST(MetricRegistry, CommutativeScoreIsBothDirectionsOfTheSentenceScore) {
+  const ChrF chrf;
+  const auto both = commutative_score("the cat sat", "a cat sat down", chrf);
+  EXPECT_EQ(both.forward, chrf.sentence_score("the cat sat", "a cat sat down"));
+  EXPECT_EQ(both.backward, chrf.sentence_score("a cat sat down", "the cat sat"));
+  EXPECT_EQ(both.mean, (both.forward + both.backward) / 2);
 }

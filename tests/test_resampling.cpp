@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "eval/metaeval/metaeval.hpp"
-#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
 #include "eval/stats/resampling.hpp"
 
 using namespace invar;

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
-#include "eval/metrics/wmd.hpp"
+#include "eval/metrics/vectors/wmd.hpp"
 #include "support/golden.hpp"
 #include "support/many_words.hpp"
 #include "support/test_support.hpp"

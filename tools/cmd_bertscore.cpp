@@ -1,4 +1,4 @@
-// `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore.hpp),
+// `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore/bertscore.hpp),
 // with its hash, its CLI's summary line and per-line scores aligned with the hypotheses. Segments
 // run in chunks of whole matching batches (tools/row_run.hpp: --resume, --shard, MPI); the idf
 // weights come from every reference in every process, so a segment's score does not depend on
@@ -12,8 +12,8 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
-#include "eval/metrics/bertscore.hpp"
-#include "eval/metrics/common.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
+#include "eval/metrics/corpus/common.hpp"
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/exact_field.hpp"
@@ -33,6 +33,7 @@ struct BertScoreArguments {
   bool sentence = false;
   bool json = false;
   bool csv = false;
+  std::string empty = "error";  // --empty; --empty-as-zero is "reference"
   bool empty_as_zero = false;
   RunControl control;
   const CLI::App* command = nullptr;
@@ -46,7 +47,7 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
   const std::string name = args.model.input == "-" ? "standard input" : args.model.input;
   hyps = read_lines(args.model.input);
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
-  if (!args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
+  if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
   for (const auto& file : args.refs) {
     auto lines = read_lines(file);
@@ -267,9 +268,12 @@ void setup_bertscore(CLI::App& metric) {
                 "Per-line P, R, F aligned with the hypotheses (the summary line goes to standard error)");
   app->add_flag("--json", args->json, "JSON summary, or JSON Lines {P, R, F} with --sentence (NaN as null)");
   app->add_flag("--csv", args->csv, "With --sentence: CSV with a P,R,F header");
-  app->add_flag("--empty-as-zero", args->empty_as_zero,
-                "Score an empty hypothesis P = R = F = 0 with a warning, as bert_score does (default: an error "
-                "naming its line)");
+  app->add_option("--empty", args->empty,
+                  "An empty hypothesis: error (naming its line) or reference (P = R = F = 0 with a warning, as "
+                  "bert_score does)")
+      ->check(CLI::IsMember({"error", "reference"}))
+      ->capture_default_str();
+  app->add_flag("--empty-as-zero", args->empty_as_zero, "The same as --empty reference (the older spelling)");
   add_run_control_options(*app, args->control);
   args->command = app;
   app->footer(
@@ -277,7 +281,7 @@ void setup_bertscore(CLI::App& metric) {
       "get_hash with the model's folder name, e.g. roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0); "
       "its version fields name the bert_score and transformers releases whose behaviour invar reproduces. "
       "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0. An empty hypothesis is an error "
-      "unless --empty-as-zero; an empty reference scores 0 against its hypothesis (with a warning), as in "
+      "unless --empty reference; an empty reference scores 0 against its hypothesis (with a warning), as in "
       "bert_score.");
   app->callback([args] { run(*args); });
 }

@@ -1,7 +1,7 @@
-// `invar metric bleu|chrf|ter`: sacrebleu 2.4.3's scores, signatures and output formats, plus the
+// `invar metric bleu|chrf|ter` (every metric of eval/metrics/corpus/registry.hpp): sacrebleu 2.4.3's scores, signatures and output formats, plus the
 // style-transfer wording (self-BLEU against the source, ref-BLEU against references), the
 // commutative variant of isometry studies, bootstrap confidence intervals and paired bootstrap
-// tests. Every score comes from the metric's per-segment statistics (eval/metrics/common.hpp), so
+// tests. Every score comes from the metric's per-segment statistics (eval/metrics/corpus/common.hpp), so
 // sentence, corpus, commutative and resampled scores share one code path.
 #include <fmt/ranges.h>
 
@@ -15,9 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/registry.hpp"
 #include "eval/stats/resampling.hpp"
 #include "core/version.hpp"
 #include "tools/command.hpp"
@@ -336,6 +334,7 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
   for (const auto& file : args.hyps) {
     systems.push_back(read_segments(file));
     check_aligned(file, systems.back().size(), args.hyps.front(), systems.front().size());
+    if (args.empty == "error") metrics::check_no_empty_hypothesis(systems.back(), file);
   }
   const auto comparisons = read_comparisons(args, systems.front().size());
   if (args.commutative)
@@ -416,6 +415,10 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
                   "Resampling seed (the draws come from mt19937_64, not numpy: the last digits of intervals and "
                   "p-values differ from sacrebleu's)")
       ->capture_default_str();
+  app->add_option("--empty", args.empty,
+                  "An empty hypothesis: reference (scored as sacrebleu scores it) or error (naming its line)")
+      ->check(CLI::IsMember({"error", "reference"}))
+      ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);
   args.command = app;
@@ -425,85 +428,93 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
       "Lines are rstrip()ped as sacrebleu's CLI reads them.");
 }
 
-// sacrebleu: an explicit --tokenize wins (with a warning when it does not suit the target
-// language); without one, the target language chooses.
-metrics::BleuTokenizer choose_tokenizer(const std::string& name, const std::string& language_pair) {
-  const auto target = language_pair.empty() ? std::nullopt : target_language(language_pair);
-  const auto suited = metrics::bleu_tokenizer_for_language(target.value_or(""));
-  if (name.empty()) return suited;
-  const auto chosen = metrics::parse_bleu_tokenizer(name);
-  if (!chosen) fail("--tokenize must be 13a, intl, zh, char, ja-mecab, ko-mecab or none, got '{}'", name);
-  if (target && suited != metrics::BleuTokenizer::V13a && *chosen != suited)
-    fmt::print(stderr, "invar: consider --tokenize {} for target language '{}'\n", metrics::bleu_tokenizer_name(suited),
-               *target);
-  return *chosen;
-}
+// A registered metric's settings as options of its subcommand; what the user gave (and the
+// defaults help shows) becomes its settings by name.
+class SettingOptions {
+ public:
+  SettingOptions(CLI::App& app, const metrics::RegisteredMetric& metric) : metric_(metric) {
+    values_.resize(metric.settings.size());
+    for (std::size_t k = 0; k < metric.settings.size(); ++k) {
+      const auto& s = metric.settings[k];
+      auto& v = values_[k];
+      std::string names;
+      for (const auto& alias : s.aliases)
+        if (alias.size() == 2) names += alias + ",";
+      names += "--" + s.name;
+      for (const auto& alias : s.aliases)
+        if (alias.size() > 2) names += "," + alias;
+      switch (s.kind) {
+        case Kind::Flag: v.option = app.add_flag(names, v.flag, s.help); break;
+        case Kind::Integer:
+          if (!s.shown_default.empty()) v.integer = std::stoi(s.shown_default);
+          v.option = app.add_option(names, v.integer, s.help);
+          break;
+        case Kind::Real: v.option = app.add_option(names, v.real, s.help); break;
+        case Kind::Text:
+          v.text = s.shown_default;
+          v.option = app.add_option(names, v.text, s.help);
+          break;
+      }
+      if (!s.shown_default.empty()) v.option->capture_default_str();
+    }
+  }
 
-void setup_bleu(CLI::App& parent) {
+  // Fails, naming the option, on a number outside the setting's range.
+  metrics::MetricSettings settings() const {
+    metrics::MetricSettings out;
+    for (std::size_t k = 0; k < values_.size(); ++k) {
+      const auto& s = metric_.settings[k];
+      const auto& v = values_[k];
+      const bool given = v.option->count() > 0;
+      switch (s.kind) {
+        case Kind::Flag:
+          if (v.flag) out[s.name] = "true";
+          break;
+        case Kind::Integer:
+          if (s.min && s.max && (v.integer < *s.min || v.integer > *s.max))
+            fail("--{} must be {}..{}, got {}", s.name, *s.min, *s.max, v.integer);
+          if (s.min && !s.max && v.integer < *s.min) fail("--{} must be >= {}, got {}", s.name, *s.min, v.integer);
+          if (given || !s.shown_default.empty()) out[s.name] = std::to_string(v.integer);
+          break;
+        case Kind::Real:
+          if (given) out[s.name] = fmt::format("{}", v.real);
+          break;
+        case Kind::Text:
+          if (given || !s.shown_default.empty()) out[s.name] = v.text;
+          break;
+      }
+    }
+    return out;
+  }
+
+ private:
+  using Kind = metrics::MetricSetting::Kind;
+  struct Value {
+    CLI::Option* option = nullptr;
+    bool flag = false;
+    int integer = 0;
+    double real = 0;
+    std::string text;
+  };
+  const metrics::RegisteredMetric& metric_;
+  std::vector<Value> values_;
+};
+
+void setup_metric(CLI::App& parent, const metrics::RegisteredMetric& metric) {
   auto args = std::make_shared<MetricArguments>();
-  auto options = std::make_shared<metrics::BleuOptions>();
-  auto tokenize = std::make_shared<std::string>();
-  auto smooth = std::make_shared<std::string>("exp");
-  auto* app = parent.add_subcommand("bleu", "BLEU (Papineni et al. 2002) as sacrebleu 2.4.3 computes it");
+  auto* app = parent.add_subcommand(metric.name, metric.description);
   add_common_options(app, *args);
-  app->add_option("-t,--tokenize", *tokenize,
-                  "Tokenizer: 13a, intl, zh, char, ja-mecab, ko-mecab, none (default: 13a, or as -l's target "
-                  "language asks)");
-  app->add_option("--max-ngram-order", options->max_ngram_order,
-                  "Highest n-gram order (sacrebleu's max_ngram_order; a non-default order adds ngram:N to the "
-                  "signature)")
-      ->capture_default_str();
-  app->add_option("-s,--smooth,--smooth-method", *smooth, "Smoothing: exp, floor, add-k, none")->capture_default_str();
-  app->add_option("--smooth-value", options->smooth_value, "Value for floor (default 0.1) and add-k (default 1)");
-  app->add_flag("--lowercase", options->lowercase, "Case-insensitive (Python str.lower())");
-  app->add_flag("--effective-order", options->effective_order,
-                "Leave out n-gram orders without matches (always on with --sentence)");
-  app->callback([=] {
-    auto chosen = *options;
-    auto t = choose_tokenizer(*tokenize, args->language_pair);
-    auto s = metrics::parse_bleu_smoothing(*smooth);
-    if (!s) fail("--smooth must be exp, floor, add-k or none, got '{}'", *smooth);
-    chosen.tokenize = t;
-    chosen.smooth = *s;
-    if (chosen.smooth_value && chosen.smooth != metrics::BleuSmoothing::Floor &&
-        chosen.smooth != metrics::BleuSmoothing::AddK)
-      fail("--smooth-value applies to floor and add-k smoothing only");
-    if (args->sentence) chosen.effective_order = true;
-    run(*args, metrics::Bleu(chosen));
+  auto options = std::make_shared<SettingOptions>(*app, metric);
+  app->callback([=, &metric] {
+    const auto settings = options->settings();
+    const auto target = args->language_pair.empty() ? std::nullopt : target_language(args->language_pair);
+    const auto chosen = metrics::make_corpus_metric(
+        metric.name, settings,
+        {.sentence = args->sentence,
+         .target_language = target.value_or(""),
+         .warn = [](const std::string& advice) { fmt::print(stderr, "invar: {}\n", advice); }});
+    run(*args, *chosen);
   });
-}
-
-void setup_chrf(CLI::App& parent) {
-  auto args = std::make_shared<MetricArguments>();
-  auto options = std::make_shared<metrics::ChrfOptions>();
-  auto* app = parent.add_subcommand("chrf", "chrF / chrF++ (Popović 2015, 2017) as sacrebleu 2.4.3 computes them");
-  add_common_options(app, *args);
-  app->add_option("--char-order", options->char_order, "Character n-gram order")->capture_default_str();
-  app->add_option("--word-order", options->word_order, "Word n-gram order (2 = chrF++)")->capture_default_str();
-  app->add_option("--beta", options->beta, "Weight of recall over precision")->capture_default_str();
-  app->add_flag("--whitespace", options->whitespace, "Keep whitespace inside character n-grams");
-  app->add_flag("--lowercase", options->lowercase, "Case-insensitive (Python str.lower())");
-  app->add_flag("--eps-smoothing", options->eps_smoothing,
-                "chrF++.py / NLTK / Moses epsilon smoothing instead of effective-order averaging");
-  app->callback([=] {
-    if (options->char_order < 1 || options->char_order > 32) fail("--char-order must be 1..32, got {}", options->char_order);
-    if (options->word_order < 0 || options->word_order > 32) fail("--word-order must be 0..32, got {}", options->word_order);
-    if (options->beta < 0) fail("--beta must be >= 0, got {}", options->beta);
-    run(*args, metrics::ChrF(*options));
-  });
-}
-
-void setup_ter(CLI::App& parent) {
-  auto args = std::make_shared<MetricArguments>();
-  auto options = std::make_shared<metrics::TerOptions>();
-  auto* app = parent.add_subcommand(
-      "ter", "TER (Snover et al. 2006) as sacrebleu 2.4.3 computes it (case-insensitive unless --case-sensitive)");
-  add_common_options(app, *args);
-  app->add_flag("--normalized", options->normalized, "Tercom normalisation and tokenisation");
-  app->add_flag("--no-punct", options->no_punct, "Remove punctuation");
-  app->add_flag("--asian-support", options->asian_support, "Split Asian characters (with --normalized or --no-punct)");
-  app->add_flag("--case-sensitive", options->case_sensitive, "Distinguish case");
-  app->callback([=] { run(*args, metrics::Ter(*options)); });
 }
 
 void setup(CLI::App& root) {
@@ -512,9 +523,7 @@ void setup(CLI::App& root) {
       "Reference-based text metrics: BLEU, chrF, TER (sacrebleu 2.4.3-exact), BERTScore (bert_score 0.3.13-exact), "
       "with signatures; METEOR (NLTK), Word Mover's Distance and mean word-vector cosine");
   app->require_subcommand(1);
-  setup_bleu(*app);
-  setup_chrf(*app);
-  setup_ter(*app);
+  for (const auto& metric : metrics::corpus_metrics()) setup_metric(*app, metric);
   add_subcommands(*app, "metric");  // bertscore, meteor, wmd, wvcos: they need models or word vectors
 }
 

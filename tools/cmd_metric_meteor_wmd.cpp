@@ -13,9 +13,9 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/meteor.hpp"
-#include "eval/metrics/wmd.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
+#include "eval/metrics/vectors/wmd.hpp"
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/exact_field.hpp"
@@ -34,6 +34,7 @@ struct PairArguments {
   bool json = false;
   int width = 4;
   int threads = 0;
+  std::string empty = "error";
   RunControl control;
   const CLI::App* command = nullptr;
 };
@@ -44,11 +45,11 @@ struct Inputs {
   std::string compared_with;                   // "references" or "source"
 };
 
-// Lines of a file; a blank hypothesis is an error.
-std::vector<std::string> read_hypotheses(const std::string& path) {
+// Lines of a file; a blank hypothesis is an error unless --empty reference.
+std::vector<std::string> read_hypotheses(const std::string& path, const std::string& empty) {
   auto out = read_lines(path);
   if (out.empty()) fail("{}: no lines to score", path);
-  metrics::check_no_empty_hypothesis(out, path);
+  if (empty == "error") metrics::check_no_empty_hypothesis(out, path);
   return out;
 }
 
@@ -56,7 +57,7 @@ Inputs read_inputs(const PairArguments& args, bool several_references) {
   if (args.refs.empty() == args.source.empty()) fail("give --ref FILE or --source FILE (one of them)");
   if (!several_references && args.refs.size() > 1)
     fail("this metric compares two texts: give one --ref FILE (or --source FILE)");
-  Inputs in{.hyps = read_hypotheses(args.hyp), .compared_with = args.source.empty() ? "references" : "source"};
+  Inputs in{.hyps = read_hypotheses(args.hyp, args.empty), .compared_with = args.source.empty() ? "references" : "source"};
   in.refs.resize(in.hyps.size());
   for (const auto& file : args.source.empty() ? args.refs : std::vector<std::string>{args.source}) {
     auto lines = read_lines(file);
@@ -158,6 +159,11 @@ void add_pair_options(CLI::App* app, PairArguments& args, bool several_reference
                 "null where undefined)");
   app->add_option("-w,--width", args.width, "Decimals of printed scores")->capture_default_str();
   app->add_option("--threads", args.threads, "Threads scoring segments (0 = all cores); results do not depend on it")
+      ->capture_default_str();
+  app->add_option("--empty", args.empty,
+                  "An empty hypothesis: error (naming its line) or reference (the reference implementation's value: "
+                  "NLTK's METEOR 0, WMD inf, the cosine undefined; inf and undefined are left out of the mean)")
+      ->check(CLI::IsMember({"error", "reference"}))
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
 
 namespace invar::cli {
 

@@ -32,6 +32,7 @@ struct MetricArguments {
   int num_refs = 1;
   std::string language_pair;
   bool raw_stats = false;
+  std::string empty = "reference";  // --empty: an empty hypothesis scored as sacrebleu does, or an error
   RunControl control;
   const CLI::App* command = nullptr;
 };

@@ -310,7 +310,7 @@ TranslatorSummary summarise(std::string name, std::vector<std::size_t> data_sets
 }
 
 IsometryDataSetResult run_data_set(const IsometryDataSet& data, const std::vector<AgreementPattern>& patterns,
-                                   const IsometryOptions& options, const metrics::ChrF& chrf) {
+                                   const IsometryOptions& options, const metrics::CorpusMetric& chrf) {
   const std::size_t detectors = data.scores.detectors.size();
   IsometryDataSetResult result;
   result.detector_categories.assign(detectors, CategoryCounts{});
@@ -325,8 +325,8 @@ IsometryDataSetResult run_data_set(const IsometryDataSet& data, const std::vecto
     pair.mode = stats::mode_of_pairs(pair.judgements);
     pair.category = isometry_category(pair.mode.mode);
     pair.pattern = pattern_of(pair, patterns);
-    pair.chrf_source = metrics::commutative_chrf(data.source.first[i], data.source.second[i], chrf);
-    pair.chrf_target = metrics::commutative_chrf(data.target.first[i], data.target.second[i], chrf);
+    pair.chrf_source = metrics::commutative_score(data.source.first[i], data.source.second[i], chrf);
+    pair.chrf_target = metrics::commutative_score(data.target.first[i], data.target.second[i], chrf);
     ++result.categories[static_cast<std::size_t>(pair.category)];
     ++result.patterns[pair.pattern];
     result.pairs.push_back(std::move(pair));
@@ -352,9 +352,9 @@ IsometryResult run_isometry(const std::vector<IsometryDataSet>& data_sets, const
            data_sets.front().scores.path, fmt::join(result.detectors, ", "), data.scores.path,
            fmt::join(data.scores.detectors, ", "));
   result.patterns = agreement_patterns(result.detectors);
-  const metrics::ChrF chrf(options.chrf);
-  result.chrf_name = chrf.name();
-  for (const auto& data : data_sets) result.data_sets.push_back(run_data_set(data, result.patterns, options, chrf));
+  const auto chrf = metrics::make_corpus_metric("chrf", options.chrf);
+  result.chrf_name = chrf->name();
+  for (const auto& data : data_sets) result.data_sets.push_back(run_data_set(data, result.patterns, options, *chrf));
   std::vector<std::string> translators;
   std::map<std::string, std::vector<std::size_t>> grouped;
   for (std::size_t s = 0; s < data_sets.size(); ++s) {

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/corpus/registry.hpp"
 #include "eval/stats/stats.hpp"
 
 namespace invar::isometry {
@@ -126,7 +126,8 @@ enum class CorrelationProcedure { Mode, Pooled };
 
 struct IsometryOptions {
   double epsilon = 0.5;  // S_L = 1 iff P(paraphrase) ≥ ε
-  metrics::ChrfOptions chrf;  // chrF2 (sacrebleu.sentence_chrf)
+  // Settings of the registry's chrf (eval/metrics/corpus/registry.hpp); none: chrF2 (sacrebleu.sentence_chrf).
+  metrics::MetricSettings chrf;
   std::vector<CorrelationProcedure> procedures{CorrelationProcedure::Pooled, CorrelationProcedure::Mode};  // shown
 };
 // ε must lie in the open interval (0, 1).

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "engine/text_encoder.hpp"
-#include "eval/metrics/bertscore.hpp"
-#include "eval/metrics/meteor.hpp"
-#include "eval/metrics/word_vectors.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
+#include "eval/metrics/vectors/word_vectors.hpp"
 #include "backends/backend.hpp"
 
 namespace invar::style_transfer {

@@ -6,10 +6,9 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "eval/metrics/bleu.hpp"
-#include "eval/metrics/chrf.hpp"
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/wmd.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/corpus/registry.hpp"
+#include "eval/metrics/vectors/wmd.hpp"
 
 namespace invar::style_transfer {
 
@@ -84,20 +83,20 @@ class Scoring {
   // Sentence BLEU (effective order, as sacrebleu's sentence_bleu and `invar metric bleu --sentence`),
   // chrF and METEOR.
   void lexical(Variant v) {
-    metrics::BleuOptions bleu_options;
-    bleu_options.effective_order = true;
-    const metrics::Bleu bleu(bleu_options);
-    const metrics::ChrF chrf;
+    const auto bleu = metrics::make_corpus_metric("bleu", {}, {.sentence = true});
+    const auto chrf = metrics::make_corpus_metric("chrf");
     auto refs_of = [&](std::size_t i) {
       std::vector<std::string> input;
       return compared(segments_[i], v, input);
     };
+    const auto sentence_score = [&](const metrics::CorpusMetric& metric, std::size_t i) {
+      return metric.score_row(metric.segment_row(segments_[i].output, refs_of(i)));
+    };
     const int nrefs = v == Variant::Self ? 1 : reference_count();
-    add(variant_name(v, "BLEU"), Dimension::Meaning, true, bleu.signature(nrefs).format(),
-        each(variant_name(v, "BLEU"),
-             [&](std::size_t i) { return bleu.sentence_score(segments_[i].output, refs_of(i)).score; }));
-    add(variant_name(v, "chrF"), Dimension::Meaning, true, chrf.signature(nrefs).format(),
-        each(variant_name(v, "chrF"), [&](std::size_t i) { return chrf.sentence_score(segments_[i].output, refs_of(i)); }));
+    add(variant_name(v, "BLEU"), Dimension::Meaning, true, bleu->signature(nrefs).format(),
+        each(variant_name(v, "BLEU"), [&](std::size_t i) { return sentence_score(*bleu, i); }));
+    add(variant_name(v, "chrF"), Dimension::Meaning, true, chrf->signature(nrefs).format(),
+        each(variant_name(v, "chrF"), [&](std::size_t i) { return sentence_score(*chrf, i); }));
     if (const auto* meteor = models_.meteor()) {
       add(variant_name(v, "METEOR"), Dimension::Meaning, true, meteor->signature(),
           each(variant_name(v, "METEOR"), [&](std::size_t i) { return meteor->score(segments_[i].output, refs_of(i)); }));

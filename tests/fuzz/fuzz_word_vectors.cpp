@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "eval/metrics/word_vectors.hpp"
+#include "eval/metrics/vectors/word_vectors.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

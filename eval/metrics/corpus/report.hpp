@@ -47,7 +47,9 @@ std::string format_score_line(const ScoreReport& report, const std::string& sign
 std::string format_score_only(const ScoreReport& report, int width = 2);
 // The JSON sacrebleu's CLI prints (json.dumps(indent=1, ensure_ascii=False)): name, score
 // (rounded to `width` decimals), signature, [confidence fields], [verbose_score], then every
-// signature field as a string; followed by "invar_version".
-std::string format_score_json(const ScoreReport& report, const std::string& signature, int width = 2, int indent = 1);
+// signature field as a string; followed by "invar_version" unless `sacrebleu_only` (invar sacrebleu's
+// byte-identical output).
+std::string format_score_json(const ScoreReport& report, const std::string& signature, int width = 2, int indent = 1,
+                              bool sacrebleu_only = false);
 
 }  // namespace invar::metrics

@@ -1,4 +1,4 @@
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
 
@@ -18,6 +18,8 @@ namespace invar::metrics {
 class CorpusMetric {
  public:
   virtual ~CorpusMetric() = default;
+  // The score's name as sacrebleu prints it: "BLEU", "chrF2", "chrF2++", "TER".
+  virtual std::string name() const = 0;
   virtual std::vector<double> segment_row(std::string_view hypothesis,
                                           const std::vector<std::string>& references) const = 0;
   virtual ScoreReport report_row(const std::vector<double>& summed) const = 0;
@@ -40,6 +42,9 @@ struct CommutativeScore {
   double backward = 0;
   double mean = 0;
 };
+
+// metric(a, [b]), metric(b, [a]) and their mean, as sentence scores.
+CommutativeScore commutative_score(std::string_view a, std::string_view b, const CorpusMetric& metric);
 
 // The number of references per segment if it is the same everywhere, else -1 (sacrebleu "var").
 int reference_count(const std::vector<std::vector<std::string>>& refs);

@@ -1,4 +1,4 @@
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -55,7 +55,8 @@ std::string format_score_line(const ScoreReport& report, const std::string& sign
   return out;
 }
 
-std::string format_score_json(const ScoreReport& report, const std::string& signature, int width, int indent) {
+std::string format_score_json(const ScoreReport& report, const std::string& signature, int width, int indent,
+                              bool sacrebleu_only) {
   // float(f"{score:.{width}f}"): the rounded text read back as a double.
   auto rounded = [&](double v) { return std::strtod(fmt::format("{:.{}f}", v, width).c_str(), nullptr); };
   nlohmann::ordered_json d;
@@ -77,7 +78,7 @@ std::string format_score_json(const ScoreReport& report, const std::string& sign
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  d["invar_version"] = kVersion;
+  if (!sacrebleu_only) d["invar_version"] = kVersion;
   return d.dump(indent);
 }
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/word_vectors.hpp"
+#include "eval/metrics/vectors/word_vectors.hpp"
 
 #include <fasttext/fasttext.h>
 

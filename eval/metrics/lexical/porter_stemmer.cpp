@@ -1,4 +1,4 @@
-#include "eval/metrics/porter_stemmer.hpp"
+#include "eval/metrics/lexical/porter_stemmer.hpp"
 
 #include <functional>
 #include <unordered_map>

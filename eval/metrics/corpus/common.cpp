@@ -1,4 +1,4 @@
-#include "eval/metrics/common.hpp"
+#include "eval/metrics/corpus/common.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -9,6 +9,14 @@
 #include "core/io.hpp"
 
 namespace invar::metrics {
+
+CommutativeScore commutative_score(std::string_view a, std::string_view b, const CorpusMetric& metric) {
+  CommutativeScore out;
+  out.forward = metric.score_row(metric.segment_row(a, {std::string(b)}));
+  out.backward = metric.score_row(metric.segment_row(b, {std::string(a)}));
+  out.mean = (out.forward + out.backward) / 2;
+  return out;
+}
 
 int reference_count(const std::vector<std::vector<std::string>>& refs) {
   if (refs.empty()) return 0;

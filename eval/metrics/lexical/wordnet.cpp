@@ -1,4 +1,4 @@
-#include "eval/metrics/wordnet.hpp"
+#include "eval/metrics/lexical/wordnet.hpp"
 
 #include <charconv>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "eval/metrics/mecab_tokenize.hpp"
+#include "eval/metrics/tokenizers/mecab.hpp"
 
 #include <mecab.h>
 
@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "core/error.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
 
 namespace invar::metrics {
 

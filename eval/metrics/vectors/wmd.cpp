@@ -1,4 +1,4 @@
-#include "eval/metrics/wmd.hpp"
+#include "eval/metrics/vectors/wmd.hpp"
 
 #include <lemon/network_simplex.h>
 #include <lemon/smart_graph.h>

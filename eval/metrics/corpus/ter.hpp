@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
 
@@ -47,6 +47,7 @@ class Ter : public CorpusMetric {
   std::vector<TerScore> sentence_scores(const std::vector<std::string>& hyps,
                                         const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
+  std::string name() const override { return "TER"; }
   Signature signature(int nrefs) const override;
   ScoreReport report(const TerScore& score) const;
 

@@ -1,4 +1,4 @@
-#include "eval/metrics/ter.hpp"
+#include "eval/metrics/corpus/ter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 namespace invar::metrics {
 
@@ -345,7 +345,7 @@ Signature Ter::signature(int nrefs) const {
   return sig;
 }
 
-ScoreReport Ter::report(const TerScore& score) const { return {"TER", score.score, ""}; }
+ScoreReport Ter::report(const TerScore& score) const { return {name(), score.score, ""}; }
 
 std::vector<double> Ter::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
   const auto s = segment_stats(hypothesis, references);

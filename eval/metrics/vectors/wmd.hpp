@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/word_vectors.hpp"
+#include "eval/metrics/vectors/word_vectors.hpp"
 
 namespace invar::metrics {
 

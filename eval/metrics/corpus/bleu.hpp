@@ -16,19 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/mecab_tokenize.hpp"
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/tokenizers/registry.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
-
-enum class BleuTokenizer { None, V13a, Intl, Zh, Char, JaMecab, KoMecab };
-// "none", "13a", "intl", "zh", "char", "ja-mecab", "ko-mecab"
-std::optional<BleuTokenizer> parse_bleu_tokenizer(std::string_view name);
-const char* bleu_tokenizer_name(BleuTokenizer tokenizer);
-// sacrebleu's choice when no tokenizer is given but the target language is known (`-l de-ja`):
-// zh → zh, ja → ja-mecab, ko → ko-mecab, anything else 13a.
-BleuTokenizer bleu_tokenizer_for_language(std::string_view target_language);
 
 enum class BleuSmoothing { None, Floor, AddK, Exp };
 std::optional<BleuSmoothing> parse_bleu_smoothing(std::string_view name);  // "none", "floor", "add-k", "exp"
@@ -38,7 +30,7 @@ const char* bleu_smoothing_name(BleuSmoothing smoothing);
 inline constexpr int kBleuMaxOrder = 4;
 
 struct BleuOptions {
-  BleuTokenizer tokenize = BleuTokenizer::V13a;
+  std::string tokenize = "13a";  // a name of the tokenizer registry (eval/metrics/tokenizers/registry.hpp)
   BleuSmoothing smooth = BleuSmoothing::Exp;
   std::optional<double> smooth_value;  // nullopt: floor 0.1, add-k 1 (sacrebleu's defaults)
   bool lowercase = false;
@@ -93,8 +85,9 @@ class Bleu : public CorpusMetric {
                                          const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
   // The signature's tok value: the tokenizer's name, or MeCab's "ja-mecab-0.996-IPA".
-  std::string tokenizer_signature() const;
+  std::string tokenizer_signature() const { return tokenizer_->signature(); }
   // nrefs as computed by reference_count() (-1 = var).
+  std::string name() const override { return "BLEU"; }
   Signature signature(int nrefs) const override;
   ScoreReport report(const BleuScore& score) const;
 
@@ -106,7 +99,7 @@ class Bleu : public CorpusMetric {
 
  private:
   BleuOptions options_;
-  std::shared_ptr<const MecabTokenizer> mecab_;  // for ja-mecab / ko-mecab
+  std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
 }  // namespace invar::metrics

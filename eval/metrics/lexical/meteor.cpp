@@ -1,4 +1,4 @@
-#include "eval/metrics/meteor.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "core/utf8.hpp"
-#include "eval/metrics/porter_stemmer.hpp"
+#include "eval/metrics/lexical/porter_stemmer.hpp"
 
 namespace invar::metrics {
 namespace {

@@ -1,4 +1,4 @@
-#include "eval/metrics/bertscore.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
 
 #include <Eigen/Core>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "eval/metrics/chrf.hpp"
+#include "eval/metrics/corpus/chrf.hpp"
 
 #include <fmt/format.h>
 #include <utf8proc.h>
@@ -8,8 +8,8 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 namespace invar::metrics {
 
@@ -265,14 +265,6 @@ std::vector<std::string> ChrF::row_names() const {
   add("chr", options_.char_order);
   add("word", options_.word_order);
   return names;
-}
-
-CommutativeScore commutative_chrf(std::string_view a, std::string_view b, const ChrF& chrf) {
-  CommutativeScore out;
-  out.forward = chrf.sentence_score(a, b);
-  out.backward = chrf.sentence_score(b, a);
-  out.mean = (out.forward + out.backward) / 2;
-  return out;
 }
 
 }  // namespace invar::metrics

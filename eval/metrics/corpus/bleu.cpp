@@ -1,4 +1,4 @@
-#include "eval/metrics/bleu.hpp"
+#include "eval/metrics/corpus/bleu.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,8 +9,8 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
-#include "eval/metrics/mt_tokenize.hpp"
-#include "eval/metrics/ngram_index.hpp"
+#include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/metrics/corpus/ngram_index.hpp"
 
 namespace invar::metrics {
 
@@ -40,37 +40,6 @@ struct BleuScratch {
 };
 
 }  // namespace
-
-std::optional<BleuTokenizer> parse_bleu_tokenizer(std::string_view name) {
-  if (name == "none") return BleuTokenizer::None;
-  if (name == "13a") return BleuTokenizer::V13a;
-  if (name == "intl") return BleuTokenizer::Intl;
-  if (name == "zh") return BleuTokenizer::Zh;
-  if (name == "char") return BleuTokenizer::Char;
-  if (name == "ja-mecab") return BleuTokenizer::JaMecab;
-  if (name == "ko-mecab") return BleuTokenizer::KoMecab;
-  return std::nullopt;
-}
-
-const char* bleu_tokenizer_name(BleuTokenizer tokenizer) {
-  switch (tokenizer) {
-    case BleuTokenizer::None: return "none";
-    case BleuTokenizer::Intl: return "intl";
-    case BleuTokenizer::Zh: return "zh";
-    case BleuTokenizer::Char: return "char";
-    case BleuTokenizer::JaMecab: return "ja-mecab";
-    case BleuTokenizer::KoMecab: return "ko-mecab";
-    case BleuTokenizer::V13a: break;
-  }
-  return "13a";
-}
-
-BleuTokenizer bleu_tokenizer_for_language(std::string_view target_language) {
-  if (target_language == "zh") return BleuTokenizer::Zh;
-  if (target_language == "ja") return BleuTokenizer::JaMecab;
-  if (target_language == "ko") return BleuTokenizer::KoMecab;
-  return BleuTokenizer::V13a;
-}
 
 std::optional<BleuSmoothing> parse_bleu_smoothing(std::string_view name) {
   if (name == "none") return BleuSmoothing::None;
@@ -113,15 +82,11 @@ Bleu::Bleu(BleuOptions options) : options_(options) {
       !(*options_.smooth_value >= 0))
     fail("BLEU: the smoothing value must be >= 0, got {}", *options_.smooth_value);
   if (options_.max_ngram_order < 1) fail("BLEU: max_ngram_order must be >= 1, got {}", options_.max_ngram_order);
-  if (options_.tokenize == BleuTokenizer::JaMecab) mecab_ = MecabTokenizer::get(MecabTokenizer::Language::Japanese);
-  if (options_.tokenize == BleuTokenizer::KoMecab) mecab_ = MecabTokenizer::get(MecabTokenizer::Language::Korean);
+  tokenizer_ = find_tokenizer(options_.tokenize);
+  if (!tokenizer_) fail("BLEU: tokenize must be {}, got '{}'", tokenizer_choices(), options_.tokenize);
 }
 
 Bleu::~Bleu() = default;
-
-std::string Bleu::tokenizer_signature() const {
-  return mecab_ ? mecab_->signature() : bleu_tokenizer_name(options_.tokenize);
-}
 
 std::string Bleu::preprocess(std::string_view segment) const {
   std::string lowered;
@@ -130,16 +95,7 @@ std::string Bleu::preprocess(std::string_view segment) const {
     segment = lowered;
   }
   segment = rstrip_whitespace(segment);
-  switch (options_.tokenize) {
-    case BleuTokenizer::None: return std::string(segment);
-    case BleuTokenizer::Intl: return tokenize_intl(segment);
-    case BleuTokenizer::Zh: return tokenize_zh(segment);
-    case BleuTokenizer::Char: return tokenize_char(segment);
-    case BleuTokenizer::JaMecab:
-    case BleuTokenizer::KoMecab: return mecab_->tokenize(segment);
-    case BleuTokenizer::V13a: break;
-  }
-  return tokenize_13a(segment);
+  return tokenizer_->tokenize(segment);
 }
 
 BleuStats Bleu::segment_stats(std::string_view hypothesis, const std::vector<std::string>& references) const {
@@ -284,7 +240,7 @@ Signature Bleu::signature(int nrefs) const {
   return sig;
 }
 
-ScoreReport Bleu::report(const BleuScore& score) const { return {"BLEU", score.score, score.verbose()}; }
+ScoreReport Bleu::report(const BleuScore& score) const { return {name(), score.score, score.verbose()}; }
 
 std::vector<double> Bleu::segment_row(std::string_view hypothesis, const std::vector<std::string>& references) const {
   const auto s = segment_stats(hypothesis, references);

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "eval/metrics/wordnet.hpp"
+#include "eval/metrics/lexical/wordnet.hpp"
 
 namespace invar::metrics {
 

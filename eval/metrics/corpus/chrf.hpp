@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/metrics/common.hpp"
-#include "eval/metrics/report.hpp"
+#include "eval/metrics/corpus/common.hpp"
+#include "eval/metrics/corpus/report.hpp"
 
 namespace invar::metrics {
 
@@ -50,7 +50,7 @@ class ChrF : public CorpusMetric {
                                       const std::vector<std::vector<std::string>>& refs, int threads = 1) const;
 
   // "chrF2", "chrF2++" (one "+" per word order), as sacrebleu names the score.
-  std::string name() const;
+  std::string name() const override;
   Signature signature(int nrefs) const override;
   ScoreReport report(double score) const;
 
@@ -69,9 +69,5 @@ class ChrF : public CorpusMetric {
  private:
   ChrfOptions options_;
 };
-
-// chrF(a, [b]) and chrF(b, [a]) and their mean — the commutative chrF̄ of isometry studies
-// (sacrebleu.sentence_chrf defaults: ChrF{} = chrF2).
-CommutativeScore commutative_chrf(std::string_view a, std::string_view b, const ChrF& chrf);
 
 }  // namespace invar::metrics

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "eval/metrics/bertscore.hpp"
+#include "eval/metrics/bertscore/bertscore.hpp"
 
 #include "core/error.hpp"
 
