@@ -1,4 +1,4 @@
-// Run control of the line-aligned commands (tools/row_run.hpp): a run killed mid-way continues
+// Run control of the line-aligned commands (run/row_run.hpp): a run killed mid-way continues
 // with --resume to the same bytes an uninterrupted run writes; a resume with other input or
 // options is refused; --shard K/N parts joined by `invar merge` equal the one-process output.
 #include <gtest/gtest.h>

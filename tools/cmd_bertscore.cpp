@@ -1,6 +1,6 @@
 // `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore.hpp),
 // with its hash, its CLI's summary line and per-line scores aligned with the hypotheses. Segments
-// run in chunks of whole matching batches (tools/row_run.hpp: --resume, --shard, MPI); the idf
+// run in chunks of whole matching batches (run/row_run.hpp: --resume, --shard, MPI); the idf
 // weights come from every reference in every process, so a segment's score does not depend on
 // which process computed it.
 #include <fmt/format.h>
@@ -16,9 +16,9 @@
 #include "eval/metrics/common.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
-#include "tools/exact_field.hpp"
+#include "run/exact_field.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::cli {
 namespace {

@@ -17,7 +17,7 @@
 #include "engine/text_encoder.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::cli {
 namespace {
@@ -132,7 +132,7 @@ class EncoderRun {
 
 using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::size_t begin, std::size_t end)>;
 
-// Runs `records` on the chunks of `rows` input rows (tools/row_run.hpp: --resume, --shard, MPI)
+// Runs `records` on the chunks of `rows` input rows (run/row_run.hpp: --resume, --shard, MPI)
 // and hands back the RowRun when this process writes the output. The model opens, and `prepare`
 // runs, with the first chunk this process computes.
 std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows, std::size_t chunk,

@@ -15,7 +15,7 @@
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {

@@ -14,7 +14,7 @@
 #include "eval/isometry/report.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -359,7 +359,7 @@ std::vector<Segment> segments_of(const IsometryArguments& args, const IsometryIn
   return segments;
 }
 
-// Computes the translations and probabilities of the segments chunk by chunk (tools/row_run.hpp),
+// Computes the translations and probabilities of the segments chunk by chunk (run/row_run.hpp),
 // split over the --shard parts or the mpirun ranks, keeping the finished chunks beside --output
 // (else --per-pair) for --resume. Null when this process's part went elsewhere: a partial result
 // (--shard) or rank 0 (mpirun); the process then writes nothing more.

@@ -1,14 +1,14 @@
 // `invar merge`: joins the partial results of `invar COMMAND --shard K/N` into the output the
 // command gives when run whole. It checks the parts (one of each shard, the same command, input
 // and options), then runs the command again with their records in place of the computation
-// (tools/row_run.hpp): the input files are read again and must be unchanged; models are not opened.
+// (run/row_run.hpp): the input files are read again and must be unchanged; models are not opened.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "core/error.hpp"
 #include "tools/command.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::cli {
 namespace {

@@ -346,7 +346,7 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
   if (args.sentence && systems.size() > 1) fail("--sentence scores one system: give one --hyp FILE");
   if (args.sentence && comparisons.size() > 1) fail("--sentence scores one comparison: give --source or --ref, not both");
 
-  // Segments run in chunks (tools/row_run.hpp: --resume, --shard, MPI); corpus scores come from
+  // Segments run in chunks (run/row_run.hpp: --resume, --shard, MPI); corpus scores come from
   // the summed statistics, so a part's statistics are all a merge needs.
   RowRun segments({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
                    .output = args.output, .rows = systems.front().size(), .chunk = 512});

@@ -1,7 +1,7 @@
 // `invar metric meteor|wmd|wvcos`: the lexical-semantic metrics Briakou et al. (2021) compare for
 // style transfer. METEOR is NLTK's (3.8 by default, 3.6.2 by name); WMD and the cosine of mean word
 // vectors read fastText vectors. Sentence scores are line-aligned with the hypotheses; the corpus
-// score is their mean. Segments run in chunks (tools/row_run.hpp: --resume, --shard, MPI); every
+// score is their mean. Segments run in chunks (run/row_run.hpp: --resume, --shard, MPI); every
 // process reads the whole inputs, WordNet and the vectors.
 #include <algorithm>
 #include <cmath>
@@ -18,9 +18,9 @@
 #include "eval/metrics/wmd.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
-#include "tools/exact_field.hpp"
+#include "run/exact_field.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::cli {
 namespace {
@@ -118,7 +118,7 @@ void write_scores(const PairArguments& args, const Described& metric, const Inpu
 // Segments per chunk of a run, scored on --threads threads.
 constexpr std::size_t kChunk = 256;
 
-// score(i) of every segment, in chunks run as tools/row_run.hpp does (--resume, --shard, MPI), then
+// score(i) of every segment, in chunks run as run/row_run.hpp does (--resume, --shard, MPI), then
 // the output, written by the process that writes it. An error names the hypothesis file and line.
 void run_scores(const PairArguments& args, const char* label, const Described& metric, const Inputs& in,
                 const std::function<double(std::size_t)>& score) {

@@ -1,5 +1,5 @@
 #pragma once
-// The per-row work of `invar lip` (tools/cmd_lip.cpp) as one row run (tools/row_run.hpp): split over
+// The per-row work of `invar lip` (tools/cmd_lip.cpp) as one row run (run/row_run.hpp): split over
 // the --shard parts or the mpirun ranks, resumable beside --output. It is what costs: with
 // --transform, t(A_i) for every text of A; with --classifier se, the sentence embedding of every
 // text the classifiers read, so that their fits and predictions find them computed. (The TF-IDF
@@ -13,7 +13,7 @@
 
 #include "eval/lip/property_classifier.hpp"
 #include "eval/lip/transform.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::cli {
 

@@ -11,7 +11,7 @@
 #include "invar_version.hpp"
 #include "tools/command.hpp"
 #include "tools/hand_over.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::cli {
 

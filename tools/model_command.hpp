@@ -35,7 +35,7 @@ void add_compute_options(CLI::App& command, ModelOptions& options);
 // Adds --batch-tokens, for the commands whose batches are length-sorted (engine/decode/batching.hpp).
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options);
 
-// Rows per chunk of --resume, --shard and MPI runs (tools/row_run.hpp): eight batches, so that
+// Rows per chunk of --resume, --shard and MPI runs (run/row_run.hpp): eight batches, so that
 // length-sorted batching still has rows to sort.
 inline std::size_t chunk_rows(const ModelOptions& options) { return 8 * options.batch_size; }
 

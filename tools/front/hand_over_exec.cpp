@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "tools/hand_over.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 namespace {

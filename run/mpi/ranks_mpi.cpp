@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/run_file.hpp"
+#include "run/run_file.hpp"
 
 namespace invar::cli {
 

@@ -1,5 +1,5 @@
 // Builds without INVAR_MPI: a run is one process.
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
 // A float or double as the hex digits of its bits: a field of a run-control record
-// (tools/row_run.hpp) that reads back to the very value, NaN's sign and infinities included, so
+// (run/row_run.hpp) that reads back to the very value, NaN's sign and infinities included, so
 // that output written from records equals the output written from the computed numbers.
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "tools/run_file.hpp"
+#include "run/run_file.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // The processes one run is split over: this one alone, or the ranks of `mpirun -n N invar ...` in
-// a build with INVAR_MPI (tools/mpi/ranks_mpi.cpp; tools/ranks_single.cpp otherwise). MPI starts
+// a build with INVAR_MPI (run/mpi/ranks_mpi.cpp; run/ranks_single.cpp otherwise). MPI starts
 // only under a launcher, so a plain `invar ...` never touches it.
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "invar_version.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 namespace {

@@ -1,6 +1,6 @@
 #include <cstdlib>
 
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 
