@@ -13,7 +13,7 @@
 
 #include "core/error.hpp"
 
-namespace invar::cli {
+namespace invar::run {
 
 template <typename T>
 using ExactBits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -33,4 +33,4 @@ T read_exact_field(std::string_view field, std::string_view what) {
   return std::bit_cast<T>(bits);
 }
 
-}  // namespace invar::cli
+}  // namespace invar::run

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 
-namespace invar::cli {
+namespace invar::run {
 
 std::string chunk_block(std::size_t index, const std::vector<std::string>& records) {
   std::string payload;
@@ -123,4 +123,4 @@ void ChunkAppender::write(const std::string& bytes) {
     fail("{}: cannot write: {}", path_, std::strerror(errno));
 }
 
-}  // namespace invar::cli
+}  // namespace invar::run

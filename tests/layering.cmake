@@ -1,9 +1,10 @@
 # The layering check (docs/architecture.md): every #include "FOLDER/..." of a source file names a
 # folder at or below the file's own layer,
 #   core < loaders < models < kernels < engine < run < eval < capi < tools,
-# so that dependencies point one way. Run by CTest as `layering`:
+# so that dependencies point one way, and no file below tools/ includes CLI11 (<CLI/...>): the
+# library takes its settings as plain data. Run by CTest as `layering`:
 #   cmake -DSOURCE_DIR=<tree> -P tests/layering.cmake
-# and fails naming every upward include as FILE:LINE.
+# and fails naming every upward include and every CLI11 include below tools/ as FILE:LINE.
 cmake_minimum_required(VERSION 3.25)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "layering.cmake: pass -DSOURCE_DIR=<the source tree>")
@@ -28,6 +29,10 @@ foreach(layer ${INVAR_LAYERS})
           string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${CMAKE_MATCH_1}/ (above it)")
         endif()
       endif()
+      if(NOT layer STREQUAL "tools" AND line MATCHES "^[ \t]*#[ \t]*include[ \t]*[<\"]CLI/")
+        file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
+        string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes CLI11 (only tools/ may)")
+      endif()
     endforeach()
   endforeach()
 endforeach()
@@ -36,6 +41,6 @@ if(checked EQUAL 0)
   message(FATAL_ERROR "layering.cmake: no source files under ${SOURCE_DIR}")
 endif()
 if(violations)
-  message(FATAL_ERROR "upward includes (layers: ${INVAR_LAYERS}):${violations}")
+  message(FATAL_ERROR "includes against the layering (layers: ${INVAR_LAYERS}):${violations}")
 endif()
 message(STATUS "layering: ${checked} files, every include points down")

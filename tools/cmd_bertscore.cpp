@@ -18,7 +18,7 @@
 #include "tools/command.hpp"
 #include "run/exact_field.hpp"
 #include "tools/model_command.hpp"
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -144,8 +144,8 @@ class Scoring {
       const auto& s = scores[i - begin];
       std::string cut(1, scorer_.truncated(hyps[i]) ? '1' : '0');
       for (const auto& text : refs[i]) cut += scorer_.truncated(text) ? '1' : '0';
-      out.push_back(fmt::format("{}\t{}\t{}\t{}\t{}", exact_field(s.precision), exact_field(s.recall),
-                                exact_field(s.f1), cut, scorer_.max_length()));
+      out.push_back(fmt::format("{}\t{}\t{}\t{}\t{}", run::exact_field(s.precision), run::exact_field(s.recall),
+                                run::exact_field(s.f1), cut, scorer_.max_length()));
     }
     return out;
   }
@@ -175,8 +175,8 @@ std::vector<metrics::BertScore> read_records(const std::vector<std::string>& rec
         fields[3].find_first_not_of("01") != std::string_view::npos)
       fail("a BERTScore record holds '{}', not P, R, F, the truncation of {} texts and their limit", record,
            1 + refs[i].size());
-    scores.push_back({read_exact_field<float>(fields[0], "BERTScore"), read_exact_field<float>(fields[1], "BERTScore"),
-                      read_exact_field<float>(fields[2], "BERTScore")});
+    scores.push_back({run::read_exact_field<float>(fields[0], "BERTScore"), run::read_exact_field<float>(fields[1], "BERTScore"),
+                      run::read_exact_field<float>(fields[2], "BERTScore")});
     for (std::size_t k = 0; k < fields[3].size(); ++k)
       if (fields[3][k] == '1') cut.texts.insert(k == 0 ? std::string_view(hyps[i]) : std::string_view(refs[i][k - 1]));
     cut.limit = fields[4];
@@ -213,8 +213,8 @@ void run(const BertScoreArguments& args) {
   // Chunks of whole matching batches (every segment has as many pairs as reference files), so
   // bert_score's batch padding floors the cosines it floors in one whole run.
   const std::size_t chunk = chunk_rows(args.model);
-  RowRun run({.command = args.command, .control = &args.control, .inputs = {"--input", "--ref", "--baseline"},
-              .output = args.model.output, .rows = hyps.size(), .chunk = chunk});
+  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--baseline"},
+              .output = args.model.output, .rows = hyps.size(), .chunk = chunk}));
   std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
   for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
     embedded += distinct_texts(hyps, refs, begin, std::min(hyps.size(), begin + chunk)).size();
@@ -271,7 +271,6 @@ void setup_bertscore(CLI::App& metric) {
                 "Score an empty hypothesis P = R = F = 0 with a warning, as bert_score does (default: an error "
                 "naming its line)");
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->footer(
       "Output: bert_score's summary line, HASH P: .. R: .. F1: .. (corpus means), where HASH is bert_score's "
       "get_hash with the model's folder name, e.g. roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0); "

@@ -17,7 +17,7 @@
 #include "engine/text_encoder.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -37,7 +37,6 @@ void add_encode_options(CLI::App& command, EncodeOptions& options) {
                      "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
       ->capture_default_str();
   add_run_control_options(command, options.control);
-  options.command = &command;
 }
 
 void add_layer_option(CLI::App& command, EncodeOptions& options) {
@@ -137,9 +136,8 @@ using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::si
 // runs, with the first chunk this process computes.
 std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows, std::size_t chunk,
                                const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
-  auto row_run = std::make_unique<RowRun>(RowRunSpec{.command = options.command, .control = &options.control,
-                                                         .inputs = {"--input"}, .output = options.model.output,
-                                                         .rows = rows, .chunk = chunk});
+  auto row_run = std::make_unique<RowRun>(row_run_spec(options.control, {.inputs = {"--input"}, .output = options.model.output,
+                                                         .rows = rows, .chunk = chunk}));
   std::optional<EncoderRun> run;
   const bool writes = row_run->process([&](std::size_t begin, std::size_t end) {
     if (!run) {

@@ -15,7 +15,7 @@
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -128,8 +128,8 @@ std::string generation_line(const std::vector<Translation>& hyps, bool best_text
 }
 
 RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
-  return {.command = args.command, .control = &args.control, .inputs = {"--input", "--vocab-map"}, .output = args.model.output,
-          .rows = rows, .chunk = chunk_rows(args.model)};
+  return row_run_spec(args.control, {.inputs = {"--input", "--vocab-map"}, .output = args.model.output,
+          .rows = rows, .chunk = chunk_rows(args.model)});
 }
 
 // The model is opened for the first chunk this run computes (none when resuming a finished run or
@@ -210,7 +210,6 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
                   "sources' n-grams, and the LM head runs over those rows only")
       ->check(CLI::ExistingFile);
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->callback([args, best_text_only] { run_generate(*args, best_text_only); });
 }
 
@@ -244,7 +243,6 @@ void setup_score(CLI::App& root) {
   add_input_options(*app, args->input, true);
   add_language_options(*app, args->search);
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->callback([args] { run_score(*args); });
 }
 

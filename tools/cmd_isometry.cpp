@@ -14,7 +14,7 @@
 #include "eval/isometry/report.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -373,10 +373,9 @@ std::unique_ptr<RowRun> run_segments(const IsometryArguments& args, const Isomet
   }
   if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
   const bool to_output = args.output != "-" || args.per_pair.empty();
-  auto run = std::make_unique<RowRun>(RowRunSpec{
-      .command = args.command, .control = &args.control, .inputs = {"--pairs"},
+  auto run = std::make_unique<RowRun>(row_run_spec(args.control, {.inputs = {"--pairs"},
       .output = to_output ? args.output : args.per_pair, .rows = rows, .chunk = chunk_rows(args.compute),
-      .output_option = to_output ? "--output" : "--per-pair"});
+      .output_option = to_output ? "--output" : "--per-pair"}));
   const bool writes = run->process([&](std::size_t begin, std::size_t end) {
     std::vector<std::string> records;
     for (const auto& segment : segments) {
@@ -542,7 +541,6 @@ void setup(CLI::App& root) {
                   "holds the partial result")
       ->capture_default_str();
   add_run_control_options(*app, args->control, "--output (else --per-pair)");
-  args->command = app;
   app->footer(
       "Examples:\n"
       "  invar isometry --pairs de.tsv --translator opus-mt-de-en --detector bert=bert-paws \\\n"

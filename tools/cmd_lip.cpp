@@ -214,9 +214,8 @@ void run(const LipArguments& given) {
   const LipRowWork work{.original = &texts.original, .transform_model = args.transform,
                         .transform = transform_options(args), .backend = backend_on_demand,
                         .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
-  const auto rows = run_lip_rows({.command = args.command, .control = &args.control,
-                                  .inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
-                                  .output = args.output, .chunk = chunk_rows(args.compute)},
+  const auto rows = run_lip_rows(row_run_spec(args.control, {.inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
+                                  .output = args.output, .chunk = chunk_rows(args.compute)}),
                                  work);
   if (!rows.writes) return;
   if (!texts.transformed) texts.transformed = transformed_texts(args, rows.transformed);
@@ -332,7 +331,6 @@ void setup(CLI::App& root) {
                   "partial result")
       ->capture_default_str();
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->callback([args] { run(*args); });
 }
 

@@ -348,8 +348,8 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
 
   // Segments run in chunks (run/row_run.hpp: --resume, --shard, MPI); corpus scores come from
   // the summed statistics, so a part's statistics are all a merge needs.
-  RowRun segments({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
-                   .output = args.output, .rows = systems.front().size(), .chunk = 512});
+  RowRun segments(row_run_spec(args.control, {.inputs = {"--hyp", "--ref", "--source"},
+                   .output = args.output, .rows = systems.front().size(), .chunk = 512}));
   if (!segments.process([&](std::size_t begin, std::size_t end) {
         return stat_records(metric, args, systems, comparisons, begin, end);
       }))
@@ -418,7 +418,6 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);
-  args.command = app;
   app->footer(
       "Scores, signatures and formats reproduce sacrebleu 2.4.3 exactly; the signature's version field names "
       "that algorithm (version:2.4.3) so it compares equal with sacrebleu's, and --json adds invar_version. "

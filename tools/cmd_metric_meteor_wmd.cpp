@@ -20,7 +20,7 @@
 #include "tools/command.hpp"
 #include "run/exact_field.hpp"
 #include "tools/model_command.hpp"
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -122,14 +122,14 @@ constexpr std::size_t kChunk = 256;
 // the output, written by the process that writes it. An error names the hypothesis file and line.
 void run_scores(const PairArguments& args, const char* label, const Described& metric, const Inputs& in,
                 const std::function<double(std::size_t)>& score) {
-  RowRun run({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
-              .output = args.output, .rows = in.hyps.size(), .chunk = kChunk});
+  RowRun run(row_run_spec(args.control, {.inputs = {"--hyp", "--ref", "--source"},
+              .output = args.output, .rows = in.hyps.size(), .chunk = kChunk}));
   Progress progress(label, in.hyps.size());
   const bool writes = run.process([&](std::size_t begin, std::size_t end) {
     std::vector<std::string> records(end - begin);
     metrics::parallel_for(end - begin, args.threads, [&](std::size_t k) {
       try {
-        records[k] = exact_field(score(begin + k));
+        records[k] = run::exact_field(score(begin + k));
       } catch (const Error& e) {
         fail("{}:{}: {}", args.hyp, begin + k + 1, e.what());
       }
@@ -139,7 +139,7 @@ void run_scores(const PairArguments& args, const char* label, const Described& m
   });
   if (!writes) return;
   std::vector<double> scores;
-  for (const auto& record : run.records()) scores.push_back(read_exact_field<double>(record, metric.name));
+  for (const auto& record : run.records()) scores.push_back(run::read_exact_field<double>(record, metric.name));
   write_scores(args, metric, in, scores);
   run.close();
 }
@@ -161,7 +161,6 @@ void add_pair_options(CLI::App* app, PairArguments& args, bool several_reference
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);
-  args.command = app;
 }
 
 void check_common(const PairArguments& args) {

@@ -93,10 +93,10 @@ LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
   spec.rows = transformed + work.to_embed.size();
   LipRows rows;
   if (spec.rows == 0) {
-    if (!spec.control->shard.empty()) fail("--shard splits what --transform and --classifier se compute; give one");
+    if (!spec.control.shard.empty()) fail("--shard splits what --transform and --classifier se compute; give one");
     return rows;
   }
-  if (!spec.control->shard.empty() && spec.output == "-") fail("--shard writes a partial result: give --output FILE");
+  if (!spec.control.shard.empty() && spec.output == "-") fail("--shard writes a partial result: give --output FILE");
   RowModels models(work);
   rows.run = std::make_unique<RowRun>(std::move(spec));
   rows.writes = rows.run->process([&](std::size_t begin, std::size_t end) {

@@ -13,7 +13,7 @@
 
 #include "eval/lip/property_classifier.hpp"
 #include "eval/lip/transform.hpp"
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 

@@ -60,7 +60,7 @@ namespace {
 // Under mpirun the other ranks may be waiting for this one: they are ended too.
 int fail_run(const std::string& message) {
   std::cerr << "invar: error: " << invar::printable(message) << '\n';
-  invar::cli::abort_every_rank();
+  invar::run::abort_every_rank();
   return 1;
 }
 

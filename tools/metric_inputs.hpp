@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "run/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 
