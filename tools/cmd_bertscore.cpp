@@ -16,7 +16,7 @@
 #include "eval/metrics/common.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
-#include "run/exact_field.hpp"
+#include "run/record.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
 
@@ -144,8 +144,13 @@ class Scoring {
       const auto& s = scores[i - begin];
       std::string cut(1, scorer_.truncated(hyps[i]) ? '1' : '0');
       for (const auto& text : refs[i]) cut += scorer_.truncated(text) ? '1' : '0';
-      out.push_back(fmt::format("{}\t{}\t{}\t{}\t{}", run::exact_field(s.precision), run::exact_field(s.recall),
-                                run::exact_field(s.f1), cut, scorer_.max_length()));
+      out.push_back(run::RecordWriter()
+                        .put(s.precision)
+                        .put(s.recall)
+                        .put(s.f1)
+                        .put(cut)
+                        .put(std::uint64_t{scorer_.max_length()})
+                        .str());
     }
     return out;
   }
@@ -167,19 +172,19 @@ std::vector<metrics::BertScore> read_records(const std::vector<std::string>& rec
                                              Truncation& cut) {
   std::vector<metrics::BertScore> scores;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const std::string_view record = records[i];
-    std::vector<std::string_view> fields;
-    for (std::size_t at = 0; at <= record.size(); at += fields.back().size() + 1)
-      fields.push_back(record.substr(at, record.find('\t', at) - at));
-    if (fields.size() != 5 || fields[3].size() != 1 + refs[i].size() ||
-        fields[3].find_first_not_of("01") != std::string_view::npos)
-      fail("a BERTScore record holds '{}', not P, R, F, the truncation of {} texts and their limit", record,
-           1 + refs[i].size());
-    scores.push_back({run::read_exact_field<float>(fields[0], "BERTScore"), run::read_exact_field<float>(fields[1], "BERTScore"),
-                      run::read_exact_field<float>(fields[2], "BERTScore")});
-    for (std::size_t k = 0; k < fields[3].size(); ++k)
-      if (fields[3][k] == '1') cut.texts.insert(k == 0 ? std::string_view(hyps[i]) : std::string_view(refs[i][k - 1]));
-    cut.limit = fields[4];
+    run::RecordReader record(records[i], "BERTScore");
+    metrics::BertScore score;
+    score.precision = record.get_float();
+    score.recall = record.get_float();
+    score.f1 = record.get_float();
+    const std::string flags = record.get_string();
+    cut.limit = std::to_string(record.get_uint());
+    record.finish();
+    if (flags.size() != 1 + refs[i].size() || flags.find_first_not_of("01") != std::string::npos)
+      fail("a BERTScore record holds '{}', not the truncation of {} texts", flags, 1 + refs[i].size());
+    scores.push_back(score);
+    for (std::size_t k = 0; k < flags.size(); ++k)
+      if (flags[k] == '1') cut.texts.insert(k == 0 ? std::string_view(hyps[i]) : std::string_view(refs[i][k - 1]));
   }
   return scores;
 }

@@ -15,6 +15,7 @@
 #include "core/io.hpp"
 #include "core/json_number.hpp"
 #include "engine/text_encoder.hpp"
+#include "run/record.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
@@ -157,22 +158,6 @@ void write_rows(const EncodeOptions& options, std::size_t rows, const std::funct
   if (auto run = run_rows(options, rows, chunk_rows(options.model), prepare, records)) run->write_lines();
 }
 
-// An embedding's float32 bytes as hex: the record of a row of npy output, exact for every value.
-std::string hex_record(const std::vector<float>& row) {
-  std::string out;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(row.data());
-  for (std::size_t i = 0; i < row.size() * sizeof(float); ++i) out += fmt::format("{:02x}", bytes[i]);
-  return out;
-}
-
-std::vector<float> from_hex_record(const std::string& record) {
-  std::vector<float> row(record.size() / (2 * sizeof(float)));
-  auto* bytes = reinterpret_cast<unsigned char*>(row.data());
-  for (std::size_t i = 0; i < row.size() * sizeof(float); ++i)
-    bytes[i] = static_cast<unsigned char>(std::stoi(record.substr(2 * i, 2), nullptr, 16));
-  return row;
-}
-
 // NumPy's .npy format 1.0: magic, header length, a Python dict literal padded to 64 bytes, data.
 void write_npy(const std::string& path, const std::vector<std::vector<float>>& rows, std::size_t width) {
   std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", rows.size(), width);
@@ -239,14 +224,18 @@ void run_embed(const EmbedOptions& options) {
         std::vector<std::string> records;
         for (std::size_t i = 0; i < embeddings.size(); ++i) {
           if (!all_finite(embeddings[i])) warn_non_finite(input, begin + i + 1);
-          records.push_back(npy ? hex_record(embeddings[i]) : R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
+          records.push_back(npy ? run::RecordWriter().put(embeddings[i]).str() : R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
         }
         return records;
       });
   if (!row_run) return;
   if (!npy) return row_run->write_lines();
   std::vector<std::vector<float>> embeddings;
-  for (const auto& record : row_run->records()) embeddings.push_back(from_hex_record(record));
+  for (const auto& text : row_run->records()) {
+    run::RecordReader record(text, "embed");
+    embeddings.push_back(record.get_floats());
+    record.finish();
+  }
   write_npy(options.encode.model.output, embeddings, embeddings.empty() ? embedding_width(options) : embeddings[0].size());
   row_run->close();
 }

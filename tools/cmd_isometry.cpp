@@ -14,6 +14,7 @@
 #include "eval/isometry/report.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "run/record.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
@@ -254,18 +255,14 @@ isometry::SentencePairs slice(const isometry::SentencePairs& pairs, std::size_t 
   return out;
 }
 
-// One pair's record: its translation, how many of its two sources --truncate cut, and the
-// detectors' probabilities on both sides, as computed.
+// One pair's record: its translation and how many of its two sources --truncate cut (when
+// translated), then the detectors' probabilities on both sides, as computed.
 std::string pair_record(bool translated, const isometry::SentencePairs& target, std::size_t cut,
                         const isometry::DetectorScores& scores, std::size_t i) {
-  nlohmann::json record = nlohmann::json::object();
-  if (translated) record["translation"] = {target.first[i], target.second[i]};
-  if (cut > 0) record["cut"] = cut;
-  for (std::size_t d = 0; d < scores.detectors.size(); ++d) {
-    record["source"].push_back(scores.source[d][i]);
-    record["target"].push_back(scores.target[d][i]);
-  }
-  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  run::RecordWriter record;
+  if (translated) record.put(target.first[i]).put(target.second[i]).put(std::uint64_t{cut});
+  for (std::size_t d = 0; d < scores.detectors.size(); ++d) record.put(scores.source[d][i]).put(scores.target[d][i]);
+  return record.str();
 }
 
 // The records of a segment's pairs read back into its `target` and `detected`.
@@ -280,16 +277,17 @@ void read_pair_records(std::span<const std::string> records, const std::string& 
     detected.target.resize(detectors.size());
   }
   for (const auto& text : records) {
-    const auto record = nlohmann::json::parse(text);
+    run::RecordReader record(text, "isometry");
     if (segment.translated) {
-      segment.target.first.push_back(record.at("translation").at(0).get<std::string>());
-      segment.target.second.push_back(record.at("translation").at(1).get<std::string>());
-      segment.truncated += record.value("cut", std::size_t{0});
+      segment.target.first.push_back(record.get_string());
+      segment.target.second.push_back(record.get_string());
+      segment.truncated += record.get_uint();
     }
     for (std::size_t d = 0; segment.detects && d < detectors.size(); ++d) {
-      detected.source[d].push_back(record.at("source").at(d).get<double>());
-      detected.target[d].push_back(record.at("target").at(d).get<double>());
+      detected.source[d].push_back(record.get_double());
+      detected.target[d].push_back(record.get_double());
     }
+    record.finish();
   }
 }
 

@@ -18,7 +18,7 @@
 #include "eval/metrics/wmd.hpp"
 #include "invar_version.hpp"
 #include "tools/command.hpp"
-#include "run/exact_field.hpp"
+#include "run/record.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
 
@@ -129,7 +129,7 @@ void run_scores(const PairArguments& args, const char* label, const Described& m
     std::vector<std::string> records(end - begin);
     metrics::parallel_for(end - begin, args.threads, [&](std::size_t k) {
       try {
-        records[k] = run::exact_field(score(begin + k));
+        records[k] = run::RecordWriter().put(score(begin + k)).str();
       } catch (const Error& e) {
         fail("{}:{}: {}", args.hyp, begin + k + 1, e.what());
       }
@@ -139,7 +139,11 @@ void run_scores(const PairArguments& args, const char* label, const Described& m
   });
   if (!writes) return;
   std::vector<double> scores;
-  for (const auto& record : run.records()) scores.push_back(run::read_exact_field<double>(record, metric.name));
+  for (const auto& text : run.records()) {
+    run::RecordReader record(text, metric.name);
+    scores.push_back(record.get_double());
+    record.finish();
+  }
   write_scores(args, metric, in, scores);
   run.close();
 }
