@@ -12,10 +12,10 @@
 #include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
 #include "eval/lip/report.hpp"
-#include "eval/lip/transform.hpp"
+#include "eval/lip/models.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
-#include "tools/lip_rows.hpp"
+#include "eval/lip/rows.hpp"
 #include "tools/model_command.hpp"
 #include "tools/search_options.hpp"
 
@@ -47,7 +47,7 @@ struct LipArguments {
   SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
   std::string output = "-";
-  RunControl control;  // of the per-row work (tools/lip_rows.hpp)
+  RunControl control;  // of the per-row work (eval/lip/rows.hpp)
   const CLI::App* command = nullptr;
 };
 

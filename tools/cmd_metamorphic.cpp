@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/metamorphic/compositionality.hpp"
-#include "eval/metamorphic/model.hpp"
+#include "eval/metamorphic/models.hpp"
 #include "eval/metamorphic/relation.hpp"
 #include "eval/metamorphic/report.hpp"
 #include "eval/metamorphic/systematicity.hpp"

@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/robustness/ablation.hpp"
-#include "eval/robustness/predict.hpp"
+#include "eval/robustness/models.hpp"
 #include "eval/robustness/report.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"

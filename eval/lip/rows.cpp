@@ -1,4 +1,4 @@
-#include "tools/lip_rows.hpp"
+#include "eval/lip/rows.hpp"
 
 #include <algorithm>
 #include <optional>

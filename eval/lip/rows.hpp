@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "eval/lip/property_classifier.hpp"
-#include "eval/lip/transform.hpp"
+#include "eval/lip/models.hpp"
 #include "tools/run_control.hpp"
 
 namespace invar::cli {
