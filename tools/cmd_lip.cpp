@@ -211,10 +211,10 @@ void run(const LipArguments& given) {
   }
 
   auto texts = read_lip_texts(args, dataset);
-  const LipRowWork work{.original = &texts.original, .transform_model = args.transform,
+  const lip::LipRowWork work{.original = &texts.original, .transform_model = args.transform,
                         .transform = transform_options(args), .backend = backend_on_demand,
                         .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
-  const auto rows = run_lip_rows(row_run_spec(args.control, {.inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
+  const auto rows = lip::run_lip_rows(row_run_spec(args.control, {.inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
                                   .output = args.output, .chunk = chunk_rows(args.compute)}),
                                  work);
   if (!rows.writes) return;

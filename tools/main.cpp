@@ -20,13 +20,6 @@ std::vector<CommandRegistration>& command_registry() {
   return registry;
 }
 
-namespace {
-bool quiet = false;
-}
-
-void set_quiet(bool value) { quiet = value; }
-bool progress_enabled() { return !quiet && isatty(STDERR_FILENO); }
-
 void add_commands(CLI::App& app) { add_commands(app, ""); }
 
 namespace {

@@ -1,15 +1,15 @@
 #pragma once
 // What every command that runs a model shares: the model, input and output files, batching,
-// threads and the compute device, and a progress bar for long inputs.
+// threads and the compute device (progress bars: run/progress.hpp).
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
 
 #include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
+#include "run/progress.hpp"
 
 namespace invar::cli {
 
@@ -49,26 +49,6 @@ std::unique_ptr<ModelSource> open_model(const ModelOptions& options);
 // The backend --device names, with --threads resolved and --weights.
 std::unique_ptr<Backend> open_backend(const ModelOptions& options);
 
-// "label  done/total [=====>    ] 42%" redrawn on stderr at most ten times a second, only when
-// progress_enabled() (stderr is a terminal and --quiet is not given); erased when finished.
-class Progress {
- public:
-  Progress(std::string label, std::size_t total);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
-  void advance(std::size_t done);     // `done` more items finished
-  void set(std::size_t done_so_far);  // for callers that count from the start
-
- private:
-  void draw();
-
-  std::string label_;
-  std::size_t total_ = 0;
-  std::size_t done_ = 0;
-  bool enabled_ = false;
-  std::chrono::steady_clock::time_point last_draw_{};
-};
+using run::Progress;
 
 }  // namespace invar::cli

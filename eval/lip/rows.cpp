@@ -5,18 +5,19 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "loaders/model_source.hpp"
 #include "run/record.hpp"
-#include "tools/model_command.hpp"
+#include "run/progress.hpp"
 
-namespace invar::cli {
+namespace invar::lip {
 namespace {
 
 // An embedding's record fields: its values and whether its text was cut.
-void put_embedding(run::RecordWriter& record, const lip::SentenceEmbeddings::Embedded& embedded) {
+void put_embedding(run::RecordWriter& record, const SentenceEmbeddings::Embedded& embedded) {
   record.put(embedded.values).put(embedded.truncated);
 }
 
-lip::SentenceEmbeddings::Embedded get_embedding(run::RecordReader& record) {
+SentenceEmbeddings::Embedded get_embedding(run::RecordReader& record) {
   auto values = record.get_floats();
   return {std::move(values), record.get_bool()};
 }
@@ -64,8 +65,8 @@ class RowModels {
 
  private:
   // Blank outputs are left out or refused by --empty; they are not embedded.
-  std::vector<std::optional<lip::SentenceEmbeddings::Embedded>> embed_non_blank(const std::vector<std::string>& texts) {
-    std::vector<std::optional<lip::SentenceEmbeddings::Embedded>> out(texts.size());
+  std::vector<std::optional<SentenceEmbeddings::Embedded>> embed_non_blank(const std::vector<std::string>& texts) {
+    std::vector<std::optional<SentenceEmbeddings::Embedded>> out(texts.size());
     if (!work_.embeddings) return out;
     std::vector<std::string> kept;
     for (const auto& text : texts)
@@ -78,14 +79,14 @@ class RowModels {
 
   const LipRowWork& work_;
   std::unique_ptr<ModelSource> model_;
-  std::optional<lip::TextTransformer> transformer_;
-  std::optional<Progress> progress_;
+  std::optional<TextTransformer> transformer_;
+  std::optional<run::Progress> progress_;
   std::size_t chunk_begin_ = 0;  // the transformer's progress counts within the chunk
 };
 
 }  // namespace
 
-LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
+LipRows run_lip_rows(run::RowRunSpec spec, const LipRowWork& work) {
   const std::size_t transformed = work.transform_model.empty() ? 0 : work.original->texts.size();
   spec.rows = transformed + work.to_embed.size();
   LipRows rows;
@@ -95,7 +96,7 @@ LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
   }
   if (!spec.control.shard.empty() && spec.output == "-") fail("--shard writes a partial result: give --output FILE");
   RowModels models(work);
-  rows.run = std::make_unique<RowRun>(std::move(spec));
+  rows.run = std::make_unique<run::RowRun>(std::move(spec));
   rows.writes = rows.run->process([&](std::size_t begin, std::size_t end) {
     std::vector<std::string> records;
     if (begin < transformed) records = models.transform(begin, std::min(end, transformed));
@@ -125,4 +126,4 @@ LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
   return rows;
 }
 
-}  // namespace invar::cli
+}  // namespace invar::lip
