@@ -35,7 +35,6 @@ struct BertScoreArguments {
   bool csv = false;
   bool empty_as_zero = false;
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 using References = std::vector<std::vector<std::string>>;

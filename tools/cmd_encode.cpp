@@ -28,7 +28,6 @@ struct EncodeOptions {
   std::size_t max_length = 0;  // 0 = the model's limit
   std::int64_t layer = -1;     // hidden states after this layer; negative counts from the end
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 void add_encode_options(CLI::App& command, EncodeOptions& options) {

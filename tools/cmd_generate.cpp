@@ -33,7 +33,6 @@ struct Arguments {
   SearchOptions search;
   RunControl control;
   std::string vocab_map;  // --vocab-map: a target-vocabulary shortlist (engine/vocabulary_map.hpp)
-  const CLI::App* command = nullptr;
 };
 
 // --input-format, else the extension, else `fallback` (standard input, other extensions).

@@ -43,7 +43,6 @@ struct IsometryArguments {
   std::string report, per_pair, save_translations;
   std::string output = "-";
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 // One name per data set: --name, else the file's stem, else (when stems collide) its path.

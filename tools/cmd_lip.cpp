@@ -17,6 +17,7 @@
 #include "tools/command.hpp"
 #include "eval/lip/rows.hpp"
 #include "tools/model_command.hpp"
+#include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -48,7 +49,6 @@ struct LipArguments {
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
   std::string output = "-";
   RunControl control;  // of the per-row work (eval/lip/rows.hpp)
-  const CLI::App* command = nullptr;
 };
 
 lip::FeaturizerFactory tf_featurizer(const LipArguments& args, learn::TfidfOptions options) {

@@ -35,7 +35,6 @@ struct PairArguments {
   int width = 4;
   int threads = 0;
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 struct Inputs {
