@@ -33,7 +33,6 @@ struct MetricArguments {
   std::string language_pair;
   bool raw_stats = false;
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 // One comparison: the hypotheses against the source (self-) or the references (ref-).
