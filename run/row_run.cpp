@@ -79,6 +79,7 @@ std::string fingerprint(const std::vector<std::string>& line, const std::vector<
     hasher.add(word);
     input_value = std::find(inputs.begin(), inputs.end(), word) != inputs.end();
   }
+  for (const auto& bytes : spec.content) hasher.add(bytes);
   return hasher.hex();
 }
 

@@ -32,6 +32,9 @@ struct RunControl {
 struct RowRunSpec {
   RunControl control;
   std::vector<std::string> inputs;     // options naming input files, fingerprinted by their content
+  // Further bytes the fingerprint covers: what the rows read that no input option names as a file
+  // (e.g. texts made from files named inside an option's value).
+  std::vector<std::string> content;
   std::string output;                  // the output file ("-" = standard output)
   std::size_t rows = 0;
   std::size_t chunk = 1;               // rows per chunk

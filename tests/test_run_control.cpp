@@ -311,6 +311,15 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
   }
 
   std::vector<std::string> args() const {
+    // metamorphic: the model's outputs on 30 sources and their follow-ups under two transformations.
+    if (GetParam() == "metamorphic_single")
+      return {"-q", "metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", input_, "--transform",
+              "suffix:Thanks.", "--transform", "noise:0.2", "--per-source", files_[0], "--csv", files_[1],
+              "--batch-size", "2", "--threads", "1", "--json"};
+    if (GetParam() == "metamorphic_pairwise")
+      return {"-q", "metamorphic", "pairwise", "-m", fixture("core/xlmr"), "--sources", input_, "--transform",
+              "suffix:Thanks.", "--property", "similarity", "--embeddings", "--delta", "0.9", "--per-source", files_[0],
+              "--batch-size", "2", "--threads", "1"};
     const std::vector<std::string> common{"--batch-size", "2", "--threads", "1", "--max-length", "16", "--json"};
     if (GetParam() == "isometry")
       return with({"-q", "isometry", "--pairs", input_, "--pairs", dir_ + "/in2.txt", "--translator", kMarian,
@@ -338,7 +347,9 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
 TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
   whole_output(args());
   const auto expected = outputs(dir_ + "/whole");
-  ASSERT_EQ(expected.size(), GetParam() == "isometry" ? 2u : 3u);  // the report, --per-pair; or B, --predictions
+  // The report and --per-pair; B and --predictions; --per-source (and --csv).
+  const std::size_t files = GetParam() == "isometry" || GetParam() == "metamorphic_pairwise" ? 2u : 3u;
+  ASSERT_EQ(expected.size(), files);
   for (const auto& text : expected) ASSERT_FALSE(text.empty());
   for (std::size_t shards : {2, 3}) {
     for (const auto& file : files_) std::filesystem::remove(file);
@@ -347,7 +358,42 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards, ::testing::Values("isometry", "lip", "lip_se"));
+INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards,
+                         ::testing::Values("isometry", "lip", "lip_se", "metamorphic_single", "metamorphic_pairwise"));
+
+// metamorphic keeps the model's outputs beside --output: a run whose progress file was cut off in
+// its second chunk continues to the bytes of the whole run.
+class MetamorphicRun : public ModelReportShards {};
+
+TEST_P(MetamorphicRun, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
+  whole_output(args());
+  const auto expected = outputs(dir_ + "/whole");
+  for (const auto& file : files_) std::filesystem::remove(file);
+  const std::string out = dir_ + "/out";
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(args(), out, 1, 40));
+  for (const auto& file : files_) std::filesystem::remove(file);
+  const auto other = run_cli(with(args(), {"-o", out, "--resume", "--seed", "3"}));
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("cannot resume"), std::string::npos) << other.err;
+  const auto resumed = run_cli(with(args(), {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(outputs(out), expected);
+  EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Commands, MetamorphicRun, ::testing::Values("metamorphic_single", "metamorphic_pairwise"));
+
+TEST_F(RunControl, MetamorphicShardsSplitWhatTheModelComputes) {
+  write_file(input_, "source\tsingle\nother\tpair\n");
+  const auto no_model = run_cli({"metamorphic", "single", "--scores", input_, "--shard", "0/2", "-o", dir_ + "/p"});
+  EXPECT_EQ(no_model.exit_code, 1);
+  EXPECT_NE(no_model.err.find("--shard splits what -m MODEL computes"), std::string::npos) << no_model.err;
+  const auto no_output = run_cli({"metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", input_,
+                                  "--transform", "suffix:x", "--shard", "0/2"});
+  EXPECT_EQ(no_output.exit_code, 1);
+  EXPECT_NE(no_output.err.find("--shard writes a partial result: give --output FILE"), std::string::npos)
+      << no_output.err;
+}
 
 // isometry's "N sources truncated" counts every source --truncate cut, whichever process translated
 // it: the count travels in the pairs' records, so a merge (which translates nothing) reports it.
@@ -477,6 +523,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"isometry", "--pairs", "@in", "--translator", kMarian, "--detector", fixture("core/bert-pair-cls"),
                  "--beam", "1", "--max-length", "16", "--batch-size", "2", "--threads", "1", "--json"},
                 "\t"},
+        MpiCase{"metamorphic",
+                {"metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", "@in", "--transform",
+                 "suffix:Thanks.", "--batch-size", "2", "--threads", "1", "--json"},
+                ""},
         MpiCase{"lip_se",
                 {"lip", "--train", "@in", "--original", "@in", "--transform", kMarian, "--max-length", "16",
                  "--classifier", "se", "-m", fixture("core/bert-wordpiece"), "--preset", "invar", "--batch-size", "2",
