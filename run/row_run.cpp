@@ -83,6 +83,16 @@ std::string fingerprint(const std::vector<std::string>& line, const std::vector<
   return hasher.hex();
 }
 
+// A device, FIFO or socket (-o /dev/null, a named pipe) is written to directly (core/io.hpp's
+// AtomicOutput), and nothing is created beside it: no progress is kept.
+bool writes_to_device(const std::string& output) {
+  if (output == "-") return false;
+  std::error_code error;
+  const auto status = std::filesystem::status(output, error);
+  return std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+         !std::filesystem::is_directory(status);
+}
+
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
   std::size_t k = 0, n = 0;
   char slash = 0, rest = 0;
@@ -110,7 +120,17 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
     fail("--resume, --shard and mpirun read the input by its name: give it as a file, not standard input");
   if (spec_.control.resume && spec_.output == "-")
     fail("--resume continues from the progress file beside the output: give {} FILE", spec_.output_option);
-  const bool keeps_progress = spec_.output != "-" && !from_standard_input && !merging_;
+  const bool to_device = writes_to_device(spec_.output);
+  if (spec_.control.resume && to_device)
+    fail("--resume continues from the progress file beside the output, and {} is a device or pipe, beside which "
+         "none is kept: give {} a file",
+         spec_.output, spec_.output_option);
+  if (spec_.output != "-" && !to_device) {
+    const std::filesystem::path target(spec_.output);
+    const auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(dir)) fail("{}: directory {} does not exist", spec_.output, dir.string());
+  }
+  const bool keeps_progress = spec_.output != "-" && !to_device && !from_standard_input && !merging_;
   // Hashing the inputs reads them all once more: only a run that records or checks them pays it
   // (a plain run to standard output, e.g. `invar metric bleu`, does not).
   if (!from_standard_input && (split || merging_ || keeps_progress))

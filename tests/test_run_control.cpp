@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -609,6 +610,60 @@ TEST_F(Merge, RefusesPartsOfAnInputThatChangedSince) {
   const auto result = run_cli({"merge", part0_, part1_});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("made from other input files or options"), std::string::npos) << result.err;
+}
+
+// Run files are never written through a symbolic link: a link put where the progress file goes
+// (by anyone who may create files in the output's folder) is replaced, its target left alone.
+TEST_F(RunControl, ProgressIsNeverWrittenThroughASymbolicLink) {
+  write_file(dir_ + "/hyp", source_lines(1100));
+  write_file(dir_ + "/ref", source_lines(1100, " and "));
+  const std::vector<std::string> bleu{"metric", "bleu", "-i", dir_ + "/hyp", "-r", dir_ + "/ref"};
+  const std::string victim = dir_ + "/victim", out = dir_ + "/out", progress = out + ".invar-progress";
+  write_file(victim, "precious\n");
+  std::filesystem::create_symlink(victim, progress);
+  const auto run = run_cli(with(bleu, {"-o", out}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_FALSE(std::filesystem::exists(progress));
+  EXPECT_EQ(read_file(out), whole_output(bleu));
+
+  // A progress file of this very run behind a link: --resume refuses to append through it.
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(bleu, victim, 1, 40));
+  const std::string kept = read_file(victim + ".invar-progress");
+  std::filesystem::create_symlink(victim + ".invar-progress", progress);
+  const auto resumed = run_cli(with(bleu, {"-o", out, "--resume"}));
+  EXPECT_EQ(resumed.exit_code, 1);
+  EXPECT_NE(resumed.err.find("out.invar-progress: is a symbolic link"), std::string::npos) << resumed.err;
+  EXPECT_EQ(read_file(victim + ".invar-progress"), kept);
+}
+
+TEST_F(RunControl, AMissingOutputDirectoryIsNamed) {
+  write_file(input_, "a\n");
+  const auto run = run_cli({"metric", "bleu", "-i", input_, "-r", input_, "-o", dir_ + "/no/such/out.txt"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("out.txt: directory " + dir_ + "/no/such does not exist"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("invar-progress"), std::string::npos) << run.err;
+}
+
+// -o /dev/null (a device) is written directly and nothing is created beside it, which an
+// unprivileged user could not do in /dev: the run is tried as user nobody when the tests run as root.
+TEST_F(RunControl, NoProgressFileBesideADevice) {
+  write_file(input_, source_lines(600));
+  for (const auto& folder : {std::filesystem::path(dir_).parent_path(), std::filesystem::path(dir_)})
+    std::filesystem::permissions(folder, std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
+  std::filesystem::permissions(input_, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
+  const std::vector<std::string> bleu{"metric", "bleu", "-i", input_, "-r", input_, "-o", "/dev/null"};
+  const auto run = run_cli(bleu);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.invar-progress"));
+  const auto resume = run_cli(with(bleu, {"--resume"}));
+  EXPECT_EQ(resume.exit_code, 1);
+  EXPECT_NE(resume.err.find("/dev/null is a device or pipe"), std::string::npos) << resume.err;
+  if (geteuid() != 0 || !std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs root to become nobody";
+  const auto nobody = test::wait_for(test::start_program(
+      "/usr/bin/setpriv", with({"--reuid=nobody", "--regid=nogroup", "--clear-groups", INVAR_CLI}, bleu)));
+  EXPECT_EQ(nobody.exit_code, 0) << nobody.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.invar-progress"));
 }
 
 TEST_F(RunControl, ShardMustBeKOfN) {
