@@ -423,6 +423,37 @@ TEST_F(ModelReportShards, TruncatedSourcesAreCountedOverEveryPart) {
   EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
 }
 
+// translate's "N of M sources were ... truncated" counts every source --truncate cut, whichever
+// process translated it: the same count for a whole run, a resumed one, merged shards and mpirun.
+TEST_F(RunControl, TranslateCountsTruncatedSourcesOverEveryPart) {
+  std::string long_text, lines;
+  for (int i = 0; i < 40; ++i) long_text += "lovely great thing ";
+  for (int i = 0; i < 20; ++i) lines += (i % 6 == 0 ? long_text : "short text " + std::to_string(i)) + "\n";
+  write_file(input_, lines);  // long: 0, 6, 12, 18; chunks of 16 rows
+  const std::vector<std::string> args{"-q", "translate", "-m", kMarian, "-i", input_, "--max-length", "8",
+                                      "--truncate", "--batch-size", "2", "--threads", "1"};
+  const std::string expected = "4 of 20 sources were longer than the model's";
+  const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
+    ASSERT_EQ(part.exit_code, 0) << part.err;
+    EXPECT_EQ(part.err.find("sources were longer"), std::string::npos) << part.err;  // a part warns of nothing
+  }
+  const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+  EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+  // Killed in the second chunk: the first chunk's three cut sources come from the progress file.
+  const std::string out = dir_ + "/out";
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(args, out, 1, 10));
+  const auto resumed = run_cli(with(args, {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(expected), std::string::npos) << resumed.err;
+  EXPECT_EQ(read_file(out), read_file(dir_ + "/whole"));
+}
+
 TEST_F(ModelReportShards, MergeRefusesPartsOfOtherRunsAndShardsNeedAnOutputAndWork) {
   const auto isometry = [this](const std::vector<std::string>& more) {
     return with({"-q", "isometry", "--pairs", input_, "--detector", fixture("core/bert-pair-cls"), "--translations",

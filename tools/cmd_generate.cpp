@@ -15,6 +15,7 @@
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "run/record.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
@@ -105,10 +106,10 @@ TranslateOptions translate_options(const ModelOptions& model, const Table& table
   return options;
 }
 
-void warn_truncated(std::size_t truncated, std::size_t total, const Translator& translator) {
+void warn_truncated(std::size_t truncated, std::size_t total, std::int64_t positions) {
   if (truncated > 0)
     fmt::print(stderr, "invar: warning: {} of {} sources were longer than the model's {} positions and were truncated\n",
-               truncated, total, translator.max_source_length());
+               truncated, total, positions);
 }
 
 // A generated text can hold line breaks (byte-level BPE has tokens for them); plain-text output
@@ -132,7 +133,9 @@ RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
 }
 
 // The model is opened for the first chunk this run computes (none when resuming a finished run or
-// merging partial results).
+// merging partial results). A row's record is its output line, whether --truncate cut its source
+// and the length it was cut to, so that the process that writes the output counts every cut
+// source, whichever process translated it.
 void run_generate(const Arguments& args, bool best_text_only) {
   Table table;
   const auto texts = read_texts(args.model, args.input, table);
@@ -140,27 +143,49 @@ void run_generate(const Arguments& args, bool best_text_only) {
   std::optional<Session> session;
   SearchSettings settings;
   Progress progress(best_text_only ? "translate" : "generate", texts.size());
-  std::size_t truncated = 0;
   const bool writes = run.process([&](std::size_t begin, std::size_t end) {
     if (!session) {
       session = open_session(args);
       settings = search_settings(*session->translator, args.search);
     }
     auto options = translate_options(args.model, table, progress, begin);
-    if (args.search.truncate) options.truncated = [&truncated](std::size_t) { ++truncated; };
+    std::vector<bool> cut(end - begin);
+    if (args.search.truncate) options.truncated = [&cut](std::size_t i) { cut.at(i) = true; };
     options.vocab_map = session->vocab_map.get();
     const auto results = session->translator->generate({texts.begin() + begin, texts.begin() + end}, settings, options);
-    std::vector<std::string> lines;
+    std::vector<std::string> records;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& hyps = results[i];
       if (std::any_of(hyps.begin(), hyps.end(), [](const auto& h) { return !std::isfinite(h.score); }))
         warn_non_finite(table.path, table.line_numbers[begin + i]);
-      lines.push_back(generation_line(hyps, best_text_only));
+      records.push_back(run::RecordWriter()
+                            .put(generation_line(hyps, best_text_only))
+                            .put(static_cast<bool>(cut[i]))
+                            .put(std::int64_t{session->translator->max_source_length()})
+                            .str());
     }
-    return lines;
+    return records;
   });
-  if (session) warn_truncated(truncated, texts.size(), *session->translator);
-  if (writes) run.write_lines();
+  if (!writes) return;
+  std::vector<std::string> lines;
+  std::size_t truncated = 0;
+  std::int64_t limit = 0;
+  for (const auto& text : run.records()) {
+    run::RecordReader record(text, best_text_only ? "translate" : "generate");
+    lines.push_back(record.get_string());
+    const bool was_cut = record.get_bool();
+    const std::int64_t length = record.get_int();
+    record.finish();
+    if (was_cut) {
+      ++truncated;
+      limit = length;
+    }
+  }
+  warn_truncated(truncated, texts.size(), limit);
+  AtomicOutput out(args.model.output);
+  for (const auto& line : lines) out.write_line(line);
+  out.commit();
+  run.close();
 }
 
 void run_score(const Arguments& args) {
