@@ -129,21 +129,17 @@ double RecordReader::get_double() {
   return value;
 }
 
-std::uint64_t RecordReader::get_uint() {
+template <typename T>
+T RecordReader::get_integer(std::string_view expected) {
   const auto field = next();
-  std::uint64_t value = 0;
+  T value = 0;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (field.empty() || ec != std::errc() || end != field.data() + field.size()) bad(field, "a count");
+  if (field.empty() || ec != std::errc() || end != field.data() + field.size()) bad(field, expected);
   return value;
 }
 
-std::int64_t RecordReader::get_int() {
-  const auto field = next();
-  std::int64_t value = 0;
-  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (field.empty() || ec != std::errc() || end != field.data() + field.size()) bad(field, "an integer");
-  return value;
-}
+std::uint64_t RecordReader::get_uint() { return get_integer<std::uint64_t>("a count"); }
+std::int64_t RecordReader::get_int() { return get_integer<std::int64_t>("an integer"); }
 
 bool RecordReader::get_bool() {
   const auto field = next();

@@ -49,6 +49,8 @@ class RecordReader {
 
  private:
   std::string_view next();
+  template <typename T>
+  T get_integer(std::string_view expected);
   [[noreturn]] void bad(std::string_view field, std::string_view expected) const;
   std::string_view record_, what_;
   std::size_t at_ = 0;

@@ -76,6 +76,23 @@ class RunControl : public ::testing::Test {
     return read_file(dir_ + "/merged");
   }
 
+  // `args` run whole, then as two shards and merged: the whole run and the merge warn `expected`,
+  // the parts warn nothing, and the merge gives the whole run's bytes.
+  void expect_warning_of_whole_run(const std::vector<std::string>& args, const std::string& expected) {
+    const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
+    for (const char* shard : {"0/2", "1/2"}) {
+      const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
+      ASSERT_EQ(part.exit_code, 0) << part.err;
+      EXPECT_EQ(part.err.find(expected), std::string::npos) << part.err;
+    }
+    const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+    EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+  }
+
   // A progress file beside `out` as a run of `args` killed while writing chunk `cut` leaves it:
   // the chunks before it (those of a one-shard partial result) and `bytes` of that chunk.
   void write_cut_progress(const std::vector<std::string>& args, const std::string& out, std::size_t cut,
@@ -409,18 +426,7 @@ TEST_F(ModelReportShards, TruncatedSourcesAreCountedOverEveryPart) {
   const std::vector<std::string> args{"isometry", "--pairs", input_, "--translator", kMarian, "--detector",
                                       fixture("core/bert-pair-cls"), "--beam", "1", "--max-length", "8",
                                       "--truncate", "--batch-size", "2", "--threads", "1", "--json"};
-  const std::string expected = "invar: 6 sources truncated to the positions of " + kMarian + " (--truncate)\n";
-  const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
-  ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
-  for (const char* shard : {"0/2", "1/2"}) {
-    const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
-    ASSERT_EQ(part.exit_code, 0) << part.err;
-  }
-  const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
-  ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
-  EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+  expect_warning_of_whole_run(args, "invar: 6 sources truncated to the positions of " + kMarian + " (--truncate)\n");
 }
 
 // translate's "N of M sources were ... truncated" counts every source --truncate cut, whichever
@@ -433,18 +439,7 @@ TEST_F(RunControl, TranslateCountsTruncatedSourcesOverEveryPart) {
   const std::vector<std::string> args{"-q", "translate", "-m", kMarian, "-i", input_, "--max-length", "8",
                                       "--truncate", "--batch-size", "2", "--threads", "1"};
   const std::string expected = "4 of 20 sources were longer than the model's";
-  const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
-  ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
-  for (const char* shard : {"0/2", "1/2"}) {
-    const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
-    ASSERT_EQ(part.exit_code, 0) << part.err;
-    EXPECT_EQ(part.err.find("sources were longer"), std::string::npos) << part.err;  // a part warns of nothing
-  }
-  const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
-  ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
-  EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+  ASSERT_NO_FATAL_FAILURE(expect_warning_of_whole_run(args, expected));
   // Killed in the second chunk: the first chunk's three cut sources come from the progress file.
   const std::string out = dir_ + "/out";
   ASSERT_NO_FATAL_FAILURE(write_cut_progress(args, out, 1, 10));
