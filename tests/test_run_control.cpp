@@ -326,6 +326,10 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
     write_file(input_, source_lines(30, "\t"));
     write_file(dir_ + "/in2.txt", after_first_line(source_lines(14, "\t")));
     write_file(dir_ + "/train.tsv", source_lines(30, "\t"));
+    write_file(dir_ + "/small.tsv",
+               "labels\tnegative\tpositive\nslot\tADJ\tgood\tgreat\tawful\nslot\tTHING\tfilm\tplot\n"
+               "flip\tNOT\t\tnot\ntemplate\tnegation\tpositive\tThe @THING@ is @NOT@ @ADJ@.\n"
+               "template\tirony\tnegative\tWhat a @ADJ@ @THING@, I slept through it.\n");
   }
 
   std::vector<std::string> args() const {
@@ -334,6 +338,13 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
       return {"-q", "metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", input_, "--transform",
               "suffix:Thanks.", "--transform", "noise:0.2", "--per-source", files_[0], "--csv", files_[1],
               "--batch-size", "2", "--threads", "1", "--json"};
+    // robustness score: 58 texts (the bundled task's 40, 18 from templates) under a model of each
+    // population, in chunks of 16.
+    if (GetParam() == "robustness")
+      return {"-q", "robustness", "score", "-m", fixture("core/bert-pair-cls"), "--compare-model",
+              fixture("core/bert-pair-cls"), "--task", std::string(INVAR_SOURCE_DIR) + "/examples/robustness/task.tsv",
+              "--templates", dir_ + "/small.tsv", "--label-map", "not_paraphrase=negative,paraphrase=positive",
+              "--csv", files_[0], "--latex", files_[1], "--batch-size", "2", "--threads", "1", "--json"};
     if (GetParam() == "metamorphic_pairwise")
       return {"-q", "metamorphic", "pairwise", "-m", fixture("core/xlmr"), "--sources", input_, "--transform",
               "suffix:Thanks.", "--property", "similarity", "--embeddings", "--delta", "0.9", "--per-source", files_[0],
@@ -377,13 +388,14 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards,
-                         ::testing::Values("isometry", "lip", "lip_se", "metamorphic_single", "metamorphic_pairwise"));
+                         ::testing::Values("isometry", "lip", "lip_se", "metamorphic_single", "metamorphic_pairwise",
+                                           "robustness"));
 
-// metamorphic keeps the model's outputs beside --output: a run whose progress file was cut off in
-// its second chunk continues to the bytes of the whole run.
-class MetamorphicRun : public ModelReportShards {};
+// metamorphic and robustness keep the models' outputs beside --output: a run whose progress file
+// was cut off in its second chunk continues to the bytes of the whole run.
+class ModelReportResume : public ModelReportShards {};
 
-TEST_P(MetamorphicRun, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
+TEST_P(ModelReportResume, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
   whole_output(args());
   const auto expected = outputs(dir_ + "/whole");
   for (const auto& file : files_) std::filesystem::remove(file);
@@ -399,7 +411,8 @@ TEST_P(MetamorphicRun, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes)
   EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Commands, MetamorphicRun, ::testing::Values("metamorphic_single", "metamorphic_pairwise"));
+INSTANTIATE_TEST_SUITE_P(Commands, ModelReportResume,
+                         ::testing::Values("metamorphic_single", "metamorphic_pairwise", "robustness"));
 
 TEST_F(RunControl, MetamorphicShardsSplitWhatTheModelComputes) {
   write_file(input_, "source\tsingle\nother\tpair\n");
