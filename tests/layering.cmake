@@ -1,9 +1,10 @@
 # The layering check (docs/architecture.md): every #include "FOLDER/..." of a source file names its
 # own folder or one the file's layer stands on,
-#   core < loaders < models < engine < eval < capi < tools, and core < backends < engine
+#   core < loaders < models < engine < run < eval < capi < tools, and core < backends < engine
 # (the compute backends stand on core/ alone, beside loaders/ and models/), so that dependencies
 # point one way; above backends/, a backend folder (backends/cpu/, ...) is never included: the
-# registry picks one. Run by CTest as `layering`:
+# registry picks one; and no file below tools/ includes CLI11 (<CLI/...>): the library takes its
+# settings as plain data. Run by CTest as `layering`:
 #   cmake -DSOURCE_DIR=<tree> -P tests/layering.cmake
 # and fails naming every include that points elsewhere as FILE:LINE.
 cmake_minimum_required(VERSION 3.25)
@@ -11,14 +12,15 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "layering.cmake: pass -DSOURCE_DIR=<the source tree>")
 endif()
 
-set(INVAR_LAYERS core loaders models backends engine eval capi tools)
+set(INVAR_LAYERS core loaders models backends engine run eval capi tools)
 # The layers each layer may include besides itself.
 set(below_core "")
 set(below_loaders core)
 set(below_models core loaders)
 set(below_backends core)
 set(below_engine core loaders models backends)
-set(below_eval ${below_engine} engine)
+set(below_run ${below_engine} engine)
+set(below_eval ${below_run} run)
 set(below_capi ${below_eval} eval)
 set(below_tools ${below_capi} capi)
 
@@ -46,6 +48,10 @@ foreach(layer ${INVAR_LAYERS})
           string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes ${CMAKE_MATCH_1}/ (use backends/registry.hpp)")
         endif()
       endif()
+      if(NOT layer STREQUAL "tools" AND line MATCHES "^[ \t]*#[ \t]*include[ \t]*[<\"]CLI/")
+        file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
+        string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes CLI11 (only tools/ may)")
+      endif()
     endforeach()
   endforeach()
 endforeach()
@@ -54,7 +60,7 @@ if(checked EQUAL 0)
   message(FATAL_ERROR "layering.cmake: no source files under ${SOURCE_DIR}")
 endif()
 if(violations)
-  message(FATAL_ERROR "includes that do not point down (core < loaders < models < engine < eval < capi < tools, "
-                      "core < backends < engine):${violations}")
+  message(FATAL_ERROR "includes that do not point down (core < loaders < models < engine < run < eval < capi < tools, "
+                      "core < backends < engine; CLI11 only in tools/):${violations}")
 endif()
 message(STATUS "layering: ${checked} files, every include points down")

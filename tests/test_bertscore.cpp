@@ -397,7 +397,7 @@ TEST(CliBertScore, TruncationWarningCountsTheCutTextsAcrossShards) {
   EXPECT_EQ(merged.out, whole.out);
 }
 
-// The command scores 1100 segments in chunks of 512 (tools/row_run.hpp), each chunk whole
+// The command scores 1100 segments in chunks of 512 (run/row_run.hpp), each chunk whole
 // matching batches: every segment gets the score of one whole score() call, to the float32 noise of
 // other embedding batches (1e-6). The first 600 segments' references are the golden's, the rest the
 // candidates of other items, so idf weights from one chunk's references would differ.

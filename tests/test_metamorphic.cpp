@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "engine/cosine.hpp"
 #include "eval/metamorphic/compositionality.hpp"
 #include "eval/metamorphic/pairwise.hpp"
 #include "eval/metamorphic/relation.hpp"
@@ -155,7 +156,12 @@ TEST(MetamorphicSingle, ViolationsByHand) {
   EXPECT_EQ(check_score_similarity(std::vector<double>{0.5, 0.5}, std::vector<double>{0.75, 0.5}, 0.2).violating,
             std::vector<std::size_t>{0});
   const std::vector<std::vector<float>> a{{1, 0}, {1, 0}}, b{{1, 1}, {2, 0}};
-  EXPECT_NEAR(cosine(a[0], b[0]), std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(cosine_similarity(a[0], b[0]), std::sqrt(0.5), 1e-12);
+  // A zero vector has cosine 0 with every vector, itself included (torch's norms clamped to 1e-8).
+  const std::vector<float> zero{0, 0};
+  EXPECT_EQ(cosine_similarity(zero, a[0]), 0.0);
+  EXPECT_EQ(cosine_similarity(zero, zero), 0.0);
+  EXPECT_EQ(check_cosine_similarity({zero}, {zero}, 0.0).violating, std::vector<std::size_t>{});
   EXPECT_EQ(check_cosine_similarity(a, b, 0.9).violating, std::vector<std::size_t>{0});
 }
 
@@ -519,7 +525,7 @@ TEST(MetamorphicCli, PairwiseSimilarityOfEmbeddingsMatchesEmbedAndTheReference) 
   // rounding of the printed embeddings, and some pairs on each side of the premise.
   std::vector<double> cosines;
   for (std::size_t i = 0; i < s.size(); ++i)
-    for (std::size_t j = i + 1; j < s.size(); ++j) cosines.push_back(cosine(s[i], s[j]));
+    for (std::size_t j = i + 1; j < s.size(); ++j) cosines.push_back(cosine_similarity(s[i], s[j]));
   std::sort(cosines.rbegin(), cosines.rend());
   const double delta = (cosines[4] + cosines[5]) / 2;
   const auto run = test::run_cli({"-q", "metamorphic", "pairwise", "-m", model("xlmr"), "--sources", dir + "/reviews.txt",

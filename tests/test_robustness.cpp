@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "eval/robustness/predict.hpp"
+#include "eval/robustness/models.hpp"
 #include "eval/report/report.hpp"
 #include "eval/robustness/report.hpp"
 #include "support/test_support.hpp"

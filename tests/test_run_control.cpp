@@ -1,9 +1,10 @@
-// Run control of the line-aligned commands (tools/row_run.hpp): a run killed mid-way continues
+// Run control of the line-aligned commands (run/row_run.hpp): a run killed mid-way continues
 // with --resume to the same bytes an uninterrupted run writes; a resume with other input or
 // options is refused; --shard K/N parts joined by `invar merge` equal the one-process output.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -73,6 +74,23 @@ class RunControl : public ::testing::Test {
     const auto merged = run_cli(merge);
     EXPECT_EQ(merged.exit_code, 0) << merged.err;
     return read_file(dir_ + "/merged");
+  }
+
+  // `args` run whole, then as two shards and merged: the whole run and the merge warn `expected`,
+  // the parts warn nothing, and the merge gives the whole run's bytes.
+  void expect_warning_of_whole_run(const std::vector<std::string>& args, const std::string& expected) {
+    const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
+    for (const char* shard : {"0/2", "1/2"}) {
+      const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
+      ASSERT_EQ(part.exit_code, 0) << part.err;
+      EXPECT_EQ(part.err.find(expected), std::string::npos) << part.err;
+    }
+    const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+    EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
   }
 
   // A progress file beside `out` as a run of `args` killed while writing chunk `cut` leaves it:
@@ -308,9 +326,29 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
     write_file(input_, source_lines(30, "\t"));
     write_file(dir_ + "/in2.txt", after_first_line(source_lines(14, "\t")));
     write_file(dir_ + "/train.tsv", source_lines(30, "\t"));
+    write_file(dir_ + "/small.tsv",
+               "labels\tnegative\tpositive\nslot\tADJ\tgood\tgreat\tawful\nslot\tTHING\tfilm\tplot\n"
+               "flip\tNOT\t\tnot\ntemplate\tnegation\tpositive\tThe @THING@ is @NOT@ @ADJ@.\n"
+               "template\tirony\tnegative\tWhat a @ADJ@ @THING@, I slept through it.\n");
   }
 
   std::vector<std::string> args() const {
+    // metamorphic: the model's outputs on 30 sources and their follow-ups under two transformations.
+    if (GetParam() == "metamorphic_single")
+      return {"-q", "metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", input_, "--transform",
+              "suffix:Thanks.", "--transform", "noise:0.2", "--per-source", files_[0], "--csv", files_[1],
+              "--batch-size", "2", "--threads", "1", "--json"};
+    // robustness score: 58 texts (the bundled task's 40, 18 from templates) under a model of each
+    // population, in chunks of 16.
+    if (GetParam() == "robustness")
+      return {"-q", "robustness", "score", "-m", fixture("core/bert-pair-cls"), "--compare-model",
+              fixture("core/bert-pair-cls"), "--task", std::string(INVAR_SOURCE_DIR) + "/examples/robustness/task.tsv",
+              "--templates", dir_ + "/small.tsv", "--label-map", "not_paraphrase=negative,paraphrase=positive",
+              "--csv", files_[0], "--latex", files_[1], "--batch-size", "2", "--threads", "1", "--json"};
+    if (GetParam() == "metamorphic_pairwise")
+      return {"-q", "metamorphic", "pairwise", "-m", fixture("core/xlmr"), "--sources", input_, "--transform",
+              "suffix:Thanks.", "--property", "similarity", "--embeddings", "--delta", "0.9", "--per-source", files_[0],
+              "--batch-size", "2", "--threads", "1"};
     const std::vector<std::string> common{"--batch-size", "2", "--threads", "1", "--max-length", "16", "--json"};
     if (GetParam() == "isometry")
       return with({"-q", "isometry", "--pairs", input_, "--pairs", dir_ + "/in2.txt", "--translator", kMarian,
@@ -338,7 +376,9 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
 TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
   whole_output(args());
   const auto expected = outputs(dir_ + "/whole");
-  ASSERT_EQ(expected.size(), GetParam() == "isometry" ? 2u : 3u);  // the report, --per-pair; or B, --predictions
+  // The report and --per-pair; B and --predictions; --per-source (and --csv).
+  const std::size_t files = GetParam() == "isometry" || GetParam() == "metamorphic_pairwise" ? 2u : 3u;
+  ASSERT_EQ(expected.size(), files);
   for (const auto& text : expected) ASSERT_FALSE(text.empty());
   for (std::size_t shards : {2, 3}) {
     for (const auto& file : files_) std::filesystem::remove(file);
@@ -347,7 +387,44 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards, ::testing::Values("isometry", "lip", "lip_se"));
+INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards,
+                         ::testing::Values("isometry", "lip", "lip_se", "metamorphic_single", "metamorphic_pairwise",
+                                           "robustness"));
+
+// metamorphic and robustness keep the models' outputs beside --output: a run whose progress file
+// was cut off in its second chunk continues to the bytes of the whole run.
+class ModelReportResume : public ModelReportShards {};
+
+TEST_P(ModelReportResume, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsBytes) {
+  whole_output(args());
+  const auto expected = outputs(dir_ + "/whole");
+  for (const auto& file : files_) std::filesystem::remove(file);
+  const std::string out = dir_ + "/out";
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(args(), out, 1, 40));
+  for (const auto& file : files_) std::filesystem::remove(file);
+  const auto other = run_cli(with(args(), {"-o", out, "--resume", "--seed", "3"}));
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("cannot resume"), std::string::npos) << other.err;
+  const auto resumed = run_cli(with(args(), {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(outputs(out), expected);
+  EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Commands, ModelReportResume,
+                         ::testing::Values("metamorphic_single", "metamorphic_pairwise", "robustness"));
+
+TEST_F(RunControl, MetamorphicShardsSplitWhatTheModelComputes) {
+  write_file(input_, "source\tsingle\nother\tpair\n");
+  const auto no_model = run_cli({"metamorphic", "single", "--scores", input_, "--shard", "0/2", "-o", dir_ + "/p"});
+  EXPECT_EQ(no_model.exit_code, 1);
+  EXPECT_NE(no_model.err.find("--shard splits what -m MODEL computes"), std::string::npos) << no_model.err;
+  const auto no_output = run_cli({"metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", input_,
+                                  "--transform", "suffix:x", "--shard", "0/2"});
+  EXPECT_EQ(no_output.exit_code, 1);
+  EXPECT_NE(no_output.err.find("--shard writes a partial result: give --output FILE"), std::string::npos)
+      << no_output.err;
+}
 
 // isometry's "N sources truncated" counts every source --truncate cut, whichever process translated
 // it: the count travels in the pairs' records, so a merge (which translates nothing) reports it.
@@ -362,18 +439,27 @@ TEST_F(ModelReportShards, TruncatedSourcesAreCountedOverEveryPart) {
   const std::vector<std::string> args{"isometry", "--pairs", input_, "--translator", kMarian, "--detector",
                                       fixture("core/bert-pair-cls"), "--beam", "1", "--max-length", "8",
                                       "--truncate", "--batch-size", "2", "--threads", "1", "--json"};
-  const std::string expected = "invar: 6 sources truncated to the positions of " + kMarian + " (--truncate)\n";
-  const auto whole = run_cli(with(args, {"-o", dir_ + "/whole"}));
-  ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  EXPECT_NE(whole.err.find(expected), std::string::npos) << whole.err;
-  for (const char* shard : {"0/2", "1/2"}) {
-    const auto part = run_cli(with(args, {"--shard", shard, "-o", dir_ + "/part" + shard[0]}));
-    ASSERT_EQ(part.exit_code, 0) << part.err;
-  }
-  const auto merged = run_cli({"merge", "-o", dir_ + "/merged", dir_ + "/part0", dir_ + "/part1"});
-  ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
-  EXPECT_EQ(read_file(dir_ + "/merged"), read_file(dir_ + "/whole"));
+  expect_warning_of_whole_run(args, "invar: 6 sources truncated to the positions of " + kMarian + " (--truncate)\n");
+}
+
+// translate's "N of M sources were ... truncated" counts every source --truncate cut, whichever
+// process translated it: the same count for a whole run, a resumed one, merged shards and mpirun.
+TEST_F(RunControl, TranslateCountsTruncatedSourcesOverEveryPart) {
+  std::string long_text, lines;
+  for (int i = 0; i < 40; ++i) long_text += "lovely great thing ";
+  for (int i = 0; i < 20; ++i) lines += (i % 6 == 0 ? long_text : "short text " + std::to_string(i)) + "\n";
+  write_file(input_, lines);  // long: 0, 6, 12, 18; chunks of 16 rows
+  const std::vector<std::string> args{"-q", "translate", "-m", kMarian, "-i", input_, "--max-length", "8",
+                                      "--truncate", "--batch-size", "2", "--threads", "1"};
+  const std::string expected = "4 of 20 sources were longer than the model's";
+  ASSERT_NO_FATAL_FAILURE(expect_warning_of_whole_run(args, expected));
+  // Killed in the second chunk: the first chunk's three cut sources come from the progress file.
+  const std::string out = dir_ + "/out";
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(args, out, 1, 10));
+  const auto resumed = run_cli(with(args, {"-o", out, "--resume"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(expected), std::string::npos) << resumed.err;
+  EXPECT_EQ(read_file(out), read_file(dir_ + "/whole"));
 }
 
 TEST_F(ModelReportShards, MergeRefusesPartsOfOtherRunsAndShardsNeedAnOutputAndWork) {
@@ -477,6 +563,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"isometry", "--pairs", "@in", "--translator", kMarian, "--detector", fixture("core/bert-pair-cls"),
                  "--beam", "1", "--max-length", "16", "--batch-size", "2", "--threads", "1", "--json"},
                 "\t"},
+        MpiCase{"metamorphic",
+                {"metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", "@in", "--transform",
+                 "suffix:Thanks.", "--batch-size", "2", "--threads", "1", "--json"},
+                ""},
         MpiCase{"lip_se",
                 {"lip", "--train", "@in", "--original", "@in", "--transform", kMarian, "--max-length", "16",
                  "--classifier", "se", "-m", fixture("core/bert-wordpiece"), "--preset", "invar", "--batch-size", "2",
@@ -559,6 +649,60 @@ TEST_F(Merge, RefusesPartsOfAnInputThatChangedSince) {
   const auto result = run_cli({"merge", part0_, part1_});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("made from other input files or options"), std::string::npos) << result.err;
+}
+
+// Run files are never written through a symbolic link: a link put where the progress file goes
+// (by anyone who may create files in the output's folder) is replaced, its target left alone.
+TEST_F(RunControl, ProgressIsNeverWrittenThroughASymbolicLink) {
+  write_file(dir_ + "/hyp", source_lines(1100));
+  write_file(dir_ + "/ref", source_lines(1100, " and "));
+  const std::vector<std::string> bleu{"metric", "bleu", "-i", dir_ + "/hyp", "-r", dir_ + "/ref"};
+  const std::string victim = dir_ + "/victim", out = dir_ + "/out", progress = out + ".invar-progress";
+  write_file(victim, "precious\n");
+  std::filesystem::create_symlink(victim, progress);
+  const auto run = run_cli(with(bleu, {"-o", out}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_FALSE(std::filesystem::exists(progress));
+  EXPECT_EQ(read_file(out), whole_output(bleu));
+
+  // A progress file of this very run behind a link: --resume refuses to append through it.
+  ASSERT_NO_FATAL_FAILURE(write_cut_progress(bleu, victim, 1, 40));
+  const std::string kept = read_file(victim + ".invar-progress");
+  std::filesystem::create_symlink(victim + ".invar-progress", progress);
+  const auto resumed = run_cli(with(bleu, {"-o", out, "--resume"}));
+  EXPECT_EQ(resumed.exit_code, 1);
+  EXPECT_NE(resumed.err.find("out.invar-progress: is a symbolic link"), std::string::npos) << resumed.err;
+  EXPECT_EQ(read_file(victim + ".invar-progress"), kept);
+}
+
+TEST_F(RunControl, AMissingOutputDirectoryIsNamed) {
+  write_file(input_, "a\n");
+  const auto run = run_cli({"metric", "bleu", "-i", input_, "-r", input_, "-o", dir_ + "/no/such/out.txt"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("out.txt: directory " + dir_ + "/no/such does not exist"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("invar-progress"), std::string::npos) << run.err;
+}
+
+// -o /dev/null (a device) is written directly and nothing is created beside it, which an
+// unprivileged user could not do in /dev: the run is tried as user nobody when the tests run as root.
+TEST_F(RunControl, NoProgressFileBesideADevice) {
+  write_file(input_, source_lines(600));
+  for (const auto& folder : {std::filesystem::path(dir_).parent_path(), std::filesystem::path(dir_)})
+    std::filesystem::permissions(folder, std::filesystem::perms::others_exec, std::filesystem::perm_options::add);
+  std::filesystem::permissions(input_, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
+  const std::vector<std::string> bleu{"metric", "bleu", "-i", input_, "-r", input_, "-o", "/dev/null"};
+  const auto run = run_cli(bleu);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.invar-progress"));
+  const auto resume = run_cli(with(bleu, {"--resume"}));
+  EXPECT_EQ(resume.exit_code, 1);
+  EXPECT_NE(resume.err.find("/dev/null is a device or pipe"), std::string::npos) << resume.err;
+  if (geteuid() != 0 || !std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs root to become nobody";
+  const auto nobody = test::wait_for(test::start_program(
+      "/usr/bin/setpriv", with({"--reuid=nobody", "--regid=nogroup", "--clear-groups", INVAR_CLI}, bleu)));
+  EXPECT_EQ(nobody.exit_code, 0) << nobody.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/null.invar-progress"));
 }
 
 TEST_F(RunControl, ShardMustBeKOfN) {

@@ -1,6 +1,6 @@
 // `invar metric bertscore`: BERTScore as bert_score v0.3.13 computes it (eval/metrics/bertscore/bertscore.hpp),
 // with its hash, its CLI's summary line and per-line scores aligned with the hypotheses. Segments
-// run in chunks of whole matching batches (tools/row_run.hpp: --resume, --shard, MPI); the idf
+// run in chunks of whole matching batches (run/row_run.hpp: --resume, --shard, MPI); the idf
 // weights come from every reference in every process, so a segment's score does not depend on
 // which process computed it.
 #include <fmt/format.h>
@@ -16,9 +16,9 @@
 #include "eval/metrics/corpus/common.hpp"
 #include "core/version.hpp"
 #include "tools/command.hpp"
-#include "tools/exact_field.hpp"
+#include "run/record.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -36,7 +36,6 @@ struct BertScoreArguments {
   std::string empty = "error";  // --empty; --empty-as-zero is "reference"
   bool empty_as_zero = false;
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 using References = std::vector<std::vector<std::string>>;
@@ -145,8 +144,13 @@ class Scoring {
       const auto& s = scores[i - begin];
       std::string cut(1, scorer_.truncated(hyps[i]) ? '1' : '0');
       for (const auto& text : refs[i]) cut += scorer_.truncated(text) ? '1' : '0';
-      out.push_back(fmt::format("{}\t{}\t{}\t{}\t{}", exact_field(s.precision), exact_field(s.recall),
-                                exact_field(s.f1), cut, scorer_.max_length()));
+      out.push_back(run::RecordWriter()
+                        .put(s.precision)
+                        .put(s.recall)
+                        .put(s.f1)
+                        .put(cut)
+                        .put(std::uint64_t{scorer_.max_length()})
+                        .str());
     }
     return out;
   }
@@ -168,19 +172,19 @@ std::vector<metrics::BertScore> read_records(const std::vector<std::string>& rec
                                              Truncation& cut) {
   std::vector<metrics::BertScore> scores;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const std::string_view record = records[i];
-    std::vector<std::string_view> fields;
-    for (std::size_t at = 0; at <= record.size(); at += fields.back().size() + 1)
-      fields.push_back(record.substr(at, record.find('\t', at) - at));
-    if (fields.size() != 5 || fields[3].size() != 1 + refs[i].size() ||
-        fields[3].find_first_not_of("01") != std::string_view::npos)
-      fail("a BERTScore record holds '{}', not P, R, F, the truncation of {} texts and their limit", record,
-           1 + refs[i].size());
-    scores.push_back({read_exact_field<float>(fields[0], "BERTScore"), read_exact_field<float>(fields[1], "BERTScore"),
-                      read_exact_field<float>(fields[2], "BERTScore")});
-    for (std::size_t k = 0; k < fields[3].size(); ++k)
-      if (fields[3][k] == '1') cut.texts.insert(k == 0 ? std::string_view(hyps[i]) : std::string_view(refs[i][k - 1]));
-    cut.limit = fields[4];
+    run::RecordReader record(records[i], "BERTScore");
+    metrics::BertScore score;
+    score.precision = record.get_float();
+    score.recall = record.get_float();
+    score.f1 = record.get_float();
+    const std::string flags = record.get_string();
+    cut.limit = std::to_string(record.get_uint());
+    record.finish();
+    if (flags.size() != 1 + refs[i].size() || flags.find_first_not_of("01") != std::string::npos)
+      fail("a BERTScore record holds '{}', not the truncation of {} texts", flags, 1 + refs[i].size());
+    scores.push_back(score);
+    for (std::size_t k = 0; k < flags.size(); ++k)
+      if (flags[k] == '1') cut.texts.insert(k == 0 ? std::string_view(hyps[i]) : std::string_view(refs[i][k - 1]));
   }
   return scores;
 }
@@ -214,8 +218,8 @@ void run(const BertScoreArguments& args) {
   // Chunks of whole matching batches (every segment has as many pairs as reference files), so
   // bert_score's batch padding floors the cosines it floors in one whole run.
   const std::size_t chunk = chunk_rows(args.model);
-  RowRun run({.command = args.command, .control = &args.control, .inputs = {"--input", "--ref", "--baseline"},
-              .output = args.model.output, .rows = hyps.size(), .chunk = chunk});
+  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--baseline"},
+              .output = args.model.output, .rows = hyps.size(), .chunk = chunk}));
   std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
   for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
     embedded += distinct_texts(hyps, refs, begin, std::min(hyps.size(), begin + chunk)).size();
@@ -275,7 +279,6 @@ void setup_bertscore(CLI::App& metric) {
       ->capture_default_str();
   app->add_flag("--empty-as-zero", args->empty_as_zero, "The same as --empty reference (the older spelling)");
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->footer(
       "Output: bert_score's summary line, HASH P: .. R: .. F1: .. (corpus means), where HASH is bert_score's "
       "get_hash with the model's folder name, e.g. roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0); "

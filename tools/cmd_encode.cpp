@@ -14,10 +14,14 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/npy.hpp"
+#include "engine/cosine.hpp"
+#include "engine/encoder_run.hpp"
 #include "engine/text_encoder.hpp"
+#include "run/record.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -27,7 +31,6 @@ struct EncodeOptions {
   std::size_t max_length = 0;  // 0 = the model's limit
   std::int64_t layer = -1;     // hidden states after this layer; negative counts from the end
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 void add_encode_options(CLI::App& command, EncodeOptions& options) {
@@ -37,7 +40,6 @@ void add_encode_options(CLI::App& command, EncodeOptions& options) {
                      "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
       ->capture_default_str();
   add_run_control_options(command, options.control);
-  options.command = &command;
 }
 
 void add_layer_option(CLI::App& command, EncodeOptions& options) {
@@ -67,88 +69,40 @@ std::vector<TextInput> read_input(const std::string& path, bool pairs) {
   return lines;
 }
 
-// The model of --model on --device, with --max-length and --layer resolved.
-class EncoderRun {
- public:
-  explicit EncoderRun(const EncodeOptions& options)
-      : options_(options),
-        source_(open_model(options.model)),
-        backend_(open_backend(options.model)),
-        encoder_(*source_, *backend_) {
-    if (options.max_length > 0) encoder_.cap_length(options.max_length);
-  }
+EncoderRunOptions encoder_run_options(const EncodeOptions& options) {
+  return {.max_length = options.max_length,
+          .layer = options.layer,
+          .input = options.model.input,
+          .batch_size = options.model.batch_size,
+          .batch_tokens = options.model.batch_tokens};
+}
 
-  TextEncoder& encoder() { return encoder_; }
-  EncoderModel& model() { return encoder_.model(); }
-
-  // The layer --layer names, as a count of layers run.
-  std::int64_t layer() {
-    const std::int64_t layers = model().spec().layers, layer = options_.layer;
-    if (layer > layers || layer < -(layers + 1))
-      fail("--layer {} does not exist: the model has layers 0 (embeddings) to {}", layer, layers);
-    return layer < 0 ? layers + 1 + layer : layer;
-  }
-
-  // Fails naming the input file and line when the model cannot take `encoding` (a token id beyond
-  // its vocabulary: tokenizer files that do not belong to the model); `any_length` for pll, which
-  // scores a long input in windows.
-  void check(const Encoding& encoding, std::size_t line, bool any_length = false) {
-    try {
-      if (any_length) model().check_tokens(encoding);
-      else model().check_inputs(std::span(&encoding, 1));
-    } catch (const Error& e) {
-      fail("{}:{}: {}", options_.model.input == "-" ? "<stdin>" : options_.model.input, line, e.what());
-    }
-  }
-
-  // Tokenizes lines[begin, end), truncating to the limit (counted for report_truncated); errors
-  // name lines[i] as line i + 1.
-  std::vector<Encoding> encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end, bool pairs) {
-    auto out = encoder_.encode({lines.begin() + begin, lines.begin() + end}, pairs, cut_);
-    for (std::size_t i = 0; i < out.size(); ++i) check(out[i], begin + i + 1);
-    return out;
-  }
-
-  // One warning says how many of the `total` lines were cut.
-  void report_truncated(std::size_t total) const {
-    if (cut_ > 0)
-      fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n", cut_,
-                 total, encoder_.max_length());
-  }
-
-  // --batch-size and --batch-tokens batches with a progress bar labelled `label`.
-  BatchOptions batches(Progress& progress) const {
-    return {options_.model.batch_size, [&progress](std::size_t done) { progress.advance(done); },
-            options_.model.batch_tokens};
-  }
-
- private:
-  EncodeOptions options_;
-  std::unique_ptr<ModelSource> source_;
-  std::unique_ptr<Backend> backend_;
-  TextEncoder encoder_;
-  std::size_t cut_ = 0;
-};
+// One warning says how many of the `total` lines were cut.
+void report_truncated(const EncoderRun& run, std::size_t total) {
+  if (run.truncated() > 0)
+    fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n",
+               run.truncated(), total, run.encoder().max_length());
+}
 
 using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::size_t begin, std::size_t end)>;
 
-// Runs `records` on the chunks of `rows` input rows (tools/row_run.hpp: --resume, --shard, MPI)
+// Runs `records` on the chunks of `rows` input rows (run/row_run.hpp: --resume, --shard, MPI)
 // and hands back the RowRun when this process writes the output. The model opens, and `prepare`
 // runs, with the first chunk this process computes.
 std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows, std::size_t chunk,
                                const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
-  auto row_run = std::make_unique<RowRun>(RowRunSpec{.command = options.command, .control = &options.control,
-                                                         .inputs = {"--input"}, .output = options.model.output,
-                                                         .rows = rows, .chunk = chunk});
+  auto row_run = std::make_unique<RowRun>(row_run_spec(options.control, {.inputs = {"--input"}, .output = options.model.output,
+                                                         .rows = rows, .chunk = chunk}));
   std::optional<EncoderRun> run;
   const bool writes = row_run->process([&](std::size_t begin, std::size_t end) {
     if (!run) {
-      run.emplace(options);
+      auto source = open_model(options.model);  // before the backend, as the errors of both come in that order
+      run.emplace(std::move(source), open_backend(options.model), encoder_run_options(options));
       prepare(*run);
     }
     return records(*run, begin, end);
   });
-  if (run) run->report_truncated(rows);
+  if (run) report_truncated(*run, rows);
   if (!writes) row_run.reset();
   return row_run;
 }
@@ -157,38 +111,6 @@ std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows,
 void write_rows(const EncodeOptions& options, std::size_t rows, const std::function<void(EncoderRun&)>& prepare,
                 const ChunkRecords& records) {
   if (auto run = run_rows(options, rows, chunk_rows(options.model), prepare, records)) run->write_lines();
-}
-
-// An embedding's float32 bytes as hex: the record of a row of npy output, exact for every value.
-std::string hex_record(const std::vector<float>& row) {
-  std::string out;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(row.data());
-  for (std::size_t i = 0; i < row.size() * sizeof(float); ++i) out += fmt::format("{:02x}", bytes[i]);
-  return out;
-}
-
-std::vector<float> from_hex_record(const std::string& record) {
-  std::vector<float> row(record.size() / (2 * sizeof(float)));
-  auto* bytes = reinterpret_cast<unsigned char*>(row.data());
-  for (std::size_t i = 0; i < row.size() * sizeof(float); ++i)
-    bytes[i] = static_cast<unsigned char>(std::stoi(record.substr(2 * i, 2), nullptr, 16));
-  return row;
-}
-
-// NumPy's .npy format 1.0: magic, header length, a Python dict literal padded to 64 bytes, data.
-void write_npy(const std::string& path, const std::vector<std::vector<float>>& rows, std::size_t width) {
-  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", rows.size(), width);
-  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-  header += '\n';
-  AtomicOutput out(path);
-  std::ostream& stream = out.stream();
-  stream.write("\x93NUMPY\x01\x00", 8);
-  const std::uint16_t size = static_cast<std::uint16_t>(header.size());
-  const char size_bytes[2] = {static_cast<char>(size & 0xFF), static_cast<char>(size >> 8)};
-  stream.write(size_bytes, 2);
-  stream << header;
-  for (const auto& row : rows) stream.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size() * sizeof(float)));
-  out.commit();
 }
 
 // ---- embed / similarity ----
@@ -221,7 +143,8 @@ void add_embedding_options(CLI::App& command, EmbedOptions& options) {
 }
 
 std::size_t embedding_width(const EmbedOptions& options) {
-  EncoderRun run(options.encode);
+  auto source = open_model(options.encode.model);
+  EncoderRun run(std::move(source), open_backend(options.encode.model), encoder_run_options(options.encode));
   return run.encoder().embedding_width(embedding_settings(options, run));
 }
 
@@ -237,31 +160,24 @@ void run_embed(const EmbedOptions& options) {
       options.encode, lines.size(), chunk_rows(options.encode.model),
       [&](EncoderRun& run) { settings = embedding_settings(options, run); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
-        const auto embeddings = run.encoder().embed(run.encode(lines, begin, end, false), settings, run.batches(progress));
+        const auto embeddings = run.encoder().embed(run.encode(lines, begin, end, false), settings, run.batches([&progress](std::size_t done) { progress.advance(done); }));
         std::vector<std::string> records;
         for (std::size_t i = 0; i < embeddings.size(); ++i) {
           if (!all_finite(embeddings[i])) warn_non_finite(input, begin + i + 1);
-          records.push_back(npy ? hex_record(embeddings[i]) : R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
+          records.push_back(npy ? run::RecordWriter().put(embeddings[i]).str() : R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
         }
         return records;
       });
   if (!row_run) return;
   if (!npy) return row_run->write_lines();
   std::vector<std::vector<float>> embeddings;
-  for (const auto& record : row_run->records()) embeddings.push_back(from_hex_record(record));
+  for (const auto& text : row_run->records()) {
+    run::RecordReader record(text, "embed");
+    embeddings.push_back(record.get_floats());
+    record.finish();
+  }
   write_npy(options.encode.model.output, embeddings, embeddings.empty() ? embedding_width(options) : embeddings[0].size());
   row_run->close();
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0.0, na = 0.0, nb = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
-  }
-  // torch.nn.functional.cosine_similarity's eps = 1e-8 on each norm.
-  return dot / (std::max(std::sqrt(na), 1e-8) * std::max(std::sqrt(nb), 1e-8));
 }
 
 // Both texts of every pair are embedded (texts 2i and 2i + 1 of pair i).
@@ -278,10 +194,10 @@ void run_similarity(const EmbedOptions& options) {
       options.encode, pairs.size(), [&](EncoderRun& run) { settings = embedding_settings(options, run); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
         const auto embeddings =
-            run.encoder().embed(run.encode(texts, 2 * begin, 2 * end, false), settings, run.batches(progress));
+            run.encoder().embed(run.encode(texts, 2 * begin, 2 * end, false), settings, run.batches([&progress](std::size_t done) { progress.advance(done); }));
         std::vector<std::string> records;
         for (std::size_t i = 0; i < end - begin; ++i) {
-          const double value = cosine(embeddings[2 * i], embeddings[2 * i + 1]);
+          const double value = cosine_similarity(embeddings[2 * i], embeddings[2 * i + 1]);
           if (!std::isfinite(value)) warn_non_finite(options.encode.model.input, begin + i + 1);
           records.push_back(fmt::format(R"({{"cosine": {}}})", json_number_text(value)));
         }
@@ -300,7 +216,7 @@ void run_hidden(const EncodeOptions& options) {
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
         const auto inputs = run.encode(lines, begin, end, false);
         const auto hidden = run.encoder().batched<std::vector<float>>(
-            inputs, run.batches(progress),
+            inputs, run.batches([&progress](std::size_t done) { progress.advance(done); }),
             [&](std::span<const Encoding> batch) { return run.model().hidden_states(batch, layer); });
         const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
         std::vector<std::string> records;
@@ -338,7 +254,7 @@ void run_classify(const ClassifyOptions& options) {
   write_rows(
       options.encode, lines.size(), [](EncoderRun& run) { run.model().require_classifier(); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
-        const auto logits = run.encoder().logits(run.encode(lines, begin, end, options.pairs), run.batches(progress));
+        const auto logits = run.encoder().logits(run.encode(lines, begin, end, options.pairs), run.batches([&progress](std::size_t done) { progress.advance(done); }));
         std::vector<std::string> records;
         for (std::size_t i = 0; i < logits.size(); ++i) {
           if (!all_finite(logits[i])) warn_non_finite(options.encode.model.input, begin + i + 1);

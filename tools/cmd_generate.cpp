@@ -15,7 +15,8 @@
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "run/record.hpp"
+#include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -33,7 +34,6 @@ struct Arguments {
   SearchOptions search;
   RunControl control;
   std::string vocab_map;  // --vocab-map: a target-vocabulary shortlist (engine/vocabulary_map.hpp)
-  const CLI::App* command = nullptr;
 };
 
 // --input-format, else the extension, else `fallback` (standard input, other extensions).
@@ -106,10 +106,10 @@ TranslateOptions translate_options(const ModelOptions& model, const Table& table
   return options;
 }
 
-void warn_truncated(std::size_t truncated, std::size_t total, const Translator& translator) {
+void warn_truncated(std::size_t truncated, std::size_t total, std::int64_t positions) {
   if (truncated > 0)
     fmt::print(stderr, "invar: warning: {} of {} sources were longer than the model's {} positions and were truncated\n",
-               truncated, total, translator.max_source_length());
+               truncated, total, positions);
 }
 
 // A generated text can hold line breaks (byte-level BPE has tokens for them); plain-text output
@@ -128,12 +128,14 @@ std::string generation_line(const std::vector<Translation>& hyps, bool best_text
 }
 
 RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
-  return {.command = args.command, .control = &args.control, .inputs = {"--input", "--vocab-map"}, .output = args.model.output,
-          .rows = rows, .chunk = chunk_rows(args.model)};
+  return row_run_spec(args.control, {.inputs = {"--input", "--vocab-map"}, .output = args.model.output,
+          .rows = rows, .chunk = chunk_rows(args.model)});
 }
 
 // The model is opened for the first chunk this run computes (none when resuming a finished run or
-// merging partial results).
+// merging partial results). A row's record is its output line, whether --truncate cut its source
+// and the length it was cut to, so that the process that writes the output counts every cut
+// source, whichever process translated it.
 void run_generate(const Arguments& args, bool best_text_only) {
   Table table;
   const auto texts = read_texts(args.model, args.input, table);
@@ -141,27 +143,49 @@ void run_generate(const Arguments& args, bool best_text_only) {
   std::optional<Session> session;
   SearchSettings settings;
   Progress progress(best_text_only ? "translate" : "generate", texts.size());
-  std::size_t truncated = 0;
   const bool writes = run.process([&](std::size_t begin, std::size_t end) {
     if (!session) {
       session = open_session(args);
       settings = search_settings(*session->translator, args.search);
     }
     auto options = translate_options(args.model, table, progress, begin);
-    if (args.search.truncate) options.truncated = [&truncated](std::size_t) { ++truncated; };
+    std::vector<bool> cut(end - begin);
+    if (args.search.truncate) options.truncated = [&cut](std::size_t i) { cut.at(i) = true; };
     options.vocab_map = session->vocab_map.get();
     const auto results = session->translator->generate({texts.begin() + begin, texts.begin() + end}, settings, options);
-    std::vector<std::string> lines;
+    std::vector<std::string> records;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& hyps = results[i];
       if (std::any_of(hyps.begin(), hyps.end(), [](const auto& h) { return !std::isfinite(h.score); }))
         warn_non_finite(table.path, table.line_numbers[begin + i]);
-      lines.push_back(generation_line(hyps, best_text_only));
+      records.push_back(run::RecordWriter()
+                            .put(generation_line(hyps, best_text_only))
+                            .put(static_cast<bool>(cut[i]))
+                            .put(std::int64_t{session->translator->max_source_length()})
+                            .str());
     }
-    return lines;
+    return records;
   });
-  if (session) warn_truncated(truncated, texts.size(), *session->translator);
-  if (writes) run.write_lines();
+  if (!writes) return;
+  std::vector<std::string> lines;
+  std::size_t truncated = 0;
+  std::int64_t limit = 0;
+  for (const auto& text : run.records()) {
+    run::RecordReader record(text, best_text_only ? "translate" : "generate");
+    lines.push_back(record.get_string());
+    const bool was_cut = record.get_bool();
+    const std::int64_t length = record.get_int();
+    record.finish();
+    if (was_cut) {
+      ++truncated;
+      limit = length;
+    }
+  }
+  warn_truncated(truncated, texts.size(), limit);
+  AtomicOutput out(args.model.output);
+  for (const auto& line : lines) out.write_line(line);
+  out.commit();
+  run.close();
 }
 
 void run_score(const Arguments& args) {
@@ -210,7 +234,6 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
                   "sources' n-grams, and the LM head runs over those rows only")
       ->check(CLI::ExistingFile);
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->callback([args, best_text_only] { run_generate(*args, best_text_only); });
 }
 
@@ -244,7 +267,6 @@ void setup_score(CLI::App& root) {
   add_input_options(*app, args->input, true);
   add_language_options(*app, args->search);
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->callback([args] { run_score(*args); });
 }
 

@@ -12,13 +12,16 @@
 #include "eval/isometry/isometry.hpp"
 #include "eval/isometry/models.hpp"
 #include "eval/isometry/report.hpp"
+#include "eval/isometry/segments.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
 namespace {
+
+using isometry::TranslatorSource;
 
 // The study translated with a beam of 5 (§3.2); --beam overrides it.
 constexpr int kPaperBeam = 5;
@@ -40,7 +43,6 @@ struct IsometryArguments {
   std::string report, per_pair, save_translations;
   std::string output = "-";
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 // One name per data set: --name, else the file's stem, else (when stems collide) its path.
@@ -55,13 +57,6 @@ std::vector<std::string> data_set_names(const IsometryArguments& args) {
   if (std::set<std::string>(names.begin(), names.end()).size() != names.size()) return args.pairs;
   return names;
 }
-
-// Where each translator's pairs come from: its model, or one file per data set.
-struct TranslatorSource {
-  std::string name;
-  std::string model;               // empty: `files`
-  std::vector<std::string> files;  // one per data set, in --pairs order
-};
 
 // FILE or NAME=FILE arguments grouped by NAME in order of first appearance; a plain FILE belongs to
 // the translator named "" (resolved by the caller).
@@ -132,15 +127,6 @@ std::map<std::string, std::vector<std::string>> score_files(const IsometryArgume
   return files;
 }
 
-// Progress bars for the models' runs: the models report to whichever bar is current.
-struct ProgressSlot {
-  std::unique_ptr<Progress> bar;
-  void start(std::string label, std::size_t total) {
-    bar.reset();
-    bar = std::make_unique<Progress>(std::move(label), total);
-  }
-};
-
 // The --detector names, in order.
 std::vector<std::string> detector_names(const IsometryArguments& args) {
   std::vector<std::string> names;
@@ -153,75 +139,6 @@ std::vector<std::string> detector_names(const IsometryArguments& args) {
   return names;
 }
 
-// The --translator and --detector models, opened when a chunk of pairs first needs them: a resumed
-// run with every chunk done, a merge and a rank without chunks open none. One translator is open at
-// a time (the rows reach them in order).
-class IsometryModels {
- public:
-  IsometryModels(const IsometryArguments& args, const std::vector<TranslatorSource>& translators)
-      : args_(args), translators_(translators) {}
-
-  const std::vector<isometry::ParaphraseDetector>& detectors() {
-    if (detectors_.empty())
-      for (const auto& argument : args_.detectors) {
-        auto [name, model] = isometry::name_and_path(argument);
-        detectors_.push_back(isometry::model_paraphrase_detector(
-            model, backend(),
-            {.name = name,
-             .paraphrase_label = args_.paraphrase_label,
-             .max_length = args_.detector_max_length,
-             .batch_size = args_.compute.batch_size,
-             .progress = [this](std::size_t done) { progress.bar->advance(done); }}));
-      }
-    return detectors_;
-  }
-
-  const isometry::TextTranslator& translator(std::size_t t) {
-    if (translator_index_ != t) {
-      translator_ = {};
-      translator_ = open_translator(translators_[t].model);
-      translator_index_ = t;
-    }
-    return translator_;
-  }
-
-  // The texts of the last translation that --truncate cut, by their index in it.
-  std::vector<std::size_t> cut;
-
-  ProgressSlot progress;
-
- private:
-  Backend& backend() {
-    if (!backend_) backend_ = open_backend(args_.compute);
-    return *backend_;
-  }
-
-  isometry::TextTranslator open_translator(const std::string& model) {
-    const SearchOptions& search = args_.search;
-    return isometry::model_translator(
-        model, backend(),
-        {.settings =
-             [&search](const Translator& translator) {
-               auto settings = search_settings(translator, search);
-               if (!search.beam && !settings.do_sample) settings.num_beams = kPaperBeam;
-               return settings;
-             },
-         .source_language = search.source_language,
-         .target_language = search.target_language,
-         .batch_size = args_.compute.batch_size,
-         .truncate = search.truncate,
-         .truncated = [this](std::size_t i) { cut.push_back(i); },
-         .progress = [this](std::size_t done) { progress.bar->set(done); }});
-  }
-
-  const IsometryArguments& args_;
-  const std::vector<TranslatorSource>& translators_;
-  std::unique_ptr<Backend> backend_;  // declared before the models, so that it outlives them
-  std::vector<isometry::ParaphraseDetector> detectors_;
-  std::size_t translator_index_ = std::size_t(-1);
-  isometry::TextTranslator translator_;
-};
-
 // --save-translations: a file when invar translates one data set once, else a folder of
 // TRANSLATOR.DATASET.jsonl files.
 std::string saved_translations_path(const IsometryArguments& args, std::size_t translated, const std::string& translator,
@@ -232,172 +149,11 @@ std::string saved_translations_path(const IsometryArguments& args, std::size_t t
   return (std::filesystem::path(path) / (translator + "." + data_set + ".jsonl")).string();
 }
 
-// One translator on one data set, when invar computes its translations or its detector
-// probabilities. The pairs of every segment form the run's one range of rows, in translator then
-// data-set order; a segment's rows start at `begin`.
-struct Segment {
-  std::size_t translator = 0, data_set = 0, begin = 0;
-  bool translated = false;                // by --translator (else `target` is read from a file)
-  std::size_t truncated = 0;              // of its sources, cut by --truncate (whoever translated them)
-  bool detects = false;                   // by --detector (else `detected` is read from a file)
-  bool computed() const { return translated || detects; }
-  isometry::SentencePairs target;         // the translations read from a file
-  isometry::DetectorScores detected;      // the probabilities read from a file (no --detector)
-};
-
-isometry::SentencePairs slice(const isometry::SentencePairs& pairs, std::size_t begin, std::size_t end) {
-  isometry::SentencePairs out;
-  out.path = pairs.path;
-  out.first.assign(pairs.first.begin() + begin, pairs.first.begin() + end);
-  out.second.assign(pairs.second.begin() + begin, pairs.second.begin() + end);
-  out.line_numbers.assign(pairs.line_numbers.begin() + begin, pairs.line_numbers.begin() + end);
-  return out;
-}
-
-// One pair's record: its translation, how many of its two sources --truncate cut, and the
-// detectors' probabilities on both sides, as computed.
-std::string pair_record(bool translated, const isometry::SentencePairs& target, std::size_t cut,
-                        const isometry::DetectorScores& scores, std::size_t i) {
-  nlohmann::json record = nlohmann::json::object();
-  if (translated) record["translation"] = {target.first[i], target.second[i]};
-  if (cut > 0) record["cut"] = cut;
-  for (std::size_t d = 0; d < scores.detectors.size(); ++d) {
-    record["source"].push_back(scores.source[d][i]);
-    record["target"].push_back(scores.target[d][i]);
-  }
-  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// The records of a segment's pairs read back into its `target` and `detected`.
-void read_pair_records(std::span<const std::string> records, const std::string& translator_model,
-                       const std::vector<std::string>& detectors, const isometry::SentencePairs& source,
-                       Segment& segment) {
-  if (segment.translated) segment.target = {.path = translator_model, .line_numbers = source.line_numbers};
-  auto& detected = segment.detected;
-  if (segment.detects) {
-    detected = {.path = "(computed)", .detectors = detectors};
-    detected.source.resize(detectors.size());
-    detected.target.resize(detectors.size());
-  }
-  for (const auto& text : records) {
-    const auto record = nlohmann::json::parse(text);
-    if (segment.translated) {
-      segment.target.first.push_back(record.at("translation").at(0).get<std::string>());
-      segment.target.second.push_back(record.at("translation").at(1).get<std::string>());
-      segment.truncated += record.value("cut", std::size_t{0});
-    }
-    for (std::size_t d = 0; segment.detects && d < detectors.size(); ++d) {
-      detected.source[d].push_back(record.at("source").at(d).get<double>());
-      detected.target[d].push_back(record.at("target").at(d).get<double>());
-    }
-  }
-}
-
-// The records of rows [begin, end) of one segment (rows counted within it).
-std::vector<std::string> segment_records(const Segment& segment, const isometry::SentencePairs& source,
-                                         const TranslatorSource& translator, const std::string& label,
-                                         std::size_t begin, std::size_t end, IsometryModels& models) {
-  const auto pairs = slice(source, begin, end);
-  isometry::SentencePairs translated;
-  if (segment.translated) {
-    models.progress.start("translate " + label, 2 * pairs.size());
-    models.cut.clear();
-    translated = isometry::translate_pairs(pairs, models.translator(segment.translator), translator.model);
-  } else {
-    translated = slice(segment.target, begin, end);
-  }
-  isometry::DetectorScores scores;
-  if (segment.detects) {
-    const auto& detectors = models.detectors();
-    models.progress.start("detect " + label, 2 * pairs.size() * detectors.size());
-    scores = isometry::detect_paraphrases(pairs, translated, detectors);
-  }
-  models.progress.bar.reset();
-  // translate_pairs translates every first text, then every second one.
-  std::vector<std::size_t> cut(pairs.size());
-  if (segment.translated)
-    for (std::size_t text : models.cut) ++cut[text % pairs.size()];
-  std::vector<std::string> records;
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    records.push_back(pair_record(segment.translated, translated, cut[i], scores, i));
-  return records;
-}
-
 std::vector<isometry::CorrelationProcedure> correlation_procedures(const std::string& name) {
   using P = isometry::CorrelationProcedure;
   if (name == "pooled") return {P::Pooled};
   if (name == "mode") return {P::Mode};
   return {P::Pooled, P::Mode};
-}
-
-// What the runs of every translator and data set read: the source pairs and the detectors' names.
-struct IsometryInputs {
-  const std::vector<TranslatorSource>& translators;
-  const std::vector<std::string>& names;  // of the data sets
-  const std::vector<isometry::SentencePairs>& sources;
-  const std::vector<std::string>& detectors;
-};
-
-// Every translator on every data set, in that order; the translations and probabilities not computed
-// are read from their files.
-std::vector<Segment> segments_of(const IsometryArguments& args, const IsometryInputs& in,
-                                 const isometry::PairColumns& columns) {
-  const auto scores = in.detectors.empty() ? score_files(args, in.translators, in.sources.size())
-                                           : std::map<std::string, std::vector<std::string>>{};
-  std::vector<Segment> segments;
-  std::size_t rows = 0;
-  for (std::size_t t = 0; t < in.translators.size(); ++t)
-    for (std::size_t s = 0; s < in.sources.size(); ++s) {
-      const auto& translator = in.translators[t];
-      Segment segment{.translator = t, .data_set = s, .begin = rows, .translated = !translator.model.empty()};
-      if (!segment.translated) segment.target = isometry::read_sentence_pairs(translator.files[s], columns);
-      segment.detects = !in.detectors.empty();
-      if (!segment.detects) segment.detected = isometry::read_detector_scores(scores.at(translator.name)[s]);
-      if (segment.computed()) rows += in.sources[s].size();
-      segments.push_back(std::move(segment));
-    }
-  return segments;
-}
-
-// Computes the translations and probabilities of the segments chunk by chunk (tools/row_run.hpp),
-// split over the --shard parts or the mpirun ranks, keeping the finished chunks beside --output
-// (else --per-pair) for --resume. Null when this process's part went elsewhere: a partial result
-// (--shard) or rank 0 (mpirun); the process then writes nothing more.
-std::unique_ptr<RowRun> run_segments(const IsometryArguments& args, const IsometryInputs& in,
-                                     std::vector<Segment>& segments, IsometryModels& models) {
-  const std::size_t rows = segments.back().begin + (segments.back().computed() ? in.sources.back().size() : 0);
-  if (rows == 0) {
-    if (!args.control.shard.empty())
-      fail("--shard splits what --translator and --detector compute, and neither is given");
-    return nullptr;
-  }
-  if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
-  const bool to_output = args.output != "-" || args.per_pair.empty();
-  auto run = std::make_unique<RowRun>(RowRunSpec{
-      .command = args.command, .control = &args.control, .inputs = {"--pairs"},
-      .output = to_output ? args.output : args.per_pair, .rows = rows, .chunk = chunk_rows(args.compute),
-      .output_option = to_output ? "--output" : "--per-pair"});
-  const bool writes = run->process([&](std::size_t begin, std::size_t end) {
-    std::vector<std::string> records;
-    for (const auto& segment : segments) {
-      const std::size_t size = segment.computed() ? in.sources[segment.data_set].size() : 0;
-      const std::size_t from = std::max(begin, segment.begin), to = std::min(end, segment.begin + size);
-      if (from >= to) continue;
-      const auto& translator = in.translators[segment.translator];
-      auto part = segment_records(segment, in.sources[segment.data_set], translator,
-                                  translator.name + ":" + in.names[segment.data_set], from - segment.begin,
-                                  to - segment.begin, models);
-      records.insert(records.end(), part.begin(), part.end());
-    }
-    return records;
-  });
-  if (!writes) return nullptr;
-  const std::span<const std::string> records = run->records();
-  for (auto& segment : segments)
-    if (segment.computed())
-      read_pair_records(records.subspan(segment.begin, in.sources[segment.data_set].size()),
-                        in.translators[segment.translator].model, in.detectors, in.sources[segment.data_set], segment);
-  return run;
 }
 
 void run(const IsometryArguments& args) {
@@ -422,10 +178,39 @@ void run(const IsometryArguments& args) {
     fail("--save-translations keeps what --translator produces, and no --translator is given");
 
   const auto detectors = detector_names(args);
-  const IsometryInputs in{translators, names, sources, detectors};
-  auto segments = segments_of(args, in, columns);
-  IsometryModels models(args, translators);
-  auto row_run = run_segments(args, in, segments, models);
+  const isometry::SegmentInputs in{translators, names, sources, detectors};
+  auto segments = isometry::plan_segments(in, columns,
+                                          detectors.empty() ? score_files(args, translators, sources.size())
+                                                            : std::map<std::string, std::vector<std::string>>{});
+  const SearchOptions& search = args.search;
+  isometry::SegmentModels models({.detectors = args.detectors,
+                                  .paraphrase_label = args.paraphrase_label,
+                                  .detector_max_length = args.detector_max_length,
+                                  .batch_size = args.compute.batch_size,
+                                  .backend = [&args] { return open_backend(args.compute); },
+                                  .settings =
+                                      [&search](const Translator& translator) {
+                                        auto settings = search_settings(translator, search);
+                                        if (!search.beam && !settings.do_sample) settings.num_beams = kPaperBeam;
+                                        return settings;
+                                      },
+                                  .source_language = search.source_language,
+                                  .target_language = search.target_language,
+                                  .truncate = search.truncate},
+                                 translators);
+  std::unique_ptr<RowRun> row_run;
+  if (isometry::computed_rows(segments, in) == 0) {
+    if (!args.control.shard.empty())
+      fail("--shard splits what --translator and --detector compute, and neither is given");
+  } else {
+    if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
+    const bool to_output = args.output != "-" || args.per_pair.empty();
+    row_run = isometry::run_segments(row_run_spec(args.control, {.inputs = {"--pairs"},
+                                                                 .output = to_output ? args.output : args.per_pair,
+                                                                 .chunk = chunk_rows(args.compute),
+                                                                 .output_option = to_output ? "--output" : "--per-pair"}),
+                                     in, segments, models);
+  }
   if (!row_run && std::any_of(segments.begin(), segments.end(), [](const auto& s) { return s.computed(); })) return;
   for (std::size_t t = 0; t < translators.size(); ++t) {
     std::size_t truncated = 0;
@@ -542,7 +327,6 @@ void setup(CLI::App& root) {
                   "holds the partial result")
       ->capture_default_str();
   add_run_control_options(*app, args->control, "--output (else --per-pair)");
-  args->command = app;
   app->footer(
       "Examples:\n"
       "  invar isometry --pairs de.tsv --translator opus-mt-de-en --detector bert=bert-paws \\\n"

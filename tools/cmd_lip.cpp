@@ -12,11 +12,12 @@
 #include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
 #include "eval/lip/report.hpp"
-#include "eval/lip/transform.hpp"
+#include "eval/lip/models.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
-#include "tools/lip_rows.hpp"
+#include "eval/lip/rows.hpp"
 #include "tools/model_command.hpp"
+#include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 
 namespace invar::cli {
@@ -47,8 +48,7 @@ struct LipArguments {
   SearchOptions search;  // --transform's generation settings
   ModelOptions compute;  // --device, --threads, --batch-size for the models above
   std::string output = "-";
-  RunControl control;  // of the per-row work (tools/lip_rows.hpp)
-  const CLI::App* command = nullptr;
+  RunControl control;  // of the per-row work (eval/lip/rows.hpp)
 };
 
 lip::FeaturizerFactory tf_featurizer(const LipArguments& args, learn::TfidfOptions options) {
@@ -211,12 +211,11 @@ void run(const LipArguments& given) {
   }
 
   auto texts = read_lip_texts(args, dataset);
-  const LipRowWork work{.original = &texts.original, .transform_model = args.transform,
+  const lip::LipRowWork work{.original = &texts.original, .transform_model = args.transform,
                         .transform = transform_options(args), .backend = backend_on_demand,
                         .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
-  const auto rows = run_lip_rows({.command = args.command, .control = &args.control,
-                                  .inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
-                                  .output = args.output, .chunk = chunk_rows(args.compute)},
+  const auto rows = lip::run_lip_rows(row_run_spec(args.control, {.inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
+                                  .output = args.output, .chunk = chunk_rows(args.compute)}),
                                  work);
   if (!rows.writes) return;
   if (!texts.transformed) texts.transformed = transformed_texts(args, rows.transformed);
@@ -332,7 +331,6 @@ void setup(CLI::App& root) {
                   "partial result")
       ->capture_default_str();
   add_run_control_options(*app, args->control);
-  args->command = app;
   app->callback([args] { run(*args); });
 }
 

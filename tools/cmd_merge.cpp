@@ -1,14 +1,14 @@
 // `invar merge`: joins the partial results of `invar COMMAND --shard K/N` into the output the
 // command gives when run whole. It checks the parts (one of each shard, the same command, input
 // and options), then runs the command again with their records in place of the computation
-// (tools/row_run.hpp): the input files are read again and must be unchanged; models are not opened.
+// (run/row_run.hpp): the input files are read again and must be unchanged; models are not opened.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "core/error.hpp"
 #include "tools/command.hpp"
-#include "tools/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -18,17 +18,17 @@ struct MergeOptions {
   std::string output = "-";
 };
 
-bool same_run(const RunHeader& a, const RunHeader& b) {
+bool same_run(const run::RunHeader& a, const run::RunHeader& b) {
   return a.fingerprint == b.fingerprint && a.rows == b.rows && a.chunk == b.chunk && a.shards == b.shards &&
          a.command == b.command;
 }
 
 void run_merge(const MergeOptions& options) {
   std::vector<std::string> seen;
-  RunHeader first;
-  Chunks chunks;
+  run::RunHeader first;
+  run::Chunks chunks;
   for (const auto& path : options.parts) {
-    RunFile part = read_run_file(path);
+    run::RunFile part = run::read_run_file(path);
     if (part.header.kind != "partial") fail("{}: not a partial result (--shard writes those)", path);
     if (seen.empty()) {
       first = part.header;
@@ -45,7 +45,7 @@ void run_merge(const MergeOptions& options) {
   const auto missing = std::find(seen.begin(), seen.end(), std::string());
   if (missing != seen.end())
     fail("shard {}/{} is missing: give all {} parts", missing - seen.begin(), first.shards, first.shards);
-  merge_from(first, std::move(chunks));
+  run::merge_from(first, std::move(chunks));
   CLI::App app;
   app.require_subcommand(1);
   add_commands(app);

@@ -9,14 +9,16 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/metamorphic/compositionality.hpp"
-#include "eval/metamorphic/model.hpp"
+#include "eval/metamorphic/models.hpp"
 #include "eval/metamorphic/relation.hpp"
 #include "eval/metamorphic/report.hpp"
+#include "eval/metamorphic/rows.hpp"
 #include "eval/metamorphic/systematicity.hpp"
 #include "eval/metamorphic/transforms.hpp"
 #include "eval/metamorphic/transitivity.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -26,15 +28,24 @@ using namespace invar::metamorphic;
 struct OutputOptions {
   bool json = false;
   std::string csv, per_source, report;
+  std::string output = "-";
 };
 
 void add_output_options(CLI::App& app, OutputOptions& out, bool per_source) {
   app.add_flag("--json", out.json, "Print the result as JSON instead of the tables");
+  app.add_option("-o,--output", out.output, "Write the result (tables or --json) here, atomically ('-' = standard output)")
+      ->capture_default_str();
   app.add_option("--report", out.report, "Write a self-contained HTML report (tables, violation-rate chart, the relation's diagram)");
   if (per_source) {
     app.add_option("--csv", out.csv, "Write the per-transformation counts as CSV");
     app.add_option("--per-source", out.per_source, "Write one JSON object per source (JSONL, input order): its outputs and violations");
   }
+}
+
+void write_result(const OutputOptions& out, const std::string& text) {
+  AtomicOutput output(out.output);
+  output.stream() << text;
+  output.commit();
 }
 
 struct ModelArguments {
@@ -61,6 +72,7 @@ struct SuiteArguments {
   bool embeddings = false;
   std::uint64_t seed = 0;
   OutputOptions out;
+  RunControl control;  // of the model's outputs (eval/metamorphic/rows.hpp)
 };
 
 std::vector<std::string> read_source_texts(const std::string& path, const SuiteArguments& args, std::vector<std::size_t>* lines) {
@@ -90,28 +102,46 @@ void add_follow_ups(Suite& suite, const SuiteArguments& args, std::vector<std::v
   }
 }
 
-Suite model_suite(const SuiteArguments& args, Property property, ReportSettings& settings) {
+// The suite's outputs from the model, computed as a row run (--resume, --shard, mpirun). Null when
+// this process's part went elsewhere; else the run to close once the output is written.
+std::unique_ptr<RowRun> model_suite(const SuiteArguments& args, Property property, ReportSettings& settings,
+                                    Suite& suite) {
   if (args.sources.empty()) fail("give --sources FILE with -m MODEL (or --scores FILE)");
-  Suite suite;
   suite.path = args.sources;
   suite.texts = read_source_texts(args.sources, args, &suite.line_numbers);
   std::vector<std::vector<std::string>> follow_texts;
   add_follow_ups(suite, args, follow_texts);
   if (follow_texts.empty()) fail("no transformation to test: give --transform (e.g. neutral) or --follow-ups NAME=FILE");
-  auto backend = open_backend(args.model.compute);
+  std::unique_ptr<Backend> backend;
+  std::optional<ModelUnderTest> model;
   Progress progress("metamorphic", suite.texts.size() * (1 + follow_texts.size()));
-  ModelUnderTest model(args.model.model, *backend,
-                       {args.model.label, args.model.compute.batch_size, [&progress](std::size_t done) { progress.advance(done); }});
+  const auto open = [&]() -> ModelUnderTest& {
+    if (!model) {
+      backend = open_backend(args.model.compute);
+      model.emplace(args.model.model, *backend,
+                    ModelSettings{args.model.label, args.model.compute.batch_size,
+                                  [&progress](std::size_t done) { progress.advance(done); }});
+    }
+    return *model;
+  };
   const bool cosine = property == Property::Similarity && args.embeddings;
-  auto run = [&](const std::vector<std::string>& texts) { return cosine ? model.embed(texts) : model.classify(texts); };
-  suite.source = run(suite.texts);
-  for (const auto& texts : follow_texts) suite.follow_ups.push_back(run(texts));
-  suite.class_names = model.class_names();
+  auto spec = row_run_spec(args.control, {.inputs = {"--sources"}, .output = args.out.output,
+                                          .chunk = chunk_rows(args.model.compute)});
+  // The follow-ups come from --transform's lexicons and --follow-ups' files, which no input option
+  // names: their texts are fingerprinted.
+  for (const auto& texts : follow_texts) spec.content.insert(spec.content.end(), texts.begin(), texts.end());
+  auto row_run = run_suite_rows(std::move(spec), {.sources = &suite.texts, .follow_ups = &follow_texts,
+                                                  .embeddings = cosine, .model = open},
+                                suite.source, suite.follow_ups);
+  if (!row_run) return nullptr;
+  // The model's labels name the classes in the report; a merge opens the model for them alone.
+  const ModelUnderTest& opened = open();
+  suite.class_names = opened.class_names();
   settings.push_back({"model", args.model.model});
   if (cosine) settings.push_back({"output", "sentence embeddings (cosine similarity)"});
-  else if (model.regression()) settings.push_back({"score", "the regressor's output"});
-  else settings.push_back({"score", fmt::format("P({})", model.class_names()[model.score_label()])});
-  return suite;
+  else if (opened.regression()) settings.push_back({"score", "the regressor's output"});
+  else settings.push_back({"score", fmt::format("P({})", opened.class_names()[opened.score_label()])});
+  return row_run;
 }
 
 void run_suite_command(const SuiteArguments& args, Arity arity) {
@@ -122,14 +152,18 @@ void run_suite_command(const SuiteArguments& args, Arity arity) {
   if (relation.property == Property::Similarity) validate_delta(relation.delta, args.embeddings);
   ReportSettings settings{{"relation", suite_title(relation)}};
   Suite suite;
+  std::unique_ptr<RowRun> row_run;
   if (!args.scores.empty()) {
     if (!args.model.model.empty() || !args.sources.empty() || !args.transforms.empty() || !args.follow_ups.empty())
       fail("--scores holds every output already; leave out -m, --sources, --transform and --follow-ups");
+    if (!args.control.shard.empty()) fail("--shard splits what -m MODEL computes; with --scores nothing is computed");
     suite = read_score_file(args.scores, relation.property);
     settings.push_back({"scores", args.scores});
   } else {
     if (args.model.model.empty()) fail("give -m MODEL with --sources, or --scores FILE");
-    suite = model_suite(args, relation.property, settings);
+    if (!args.control.shard.empty() && args.out.output == "-") fail("--shard writes a partial result: give --output FILE");
+    row_run = model_suite(args, relation.property, settings, suite);
+    if (!row_run) return;
   }
   if (relation.property == Property::Order)
     settings.push_back({"ties", arity == Arity::Pairwise ? "pairs of sources with equal scores are not test cases; equal follow-up scores keep the order"
@@ -142,8 +176,8 @@ void run_suite_command(const SuiteArguments& args, Arity arity) {
   if (!args.out.csv.empty()) write_suite_csv(args.out.csv, result);
   if (!args.out.per_source.empty()) write_suite_per_source(args.out.per_source, suite, result);
   if (!args.out.report.empty()) write_suite_html(args.out.report, suite, result, settings);
-  if (args.out.json) std::cout << suite_json(suite, result, settings).dump(2) << '\n';
-  else std::cout << suite_text(suite, result, settings);
+  write_result(args.out, args.out.json ? suite_json(suite, result, settings).dump(2) + '\n' : suite_text(suite, result, settings));
+  if (row_run) row_run->close();
 }
 
 void setup_suite(CLI::App& parent, const char* name, Arity arity, const std::string& description) {
@@ -172,6 +206,7 @@ void setup_suite(CLI::App& parent, const char* name, Arity arity, const std::str
   app->add_option("--delta", args->delta, "similarity threshold δ")->capture_default_str();
   app->add_option("--seed", args->seed, "Seed of noise:RATE transformations")->capture_default_str();
   add_output_options(*app, args->out, true);
+  add_run_control_options(*app, args->control);
   app->callback([args, arity] { run_suite_command(*args, arity); });
 }
 
@@ -203,8 +238,8 @@ void run_compositionality_command(const CompositionalityArguments& args) {
                                                       args.probe.C, args.probe.held_out, args.probe.seed)},
                                 {"ties", "pairs with equal probe scores are not test cases; equal entailment scores keep the order"}};
   if (!args.out.report.empty()) write_compositionality_html(args.out.report, contexts, insertions, result, settings);
-  if (args.out.json) std::cout << compositionality_json(contexts, insertions, result, settings).dump(2) << '\n';
-  else std::cout << compositionality_text(contexts, insertions, result, settings);
+  write_result(args.out, args.out.json ? compositionality_json(contexts, insertions, result, settings).dump(2) + '\n'
+                                       : compositionality_text(contexts, insertions, result, settings));
 }
 
 void setup_compositionality(CLI::App& parent) {
@@ -275,8 +310,8 @@ void run_transitivity_command(const TransitivityArguments& args) {
   }
   settings.push_back({"R(a, b)", "the pair model's predicted label (argmax) is R"});
   if (!args.out.report.empty()) write_transitivity_html(args.out.report, triplets, results, settings);
-  if (args.out.json) std::cout << transitivity_json(triplets, results, settings).dump(2) << '\n';
-  else std::cout << transitivity_text(results, settings);
+  write_result(args.out, args.out.json ? transitivity_json(triplets, results, settings).dump(2) + '\n'
+                                       : transitivity_text(results, settings));
 }
 
 void setup_transitivity(CLI::App& parent) {

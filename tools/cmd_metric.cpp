@@ -18,6 +18,7 @@
 #include "eval/metrics/corpus/registry.hpp"
 #include "eval/stats/resampling.hpp"
 #include "core/version.hpp"
+#include "run/record.hpp"
 #include "tools/command.hpp"
 #include "tools/metric_inputs.hpp"
 
@@ -112,21 +113,14 @@ struct SegmentStats {
 };
 
 // Statistics of segments [begin, end) as records, one per segment: every row of every comparison,
-// system and direction, tab-separated, each number as the shortest text that reads back exactly.
+// system and direction, each number exactly (run/record.hpp).
 std::vector<std::string> stat_records(const CorpusMetric& metric, const MetricArguments& args,
                                       const std::vector<std::vector<std::string>>& systems,
                                       const std::vector<Comparison>& comparisons, std::size_t begin, std::size_t end) {
-  std::vector<std::string> records(end - begin);
+  std::vector<run::RecordWriter> records(end - begin);
   const auto add = [&](const Rows& rows) {
     for (std::size_t i = 0; i < rows.size(); ++i)
-      for (double v : rows[i]) {
-        if (!records[i].empty()) records[i] += '\t';
-        // Counts are whole numbers: format_int writes them as "{}" would, without its parsing.
-        if (v >= 0 && v < 1e15 && v == std::floor(v))
-          records[i] += fmt::format_int(static_cast<long long>(v)).str();
-        else
-          fmt::format_to(std::back_inserter(records[i]), "{}", v);
-      }
+      for (double v : rows[i]) records[i].put(v);
   };
   for (const auto& c : comparisons) {
     const std::span refs(c.refs.begin() + begin, c.refs.begin() + end);
@@ -137,23 +131,9 @@ std::vector<std::string> stat_records(const CorpusMetric& metric, const MetricAr
         add(metrics::segment_rows(metric, first_references(refs), as_references(hyps), args.threads));
     }
   }
-  return records;
-}
-
-// A record's numbers; `count` of them, or the record is not one stat_records wrote (a damaged
-// partial result).
-std::vector<double> record_numbers(const std::string& record, std::size_t count) {
-  std::vector<double> values;
-  const char* const last = record.data() + record.size();
-  for (const char* at = record.data(); at != last;) {
-    double value = 0;
-    const auto [end, error] = std::from_chars(at, last, value);
-    if (error != std::errc() || (end != last && *end != '\t')) break;
-    values.push_back(value);
-    at = end == last ? end : end + 1;
-  }
-  if (values.size() != count) fail("a statistics record holds other than {} numbers: '{}'", count, record);
-  return values;
+  std::vector<std::string> out;
+  for (const auto& record : records) out.push_back(record.str());
+  return out;
 }
 
 // The records of stat_records read back, in the order it wrote them.
@@ -162,18 +142,18 @@ SegmentStats read_stat_records(const std::vector<std::string>& records, std::siz
   SegmentStats stats;
   stats.forward.assign(comparisons, std::vector<Rows>(systems));
   stats.backward.assign(comparisons, std::vector<Rows>(systems));
-  for (const auto& record : records) {
-    const auto values = record_numbers(record, width * systems * comparisons * (commutative ? 2 : 1));
-    std::size_t next = 0;
+  for (const auto& text : records) {
+    run::RecordReader record(text, "statistics");
     const auto take = [&](Rows& rows) {
-      rows.emplace_back(values.begin() + next, values.begin() + next + width);
-      next += width;
+      auto& row = rows.emplace_back(width);
+      for (auto& value : row) value = record.get_double();
     };
     for (std::size_t c = 0; c < comparisons; ++c)
       for (std::size_t s = 0; s < systems; ++s) {
         take(stats.forward[c][s]);
         if (commutative) take(stats.backward[c][s]);
       }
+    record.finish();
   }
   return stats;
 }
@@ -345,10 +325,10 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
   if (args.sentence && systems.size() > 1) fail("--sentence scores one system: give one --hyp FILE");
   if (args.sentence && comparisons.size() > 1) fail("--sentence scores one comparison: give --source or --ref, not both");
 
-  // Segments run in chunks (tools/row_run.hpp: --resume, --shard, MPI); corpus scores come from
+  // Segments run in chunks (run/row_run.hpp: --resume, --shard, MPI); corpus scores come from
   // the summed statistics, so a part's statistics are all a merge needs.
-  RowRun segments({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
-                   .output = args.output, .rows = systems.front().size(), .chunk = 512});
+  RowRun segments(row_run_spec(args.control, {.inputs = {"--hyp", "--ref", "--source"},
+                   .output = args.output, .rows = systems.front().size(), .chunk = 512}));
   if (!segments.process([&](std::size_t begin, std::size_t end) {
         return stat_records(metric, args, systems, comparisons, begin, end);
       }))
@@ -421,7 +401,6 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);
-  args.command = app;
   app->footer(
       "Scores, signatures and formats reproduce sacrebleu 2.4.3 exactly; the signature's version field names "
       "that algorithm (version:2.4.3) so it compares equal with sacrebleu's, and --json adds invar_version. "

@@ -1,7 +1,7 @@
 // `invar metric meteor|wmd|wvcos`: the lexical-semantic metrics Briakou et al. (2021) compare for
 // style transfer. METEOR is NLTK's (3.8 by default, 3.6.2 by name); WMD and the cosine of mean word
 // vectors read fastText vectors. Sentence scores are line-aligned with the hypotheses; the corpus
-// score is their mean. Segments run in chunks (tools/row_run.hpp: --resume, --shard, MPI); every
+// score is their mean. Segments run in chunks (run/row_run.hpp: --resume, --shard, MPI); every
 // process reads the whole inputs, WordNet and the vectors.
 #include <algorithm>
 #include <cmath>
@@ -18,9 +18,9 @@
 #include "eval/metrics/vectors/wmd.hpp"
 #include "core/version.hpp"
 #include "tools/command.hpp"
-#include "tools/exact_field.hpp"
+#include "run/record.hpp"
 #include "tools/model_command.hpp"
-#include "tools/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -36,7 +36,6 @@ struct PairArguments {
   int threads = 0;
   std::string empty = "error";
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 struct Inputs {
@@ -119,18 +118,18 @@ void write_scores(const PairArguments& args, const Described& metric, const Inpu
 // Segments per chunk of a run, scored on --threads threads.
 constexpr std::size_t kChunk = 256;
 
-// score(i) of every segment, in chunks run as tools/row_run.hpp does (--resume, --shard, MPI), then
+// score(i) of every segment, in chunks run as run/row_run.hpp does (--resume, --shard, MPI), then
 // the output, written by the process that writes it. An error names the hypothesis file and line.
 void run_scores(const PairArguments& args, const char* label, const Described& metric, const Inputs& in,
                 const std::function<double(std::size_t)>& score) {
-  RowRun run({.command = args.command, .control = &args.control, .inputs = {"--hyp", "--ref", "--source"},
-              .output = args.output, .rows = in.hyps.size(), .chunk = kChunk});
+  RowRun run(row_run_spec(args.control, {.inputs = {"--hyp", "--ref", "--source"},
+              .output = args.output, .rows = in.hyps.size(), .chunk = kChunk}));
   Progress progress(label, in.hyps.size());
   const bool writes = run.process([&](std::size_t begin, std::size_t end) {
     std::vector<std::string> records(end - begin);
     metrics::parallel_for(end - begin, args.threads, [&](std::size_t k) {
       try {
-        records[k] = exact_field(score(begin + k));
+        records[k] = run::RecordWriter().put(score(begin + k)).str();
       } catch (const Error& e) {
         fail("{}:{}: {}", args.hyp, begin + k + 1, e.what());
       }
@@ -140,7 +139,11 @@ void run_scores(const PairArguments& args, const char* label, const Described& m
   });
   if (!writes) return;
   std::vector<double> scores;
-  for (const auto& record : run.records()) scores.push_back(read_exact_field<double>(record, metric.name));
+  for (const auto& text : run.records()) {
+    run::RecordReader record(text, metric.name);
+    scores.push_back(record.get_double());
+    record.finish();
+  }
   write_scores(args, metric, in, scores);
   run.close();
 }
@@ -167,7 +170,6 @@ void add_pair_options(CLI::App* app, PairArguments& args, bool several_reference
       ->capture_default_str();
   app->add_option("-o,--output", args.output, "Write here instead of standard output (complete or not at all)");
   add_run_control_options(*app, args.control);
-  args.command = app;
 }
 
 void check_common(const PairArguments& args) {

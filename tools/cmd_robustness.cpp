@@ -3,16 +3,19 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <span>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
-#include "eval/robustness/predict.hpp"
+#include "eval/robustness/models.hpp"
 #include "eval/robustness/report.hpp"
+#include "eval/robustness/rows.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -150,7 +153,9 @@ struct ScoreArguments {
   double tau = 0.05;
   bool json = false;
   std::string csv, latex, report;
+  std::string output = "-";
   ModelOptions compute;
+  RunControl control;  // of the models' predictions (eval/robustness/rows.hpp)
 };
 
 std::vector<std::string> with_list(std::vector<std::string> models, const std::string& list) {
@@ -162,27 +167,16 @@ std::vector<std::string> with_list(std::vector<std::string> models, const std::s
   return models;
 }
 
-std::vector<ModelScore> score_models(const std::vector<std::string>& models, const std::vector<std::string>& predictions,
-                                     const Bed& bed, const ScoreArguments& args) {
+// The scores of a population: its prediction files', then its models' (`predicted`, in order).
+std::vector<ModelScore> score_models(const std::vector<std::string>& models, std::span<const ModelPredictions> predicted,
+                                     const std::vector<std::string>& predictions, const Bed& bed,
+                                     const ScoreArguments& args) {
   const LabelMap map = parse_label_map(args.label_map);
   const auto texts = all_texts(bed);
   std::vector<ModelScore> scores;
   for (const auto& path : predictions)
     scores.push_back(score_model(path, bed, read_predictions(path, {}, texts, map, bed.labels)));
-  if (models.empty()) return scores;
-  auto backend = open_backend(args.compute);
-  for (std::size_t m = 0; m < models.size(); ++m) {
-    auto source = ModelSource::open(models[m]);
-    TextEncoder encoder(*source, *backend);
-    Progress progress(fmt::format("model {}/{}", m + 1, models.size()), texts.size());
-    std::size_t truncated = 0;
-    const auto predicted = predict(encoder, texts, map, bed.labels,
-                                   {args.compute.batch_size, [&](std::size_t n) { progress.advance(n); }}, truncated);
-    if (truncated > 0)
-      fmt::print(stderr, "invar: warning: {}: {} texts were longer than {} tokens and were truncated\n", models[m],
-                 truncated, encoder.max_length());
-    scores.push_back(score_model(models[m], bed, predicted));
-  }
+  for (std::size_t m = 0; m < models.size(); ++m) scores.push_back(score_model(models[m], bed, predicted[m].labels));
   return scores;
 }
 
@@ -194,10 +188,47 @@ void run_score(const ScoreArguments& args) {
   if (models.empty() && args.predictions.empty())
     fail("score needs models: -m MODEL (repeatable), --models LIST or --predictions FILE");
   const Bed bed = make_bed(read_labelled_set(args.task, args.bed.columns), generated_texts(args.bed));
+  // Every model of both populations runs as one row run (--resume, --shard, mpirun).
+  std::vector<std::string> all_models = models;
+  all_models.insert(all_models.end(), compare_models.begin(), compare_models.end());
+  std::vector<ModelPredictions> predicted;
+  std::unique_ptr<RowRun> row_run;
+  if (all_models.empty()) {
+    if (!args.control.shard.empty()) fail("--shard splits what -m MODEL computes; with --predictions only nothing is");
+  } else {
+    if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
+    const auto texts = all_texts(bed);
+    const LabelMap map = parse_label_map(args.label_map);
+    std::unique_ptr<Backend> backend;
+    row_run = run_prediction_rows(
+        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--phenomena", "--predictions", "--models",
+                                               "--compare-models", "--compare-predictions"},
+                                    .output = args.output,
+                                    .chunk = chunk_rows(args.compute)}),
+        {.models = all_models,
+         .texts = &texts,
+         .map = &map,
+         .task_labels = &bed.labels,
+         .batch_size = args.compute.batch_size,
+         .backend = [&]() -> Backend& {
+           if (!backend) backend = open_backend(args.compute);
+           return *backend;
+         }},
+        predicted);
+    if (!row_run) return;
+    for (std::size_t m = 0; m < all_models.size(); ++m)
+      if (predicted[m].truncated > 0)
+        fmt::print(stderr, "invar: warning: {}: {} texts were longer than {} tokens and were truncated\n", all_models[m],
+                   predicted[m].truncated, predicted[m].max_length);
+  }
+  const std::span<const ModelPredictions> first(predicted.data(), predicted.empty() ? 0 : models.size());
   std::vector<Population> populations;
-  populations.push_back(summarize(args.name, score_models(models, args.predictions, bed, args), bed.phenomena.size(), args.tau));
+  populations.push_back(
+      summarize(args.name, score_models(models, first, args.predictions, bed, args), bed.phenomena.size(), args.tau));
   if (!compare_models.empty() || !args.compare_predictions.empty())
-    populations.push_back(summarize(args.compare_name, score_models(compare_models, args.compare_predictions, bed, args),
+    populations.push_back(summarize(args.compare_name,
+                                    score_models(compare_models, std::span(predicted).subspan(models.size()),
+                                                 args.compare_predictions, bed, args),
                                     bed.phenomena.size(), args.tau));
   const ScoreResult result = make_score_result(bed, args.tau, std::move(populations));
   auto write = [](const std::string& path, const std::string& text) {
@@ -208,8 +239,8 @@ void run_score(const ScoreArguments& args) {
   if (!args.csv.empty()) write(args.csv, score_csv(result));
   if (!args.latex.empty()) write(args.latex, score_latex(result));
   if (!args.report.empty()) write_score_html(args.report, result);
-  if (args.json) std::cout << score_json(result).dump(2) << '\n';
-  else std::cout << score_text(result);
+  write(args.output, args.json ? score_json(result).dump(2) + '\n' : score_text(result));
+  if (row_run) row_run->close();
 }
 
 void setup_score(CLI::App& parent) {
@@ -244,6 +275,9 @@ void setup_score(CLI::App& parent) {
   app->add_option("--csv", args->csv, "Write one CSV row per model and set (task, phenomenon, template)");
   app->add_option("--latex", args->latex, "Write a LaTeX table: mean ± std per population, Welch stars");
   app->add_option("--report", args->report, "Write a self-contained HTML report with the accuracy bars");
+  app->add_option("-o,--output", args->output, "Write the result (tables or --json) here, atomically ('-' = standard output)")
+      ->capture_default_str();
+  add_run_control_options(*app, args->control);
   app->callback([args] { run_score(*args); });
 }
 

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "run/progress.hpp"
+
 namespace invar::cli {
 
 struct CommandRegistration {
@@ -44,8 +46,8 @@ inline constexpr GlobalOption kGlobalOptions[] = {
 };
 
 // A progress bar on stderr, shown only when stderr is a terminal and --quiet is not given.
-bool progress_enabled();
-void set_quiet(bool quiet);
+using run::progress_enabled;
+using run::set_quiet;
 
 }  // namespace invar::cli
 

@@ -15,7 +15,7 @@
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/hand_over.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 
@@ -23,13 +23,6 @@ std::vector<CommandRegistration>& command_registry() {
   static std::vector<CommandRegistration> registry;
   return registry;
 }
-
-namespace {
-bool quiet = false;
-}
-
-void set_quiet(bool value) { quiet = value; }
-bool progress_enabled() { return !quiet && isatty(STDERR_FILENO); }
 
 void add_commands(CLI::App& app) { add_commands(app, ""); }
 
@@ -64,7 +57,7 @@ namespace {
 // Under mpirun the other ranks may be waiting for this one: they are ended too.
 int fail_run(const std::string& message) {
   std::cerr << "invar: error: " << invar::printable(message) << '\n';
-  invar::cli::abort_every_rank();
+  invar::run::abort_every_rank();
   return 1;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/row_run.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 
@@ -34,7 +34,6 @@ struct MetricArguments {
   bool raw_stats = false;
   std::string empty = "reference";  // --empty: an empty hypothesis scored as sacrebleu does, or an error
   RunControl control;
-  const CLI::App* command = nullptr;
 };
 
 // One comparison: the hypotheses against the source (self-) or the references (ref-).

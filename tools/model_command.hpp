@@ -1,15 +1,15 @@
 #pragma once
 // What every command that runs a model shares: the model, input and output files, batching,
-// threads and the compute device, and a progress bar for long inputs.
+// threads and the compute device (progress bars: run/progress.hpp).
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
 
 #include "backends/backend.hpp"
 #include "loaders/model_source.hpp"
+#include "run/progress.hpp"
 
 namespace invar::cli {
 
@@ -35,7 +35,7 @@ void add_compute_options(CLI::App& command, ModelOptions& options);
 // Adds --batch-tokens, for the commands whose batches are length-sorted (engine/decode/batching.hpp).
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options);
 
-// Rows per chunk of --resume, --shard and MPI runs (tools/row_run.hpp): eight batches, so that
+// Rows per chunk of --resume, --shard and MPI runs (run/row_run.hpp): eight batches, so that
 // length-sorted batching still has rows to sort.
 inline std::size_t chunk_rows(const ModelOptions& options) { return 8 * options.batch_size; }
 
@@ -49,26 +49,6 @@ std::unique_ptr<ModelSource> open_model(const ModelOptions& options);
 // The backend --device names, with --threads resolved and --weights.
 std::unique_ptr<Backend> open_backend(const ModelOptions& options);
 
-// "label  done/total [=====>    ] 42%" redrawn on stderr at most ten times a second, only when
-// progress_enabled() (stderr is a terminal and --quiet is not given); erased when finished.
-class Progress {
- public:
-  Progress(std::string label, std::size_t total);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
-  void advance(std::size_t done);     // `done` more items finished
-  void set(std::size_t done_so_far);  // for callers that count from the start
-
- private:
-  void draw();
-
-  std::string label_;
-  std::size_t total_ = 0;
-  std::size_t done_ = 0;
-  bool enabled_ = false;
-  std::chrono::steady_clock::time_point last_draw_{};
-};
+using run::Progress;
 
 }  // namespace invar::cli

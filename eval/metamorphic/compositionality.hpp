@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/metamorphic/model.hpp"
+#include "eval/metamorphic/models.hpp"
 #include "eval/metamorphic/pairwise.hpp"
 
 namespace invar::metamorphic {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "engine/cosine.hpp"
 
 namespace invar::metamorphic {
 
@@ -57,20 +58,10 @@ SingleCounts check_score_similarity(std::span<const double> source, std::span<co
                     [&](std::size_t i) { return !(std::abs(source[i] - follow_up[i]) <= delta); });
 }
 
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, aa = 0, bb = 0;
-  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    dot += static_cast<double>(a[k]) * b[k];
-    aa += static_cast<double>(a[k]) * a[k];
-    bb += static_cast<double>(b[k]) * b[k];
-  }
-  return aa == 0 || bb == 0 ? 0.0 : dot / std::sqrt(aa * bb);
-}
-
 SingleCounts check_cosine_similarity(const std::vector<std::vector<float>>& source,
                                      const std::vector<std::vector<float>>& follow_up, double delta) {
   return check_each(source.size(), follow_up.size(),
-                    [&](std::size_t i) { return !(cosine(source[i], follow_up[i]) >= delta); });
+                    [&](std::size_t i) { return !(cosine_similarity(source[i], follow_up[i]) >= delta); });
 }
 
 SingleCounts check_order(std::span<const double> source, std::span<const double> follow_up, Direction direction) {

@@ -27,11 +27,9 @@ struct SingleCounts {
 SingleCounts check_equivalence(std::span<const int> source, std::span<const int> follow_up);
 // |s(f(x)) − s(f(t(x)))| ≤ δ.
 SingleCounts check_score_similarity(std::span<const double> source, std::span<const double> follow_up, double delta);
-// cos(f(x), f(t(x))) ≥ δ, for embeddings.
+// cos(f(x), f(t(x))) ≥ δ, for embeddings (engine/cosine.hpp: a zero vector has cosine 0).
 SingleCounts check_cosine_similarity(const std::vector<std::vector<float>>& source,
                                      const std::vector<std::vector<float>>& follow_up, double delta);
 SingleCounts check_order(std::span<const double> source, std::span<const double> follow_up, Direction direction);
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace invar::metamorphic

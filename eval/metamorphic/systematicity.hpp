@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/metamorphic/model.hpp"
+#include "eval/metamorphic/models.hpp"
 #include "eval/metamorphic/pairwise.hpp"
 #include "eval/metamorphic/single.hpp"
 

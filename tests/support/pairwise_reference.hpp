@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eval/metamorphic/pairwise.hpp"
+#include "engine/cosine.hpp"
 #include "eval/metamorphic/single.hpp"
 
 namespace invar::test {
@@ -53,8 +54,8 @@ inline PairwiseCounts reference_similarity(const std::vector<double>& s, const s
 inline PairwiseCounts reference_cosine(const std::vector<std::vector<float>>& s, const std::vector<std::vector<float>>& t,
                                        double delta) {
   return reference(
-      s.size(), [&](std::size_t i, std::size_t j) { return metamorphic::cosine(s[i], s[j]) >= delta; },
-      [&](std::size_t i, std::size_t j) { return !(metamorphic::cosine(t[i], t[j]) >= delta); });
+      s.size(), [&](std::size_t i, std::size_t j) { return cosine_similarity(s[i], s[j]) >= delta; },
+      [&](std::size_t i, std::size_t j) { return !(cosine_similarity(t[i], t[j]) >= delta); });
 }
 
 }  // namespace invar::test

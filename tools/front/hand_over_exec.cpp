@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "tools/hand_over.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
 namespace invar::cli {
 namespace {
@@ -36,7 +36,7 @@ bool names_a_command_here(const CLI::App& app, int argc, char** argv) {
 
 void run_here_or_hand_over(const CLI::App& app, int argc, char** argv) {
   // This binary is built without MPI: ranks of mpirun need invar-full to find each other.
-  if (!started_by_mpi_launcher() && names_a_command_here(app, argc, argv)) return;
+  if (!run::started_by_mpi_launcher() && names_a_command_here(app, argc, argv)) return;
   namespace fs = std::filesystem;
   std::error_code error;
   const auto self = fs::read_symlink("/proc/self/exe", error);

@@ -1,4 +1,4 @@
-#include "eval/robustness/predict.hpp"
+#include "eval/robustness/models.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

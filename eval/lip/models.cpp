@@ -1,4 +1,4 @@
-#include "eval/lip/transform.hpp"
+#include "eval/lip/models.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace invar::cli {
+namespace invar::run {
 
 struct RunHeader {
   std::string kind;         // "progress" (a run's side file, for --resume) or "partial" (--shard, MPI)
@@ -53,4 +53,4 @@ class ChunkAppender {
   std::FILE* file_ = nullptr;
 };
 
-}  // namespace invar::cli
+}  // namespace invar::run

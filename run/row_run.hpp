@@ -7,28 +7,34 @@
 // progress file beside the output, and brings the records of every chunk to the one process that
 // writes the output. The progress file and the partial results are fingerprinted with the
 // content of the input files and every option that is given, except the run-control ones.
-#include <CLI/CLI.hpp>
-
+// Nothing here knows a command-line parser: tools/run_control.hpp turns the parsed options into
+// a RunControl.
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "tools/run_file.hpp"
+#include "run/run_file.hpp"
 
-namespace invar::cli {
+namespace invar::run {
 
+// What a run takes from its command line, as plain data.
 struct RunControl {
+  // The command's path from the root ("metric", "bleu") and its given options in declaration
+  // order, the run-control ones (output, --resume, --shard) left out: a command line that runs it
+  // again (`invar merge` does), fingerprinted with the content of its input files.
+  std::vector<std::string> command;
   bool resume = false;
-  std::string shard;  // "K/N", K in 0..N-1; empty = the whole input
+  std::string shard;            // "K/N", K in 0..N-1; empty = the whole input
+  bool standard_input = false;  // an input is standard input (it cannot be read twice)
 };
-// Adds --resume and --shard; `output_option` names where the progress is kept.
-void add_run_control_options(CLI::App& command, RunControl& control, const std::string& output_option = "--output");
 
 struct RowRunSpec {
-  const CLI::App* command = nullptr;   // the subcommand being run (its given options are fingerprinted)
-  const RunControl* control = nullptr;
+  RunControl control;
   std::vector<std::string> inputs;     // options naming input files, fingerprinted by their content
+  // Further bytes the fingerprint covers: what the rows read that no input option names as a file
+  // (e.g. texts made from files named inside an option's value).
+  std::vector<std::string> content;
   std::string output;                  // the output file ("-" = standard output)
   std::size_t rows = 0;
   std::size_t chunk = 1;               // rows per chunk
@@ -75,4 +81,4 @@ class RowRun {
 // takes the records from them instead of computing.
 void merge_from(RunHeader header, Chunks chunks);
 
-}  // namespace invar::cli
+}  // namespace invar::run

@@ -1,5 +1,5 @@
 #pragma once
-// The per-row work of `invar lip` (tools/cmd_lip.cpp) as one row run (tools/row_run.hpp): split over
+// The per-row work of `invar lip` (tools/cmd_lip.cpp) as one row run (run/row_run.hpp): split over
 // the --shard parts or the mpirun ranks, resumable beside --output. It is what costs: with
 // --transform, t(A_i) for every text of A; with --classifier se, the sentence embedding of every
 // text the classifiers read, so that their fits and predictions find them computed. (The TF-IDF
@@ -11,29 +11,29 @@
 #include <string>
 #include <vector>
 
+#include "eval/lip/models.hpp"
 #include "eval/lip/property_classifier.hpp"
-#include "eval/lip/transform.hpp"
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
-namespace invar::cli {
+namespace invar::lip {
 
 struct LipRowWork {
   const LabelledTexts* original = nullptr;  // A
   std::string transform_model;              // --transform; empty: B is given
-  lip::TransformOptions transform;
+  TransformOptions transform;
   std::function<Backend&()> backend;              // opened when a chunk first needs it
-  lip::SentenceEmbeddings* embeddings = nullptr;  // --classifier se; null: tf
+  SentenceEmbeddings* embeddings = nullptr;  // --classifier se; null: tf
   std::vector<std::string> to_embed;              // se: the distinct texts to embed known before the run
 };
 
 struct LipRows {
-  std::unique_ptr<RowRun> run;  // null when nothing is computed per row; closed once the outputs are written
+  std::unique_ptr<run::RowRun> run;  // null when nothing is computed per row; closed once the outputs are written
   bool writes = true;           // false: this process's part went elsewhere and it writes nothing more
-  std::vector<lip::TransformedText> transformed;  // --transform: t(A_i) per text of A
+  std::vector<TransformedText> transformed;  // --transform: t(A_i) per text of A
 };
 
 // Computes the rows this process owns (spec.rows is set here). Where the process writes the
 // output, the embeddings of every row are then in work.embeddings.
-LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work);
+LipRows run_lip_rows(run::RowRunSpec spec, const LipRowWork& work);
 
-}  // namespace invar::cli
+}  // namespace invar::lip

@@ -1,6 +1,8 @@
-#include "tools/run_file.hpp"
+#include "run/run_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -12,7 +14,7 @@
 
 #include "core/error.hpp"
 
-namespace invar::cli {
+namespace invar::run {
 
 std::string chunk_block(std::size_t index, const std::vector<std::string>& records) {
   std::string payload;
@@ -104,11 +106,34 @@ RunFile read_run_file(const std::string& path) {
   return file;
 }
 
+// The file is never opened through a symbolic link: anyone who may create files in the output's
+// folder could otherwise point the progress file at another file of the user's and have the run
+// overwrite it. A new file replaces whatever is at the path (a link itself, not its target) and is
+// created exclusively.
 ChunkAppender::ChunkAppender(const std::string& path, const RunHeader& header, std::uintmax_t keep_bytes)
     : path_(path) {
-  if (keep_bytes > 0) std::filesystem::resize_file(path, keep_bytes);
-  file_ = std::fopen(path.c_str(), keep_bytes > 0 ? "ab" : "wb");
-  if (!file_) fail("{}: cannot write: {}", path, std::strerror(errno));
+  int fd = -1;
+  if (keep_bytes > 0) {
+    fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && (::ftruncate(fd, static_cast<off_t>(keep_bytes)) != 0 || ::lseek(fd, 0, SEEK_END) < 0)) {
+      const int error = errno;
+      ::close(fd);
+      fail("{}: cannot write: {}", path, std::strerror(error));
+    }
+  } else {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) fail("{}: cannot replace: {}", path, std::strerror(errno));
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  }
+  if (fd < 0) {
+    if (errno == ELOOP) fail("{}: is a symbolic link; progress files are not written through links", path);
+    fail("{}: cannot write: {}", path, std::strerror(errno));
+  }
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    const int error = errno;
+    ::close(fd);
+    fail("{}: cannot write: {}", path, std::strerror(error));
+  }
   if (keep_bytes == 0) write(header_line(header));
 }
 
@@ -123,4 +148,4 @@ void ChunkAppender::write(const std::string& bytes) {
     fail("{}: cannot write: {}", path_, std::strerror(errno));
 }
 
-}  // namespace invar::cli
+}  // namespace invar::run

@@ -1,4 +1,4 @@
-#include "eval/metamorphic/model.hpp"
+#include "eval/metamorphic/models.hpp"
 
 #include <fmt/ranges.h>
 

@@ -1,4 +1,4 @@
-#include "tools/row_run.hpp"
+#include "run/row_run.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,47 +13,14 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/version.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
-namespace invar::cli {
+namespace invar::run {
 namespace {
 
 std::optional<std::pair<RunHeader, Chunks>>& merge_source() {
   static std::optional<std::pair<RunHeader, Chunks>> source;
   return source;
-}
-
-bool is_run_control(const CLI::Option& option) {
-  for (const auto& name : option.get_lnames())
-    if (name == "output" || name == "resume" || name == "shard") return true;
-  return false;
-}
-
-std::string option_name(const CLI::Option& option) {
-  if (!option.get_lnames().empty()) return "--" + option.get_lnames().front();
-  if (!option.get_snames().empty()) return "-" + option.get_snames().front();
-  return {};  // a positional
-}
-
-// The subcommand's path from the root ("metric", "bleu") and its given options, in declaration
-// order, as a command line that runs it again.
-std::vector<std::string> command_line(const CLI::App& command) {
-  std::vector<std::string> line;
-  for (const CLI::App* app = &command; app->get_parent() != nullptr; app = app->get_parent())
-    line.insert(line.begin(), app->get_name());
-  for (const CLI::Option* option : command.get_options()) {
-    if (option->count() == 0 || is_run_control(*option)) continue;
-    const std::string name = option_name(*option);
-    if (option->get_expected_max() == 0) {  // a flag
-      for (std::size_t i = 0; i < option->count(); ++i) line.push_back(name);
-      continue;
-    }
-    for (const auto& value : option->results()) {
-      if (!name.empty()) line.push_back(name);
-      line.push_back(value);
-    }
-  }
-  return line;
 }
 
 class Hasher {
@@ -112,7 +79,18 @@ std::string fingerprint(const std::vector<std::string>& line, const std::vector<
     hasher.add(word);
     input_value = std::find(inputs.begin(), inputs.end(), word) != inputs.end();
   }
+  for (const auto& bytes : spec.content) hasher.add(bytes);
   return hasher.hex();
+}
+
+// A device, FIFO or socket (-o /dev/null, a named pipe) is written to directly (core/io.hpp's
+// AtomicOutput), and nothing is created beside it: no progress is kept.
+bool writes_to_device(const std::string& output) {
+  if (output == "-") return false;
+  std::error_code error;
+  const auto status = std::filesystem::status(output, error);
+  return std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+         !std::filesystem::is_directory(status);
 }
 
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
@@ -124,44 +102,35 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
   return {k, n};
 }
 
-// True when an input option is left at its default, standard input.
-bool reads_standard_input(const CLI::App& command, const std::vector<std::string>& inputs) {
-  for (const auto& name : inputs) {
-    const CLI::Option* option = command.get_option_no_throw(name);
-    if (option && option->count() == 0 && option->get_default_str() == "-") return true;
-  }
-  return false;
-}
-
 }  // namespace
-
-void add_run_control_options(CLI::App& command, RunControl& control, const std::string& output_option) {
-  command.add_flag("--resume", control.resume,
-                   fmt::format("Continue an interrupted run from the progress kept beside {} (FILE.invar-progress); "
-                               "refused when the input or the options differ",
-                               output_option));
-  command.add_option("--shard", control.shard,
-                     "Run part K of N (0 <= K < N) and write a partial result to --output; `invar merge` joins "
-                     "the N parts into the output of one whole run (docs/scale-out.md)");
-}
 
 void merge_from(RunHeader header, Chunks chunks) { merge_source() = std::pair{std::move(header), std::move(chunks)}; }
 
 RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
-  command_ = command_line(*spec_.command);
-  const bool from_standard_input = reads_standard_input(*spec_.command, spec_.inputs);
+  command_ = spec_.control.command;
+  const bool from_standard_input = spec_.control.standard_input;
   const Ranks processes = ranks();
   merging_ = merge_source().has_value();
-  sharded_ = !spec_.control->shard.empty();
+  sharded_ = !spec_.control.shard.empty();
   if (sharded_ && processes.size > 1) fail("--shard splits the input for separate jobs, mpirun for ranks: choose one");
-  if (sharded_) std::tie(part_, parts_) = parse_shard(spec_.control->shard);
+  if (sharded_) std::tie(part_, parts_) = parse_shard(spec_.control.shard);
   if (processes.size > 1) std::tie(part_, parts_) = std::pair<std::size_t, std::size_t>(processes.rank, processes.size);
   const bool split = sharded_ || processes.size > 1;
-  if (from_standard_input && (split || spec_.control->resume || merging_))
+  if (from_standard_input && (split || spec_.control.resume || merging_))
     fail("--resume, --shard and mpirun read the input by its name: give it as a file, not standard input");
-  if (spec_.control->resume && spec_.output == "-")
+  if (spec_.control.resume && spec_.output == "-")
     fail("--resume continues from the progress file beside the output: give {} FILE", spec_.output_option);
-  const bool keeps_progress = spec_.output != "-" && !from_standard_input && !merging_;
+  const bool to_device = writes_to_device(spec_.output);
+  if (spec_.control.resume && to_device)
+    fail("--resume continues from the progress file beside the output, and {} is a device or pipe, beside which "
+         "none is kept: give {} a file",
+         spec_.output, spec_.output_option);
+  if (spec_.output != "-" && !to_device) {
+    const std::filesystem::path target(spec_.output);
+    const auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(dir)) fail("{}: directory {} does not exist", spec_.output, dir.string());
+  }
+  const bool keeps_progress = spec_.output != "-" && !to_device && !from_standard_input && !merging_;
   // Hashing the inputs reads them all once more: only a run that records or checks them pays it
   // (a plain run to standard output, e.g. `invar metric bleu`, does not).
   if (!from_standard_input && (split || merging_ || keeps_progress))
@@ -189,7 +158,7 @@ std::vector<std::string> RowRun::run_chunk(const Work& work, std::size_t index) 
 void RowRun::load_progress(Chunks& done) {
   const RunHeader header{.kind = "progress", .fingerprint = fingerprint_, .rows = spec_.rows, .chunk = spec_.chunk,
                          .shard = part_, .shards = parts_, .command = command_};
-  if (!spec_.control->resume || !std::filesystem::exists(progress_path_)) {
+  if (!spec_.control.resume || !std::filesystem::exists(progress_path_)) {
     appender_.emplace(progress_path_, header);
     return;
   }
@@ -275,4 +244,4 @@ void RowRun::close() {
   if (!progress_path_.empty()) std::filesystem::remove(progress_path_);
 }
 
-}  // namespace invar::cli
+}  // namespace invar::run

@@ -1,6 +1,6 @@
-// Builds with INVAR_MPI: the ranks of `mpirun -n N invar ...`. MPI starts only when a launcher
-// started this process, so a plain `invar ...` of an MPI
-// build stays one process and never loads the launcher's environment.
+// Builds with INVAR_MPI: the ranks of `mpirun -n N invar ...`, installed (run/ranks.hpp) when the
+// binary that links this file starts. MPI starts only when a launcher started this process, so a
+// plain `invar ...` of an MPI build stays one process and never loads the launcher's environment.
 // The C API only: Open MPI's mpi.h would otherwise pull in its deprecated C++ bindings, which
 // live in a library this build does not link.
 #define OMPI_SKIP_MPICXX 1
@@ -11,9 +11,9 @@
 #include <cstdint>
 
 #include "core/error.hpp"
-#include "tools/ranks.hpp"
+#include "run/ranks.hpp"
 
-namespace invar::cli {
+namespace invar::run {
 namespace {
 
 class Mpi {
@@ -73,27 +73,36 @@ std::string receive(int from) {
   return bytes;
 }
 
+class MpiRanks final : public RankGroup {
+ public:
+  Ranks ranks() override { return mpi().ranks(); }
+
+  std::vector<std::string> gather_on_first(const std::string& mine) override {
+    const Ranks& r = mpi().ranks();
+    if (r.rank != 0) {
+      send(mine, 0);
+      return {};
+    }
+    std::vector<std::string> all{mine};
+    for (int from = 1; from < r.size; ++from) all.push_back(receive(from));
+    return all;
+  }
+
+  void wait_for_every_rank() override {
+    if (mpi().started()) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  }
+
+  void abort_every_rank() override {
+    if (mpi().started() && mpi().ranks().size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+};
+
+[[maybe_unused]] const bool installed = [] {
+  static MpiRanks group;
+  use_rank_group(group);
+  return true;
+}();
+
 }  // namespace
 
-Ranks ranks() { return mpi().ranks(); }
-
-std::vector<std::string> gather_on_first(const std::string& mine) {
-  const Ranks& r = mpi().ranks();
-  if (r.rank != 0) {
-    send(mine, 0);
-    return {};
-  }
-  std::vector<std::string> all{mine};
-  for (int from = 1; from < r.size; ++from) all.push_back(receive(from));
-  return all;
-}
-
-void wait_for_every_rank() {
-  if (mpi().started()) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-}
-
-void abort_every_rank() {
-  if (mpi().started() && mpi().ranks().size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-}  // namespace invar::cli
+}  // namespace invar::run

@@ -1,29 +1,25 @@
-#include "tools/lip_rows.hpp"
-
-#include <nlohmann/json.hpp>
+#include "eval/lip/rows.hpp"
 
 #include <algorithm>
 #include <optional>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "tools/model_command.hpp"
+#include "loaders/model_source.hpp"
+#include "run/record.hpp"
+#include "run/progress.hpp"
 
-namespace invar::cli {
+namespace invar::lip {
 namespace {
 
-std::string dump(const nlohmann::json& record) {
-  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// An embedding's record fields: its values and whether its text was cut.
+void put_embedding(run::RecordWriter& record, const SentenceEmbeddings::Embedded& embedded) {
+  record.put(embedded.values).put(embedded.truncated);
 }
 
-// An embedding's record fields; floats go through JSON's doubles and come back exactly.
-void put_embedding(nlohmann::json& record, const lip::SentenceEmbeddings::Embedded& embedded) {
-  record["embedding"] = embedded.values;
-  if (embedded.truncated) record["embedding_cut"] = true;
-}
-
-lip::SentenceEmbeddings::Embedded get_embedding(const nlohmann::json& record) {
-  return {record.at("embedding").get<std::vector<float>>(), record.value("embedding_cut", false)};
+SentenceEmbeddings::Embedded get_embedding(run::RecordReader& record) {
+  auto values = record.get_floats();
+  return {std::move(values), record.get_bool()};
 }
 
 // The models of the rows, opened when a chunk first needs them (merge opens none).
@@ -45,11 +41,13 @@ class RowModels {
     for (const auto& output : outputs) texts.push_back(output.text);
     std::vector<std::string> records;
     const auto embedded = embed_non_blank(texts);
+    // A transformed text's record: the text, the length it was cut to (0: not cut), whether it
+    // was embedded, and its embedding.
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      nlohmann::json record{{"text", outputs[i].text}};
-      if (outputs[i].cut_to > 0) record["cut_to"] = outputs[i].cut_to;
+      run::RecordWriter record;
+      record.put(outputs[i].text).put(std::uint64_t{outputs[i].cut_to}).put(embedded[i].has_value());
       if (embedded[i]) put_embedding(record, *embedded[i]);
-      records.push_back(dump(record));
+      records.push_back(record.str());
     }
     return records;
   }
@@ -58,17 +56,17 @@ class RowModels {
     const std::vector<std::string> texts(work_.to_embed.begin() + begin, work_.to_embed.begin() + end);
     std::vector<std::string> records;
     for (const auto& embedded : work_.embeddings->embed(texts)) {
-      nlohmann::json record = nlohmann::json::object();
+      run::RecordWriter record;
       put_embedding(record, embedded);
-      records.push_back(dump(record));
+      records.push_back(record.str());
     }
     return records;
   }
 
  private:
   // Blank outputs are left out or refused by --empty; they are not embedded.
-  std::vector<std::optional<lip::SentenceEmbeddings::Embedded>> embed_non_blank(const std::vector<std::string>& texts) {
-    std::vector<std::optional<lip::SentenceEmbeddings::Embedded>> out(texts.size());
+  std::vector<std::optional<SentenceEmbeddings::Embedded>> embed_non_blank(const std::vector<std::string>& texts) {
+    std::vector<std::optional<SentenceEmbeddings::Embedded>> out(texts.size());
     if (!work_.embeddings) return out;
     std::vector<std::string> kept;
     for (const auto& text : texts)
@@ -81,24 +79,24 @@ class RowModels {
 
   const LipRowWork& work_;
   std::unique_ptr<ModelSource> model_;
-  std::optional<lip::TextTransformer> transformer_;
-  std::optional<Progress> progress_;
+  std::optional<TextTransformer> transformer_;
+  std::optional<run::Progress> progress_;
   std::size_t chunk_begin_ = 0;  // the transformer's progress counts within the chunk
 };
 
 }  // namespace
 
-LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
+LipRows run_lip_rows(run::RowRunSpec spec, const LipRowWork& work) {
   const std::size_t transformed = work.transform_model.empty() ? 0 : work.original->texts.size();
   spec.rows = transformed + work.to_embed.size();
   LipRows rows;
   if (spec.rows == 0) {
-    if (!spec.control->shard.empty()) fail("--shard splits what --transform and --classifier se compute; give one");
+    if (!spec.control.shard.empty()) fail("--shard splits what --transform and --classifier se compute; give one");
     return rows;
   }
-  if (!spec.control->shard.empty() && spec.output == "-") fail("--shard writes a partial result: give --output FILE");
+  if (!spec.control.shard.empty() && spec.output == "-") fail("--shard writes a partial result: give --output FILE");
   RowModels models(work);
-  rows.run = std::make_unique<RowRun>(std::move(spec));
+  rows.run = std::make_unique<run::RowRun>(std::move(spec));
   rows.writes = rows.run->process([&](std::size_t begin, std::size_t end) {
     std::vector<std::string> records;
     if (begin < transformed) records = models.transform(begin, std::min(end, transformed));
@@ -111,15 +109,21 @@ LipRows run_lip_rows(RowRunSpec spec, const LipRowWork& work) {
   if (!rows.writes) return rows;
   const auto& records = rows.run->records();
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto record = nlohmann::json::parse(records[i]);
+    run::RecordReader record(records[i], "lip");
     if (i < transformed) {
-      rows.transformed.push_back({record.at("text").get<std::string>(), record.value("cut_to", std::size_t{0})});
-      if (work.embeddings && record.contains("embedding")) work.embeddings->add(rows.transformed.back().text, get_embedding(record));
+      auto text = record.get_string();
+      const std::size_t cut_to = record.get_uint();
+      rows.transformed.push_back({std::move(text), cut_to});
+      if (record.get_bool()) {
+        auto embedding = get_embedding(record);
+        if (work.embeddings) work.embeddings->add(rows.transformed.back().text, std::move(embedding));
+      }
     } else if (work.embeddings) {
       work.embeddings->add(work.to_embed[i - transformed], get_embedding(record));
     }
+    record.finish();
   }
   return rows;
 }
 
-}  // namespace invar::cli
+}  // namespace invar::lip

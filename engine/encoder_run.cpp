@@ -1,0 +1,41 @@
+#include "engine/encoder_run.hpp"
+
+#include <span>
+
+#include "core/error.hpp"
+
+namespace invar {
+
+EncoderRun::EncoderRun(std::unique_ptr<ModelSource> source, std::unique_ptr<Backend> backend, EncoderRunOptions options)
+    : options_(std::move(options)), source_(std::move(source)), backend_(std::move(backend)), encoder_(*source_, *backend_) {
+  if (options_.max_length > 0) encoder_.cap_length(options_.max_length);
+}
+
+std::int64_t EncoderRun::layer() {
+  const std::int64_t layers = model().spec().layers, layer = options_.layer;
+  if (layer > layers || layer < -(layers + 1))
+    fail("--layer {} does not exist: the model has layers 0 (embeddings) to {}", layer, layers);
+  return layer < 0 ? layers + 1 + layer : layer;
+}
+
+void EncoderRun::check(const Encoding& encoding, std::size_t line, bool any_length) {
+  try {
+    if (any_length) model().check_tokens(encoding);
+    else model().check_inputs(std::span(&encoding, 1));
+  } catch (const Error& e) {
+    fail("{}:{}: {}", options_.input == "-" ? "<stdin>" : options_.input, line, e.what());
+  }
+}
+
+std::vector<Encoding> EncoderRun::encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end,
+                                         bool pairs) {
+  auto out = encoder_.encode({lines.begin() + begin, lines.begin() + end}, pairs, cut_);
+  for (std::size_t i = 0; i < out.size(); ++i) check(out[i], begin + i + 1);
+  return out;
+}
+
+BatchOptions EncoderRun::batches(std::function<void(std::size_t)> progress) const {
+  return {options_.batch_size, std::move(progress), options_.batch_tokens};
+}
+
+}  // namespace invar
