@@ -259,6 +259,10 @@ TEST(CliSacrebleu, TestSetsAndNumpyDrawsFailClearly) {
     EXPECT_NE(result.err.find("invar runs offline"), std::string::npos) << result.err;
     EXPECT_TRUE(result.out.empty());
   }
+  const auto spm = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, "-tok", "flores200"});
+  EXPECT_EQ(spm.exit_code, 1);
+  EXPECT_NE(spm.err.find("-tok flores200 needs the SentencePiece model sacrebleu downloads"), std::string::npos)
+      << spm.err;
   const auto paired = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, files().refs, "-pbs"});
   EXPECT_EQ(paired.exit_code, 1);
   EXPECT_NE(paired.err.find("numpy"), std::string::npos) << paired.err;
