@@ -121,8 +121,11 @@ TEST(CliSacrebleu, DefaultIsBleuAsJson) {
 
 TEST(CliSacrebleu, HypothesesFromStandardInputAndScoreOnly) {
   const auto& c = bleu_case("13a", false);
-  // README: `cat output.detok.txt | sacrebleu ref.detok.txt -m bleu -b -w 4`.
-  const auto out = run_ok({"sacrebleu", files().refs, "-m", "bleu", "-b", "-w", "4"}, lines_of(files().hyp_lines)).out;
+  // README: `cat output.detok.txt | sacrebleu ref.detok.txt -m bleu -b -w 4`. A tab would start a
+  // second system (sacrebleu then refuses the fixture's line 5): a space tokenizes alike.
+  auto input = lines_of(files().hyp_lines);
+  std::replace(input.begin(), input.end(), '\t', ' ');
+  const auto out = run_ok({"sacrebleu", files().refs, "-m", "bleu", "-b", "-w", "4"}, input).out;
   EXPECT_EQ(out, fixed(c["corpus"]["score"], 4) + "\n");
 }
 
@@ -256,12 +259,20 @@ TEST(CliSacrebleu, TestSetsAndNumpyDrawsFailClearly) {
     EXPECT_NE(result.err.find("invar runs offline"), std::string::npos) << result.err;
     EXPECT_TRUE(result.out.empty());
   }
+  const auto spm = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, "-tok", "flores200"});
+  EXPECT_EQ(spm.exit_code, 1);
+  EXPECT_NE(spm.err.find("-tok flores200 needs the SentencePiece model sacrebleu downloads"), std::string::npos)
+      << spm.err;
   const auto paired = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, files().refs, "-pbs"});
   EXPECT_EQ(paired.exit_code, 1);
   EXPECT_NE(paired.err.find("numpy"), std::string::npos) << paired.err;
   const auto both = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, "-sl", "-m", "bleu", "chrf"});
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_NE(both.err.find("Only one metric can be used in sentence-level mode."), std::string::npos) << both.err;
+  const auto ragged = invar::test::run_cli({"sacrebleu", files().refs}, lines_of(files().hyp_lines));
+  EXPECT_EQ(ragged.exit_code, 1);
+  EXPECT_NE(ragged.err.find("<stdin>:5: 2 tab-separated systems, the first line has 1"), std::string::npos)
+      << ragged.err;
   EXPECT_EQ(run_ok({"sacrebleu", "-V"}).out, "sacrebleu 2.4.3\n");
 }
 

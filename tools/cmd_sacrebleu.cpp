@@ -84,8 +84,12 @@ void add_options(CLI::App& app, SacrebleuOptions& o) {
       ->check(CLI::IsMember({"none", "floor", "add-k", "exp"}))
       ->capture_default_str();
   app.add_option("--smooth-value", o.smooth_value, "The smoothing value (floor: 0.1, add-k: 1)");
+  // sacrebleu's spm, flores101 and flores200 download their SentencePiece models: accepted here,
+  // refused by check_offline with the reason.
+  auto tokenizers = metrics::tokenizer_names();
+  tokenizers.insert(tokenizers.end(), {"spm", "flores101", "flores200"});
   app.add_option("--tokenize", o.tokenize, "BLEU's tokenizer (default: as the target language asks, else 13a)")
-      ->check(CLI::IsMember(metrics::tokenizer_names()));
+      ->check(CLI::IsMember(tokenizers));
   app.add_flag("--lowercase", o.lowercase, "BLEU case-insensitive");
   app.add_flag("--force", o.force, "Insist that your tokenized input is actually detokenized");
   app.add_option("--chrf-char-order", o.chrf_char_order, "chrF character n-gram order")->capture_default_str();
@@ -187,6 +191,9 @@ void check_offline(const SacrebleuOptions& o) {
   if (!o.origlang.empty()) offline("--origlang");
   if (!o.subset.empty()) offline("--subset");
   if (o.detail) offline("--detail");
+  if (o.tokenize == "spm" || o.tokenize == "flores101" || o.tokenize == "flores200")
+    fail("-tok {} needs the SentencePiece model sacrebleu downloads; invar runs offline (its tokenizers: {})",
+         o.tokenize, metrics::tokenizer_choices());
   if (o.confidence || o.paired_bs || o.paired_ar)
     fail("--confidence, --paired-bs and --paired-ar draw with numpy's generator, which invar does not reproduce; "
          "`invar metric bleu|chrf|ter` offers them with its own seeded draws");
