@@ -155,7 +155,7 @@ CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTran
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options)
-      : pool_(options.threads),
+      : pool_((require_threads(options.threads), options.threads)),
         deterministic_(options.deterministic),
         int8_(options.weights == WeightType::Int8) {
     // F32 weights stay plain when deterministic: the fixed-order product reads them.
@@ -167,6 +167,7 @@ class CpuBackend final : public Backend {
 
   void set_threads(int threads) override {
     threads = std::max(threads, 1);
+    if (threads > pool_.threads()) require_threads(threads);
     if (packer_) packer_->reserve_lanes(threads);
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
@@ -396,6 +397,10 @@ class CpuBackend final : public Backend {
   }
   // Rough per-element cost of an activation, for the parallel-or-inline decision.
   static std::int64_t cost(Activation act) { return act == Activation::None || act == Activation::Relu ? 1 : 16; }
+  // The pool's workers, an OpenMP team of as many (oneDNN) and OpenBLAS's: threads − 1 each.
+  static void require_threads(int threads) {
+    cpu::require_thread_budget(threads, 3 * (static_cast<std::int64_t>(std::max(threads, 1)) - 1));
+  }
   static void activate(Activation act, float* x, std::int64_t n) {
     switch (act) {
       case Activation::None:
