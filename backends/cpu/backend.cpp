@@ -234,7 +234,7 @@ class CpuBackend final : public Backend {
       // Row by row: Eigen computes the elements before the first aligned address with scalar
       // functions, so a thread's range must start where a row does for results not to depend on
       // the split.
-      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols);
+      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols, order());
     });
   }
 
@@ -255,14 +255,14 @@ class CpuBackend final : public Backend {
     float* po = ptr(out);
     rows_parallel(rows_of(x), cols * 4, [&](std::int64_t begin, std::int64_t end) {
       cpu::layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
-                      po + begin * cols, end - begin, cols);
+                      po + begin * cols, end - begin, cols, order());
     });
   }
 
   void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
     const std::int64_t cols = cols_of(x);
     rows_parallel(rows_of(x), cols * 3, [&](std::int64_t begin, std::int64_t end) {
-      cpu::rms_norm(ptr(x) + begin * cols, ptr(weight), eps, ptr(out) + begin * cols, end - begin, cols);
+      cpu::rms_norm(ptr(x) + begin * cols, ptr(weight), eps, ptr(out) + begin * cols, end - begin, cols, order());
     });
   }
 
@@ -279,7 +279,8 @@ class CpuBackend final : public Backend {
         const float* row_bias = nullptr;
         if (bias) row_bias = bias + ((bias_per_batch ? batch * heads : 0) + head) * tq * tk + query * tk;
         const std::int64_t limit = causal ? query + causal_offset + 1 : tk;
-        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit);
+        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit,
+                                   order());
       }
     });
   }
@@ -341,12 +342,12 @@ class CpuBackend final : public Backend {
     }
   }
 
-  void do_l2_normalize(const Tensor& x) override { cpu::l2_normalize(ptr(x), rows_of(x), cols_of(x)); }
+  void do_l2_normalize(const Tensor& x) override { cpu::l2_normalize(ptr(x), rows_of(x), cols_of(x), order()); }
 
   void do_log_softmax(const Tensor& x, const Tensor& out) override {
     const std::int64_t cols = cols_of(x);
     rows_parallel(rows_of(x), cols * 8, [&](std::int64_t begin, std::int64_t end) {
-      cpu::log_softmax(ptr(x) + begin * cols, ptr(out) + begin * cols, end - begin, cols);
+      cpu::log_softmax(ptr(x) + begin * cols, ptr(out) + begin * cols, end - begin, cols, order());
     });
   }
 
@@ -401,24 +402,26 @@ class CpuBackend final : public Backend {
   static void require_threads(int threads) {
     cpu::require_thread_budget(threads, 3 * (static_cast<std::int64_t>(std::max(threads, 1)) - 1));
   }
-  static void activate(Activation act, float* x, std::int64_t n) {
+  // Batch-invariant row work when deterministic (cpu::Order).
+  cpu::Order order() const { return deterministic_ ? cpu::Order::Fixed : cpu::Order::Fast; }
+  static void activate(Activation act, float* x, std::int64_t n, cpu::Order order) {
     switch (act) {
       case Activation::None:
         break;
       case Activation::GeluErf:
-        cpu::gelu_erf(x, n);
+        cpu::gelu_erf(x, n, order);
         break;
       case Activation::GeluTanh:
-        cpu::gelu_tanh(x, n);
+        cpu::gelu_tanh(x, n, order);
         break;
       case Activation::Relu:
         cpu::relu(x, n);
         break;
       case Activation::Silu:
-        cpu::silu(x, n);
+        cpu::silu(x, n, order);
         break;
       case Activation::Tanh:
-        cpu::tanh(x, n);
+        cpu::tanh(x, n, order);
         break;
     }
   }
