@@ -246,10 +246,12 @@ class Backend {
 // How a backend computes, beyond where.
 struct BackendOptions {
   int threads = 1;
-  // Results bit-identical for every thread count: the CPU backend sums each matrix-product element
-  // in one fixed order (backends/cpu/gemm.hpp) instead of calling OpenBLAS. (Not across batch
-  // compositions: softmax rows of other lengths are summed in other orders.)
-  // OpenCL results never depend on the host's thread count, so it changes nothing there.
+  // Results bit-identical for every thread count and batch-invariant (a row's results do not depend
+  // on the other rows of its batch, its position or its padding): the CPU backend sums each
+  // matrix-product element in one fixed order (backends/cpu/gemm.hpp) instead of calling OpenBLAS,
+  // and computes every row op in cpu::Order::Fixed. OpenCL results depend on neither already (one
+  // work-group of fixed size per row, each work-item summing its own stride of the row; CLBlast
+  // sums each product element along k), so it changes nothing there.
   bool deterministic = false;
   // Storage of WeightUse::Matrix and Table weights. F16 halves their memory; arithmetic stays F32. Only the
   // OpenCL backend offers F16 (any device: it needs no cl_khr_fp16); the CPU backend rejects it.

@@ -48,7 +48,8 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
                              weight_type_name(WeightType::Int8)}))
       ->capture_default_str();
   command.add_flag("--deterministic", options.deterministic,
-                   "Bit-identical results for every --threads: the CPU sums each matrix-product element in one "
+                   "Bit-identical results for every --threads and --batch-size: a text's outputs do not depend on "
+                   "the other texts in its batch; the CPU sums each matrix-product element and each row in one "
                    "fixed order instead of calling OpenBLAS (faster at batch 1, slower on large batches: "
                    "docs/performance.md)");
   command.add_flag("--allow-non-finite", options.allow_non_finite,

@@ -155,7 +155,7 @@ CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTran
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options)
-      : pool_(options.threads),
+      : pool_((require_threads(options.threads), options.threads)),
         deterministic_(options.deterministic),
         int8_(options.weights == WeightType::Int8) {
     // F32 weights stay plain when deterministic: the fixed-order product reads them.
@@ -167,6 +167,7 @@ class CpuBackend final : public Backend {
 
   void set_threads(int threads) override {
     threads = std::max(threads, 1);
+    if (threads > pool_.threads()) require_threads(threads);
     if (packer_) packer_->reserve_lanes(threads);
     openblas_set_num_threads(threads);
     pool_.set_threads(threads);
@@ -233,7 +234,7 @@ class CpuBackend final : public Backend {
       // Row by row: Eigen computes the elements before the first aligned address with scalar
       // functions, so a thread's range must start where a row does for results not to depend on
       // the split.
-      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols);
+      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols, order());
     });
   }
 
@@ -254,14 +255,14 @@ class CpuBackend final : public Backend {
     float* po = ptr(out);
     rows_parallel(rows_of(x), cols * 4, [&](std::int64_t begin, std::int64_t end) {
       cpu::layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
-                      po + begin * cols, end - begin, cols);
+                      po + begin * cols, end - begin, cols, order());
     });
   }
 
   void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) override {
     const std::int64_t cols = cols_of(x);
     rows_parallel(rows_of(x), cols * 3, [&](std::int64_t begin, std::int64_t end) {
-      cpu::rms_norm(ptr(x) + begin * cols, ptr(weight), eps, ptr(out) + begin * cols, end - begin, cols);
+      cpu::rms_norm(ptr(x) + begin * cols, ptr(weight), eps, ptr(out) + begin * cols, end - begin, cols, order());
     });
   }
 
@@ -278,7 +279,8 @@ class CpuBackend final : public Backend {
         const float* row_bias = nullptr;
         if (bias) row_bias = bias + ((bias_per_batch ? batch * heads : 0) + head) * tq * tk + query * tk;
         const std::int64_t limit = causal ? query + causal_offset + 1 : tk;
-        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit);
+        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit,
+                                   order());
       }
     });
   }
@@ -340,12 +342,12 @@ class CpuBackend final : public Backend {
     }
   }
 
-  void do_l2_normalize(const Tensor& x) override { cpu::l2_normalize(ptr(x), rows_of(x), cols_of(x)); }
+  void do_l2_normalize(const Tensor& x) override { cpu::l2_normalize(ptr(x), rows_of(x), cols_of(x), order()); }
 
   void do_log_softmax(const Tensor& x, const Tensor& out) override {
     const std::int64_t cols = cols_of(x);
     rows_parallel(rows_of(x), cols * 8, [&](std::int64_t begin, std::int64_t end) {
-      cpu::log_softmax(ptr(x) + begin * cols, ptr(out) + begin * cols, end - begin, cols);
+      cpu::log_softmax(ptr(x) + begin * cols, ptr(out) + begin * cols, end - begin, cols, order());
     });
   }
 
@@ -396,24 +398,30 @@ class CpuBackend final : public Backend {
   }
   // Rough per-element cost of an activation, for the parallel-or-inline decision.
   static std::int64_t cost(Activation act) { return act == Activation::None || act == Activation::Relu ? 1 : 16; }
-  static void activate(Activation act, float* x, std::int64_t n) {
+  // The pool's workers, an OpenMP team of as many (oneDNN) and OpenBLAS's: threads − 1 each.
+  static void require_threads(int threads) {
+    cpu::require_thread_budget(threads, 3 * (static_cast<std::int64_t>(std::max(threads, 1)) - 1));
+  }
+  // Batch-invariant row work when deterministic (cpu::Order).
+  cpu::Order order() const { return deterministic_ ? cpu::Order::Fixed : cpu::Order::Fast; }
+  static void activate(Activation act, float* x, std::int64_t n, cpu::Order order) {
     switch (act) {
       case Activation::None:
         break;
       case Activation::GeluErf:
-        cpu::gelu_erf(x, n);
+        cpu::gelu_erf(x, n, order);
         break;
       case Activation::GeluTanh:
-        cpu::gelu_tanh(x, n);
+        cpu::gelu_tanh(x, n, order);
         break;
       case Activation::Relu:
         cpu::relu(x, n);
         break;
       case Activation::Silu:
-        cpu::silu(x, n);
+        cpu::silu(x, n, order);
         break;
       case Activation::Tanh:
-        cpu::tanh(x, n);
+        cpu::tanh(x, n, order);
         break;
     }
   }

@@ -20,12 +20,6 @@ constexpr int kTileRows = 3;  // 3 × 4 accumulators + 3 A vectors + 1 B vector 
 constexpr int kTileCols = 4;
 constexpr int kLanes = 8;
 
-// The reduction tree of gemm.hpp, on partial sums s[0..7].
-float combine(const float* s) {
-  const float t0 = s[0] + s[4], t1 = s[1] + s[5], t2 = s[2] + s[6], t3 = s[3] + s[7];
-  return (t0 + t2) + (t1 + t3);
-}
-
 // A tile of R × C dot products of length k: rows of a (stride lda) with rows of b (stride ldb).
 template <int R, int C>
 void tile_portable(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, std::int64_t k,
@@ -36,7 +30,7 @@ void tile_portable(const float* a, std::int64_t lda, const float* b, std::int64_
       const float* x = a + r * lda;
       const float* y = b + c * ldb;
       for (std::int64_t i = 0; i < k; ++i) s[i % kLanes] = std::fma(x[i], y[i], s[i % kLanes]);
-      out[r][c] = combine(s.data());
+      out[r][c] = combine_lanes(s.data());
     }
   }
 }
@@ -44,7 +38,7 @@ void tile_portable(const float* a, std::int64_t lda, const float* b, std::int64_
 __attribute__((target("avx2,fma"))) float combine_avx2(__m256 v) {
   alignas(32) float s[kLanes];
   _mm256_store_ps(s, v);
-  return combine(s);
+  return combine_lanes(s);
 }
 
 template <int R, int C>
@@ -117,6 +111,11 @@ const float* transposed(const MatrixRef& src, std::int64_t rows, std::int64_t co
 }
 
 }  // namespace
+
+float combine_lanes(const float* s) {
+  const float t0 = s[0] + s[4], t1 = s[1] + s[5], t2 = s[2] + s[6], t3 = s[3] + s[7];
+  return (t0 + t2) + (t1 + t3);
+}
 
 void fixed_order_gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                       MatrixRef a, MatrixRef b, float beta, float* c, std::int64_t c_ld, GemmScratch& scratch,

@@ -26,6 +26,10 @@ struct GemmScratch {
   std::vector<float> a, b;
 };
 
+// The fixed order's last step: partial sums s[0..7] combined by the tree above. The batch-invariant
+// row reductions (kernels.hpp, Order::Fixed) end with it too.
+float combine_lanes(const float* s);
+
 // Which code computes the order: the fastest this CPU runs (AVX2 + FMA where present), or the
 // portable one (std::fma). Both give the same bits.
 enum class GemmKernel { Best, Portable };

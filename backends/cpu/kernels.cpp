@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 #include <unsupported/Eigen/SpecialFunctions>
+
+#include "backends/cpu/gemm.hpp"
 
 namespace invar::cpu {
 
@@ -18,12 +21,54 @@ using Rows = Eigen::Map<RowMajor>;
 // Activations run in blocks that stay in L1 between their passes.
 constexpr std::int64_t kBlock = 1024;
 
+// Order::Fixed's vector code: values copied into a 16-byte aligned buffer padded to a multiple of
+// eight, where Eigen computes every one with packets (no scalar head or tail), whatever the row's
+// address and length. One buffer per thread, reused.
+using Aligned = Eigen::Map<Eigen::ArrayXf, Eigen::Aligned16>;
+
+Aligned aligned_copy(const float* x, std::int64_t n, float pad) {
+  thread_local std::vector<float> buffer;  // malloc aligns it to 16 bytes
+  const std::int64_t padded = (n + 7) / 8 * 8;
+  buffer.assign(static_cast<std::size_t>(padded), pad);
+  std::copy_n(x, n, buffer.data());
+  return Aligned(buffer.data(), padded);
+}
+
+// f(v) in place on x's n values.
 template <typename F>
-void blocked(float* x, std::int64_t n, F f) {
+void blocked(float* x, std::int64_t n, Order order, F f) {
+  if (order == Order::Fixed) {
+    Aligned v = aligned_copy(x, n, 0.0f);
+    f(v);
+    std::copy_n(v.data(), n, x);
+    return;
+  }
   for (std::int64_t i = 0; i < n; i += kBlock) {
     Array block(x + i, std::min(kBlock, n - i));
     f(block);
   }
+}
+
+// Σ value(x[i]) in Order::Fixed's order.
+template <typename F>
+float lane_sum(const float* x, std::int64_t n, F value) {
+  float lanes[8] = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) lanes[l] += value(x[i + l]);
+  }
+  for (int l = 0; i + l < n; ++l) lanes[l] += value(x[i + l]);
+  return combine_lanes(lanes);
+}
+
+float sum(const float* x, std::int64_t n, Order order) {
+  if (order == Order::Fixed) return lane_sum(x, n, [](float v) { return v; });
+  return ConstArray(x, n).sum();
+}
+
+float sum_of_squares(const float* x, std::int64_t n, Order order) {
+  if (order == Order::Fixed) return lane_sum(x, n, [](float v) { return v * v; });
+  return ConstArray(x, n).square().sum();
 }
 
 }  // namespace
@@ -32,24 +77,29 @@ void add_bias(float* x, std::int64_t rows, std::int64_t cols, const float* bias)
   Rows(x, rows, cols).rowwise() += ConstArray(bias, cols).transpose();
 }
 
-void gelu_erf(float* x, std::int64_t n) {
+void gelu_erf(float* x, std::int64_t n, Order order) {
   // HF "gelu" (torch.nn.functional.gelu): x/2 · (1 + erf(x/√2)).
-  blocked(x, n, [](Array v) { v = 0.5f * v * (1.0f + (v * float(M_SQRT1_2)).erf()); });
+  blocked(x, n, order, [](auto&& v) { v = 0.5f * v * (1.0f + (v * float(M_SQRT1_2)).erf()); });
 }
 
-void gelu_tanh(float* x, std::int64_t n) {
+void gelu_tanh(float* x, std::int64_t n, Order order) {
   // HF "gelu_new" (NewGELUActivation): x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³))).
   const float k = std::sqrt(2.0f / float(M_PI));
-  blocked(x, n, [k](Array v) { v = 0.5f * v * (1.0f + (k * (v + 0.044715f * v.cube())).tanh()); });
+  blocked(x, n, order, [k](auto&& v) { v = 0.5f * v * (1.0f + (k * (v + 0.044715f * v.cube())).tanh()); });
 }
 
 void relu(float* x, std::int64_t n) { Array(x, n) = Array(x, n).max(0.0f); }
 
-void silu(float* x, std::int64_t n) {
-  blocked(x, n, [](Array v) { v = v / (1.0f + (-v).exp()); });
+void silu(float* x, std::int64_t n, Order order) {
+  blocked(x, n, order, [](auto&& v) { v = v / (1.0f + (-v).exp()); });
 }
 
-void tanh(float* x, std::int64_t n) { Array(x, n) = Array(x, n).tanh(); }
+void tanh(float* x, std::int64_t n, Order order) {
+  if (order == Order::Fixed)
+    blocked(x, n, order, [](auto&& v) { v = v.tanh(); });
+  else
+    Array(x, n) = Array(x, n).tanh();
+}
 
 void add(const float* a, const float* b, float* out, std::int64_t n) {
   Array(out, n) = ConstArray(a, n) + ConstArray(b, n);
@@ -60,7 +110,7 @@ void mul(const float* a, const float* b, float* out, std::int64_t n) {
 }
 
 void layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps, float* out,
-                std::int64_t rows, std::int64_t cols) {
+                std::int64_t rows, std::int64_t cols, Order order) {
   const ConstArray g(gamma, cols), b(beta, cols);
   for (std::int64_t r = 0; r < rows; ++r) {
     Array o(out + r * cols, cols);
@@ -69,24 +119,25 @@ void layer_norm(const float* x, const float* residual, const float* gamma, const
     else
       o = ConstArray(x + r * cols, cols);
     // Two passes (mean, then centred variance), as accurate as torch's Welford in float.
-    const float mean = o.mean();
+    const float mean = sum(o.data(), cols, order) / static_cast<float>(cols);
     o -= mean;
-    const float inv = 1.0f / std::sqrt(o.square().mean() + eps);
+    const float inv = 1.0f / std::sqrt(sum_of_squares(o.data(), cols, order) / static_cast<float>(cols) + eps);
     o = o * inv * g + b;
   }
 }
 
-void rms_norm(const float* x, const float* weight, float eps, float* out, std::int64_t rows, std::int64_t cols) {
+void rms_norm(const float* x, const float* weight, float eps, float* out, std::int64_t rows, std::int64_t cols,
+              Order order) {
   const ConstArray w(weight, cols);
   for (std::int64_t r = 0; r < rows; ++r) {
     const ConstArray v(x + r * cols, cols);
-    const float inv = 1.0f / std::sqrt(v.square().mean() + eps);
+    const float inv = 1.0f / std::sqrt(sum_of_squares(v.data(), cols, order) / static_cast<float>(cols) + eps);
     Array(out + r * cols, cols) = v * inv * w;
   }
 }
 
 void attention_softmax_row(float* s, std::int64_t n, float scale, const float* bias, const float* keep,
-                           std::int64_t limit) {
+                           std::int64_t limit, Order order) {
   Array row(s, n);
   row *= scale;
   if (bias) row += ConstArray(bias, n);
@@ -103,23 +154,35 @@ void attention_softmax_row(float* s, std::int64_t n, float scale, const float* b
     row.setZero();
     return;
   }
-  row = (row - max).exp();  // exp(−∞) = 0 exactly
-  row /= row.sum();
+  // exp(−∞) = 0 exactly
+  if (order == Order::Fixed)
+    blocked(s, n, order, [max](auto&& v) { v = (v - max).exp(); });
+  else
+    row = (row - max).exp();
+  row /= sum(s, n, order);
 }
 
-void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t cols) {
+void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t cols, Order order) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const ConstArray v(x + r * cols, cols);
     const float max = v.maxCoeff();
-    const float log_sum = std::log((v - max).exp().sum());
-    Array(out + r * cols, cols) = v - (max + log_sum);
+    float exp_sum = 0.0f;
+    if (order == Order::Fixed) {
+      // Padded with −∞, whose exp adds exactly 0 to its lane.
+      Aligned e = aligned_copy(v.data(), cols, -std::numeric_limits<float>::infinity());
+      e = (e - max).exp();
+      exp_sum = sum(e.data(), e.size(), order);
+    } else {
+      exp_sum = (v - max).exp().sum();
+    }
+    Array(out + r * cols, cols) = v - (max + std::log(exp_sum));
   }
 }
 
-void l2_normalize(float* x, std::int64_t rows, std::int64_t cols) {
+void l2_normalize(float* x, std::int64_t rows, std::int64_t cols, Order order) {
   for (std::int64_t r = 0; r < rows; ++r) {
     Array v(x + r * cols, cols);
-    v /= std::max(std::sqrt(v.square().sum()), 1e-12f);
+    v /= std::max(std::sqrt(sum_of_squares(v.data(), cols, order)), 1e-12f);
   }
 }
 

@@ -1,8 +1,10 @@
 #include "backends/cpu/thread_pool.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -33,6 +35,23 @@ std::string thread_limits() {
                        : found;
 }
 }  // namespace
+
+void require_thread_budget(int threads, std::int64_t more) {
+  rlimit limit{};
+  // Root (CAP_SYS_RESOURCE) is not held to the limit.
+  if (getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || geteuid() == 0) return;
+  std::ifstream status("/proc/self/status");
+  std::int64_t running = 1;
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Threads:", 0) == 0) running = std::stoll(line.substr(8));
+  }
+  const auto allowed = static_cast<unsigned long long>(limit.rlim_cur);
+  if (static_cast<unsigned long long>(running + more) > allowed)
+    fail("--threads {} needs up to {} more threads (the CPU pool's, OpenMP's and OpenBLAS's) beside the {} this "
+         "process runs; this user may run at most {} processes and threads (RLIMIT_NPROC, ulimit -u); use fewer "
+         "threads",
+         threads, more, running, allowed);
+}
 
 ThreadPool::ThreadPool(int threads) { start(threads); }
 

@@ -11,6 +11,13 @@
 
 namespace invar::cpu {
 
+// Fails naming the limit when this process's threads and `more` would exceed the user's
+// RLIMIT_NPROC: a backend asks before it starts `threads`, because the teams OpenMP (oneDNN) and
+// OpenBLAS start later cannot fail cleanly (libgomp prints "Thread creation failed" and the
+// process crashes on the way out). The user's other processes count against the limit too and
+// are not known here: then the pool's own error (or OpenMP's) is what remains.
+void require_thread_budget(int threads, std::int64_t more);
+
 class ThreadPool {
  public:
   explicit ThreadPool(int threads);  // the calling thread counts as one

@@ -69,7 +69,7 @@ typedef enum invar_weights {
 typedef struct invar_model_options {
   const char* device;          /* "cpu", "opencl", "opencl:P:D" (invar devices); NULL = "cpu" */
   int threads;                 /* CPU threads, 0 to 1024 as --threads; 0 = every core */
-  int deterministic;           /* nonzero: bit-identical results for every thread count */
+  int deterministic;           /* nonzero: bit-identical results for every thread count and batch */
   int weights;                 /* an invar_weights (an int: C++ may not hold other values in the enum) */
   int allow_non_finite;        /* nonzero: load weights holding NaN or infinity (else refused) */
   size_t batch_size;           /* texts per batch */
