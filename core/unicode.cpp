@@ -22,4 +22,11 @@ std::u32string unicode_decompose(std::u32string_view text, bool compatibility) {
   return chars;
 }
 
+std::u32string lower_each_char(std::u32string_view text) {
+  std::u32string out;
+  out.reserve(text.size());
+  for (char32_t c : text) out += python_lower(std::u32string_view(&c, 1));
+  return out;
+}
+
 }  // namespace invar

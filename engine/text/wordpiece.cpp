@@ -46,14 +46,6 @@ bool is_cjk(char32_t c) {
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-// PreTrainedTokenizer.tokenize lower-cases with re.sub(r"(.+?)", ...), one character at a time, so
-// Python's Final_Sigma rule never sees a context there.
-std::u32string lower_each_char(std::u32string_view text) {
-  std::u32string out;
-  out.reserve(text.size());
-  for (char32_t c : text) out += python_lower(std::u32string_view(&c, 1));
-  return out;
-}
 
 // BasicTokenizer._run_strip_accents: NFD, then drop nonspacing marks (Mn).
 std::u32string strip_accents(std::u32string_view text) {
