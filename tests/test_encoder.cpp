@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "engine/attention.hpp"
 #include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "kernels/cpu/backend.hpp"
@@ -219,6 +220,27 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderClassifier,
                                            "core/distilbert-sst2", "core/electra-pair-cls", "core/albert-pair-cls",
                                            "core/deberta-v3-nli"),
                          fixture_name);
+
+// DeBERTa-v2's make_log_bucket_position, hand-computed for position_buckets 16 and
+// max_relative_positions 64 (core/deberta-v3's setting): offsets up to 8 kept, larger ones
+// 8 + ceil(ln(|δ|/8) / ln(63/8) · 7) with their sign, rows clamped to 0..31 around the span 16.
+TEST(EncoderDeberta, RelativePositionsFollowHuggingFace) {
+  const std::int64_t len = 101;
+  const auto index = disentangled_positions(len, 16, 16, 64);
+  ASSERT_EQ(index.size(), static_cast<std::size_t>(len * len));
+  const auto at = [&](std::int64_t i, std::int64_t j) { return index[static_cast<std::size_t>(i * len + j)]; };
+  EXPECT_EQ(at(0, 0), 16);
+  EXPECT_EQ(at(5, 0), 21);
+  EXPECT_EQ(at(0, 8), 8);
+  EXPECT_EQ(at(9, 0), 25);    // 8 + ceil(0.40)
+  EXPECT_EQ(at(20, 0), 28);   // 8 + ceil(3.11)
+  EXPECT_EQ(at(0, 20), 4);
+  EXPECT_EQ(at(63, 0), 31);   // 8 + 7
+  EXPECT_EQ(at(100, 0), 31);  // 8 + 9, clamped
+  EXPECT_EQ(at(0, 100), 0);
+  // Without buckets the offsets are only clamped.
+  EXPECT_EQ(disentangled_positions(3, 1, 0, 64), (std::vector<std::int32_t>{1, 0, 0, 1, 1, 0, 1, 1, 1}));
+}
 
 TEST(EncoderBert, PairClassifierLabelsComeFromTheConfig) {
   for (const char* name : {"core/bert-pair-cls", "core/mbert-pair-cls"})
