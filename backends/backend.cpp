@@ -299,6 +299,31 @@ void Backend::copy_strided(const Tensor& src, const StridedView& sv, const Tenso
   do_copy_strided(src, sv, dst, dv, extent);
 }
 
+void Backend::relative_gather(const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& out) {
+  require(!c2p.empty() || !p2c.empty(), "relative_gather", "needs c2p or p2c");
+  require_f32(out, "relative_gather", "out");
+  require_present(index, "relative_gather", "index");
+  require(index.dtype == DType::I32, "relative_gather", "index must be I32");
+  require(out.shape.rank == 4 && out.dim(2) == out.dim(3), "relative_gather",
+          fmt::format("out {} must be [B, H, T, T]", out.shape.str()));
+  const std::int64_t len = out.dim(2);
+  require(index.shape.rank == 2 && index.dim(0) == len && index.dim(1) == len, "relative_gather",
+          fmt::format("index {} must be [{}, {}]", index.shape.str(), len, len));
+  const Tensor& first = c2p.empty() ? p2c : c2p;
+  for (const auto& [term, name] : {std::pair{&c2p, "c2p"}, std::pair{&p2c, "p2c"}}) {
+    if (term->empty()) continue;
+    require_f32(*term, "relative_gather", name);
+    require(term->shape.rank == 4 && term->dim(0) == out.dim(0) && term->dim(1) == out.dim(1) && term->dim(2) == len &&
+                term->dim(3) == first.dim(3),
+            "relative_gather",
+            fmt::format("{} {} must be [{}, {}, {}, R] as the other term", name, term->shape.str(), out.dim(0),
+                        out.dim(1), len));
+    require(!overlaps(out, *term), "relative_gather", fmt::format("out overlaps {}", name));
+  }
+  require(!overlaps(out, index), "relative_gather", "out overlaps index");
+  do_relative_gather(c2p, p2c, index, out);
+}
+
 void Backend::pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) {
   require_f32(x, "pool", "x");
   require_f32(mask, "pool", "mask");

@@ -197,6 +197,14 @@ class Backend {
   void copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
                     const std::array<std::int64_t, 4>& extent);
 
+  // Attention terms read at relative positions (DeBERTa's disentangled attention): out [B, H, T, T]
+  // (rank 4) with
+  //   out[b, h, i, j] = c2p[b, h, i, index[i, j]] + p2c[b, h, j, index[i, j]]
+  // c2p and p2c F32 [B, H, T, R] (rank 4; either may be absent, not both), index I32 [T, T]. Index
+  // values outside [0, R) are the caller's bug, as gather_rows' ids: the CPU backend throws, others
+  // must not read outside. out must not overlap the others.
+  void relative_gather(const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& out);
+
   // out [B, N] from x [B, T, N] (rank 3) and mask F32 [B, T] (1 = token, 0 = padding), as
   // sentence-transformers Pooling computes it:
   //   Mean:        Σ_t m·x / max(Σ_t m, 1e-9)
@@ -234,6 +242,7 @@ class Backend {
                               const Tensor& out) = 0;
   virtual void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,
                                const std::array<std::int64_t, 4>& extent) = 0;
+  virtual void do_relative_gather(const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& out) = 0;
   virtual void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) = 0;
   virtual void do_l2_normalize(const Tensor& x) = 0;
   virtual void do_log_softmax(const Tensor& x, const Tensor& out) = 0;

@@ -56,6 +56,9 @@ class ForwardingBackend : public Backend {
                        const std::array<std::int64_t, 4>& extent) override {
     inner_->copy_strided(src, sv, dst, dv, extent);
   }
+  void do_relative_gather(const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& out) override {
+    inner_->relative_gather(c2p, p2c, index, out);
+  }
   void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
     inner_->pool(x, mask, mode, out);
   }

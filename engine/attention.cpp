@@ -36,6 +36,28 @@ std::vector<float> relative_position_bias(const std::vector<float>& table, std::
   return bias;
 }
 
+std::vector<std::int32_t> disentangled_positions(std::int64_t len, std::int64_t span, std::int64_t buckets,
+                                                 std::int64_t max_positions) {
+  const auto bucket = [&](std::int64_t relative) -> std::int64_t {
+    if (buckets <= 0 || max_positions <= 0) return relative;
+    const std::int64_t mid = buckets / 2;
+    const std::int64_t magnitude = std::abs(relative);
+    if (magnitude <= mid) return relative;
+    const double log_position =
+        std::ceil(std::log(static_cast<double>(magnitude) / static_cast<double>(mid)) /
+                  std::log(static_cast<double>(max_positions - 1) / static_cast<double>(mid)) *
+                  static_cast<double>(mid - 1)) +
+        static_cast<double>(mid);
+    return (relative < 0 ? -1 : 1) * static_cast<std::int64_t>(log_position);
+  };
+  std::vector<std::int32_t> index(static_cast<std::size_t>(len * len));
+  for (std::int64_t i = 0; i < len; ++i)
+    for (std::int64_t j = 0; j < len; ++j)
+      index[static_cast<std::size_t>(i * len + j)] =
+          static_cast<std::int32_t>(std::clamp<std::int64_t>(bucket(i - j) + span, 0, 2 * span - 1));
+  return index;
+}
+
 void self_attention(Backend& backend, const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
                     std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
                     const Tensor& scores, const Tensor& context) {

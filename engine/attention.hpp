@@ -19,6 +19,14 @@ std::vector<float> relative_position_bias(const std::vector<float>& table, std::
                                           std::int64_t tk, std::int64_t q_start, bool bidirectional,
                                           std::int64_t buckets, std::int64_t max_distance);
 
+// DeBERTa-v2's relative positions for attention_softmax's disentangled terms: entry (i, j) of the
+// [len, len] result is the row of the relative embeddings that query i and key j read,
+// clamp(δ + span, 0, 2·span − 1) with δ = i − j, log-bucketed (make_log_bucket_position, in
+// float64 as numpy computes it) when buckets and max_positions are above 0. The position→content
+// term reads the same row: δ is odd in i − j.
+std::vector<std::int32_t> disentangled_positions(std::int64_t len, std::int64_t span, std::int64_t buckets,
+                                                 std::int64_t max_positions);
+
 // Multi-head self-attention of `batch` sequences of `len` positions without copies: qkv
 // [batch*len, 3*heads*head_dim] holds each position's query, key and value side by side; context
 // [batch*len, heads*head_dim] receives softmax(scale·QKᵀ + bias, keys masked by key_mask [batch,

@@ -32,7 +32,7 @@ class EncoderModel::Impl {
   // Pools run()'s output (mask from the same batch) into [B, width · modes].
   Tensor pool(const Tensor& x, std::span<const Pooling> modes, bool normalize);
   // The [CLS] / <s> row of each sequence through dense + tanh: [B, hidden].
-  Tensor cls_dense(const Tensor& x, const Linear& dense);
+  Tensor cls_dense(const Tensor& x, const Linear& dense, Activation activation);
   PerInput split_rows(const Tensor& matrix);
   // run()'s padded [B, T, hidden] values as one [tokens, hidden] matrix per input.
   PerInput split(const std::vector<float>& padded, std::span<const Encoding> inputs) const;
@@ -50,10 +50,20 @@ class EncoderModel::Impl {
   std::vector<std::int32_t> position_ids(const std::vector<std::int32_t>& ids, std::int64_t batch,
                                          std::int64_t len) const;
 
+  // The embeddings [rows, hidden] into x (scratch: embedding_size wide, when projected).
+  void embed(const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& types,
+             const std::vector<std::int32_t>& positions, const Tensor& scratch, const Tensor& x);
+  // DeBERTa-v2's c2p and p2c terms of one layer, scaled, as attention_softmax's bias [B, H, T, T].
+  void disentangled_bias(const Layer& layer, const Tensor& qkv, const Tensor& rel, const Tensor& rel_qkv,
+                         const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& bias);
+
   Tensor embed_tokens_, embed_positions_, embed_types_;
   Norm embed_norm_;
+  Linear embed_project_;
   std::vector<float> relative_table_;  // MPNet [buckets, heads]
-  std::vector<Layer> layers_;
+  Tensor rel_embeddings_;              // DeBERTa-v2 [2·span, hidden]
+  Norm rel_norm_;
+  std::vector<Layer> layers_;          // the stored layers (ALBERT: fewer than spec.layers)
   // The batch run() saw last.
   std::int64_t batch_ = 0, len_ = 0;
   Tensor key_mask_;
@@ -64,14 +74,20 @@ EncoderModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       backend(backend_ref),
       weights(source, backend_ref, encoder_weight_names(spec)),
       arena(backend_ref.make_arena()) {
-  const std::int64_t h = spec.hidden, inner = spec.heads * spec.head_dim;
-  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, h}, WeightUse::Table);
-  embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, h}, WeightUse::Table);
-  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, h}, WeightUse::Table);
-  embed_norm_ = weights.norm("embed.norm", h);
+  const std::int64_t h = spec.hidden, inner = spec.heads * spec.head_dim, e = spec.embedding_size;
+  embed_tokens_ = weights.get("embed.tokens", Shape{spec.vocab, e}, WeightUse::Table);
+  if (spec.absolute_positions)
+    embed_positions_ = weights.get("embed.positions", Shape{spec.position_rows, e}, WeightUse::Table);
+  if (spec.type_vocab > 0) embed_types_ = weights.get("embed.types", Shape{spec.type_vocab, e}, WeightUse::Table);
+  embed_norm_ = weights.norm("embed.norm", spec.norm_after_project ? h : e);
+  if (spec.project_embeddings) embed_project_ = weights.linear("embed.project", h, e);
   if (spec.relative_buckets > 0)
     relative_table_ = weights.host("relative_attention_bias", {spec.relative_buckets, spec.heads});
-  for (std::int64_t i = 0; i < spec.layers; ++i) {
+  if (weights.listed("rel.embeddings")) {
+    rel_embeddings_ = weights.get("rel.embeddings", Shape{2 * spec.disentangled.span, h});
+    if (spec.disentangled.norm) rel_norm_ = weights.norm("rel.norm", h);
+  }
+  for (std::int64_t i = 0; i < stored_layers(spec); ++i) {
     const std::string prefix = "layers." + std::to_string(i) + ".";
     Layer layer;
     layer.qkv = weights.fused(prefix + "attn", {"q", "k", "v"}, inner, h);
@@ -121,7 +137,8 @@ void EncoderModel::Impl::check_tokens(const Encoding& input, const std::string& 
   if (!input.type_ids.empty() && input.type_ids.size() != input.ids.size())
     fail("{} has {} token type ids for {} tokens", who, input.type_ids.size(), input.ids.size());
   for (std::int32_t type : input.type_ids)
-    if (type < 0 || type >= std::max<std::int64_t>(spec.type_vocab, 1))
+    // A model without token types ignores them (DeBERTa-v3's tokenizer still numbers the segments).
+    if (spec.type_vocab > 0 && (type < 0 || type >= spec.type_vocab))
       fail("{} has token type {} outside the model's {} types", who, type, spec.type_vocab);
 }
 
@@ -164,6 +181,7 @@ Tensor EncoderModel::Impl::run(std::span<const Encoding> inputs, std::int64_t st
 
   arena->reset();
   Tensor x = arena->alloc(DType::F32, Shape{rows, h});
+  Tensor narrow = spec.project_embeddings ? arena->alloc(DType::F32, Shape{rows, spec.embedding_size}) : Tensor{};
   Tensor qkv = arena->alloc(DType::F32, Shape{rows, 3 * inner});
   Tensor scores = arena->alloc(DType::F32, Shape{batch, heads, len, len});
   Tensor context = arena->alloc(DType::F32, Shape{rows, inner});
@@ -178,36 +196,100 @@ Tensor EncoderModel::Impl::run(std::span<const Encoding> inputs, std::int64_t st
     bias = arena->alloc(DType::F32, Shape{heads, len, len});
     backend.upload(values.data(), bias);
   }
-  Tensor id_tensor = arena->alloc(DType::I32, Shape{rows});
-  Tensor position_tensor = arena->alloc(DType::I32, Shape{rows});
-  backend.upload(ids.data(), id_tensor);
-  backend.upload(positions.data(), position_tensor);
-  backend.gather_rows(embed_tokens_, id_tensor, 1.0f, false, x);
-  backend.gather_rows(embed_positions_, position_tensor, 1.0f, true, x);
-  if (!embed_types_.empty()) {
-    Tensor type_tensor = arena->alloc(DType::I32, Shape{rows});
-    backend.upload(types.data(), type_tensor);
-    backend.gather_rows(embed_types_, type_tensor, 1.0f, true, x);
+  // DeBERTa-v2: the layer-normed relative embeddings, their projections per layer, the c2p / p2c
+  // products and the bucket of each (query, key).
+  const DisentangledAttention& d = spec.disentangled;
+  Tensor rel, rel_qkv, c2p, p2c, rel_index;
+  if (!rel_embeddings_.empty()) {
+    const std::int64_t span2 = 2 * d.span;
+    rel = rel_embeddings_;
+    if (d.norm) {
+      rel = arena->alloc(DType::F32, Shape{span2, h});
+      backend.layer_norm(rel_embeddings_, {}, rel_norm_.weight, rel_norm_.bias, spec.norm_eps, rel);
+    }
+    rel_qkv = arena->alloc(DType::F32, Shape{span2, 3 * inner});
+    if (d.c2p) c2p = arena->alloc(DType::F32, Shape{batch, heads, len, span2});
+    if (d.p2c) p2c = arena->alloc(DType::F32, Shape{batch, heads, len, span2});
+    bias = arena->alloc(DType::F32, Shape{batch, heads, len, len});
+    const auto index = disentangled_positions(len, d.span, d.buckets, d.max_positions);
+    rel_index = arena->alloc(DType::I32, Shape{len, len});
+    backend.upload(index.data(), rel_index);
   }
-  backend.layer_norm(x, {}, embed_norm_.weight, embed_norm_.bias, spec.norm_eps, x);
+  embed(ids, types, positions, narrow, x);
   batch_ = batch;
   len_ = len;
   if (every_layer) every_layer->push_back(split(backend.download_f32(x), inputs));
 
-  // Post-norm layers (BertLayer, MPNetLayer): x ← LN(x + attention(x)); x ← LN(x + FFN(x)).
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  // Post-norm layers (BertLayer, MPNetLayer, ...): x ← LN(x + attention(x)); x ← LN(x + FFN(x)).
+  // DeBERTa-v2 divides the scores by sqrt(head_dim · scale_factor), its position terms included.
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh * d.scale_factor()));
   for (std::int64_t l = 0; l < stop; ++l) {
-    const Layer& layer = layers_[static_cast<std::size_t>(l)];
-    backend.linear(x, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
-    self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask_, bias, scores, context);
-    backend.linear(context, layer.attn_out.weight, layer.attn_out.bias, Activation::None, delta);
-    backend.layer_norm(delta, x, layer.attn_norm.weight, layer.attn_norm.bias, spec.norm_eps, x);
-    backend.linear(x, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);
-    backend.linear(hidden, layer.ffn_out.weight, layer.ffn_out.bias, Activation::None, delta);
-    backend.layer_norm(delta, x, layer.ffn_norm.weight, layer.ffn_norm.bias, spec.norm_eps, x);
+    for (std::int64_t k = 0; k < spec.inner_layers; ++k) {
+      const Layer& layer = layers_[static_cast<std::size_t>(stored_layer(spec, l, k))];
+      backend.linear(x, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
+      if (!rel.empty()) disentangled_bias(layer, qkv, rel, rel_qkv, c2p, p2c, rel_index, bias);
+      self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask_, bias, scores, context);
+      backend.linear(context, layer.attn_out.weight, layer.attn_out.bias, Activation::None, delta);
+      backend.layer_norm(delta, x, layer.attn_norm.weight, layer.attn_norm.bias, spec.norm_eps, x);
+      backend.linear(x, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);
+      backend.linear(hidden, layer.ffn_out.weight, layer.ffn_out.bias, Activation::None, delta);
+      backend.layer_norm(delta, x, layer.ffn_norm.weight, layer.ffn_norm.bias, spec.norm_eps, x);
+    }
     if (every_layer) every_layer->push_back(split(backend.download_f32(x), inputs));
   }
   return x;
+}
+
+void EncoderModel::Impl::embed(const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& types,
+                               const std::vector<std::int32_t>& positions, const Tensor& scratch, const Tensor& x) {
+  const std::int64_t rows = static_cast<std::int64_t>(ids.size());
+  // Summed at the embeddings' width: x itself, or the narrower scratch that the projection widens.
+  const Tensor& sum = scratch.empty() ? x : scratch;
+  Tensor id_tensor = arena->alloc(DType::I32, Shape{rows});
+  backend.upload(ids.data(), id_tensor);
+  backend.gather_rows(embed_tokens_, id_tensor, 1.0f, false, sum);
+  if (!embed_positions_.empty()) {
+    Tensor position_tensor = arena->alloc(DType::I32, Shape{rows});
+    backend.upload(positions.data(), position_tensor);
+    backend.gather_rows(embed_positions_, position_tensor, 1.0f, true, sum);
+  }
+  if (!embed_types_.empty()) {
+    Tensor type_tensor = arena->alloc(DType::I32, Shape{rows});
+    backend.upload(types.data(), type_tensor);
+    backend.gather_rows(embed_types_, type_tensor, 1.0f, true, sum);
+  }
+  if (scratch.empty()) {
+    backend.layer_norm(x, {}, embed_norm_.weight, embed_norm_.bias, spec.norm_eps, x);
+  } else if (spec.norm_after_project) {  // DebertaV2Embeddings: embed_proj, then LayerNorm
+    backend.linear(scratch, embed_project_.weight, embed_project_.bias, Activation::None, x);
+    backend.layer_norm(x, {}, embed_norm_.weight, embed_norm_.bias, spec.norm_eps, x);
+  } else {  // ELECTRA's embeddings_project, ALBERT's embedding_hidden_mapping_in: after the LayerNorm
+    backend.layer_norm(scratch, {}, embed_norm_.weight, embed_norm_.bias, spec.norm_eps, scratch);
+    backend.linear(scratch, embed_project_.weight, embed_project_.bias, Activation::None, x);
+  }
+}
+
+// DisentangledSelfAttention.disentangled_attention_bias with share_att_key: the layer's own query
+// and key projections of the relative embeddings (Pq, Pk); c2p[i, r] = q_i · Pk_r and
+// p2c[j, r] = k_j · Pq_r per head, each read at the (query, key) pair's bucket r. Both terms are
+// scaled here as the scores are in attention_softmax.
+void EncoderModel::Impl::disentangled_bias(const Layer& layer, const Tensor& qkv, const Tensor& rel,
+                                           const Tensor& rel_qkv, const Tensor& c2p, const Tensor& p2c,
+                                           const Tensor& index, const Tensor& bias) {
+  const DisentangledAttention& d = spec.disentangled;
+  const std::int64_t heads = spec.heads, dh = spec.head_dim, inner = heads * dh, width = 3 * inner;
+  const std::int64_t span2 = 2 * d.span, len = len_, batch = batch_;
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(dh * d.scale_factor()));
+  backend.linear(rel, layer.qkv.weight, layer.qkv.bias, Activation::None, rel_qkv);
+  const MatrixView out{0, span2, heads * len * span2, len * span2};
+  // Queries against Pk, keys against Pq: the relative side is the same for every sequence.
+  if (!c2p.empty())
+    backend.gemm_batched(false, true, len, span2, dh, alpha, qkv, {0, width, len * width, dh}, rel_qkv,
+                         {inner, width, 0, dh}, 0.0f, c2p, out, batch, heads);
+  if (!p2c.empty())
+    backend.gemm_batched(false, true, len, span2, dh, alpha, qkv, {inner, width, len * width, dh}, rel_qkv,
+                         {0, width, 0, dh}, 0.0f, p2c, out, batch, heads);
+  backend.relative_gather(c2p, p2c, index, bias);
 }
 
 PerInput EncoderModel::Impl::split(const std::vector<float>& padded, std::span<const Encoding> inputs) const {
@@ -247,12 +329,12 @@ Tensor EncoderModel::Impl::pool(const Tensor& x, std::span<const Pooling> modes,
   return out;
 }
 
-Tensor EncoderModel::Impl::cls_dense(const Tensor& x, const Linear& dense) {
+Tensor EncoderModel::Impl::cls_dense(const Tensor& x, const Linear& dense, Activation activation) {
   const std::int64_t h = spec.hidden;
   Tensor cls = arena->alloc(DType::F32, Shape{batch_, h});
   backend.pool(x.reshaped(Shape{batch_, len_, h}), key_mask_, Pooling::Cls, cls);
   Tensor out = arena->alloc(DType::F32, Shape{batch_, h});
-  backend.linear(cls, dense.weight, dense.bias, Activation::Tanh, out);
+  backend.linear(cls, dense.weight, dense.bias, activation, out);
   return out;
 }
 
@@ -307,7 +389,7 @@ PerInput EncoderModel::pooler_output(std::span<const Encoding> inputs) {
   if (!has_pooler()) fail("{}: the model has no pooler (pooler.dense)", impl_->weights.path());
   if (inputs.empty()) return {};
   const Tensor x = impl_->run(inputs, impl_->spec.layers, nullptr);
-  return impl_->split_rows(impl_->cls_dense(x, impl_->pooler));
+  return impl_->split_rows(impl_->cls_dense(x, impl_->pooler, impl_->spec.pooler_activation));
 }
 
 PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
@@ -315,8 +397,11 @@ PerInput EncoderModel::logits(std::span<const Encoding> inputs) {
   require_classifier();
   if (inputs.empty()) return {};
   const Tensor x = m.run(inputs, m.spec.layers, nullptr);
-  // BertForSequenceClassification: classifier(pooler); RobertaClassificationHead: out_proj(tanh(dense(<s>))).
-  const Tensor features = m.cls_dense(x, m.spec.classifier == ClassifierKind::Pooler ? m.pooler : m.classifier_dense);
+  // BertForSequenceClassification: classifier(pooler); RobertaClassificationHead: out_proj(tanh(dense(<s>)));
+  // the others the same with their activations.
+  const bool pooled = m.spec.classifier == ClassifierKind::Pooler;
+  const Tensor features = m.cls_dense(x, pooled ? m.pooler : m.classifier_dense,
+                                      pooled ? m.spec.pooler_activation : m.spec.dense_activation);
   Tensor out = m.arena->alloc(DType::F32, Shape{features.dim(0), m.spec.num_labels});
   m.backend.linear(features, m.classifier.weight, m.classifier.bias, Activation::None, out);
   return m.split_rows(out);

@@ -1,9 +1,10 @@
 #pragma once
-// Encoder-only transformers (BERT, RoBERTa, XLM-R, MPNet) on a Backend: one implementation driven
-// by models/encoder_spec.hpp, with the heads Hugging Face and sentence-transformers put on top
-// (pooling, BERT's pooler, sequence classification and regression, the masked-LM head for
-// pseudo-log-likelihood). Works on tokenizer encodings; every call runs its inputs as one batch,
-// right-padded to the longest, in one per-model arena (no allocation inside the layer loop).
+// Encoder-only transformers (BERT, RoBERTa, XLM-R, MPNet, DistilBERT, ELECTRA, ALBERT, DeBERTa-v2)
+// on a Backend: one implementation driven by models/encoder_spec.hpp, with the heads Hugging Face
+// and sentence-transformers put on top (pooling, BERT's pooler, sequence classification and
+// regression, the masked-LM head for pseudo-log-likelihood). Works on tokenizer encodings; every
+// call runs its inputs as one batch, right-padded to the longest, in one per-model arena (no
+// allocation inside the layer loop).
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -1,5 +1,7 @@
 #include "models/encoder_spec.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace invar {
@@ -39,7 +41,33 @@ EncoderSpec encoder_spec(const ModelConfig& config) {
     spec.relative_max_distance = 128;
     if (spec.relative_buckets < 4) fail("{}: relative_attention_num_buckets must be at least 4", where);
   }
+  spec.embedding_size = config.embedding_size > 0 ? config.embedding_size : spec.hidden;
+  // ALBERT maps its embeddings to the hidden width whatever the two sizes.
+  spec.project_embeddings = family == ModelFamily::Albert || spec.embedding_size != spec.hidden;
+  spec.norm_after_project = family == ModelFamily::DebertaV2;
+  spec.layer_groups = family == ModelFamily::Albert ? config.num_hidden_groups : spec.layers;
+  spec.inner_layers = family == ModelFamily::Albert ? config.inner_group_num : 1;
+  if (family == ModelFamily::DebertaV2) {
+    spec.absolute_positions = config.position_biased_input;
+    if (config.relative_attention) {
+      DisentangledAttention& d = spec.disentangled;
+      d.c2p = std::find(config.pos_att_type.begin(), config.pos_att_type.end(), "c2p") != config.pos_att_type.end();
+      d.p2c = std::find(config.pos_att_type.begin(), config.pos_att_type.end(), "p2c") != config.pos_att_type.end();
+      d.buckets = config.position_buckets;
+      d.max_positions = config.max_relative_positions;
+      d.span = d.buckets > 0 ? d.buckets : d.max_positions;
+      d.norm = config.norm_rel_ebd == "layer_norm";
+      if ((d.c2p || d.p2c) && !config.share_att_key)
+        fail("{}: share_att_key false (separate position projections) is not supported", where);
+    }
+  }
   spec.classifier = row.pooler_classifier ? ClassifierKind::Pooler : ClassifierKind::Dense;
+  // ElectraClassificationHead uses gelu, DistilBERT's pre_classifier relu, DeBERTa's ContextPooler
+  // pooler_hidden_act.
+  spec.dense_activation = family == ModelFamily::Electra      ? Activation::GeluErf
+                          : family == ModelFamily::DistilBert ? Activation::Relu
+                                                              : Activation::Tanh;
+  if (family == ModelFamily::DebertaV2) spec.pooler_activation = parse_activation(config.pooler_hidden_act, where);
   spec.num_labels = config.num_labels();
   spec.regression = config.problem_type == ProblemType::Regression || spec.num_labels == 1;
   spec.multi_label = config.problem_type == ProblemType::MultiLabelClassification;
@@ -69,51 +97,146 @@ void add_pair(std::vector<WeightName>& names, const std::string& canonical, cons
 
 }  // namespace
 
+std::int64_t stored_layers(const EncoderSpec& spec) { return spec.layer_groups * spec.inner_layers; }
+
+std::int64_t stored_layer(const EncoderSpec& spec, std::int64_t layer, std::int64_t inner) {
+  // AlbertTransformer: int(i / (num_hidden_layers / num_hidden_groups)), in Python floats.
+  const double per_group = static_cast<double>(spec.layers) / static_cast<double>(spec.layer_groups);
+  const auto group = static_cast<std::int64_t>(static_cast<double>(layer) / per_group);
+  return group * spec.inner_layers + inner;
+}
+
+namespace {
+
+// Where a family stores one layer's weights, under the layer's prefix.
+struct LayerNames {
+  const char *q, *k, *v, *o, *attn_norm, *ffn_in, *ffn_out, *ffn_norm;
+};
+
+// BertLayer and its copies (RoBERTa, XLM-R, ELECTRA).
+constexpr LayerNames kBertLayer{"attention.self.query", "attention.self.key", "attention.self.value",
+                                "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense",
+                                "output.dense", "output.LayerNorm"};
+
+LayerNames layer_names(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::Mpnet:
+      return {"attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o", "attention.LayerNorm",
+              kBertLayer.ffn_in, kBertLayer.ffn_out, kBertLayer.ffn_norm};
+    case ModelFamily::DistilBert:
+      return {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "sa_layer_norm",
+              "ffn.lin1", "ffn.lin2", "output_layer_norm"};
+    case ModelFamily::Albert:
+      return {"attention.query", "attention.key", "attention.value", "attention.dense", "attention.LayerNorm", "ffn",
+              "ffn_output", "full_layer_layer_norm"};
+    case ModelFamily::DebertaV2:
+      return {"attention.self.query_proj", "attention.self.key_proj", "attention.self.value_proj",
+              kBertLayer.o, kBertLayer.attn_norm, kBertLayer.ffn_in, kBertLayer.ffn_out, kBertLayer.ffn_norm};
+    default:
+      return kBertLayer;
+  }
+}
+
+// The prefix of stored layer i: ALBERT numbers its layers within their groups.
+std::string layer_prefix(const EncoderSpec& spec, std::int64_t i) {
+  switch (spec.family) {
+    case ModelFamily::DistilBert:
+      return "transformer.layer." + std::to_string(i) + ".";
+    case ModelFamily::Albert:
+      return "encoder.albert_layer_groups." + std::to_string(i / spec.inner_layers) + ".albert_layers." +
+             std::to_string(i % spec.inner_layers) + ".";
+    default:
+      return "encoder.layer." + std::to_string(i) + ".";
+  }
+}
+
+// The prefix of the base model inside task models ("bert.embeddings...").
+std::string base_prefix(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::Bert: return "bert.";
+    case ModelFamily::Mpnet: return "mpnet.";
+    case ModelFamily::DistilBert: return "distilbert.";
+    case ModelFamily::Electra: return "electra.";
+    case ModelFamily::Albert: return "albert.";
+    case ModelFamily::DebertaV2: return "deberta.";
+    default: return "roberta.";
+  }
+}
+
+}  // namespace
+
 std::vector<WeightName> encoder_weight_names(const EncoderSpec& spec) {
-  const bool bert = spec.family == ModelFamily::Bert, mpnet = spec.family == ModelFamily::Mpnet;
+  const ModelFamily family = spec.family;
   // Task models prefix the base model ("roberta.embeddings..."); base models, as sentence-
   // transformers saves them, do not.
-  const std::string base = bert ? "bert." : mpnet ? "mpnet." : "roberta.";
+  const std::string base = base_prefix(family);
   const auto both = [&](const std::string& name) { return std::vector<std::string>{base + name, name}; };
   std::vector<WeightName> names;
   add(names, "embed.tokens", both("embeddings.word_embeddings.weight"));
-  add(names, "embed.positions", both("embeddings.position_embeddings.weight"));
+  if (spec.absolute_positions) add(names, "embed.positions", both("embeddings.position_embeddings.weight"));
   if (spec.type_vocab > 0) add(names, "embed.types", both("embeddings.token_type_embeddings.weight"));
   add_pair(names, "embed.norm", both("embeddings.LayerNorm"));
-  if (mpnet) add(names, "relative_attention_bias", both("encoder.relative_attention_bias.weight"));
-  for (std::int64_t i = 0; i < spec.layers; ++i) {
-    const std::string canonical = "layers." + std::to_string(i) + ".";
-    const std::string stored = "encoder.layer." + std::to_string(i) + ".";
-    if (mpnet) {
-      for (const char* p : {"q", "k", "v", "o"})
-        add_pair(names, canonical + "attn." + p, both(stored + "attention.attn." + p));
-      add_pair(names, canonical + "attn_norm", both(stored + "attention.LayerNorm"));
+  if (spec.project_embeddings) {
+    if (family == ModelFamily::DebertaV2) {
+      add(names, "embed.project.weight", both("embeddings.embed_proj.weight"));
     } else {
-      add_pair(names, canonical + "attn.q", both(stored + "attention.self.query"));
-      add_pair(names, canonical + "attn.k", both(stored + "attention.self.key"));
-      add_pair(names, canonical + "attn.v", both(stored + "attention.self.value"));
-      add_pair(names, canonical + "attn.o", both(stored + "attention.output.dense"));
-      add_pair(names, canonical + "attn_norm", both(stored + "attention.output.LayerNorm"));
+      add_pair(names, "embed.project",
+               both(family == ModelFamily::Albert ? "encoder.embedding_hidden_mapping_in" : "embeddings_project"));
     }
-    add_pair(names, canonical + "ffn.in", both(stored + "intermediate.dense"));
-    add_pair(names, canonical + "ffn.out", both(stored + "output.dense"));
-    add_pair(names, canonical + "ffn_norm", both(stored + "output.LayerNorm"));
   }
-  add_pair(names, "pooler", both("pooler.dense"), false);
-  if (bert) {
-    add_pair(names, "classifier", {"classifier"}, false);
-    add_pair(names, "mlm.dense", {"cls.predictions.transform.dense"}, false);
-    add_pair(names, "mlm.norm", {"cls.predictions.transform.LayerNorm"}, false);
-    // The decoder is tied to the word embeddings; checkpoints may store it either way.
-    add(names, "mlm.decoder", {"cls.predictions.decoder.weight", base + "embeddings.word_embeddings.weight"}, false);
-    add(names, "mlm.bias", {"cls.predictions.bias", "cls.predictions.decoder.bias"}, false);
-  } else {
-    add_pair(names, "classifier.dense", {"classifier.dense"}, false);
-    add_pair(names, "classifier.out", {"classifier.out_proj"}, false);
-    add_pair(names, "mlm.dense", {"lm_head.dense"}, false);
-    add_pair(names, "mlm.norm", {"lm_head.layer_norm"}, false);
-    add(names, "mlm.decoder", {"lm_head.decoder.weight", base + "embeddings.word_embeddings.weight"}, false);
-    add(names, "mlm.bias", {"lm_head.bias", "lm_head.decoder.bias"}, false);
+  if (family == ModelFamily::Mpnet)
+    add(names, "relative_attention_bias", both("encoder.relative_attention_bias.weight"));
+  if (spec.disentangled.c2p || spec.disentangled.p2c) {
+    add(names, "rel.embeddings", both("encoder.rel_embeddings.weight"));
+    if (spec.disentangled.norm) add_pair(names, "rel.norm", both("encoder.LayerNorm"));
+  }
+  const LayerNames stored = layer_names(family);
+  for (std::int64_t i = 0; i < stored_layers(spec); ++i) {
+    const std::string canonical = "layers." + std::to_string(i) + ".", prefix = layer_prefix(spec, i);
+    add_pair(names, canonical + "attn.q", both(prefix + stored.q));
+    add_pair(names, canonical + "attn.k", both(prefix + stored.k));
+    add_pair(names, canonical + "attn.v", both(prefix + stored.v));
+    add_pair(names, canonical + "attn.o", both(prefix + stored.o));
+    add_pair(names, canonical + "attn_norm", both(prefix + stored.attn_norm));
+    add_pair(names, canonical + "ffn.in", both(prefix + stored.ffn_in));
+    add_pair(names, canonical + "ffn.out", both(prefix + stored.ffn_out));
+    add_pair(names, canonical + "ffn_norm", both(prefix + stored.ffn_norm));
+  }
+  switch (family) {
+    case ModelFamily::Bert:
+      add_pair(names, "pooler", both("pooler.dense"), false);
+      add_pair(names, "classifier", {"classifier"}, false);
+      add_pair(names, "mlm.dense", {"cls.predictions.transform.dense"}, false);
+      add_pair(names, "mlm.norm", {"cls.predictions.transform.LayerNorm"}, false);
+      // The decoder is tied to the word embeddings; checkpoints may store it either way.
+      add(names, "mlm.decoder", {"cls.predictions.decoder.weight", base + "embeddings.word_embeddings.weight"}, false);
+      add(names, "mlm.bias", {"cls.predictions.bias", "cls.predictions.decoder.bias"}, false);
+      break;
+    case ModelFamily::Albert:
+      add_pair(names, "pooler", both("pooler"), false);
+      add_pair(names, "classifier", {"classifier"}, false);
+      break;
+    case ModelFamily::DebertaV2:
+      // The ContextPooler of DebertaV2ForSequenceClassification sits outside the base model.
+      add_pair(names, "pooler", both("pooler.dense"), false);
+      add_pair(names, "classifier", {"classifier"}, false);
+      break;
+    case ModelFamily::DistilBert:
+      add_pair(names, "classifier.dense", {"pre_classifier"}, false);
+      add_pair(names, "classifier.out", {"classifier"}, false);
+      break;
+    case ModelFamily::Electra:
+      add_pair(names, "classifier.dense", {"classifier.dense"}, false);
+      add_pair(names, "classifier.out", {"classifier.out_proj"}, false);
+      break;
+    default:
+      add_pair(names, "pooler", both("pooler.dense"), false);
+      add_pair(names, "classifier.dense", {"classifier.dense"}, false);
+      add_pair(names, "classifier.out", {"classifier.out_proj"}, false);
+      add_pair(names, "mlm.dense", {"lm_head.dense"}, false);
+      add_pair(names, "mlm.norm", {"lm_head.layer_norm"}, false);
+      add(names, "mlm.decoder", {"lm_head.decoder.weight", base + "embeddings.word_embeddings.weight"}, false);
+      add(names, "mlm.bias", {"lm_head.bias", "lm_head.decoder.bias"}, false);
   }
   return names;
 }

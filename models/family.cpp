@@ -18,10 +18,11 @@ using Languages = LanguageFraming;
 // XLMRobertaConfig, MPNetConfig (pad 1, bos 0, eos 2); BartConfig (num_labels 3); MBartConfig (no
 // decoder start: generation falls back to bos); MarianConfig (pad = decoder start = 58100, eos 0);
 // PegasusConfig (pad 0, eos 1); M2M100Config (scale_embedding, relu, no forced eos); FSMTConfig
-// (scale_embedding, relu, num_beams 5, max_length 200); T5Config (pad 0, eos 1).
+// (scale_embedding, relu, num_beams 5, max_length 200); T5Config (pad 0, eos 1); DistilBertConfig,
+// ElectraConfig, DebertaV2Config (pad 0); AlbertConfig (pad 0, bos 2, eos 3).
 // Booleans in Family's order: relative_attention_bias, pre_norm, final_norm, rms_norm,
 // embedding_norm, pooler_classifier, final_logits_bias, beam_masks_pad.
-constexpr std::array<Family, 11> kFamilies{{
+constexpr std::array<Family, 15> kFamilies{{
     {Bert, "bert", Encoder, "BertTokenizer", WordPiece, ClsSep, PieceIds::None, Languages::None,
      Learned, Zero, false, false, false, false, true, true, false, false,
      {.pad_token_id = 0}},
@@ -58,6 +59,18 @@ constexpr std::array<Family, 11> kFamilies{{
     {T5, "t5", Seq2Seq, "T5Tokenizer", SentencePiece, EosEach, PieceIds::ExtraIdsAtEnd, Languages::None,
      Relative, Zero, true, true, true, true, false, false, false, false,
      {.pad_token_id = 0, .eos_token_id = 1, .activation = "relu"}},
+    {DistilBert, "distilbert", Encoder, "DistilBertTokenizer", WordPiece, ClsSep, PieceIds::None, Languages::None,
+     Learned, Zero, false, false, false, false, true, false, false, false,
+     {.pad_token_id = 0}},
+    {Electra, "electra", Encoder, "ElectraTokenizer", WordPiece, ClsSep, PieceIds::None, Languages::None,
+     Learned, Zero, false, false, false, false, true, false, false, false,
+     {.pad_token_id = 0}},
+    {Albert, "albert", Encoder, "AlbertTokenizer", SentencePiece, ClsSep, PieceIds::SpieceAsIs, Languages::None,
+     Learned, Zero, false, false, false, false, true, true, false, false,
+     {.pad_token_id = 0, .bos_token_id = 2, .eos_token_id = 3}},
+    {DebertaV2, "deberta-v2", Encoder, "DebertaV2Tokenizer", SentencePiece, ClsSep, PieceIds::SpmAsIs, Languages::None,
+     Learned, Zero, false, false, false, false, true, true, false, false,
+     {.pad_token_id = 0}},
 }};
 
 constexpr bool rows_follow_ids() {

@@ -9,7 +9,9 @@
 
 namespace invar {
 
-enum class ModelFamily : std::uint8_t { Bert, Roberta, XlmRoberta, Mpnet, Marian, Bart, MBart, Pegasus, M2M100, Fsmt, T5 };
+enum class ModelFamily : std::uint8_t {
+  Bert, Roberta, XlmRoberta, Mpnet, Marian, Bart, MBart, Pegasus, M2M100, Fsmt, T5, DistilBert, Electra, Albert, DebertaV2
+};
 
 enum class ModelKind : std::uint8_t { Encoder, Seq2Seq };
 
@@ -41,6 +43,8 @@ enum class PieceIds : std::uint8_t {
   ReservedOffset,  // Pegasus: <pad> </s> masks and <unk_i> reserved below `offset`, piece i at i + offset
   VocabJsonCodes,  // M2M100: vocab.json, then the __code__ language tokens
   ExtraIdsAtEnd,   // T5: piece i at i, then <extra_id_N> counting down from the end
+  SpieceAsIs,      // ALBERT: spiece.model's piece i at i; text lower-cased, spaces collapsed, accents dropped
+  SpmAsIs,         // DeBERTa-v2/v3: spm.model's piece i at i ([PAD] [CLS] [SEP] [UNK] among them), [MASK] added after
 };
 
 // Whether language codes are part of the token sequence (set by --src-lang / --tgt-lang).

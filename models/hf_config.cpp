@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -117,25 +118,102 @@ void read_tokens(const Fields& f, ModelConfig& c) {
   c.decoder_start_token_id = f.token("decoder_start_token_id", d.decoder_start_token_id);
 }
 
+// DistilBertConfig: its own field names (dim, n_layers, ...), no token types, LayerNorm eps fixed
+// at 1e-12 in the model code.
+void read_distilbert(const Fields& f, ModelConfig& c) {
+  c.vocab_size = c.target_vocab_size = f.dimension("vocab_size", 30522);
+  c.hidden_size = c.embedding_size = f.dimension("dim", 768);
+  c.encoder_layers = f.size("n_layers", 6, 0, kMaxLayers);
+  c.encoder_attention_heads = f.size("n_heads", 12);
+  c.encoder_ffn_dim = f.dimension("hidden_dim", 4 * 768);
+  c.activation = f.string("activation", "gelu");
+  c.max_position_embeddings = f.dimension("max_position_embeddings", 512);
+  c.layer_norm_eps = 1e-12;
+}
+
+// DebertaV2Config, with the fields the model code reads by getattr and their fallbacks there.
+void read_deberta_v2(const Fields& f, ModelConfig& c) {
+  c.relative_attention = f.boolean("relative_attention", false);
+  c.max_relative_positions = f.integer("max_relative_positions", -1);
+  if (c.max_relative_positions < 1) c.max_relative_positions = c.max_position_embeddings;
+  c.position_buckets = std::max<std::int64_t>(f.integer("position_buckets", -1), 0);
+  if (c.max_relative_positions > kMaxSize || c.position_buckets > kMaxSize)
+    fail("{}: max_relative_positions and position_buckets must be at most {}", f.where(), kMaxSize);
+  // A list, or one string "p2c|c2p" (DebertaV2Config splits it on '|').
+  if (const auto* types = f.find("pos_att_type")) {
+    std::vector<std::string> names;
+    if (types->is_string()) {
+      std::string joined = types->get<std::string>();
+      std::transform(joined.begin(), joined.end(), joined.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      for (std::size_t start = 0; start <= joined.size();) {
+        const auto bar = std::min(joined.find('|', start), joined.size());
+        std::string name = joined.substr(start, bar - start);
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        names.push_back(std::move(name));
+        start = bar + 1;
+      }
+    } else if (types->is_array()) {
+      for (const auto& name : *types) {
+        if (!name.is_string()) fail("{}: field 'pos_att_type' must list names", f.where());
+        names.push_back(name.get<std::string>());
+      }
+    } else {
+      fail("{}: field 'pos_att_type' must be a list or a string", f.where());
+    }
+    for (const auto& name : names) {
+      if (name != "c2p" && name != "p2c") fail("{}: pos_att_type '{}' is not supported (c2p, p2c)", f.where(), name);
+      if (std::find(c.pos_att_type.begin(), c.pos_att_type.end(), name) == c.pos_att_type.end())
+        c.pos_att_type.push_back(name);
+    }
+  }
+  c.share_att_key = f.boolean("share_att_key", false);
+  c.norm_rel_ebd = f.string("norm_rel_ebd", "none");
+  if (c.norm_rel_ebd != "none" && c.norm_rel_ebd != "layer_norm")
+    fail("{}: norm_rel_ebd '{}' is not supported (none, layer_norm)", f.where(), c.norm_rel_ebd);
+  c.position_biased_input = f.boolean("position_biased_input", true);
+  c.pooler_hidden_act = f.string("pooler_hidden_act", "gelu");
+  c.pooler_hidden_size = f.dimension("pooler_hidden_size", c.hidden_size);
+  if (c.pooler_hidden_size != c.hidden_size)
+    fail("{}: pooler_hidden_size {} differs from hidden_size {} (not supported)", f.where(), c.pooler_hidden_size,
+         c.hidden_size);
+  if (const auto kernel = f.integer("conv_kernel_size", 0); kernel > 0)
+    fail("{}: conv_kernel_size {} (DeBERTa's convolution layer) is not supported", f.where(), kernel);
+  if (f.find("attention_head_size") && f.integer("attention_head_size", 0) * c.encoder_attention_heads != c.hidden_size)
+    fail("{}: attention_head_size × num_attention_heads must equal hidden_size", f.where());
+}
+
 // BertConfig; RobertaConfig and XLMRobertaConfig (subclasses of it in 4.19) change only the
-// special tokens; MPNetConfig has its own, close defaults.
+// special tokens; MPNetConfig has its own, close defaults; ElectraConfig, AlbertConfig and
+// DebertaV2Config use BERT's field names with their own defaults and a few fields of their own.
 void read_encoder(const Fields& f, ModelConfig& c) {
-  const bool mpnet = c.family == ModelFamily::Mpnet;
-  c.vocab_size = f.dimension("vocab_size", mpnet ? 30527 : 30522);
+  if (c.family == ModelFamily::DistilBert) return read_distilbert(f, c);
+  const bool mpnet = c.family == ModelFamily::Mpnet, electra = c.family == ModelFamily::Electra;
+  const bool albert = c.family == ModelFamily::Albert, deberta = c.family == ModelFamily::DebertaV2;
+  c.vocab_size = f.dimension("vocab_size", mpnet ? 30527 : albert ? 30000 : deberta ? 128100 : 30522);
   c.target_vocab_size = c.vocab_size;
-  c.hidden_size = f.dimension("hidden_size", 768);
-  c.encoder_layers = f.size("num_hidden_layers", 12, 0, kMaxLayers);
-  c.encoder_attention_heads = f.size("num_attention_heads", 12);
-  c.encoder_ffn_dim = f.dimension("intermediate_size", 3072);
-  c.activation = f.string("hidden_act", "gelu");
+  c.hidden_size = f.dimension("hidden_size", electra ? 256 : albert ? 4096 : deberta ? 1536 : 768);
+  c.encoder_layers = f.size("num_hidden_layers", deberta ? 24 : 12, 0, kMaxLayers);
+  c.encoder_attention_heads = f.size("num_attention_heads", electra ? 4 : albert ? 64 : deberta ? 24 : 12);
+  c.encoder_ffn_dim = f.dimension("intermediate_size", electra ? 1024 : albert ? 16384 : deberta ? 6144 : 3072);
+  c.activation = f.string("hidden_act", albert ? "gelu_new" : "gelu");
   c.max_position_embeddings = f.dimension("max_position_embeddings", 512);  // a stored table's rows
-  c.layer_norm_eps = f.positive("layer_norm_eps", 1e-12);
+  c.layer_norm_eps = f.positive("layer_norm_eps", deberta ? 1e-7 : 1e-12);
+  c.embedding_size = electra || albert ? f.dimension("embedding_size", 128)
+                     : deberta         ? f.dimension("embedding_size", c.hidden_size)
+                                       : c.hidden_size;
+  if (albert) {
+    c.num_hidden_groups = f.size("num_hidden_groups", 1, 1, kMaxLayers);
+    c.inner_group_num = f.size("inner_group_num", 1, 1, kMaxLayers);
+  }
   if (mpnet) {
     c.relative_attention_num_buckets = f.size("relative_attention_num_buckets", 32);
   } else {
-    c.type_vocab_size = f.dimension("type_vocab_size", 2);
-    c.position_embedding_type = f.string("position_embedding_type", "absolute");
+    // DeBERTa-v2 has no token-type embeddings unless type_vocab_size is above 0.
+    c.type_vocab_size = deberta && f.integer("type_vocab_size", 0) == 0 ? 0 : f.dimension("type_vocab_size", 2);
+    if (!deberta) c.position_embedding_type = f.string("position_embedding_type", "absolute");
   }
+  if (deberta) read_deberta_v2(f, c);
 }
 
 // BartConfig and its relatives: same field names, different defaults.

@@ -72,6 +72,22 @@ struct ModelConfig {
   // MPNet and T5 relative attention buckets; T5's max distance.
   std::int64_t relative_attention_num_buckets = 0;
   std::int64_t relative_attention_max_distance = 0;
+  // ELECTRA, ALBERT, DeBERTa-v2: the embeddings' width when it differs from hidden_size (projected
+  // up before the first layer); equal to hidden_size elsewhere.
+  std::int64_t embedding_size = 0;
+  // ALBERT: num_hidden_layers applications of num_hidden_groups stored groups of inner_group_num layers.
+  std::int64_t num_hidden_groups = 1;
+  std::int64_t inner_group_num = 1;
+  // DeBERTa-v2: disentangled relative attention.
+  bool relative_attention = false;
+  std::int64_t max_relative_positions = 0;  // < 1 in the file: max_position_embeddings
+  std::int64_t position_buckets = 0;        // ≤ 0 in the file: none (plain clamped offsets)
+  std::vector<std::string> pos_att_type;    // "c2p", "p2c"
+  bool share_att_key = false;
+  std::string norm_rel_ebd;                 // "none" or "layer_norm"
+  bool position_biased_input = true;        // absolute position embeddings added to the tokens
+  std::string pooler_hidden_act;            // ContextPooler's activation
+  std::int64_t pooler_hidden_size = 0;
 
   // Encoder-decoder families.
   bool scale_embedding = false;  // embeddings times sqrt(d_model)

@@ -3,6 +3,7 @@
 // errors for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -51,7 +52,7 @@ std::string texts_of(const json& golden, std::size_t count) {
 // modules.json says mean pooling + Normalize; batch size 2 reorders by length inside the run, the
 // output keeps input order, and the empty line gets its own output line.
 TEST(CliEncoder, EmbedFollowsModulesJsonAndKeepsLineOrder) {
-  for (const char* name : {"bert-wordpiece", "mpnet"}) {
+  for (const char* name : {"bert-wordpiece", "mpnet", "distilbert"}) {
     SCOPED_TRACE(name);
     const json golden = test::load_json(model(name) + "/golden.json");
     const std::string first = golden["cases"][0]["text"].get<std::string>() + "\n";
@@ -132,24 +133,29 @@ TEST(CliEncoder, Int8WeightsEmbedCloseToF32) {
 }
 
 TEST(CliEncoder, HiddenWritesTokensAndTheRequestedLayer) {
-  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
-  const std::string out = test::temp_dir() + "/hidden.jsonl";
-  const auto result = test::run_cli({"hidden", "-m", model("bert-wordpiece"), "--layer", "1", "-o", out}, texts_of(golden, 2));
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "");
-  const auto lines = json_lines(test::read_file(out));
-  ASSERT_EQ(lines.size(), 2u);
-  for (std::size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(lines[i]["tokens"], golden["cases"][i]["tokens"]);
-    const json& expected = golden["cases"][i]["hidden_states"][1][0];
-    ASSERT_EQ(lines[i]["hidden"].size(), expected.size());
-    for (std::size_t t = 0; t < expected.size(); ++t) EXPECT_TRUE(near_all(lines[i]["hidden"][t], expected[t]));
+  for (const char* name : {"bert-wordpiece", "electra", "albert", "deberta-v3"}) {
+    SCOPED_TRACE(name);
+    const json golden = test::load_json(model(name) + "/golden.json");
+    const std::string out = test::temp_dir() + "/hidden.jsonl";
+    const auto result = test::run_cli({"hidden", "-m", model(name), "--layer", "1", "-o", out}, texts_of(golden, 2));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "");
+    const auto lines = json_lines(test::read_file(out));
+    ASSERT_EQ(lines.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(lines[i]["tokens"], golden["cases"][i]["tokens"]);
+      const json& expected = golden["cases"][i]["hidden_states"][1][0];
+      ASSERT_EQ(lines[i]["hidden"].size(), expected.size());
+      for (std::size_t t = 0; t < expected.size(); ++t) EXPECT_TRUE(near_all(lines[i]["hidden"][t], expected[t]));
+    }
+    const std::string beyond = std::to_string(golden["cases"][0]["hidden_states"].size());
+    EXPECT_EQ(test::run_cli({"hidden", "-m", model(name), "--layer", beyond}, "x\n").exit_code, 1);
   }
-  EXPECT_EQ(test::run_cli({"hidden", "-m", model("bert-wordpiece"), "--layer", "3"}, "x\n").exit_code, 1);
 }
 
 TEST(CliEncoder, ClassifyPairsAndRegression) {
-  for (const char* name : {"bert-pair-cls", "mbert-pair-cls", "xlmr-pair-cls"}) {
+  for (const char* name :
+       {"bert-pair-cls", "mbert-pair-cls", "xlmr-pair-cls", "electra-pair-cls", "albert-pair-cls", "deberta-v3-nli"}) {
     SCOPED_TRACE(name);
     const json golden = test::load_json(model(name) + "/golden.json");
     std::string input;
@@ -162,12 +168,25 @@ TEST(CliEncoder, ClassifyPairsAndRegression) {
       const json& c = golden["cases"][i];
       EXPECT_TRUE(near_all(lines[i]["logits"], c["logits"][0]));
       EXPECT_TRUE(near_all(lines[i]["probs"], c["probs"][0]));
-      const std::size_t best = c["logits"][0][0].get<double>() >= c["logits"][0][1].get<double>() ? 0 : 1;
+      const auto logits = c["logits"][0].get<std::vector<double>>();
+      const auto best = static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
       const json config = test::load_json(model(name) + "/config.json");
       const std::string label = config.contains("id2label") ? config["id2label"][std::to_string(best)].get<std::string>()
                                                               : "LABEL_" + std::to_string(best);
       EXPECT_EQ(lines[i]["label"], label);
     }
+  }
+  // A single-text classifier: DistilBERT fine-tuned on SST-2.
+  const json sst2 = test::load_json(model("distilbert-sst2") + "/golden.json");
+  const auto sentiment = test::run_cli({"classify", "-m", model("distilbert-sst2")}, texts_of(sst2, 12));
+  ASSERT_EQ(sentiment.exit_code, 0) << sentiment.err;
+  const auto labelled = json_lines(sentiment.out);
+  ASSERT_EQ(labelled.size(), 12u);
+  for (std::size_t i = 0; i < 12; ++i) {
+    const json& c = sst2["cases"][i];
+    EXPECT_TRUE(near_all(labelled[i]["logits"], c["logits"][0]));
+    EXPECT_TRUE(near_all(labelled[i]["probs"], c["probs"][0]));
+    EXPECT_EQ(labelled[i]["label"], c["logits"][0][0].get<double>() >= c["logits"][0][1].get<double>() ? "NEGATIVE" : "POSITIVE");
   }
   const json golden = test::load_json(model("xlmr-regression") + "/golden.json");
   const auto result = test::run_cli({"classify", "-m", model("xlmr-regression")}, texts_of(golden, 12));

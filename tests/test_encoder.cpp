@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "engine/attention.hpp"
 #include "engine/encoder.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "backends/cpu/backend.hpp"
@@ -113,11 +114,12 @@ void expect_layers_match(const Fixture& f, const json& c) {
   const std::vector<Encoding> one{f.encode(c)};
   ASSERT_EQ(one[0].ids, c["input_ids"].get<std::vector<std::int32_t>>());
   const auto layers = f.model->all_hidden_states(one);
+  const std::int64_t last = f.model->spec().layers;
   ASSERT_EQ(layers.size(), c["hidden_states"].size());
   for (std::size_t l = 0; l < layers.size(); ++l) EXPECT_TRUE(all_near(layers[l][0], c["hidden_states"][l])) << "layer " << l;
-  EXPECT_TRUE(all_near(f.model->hidden_states(one, 2)[0], c["last_hidden_state"]));
+  EXPECT_TRUE(all_near(f.model->hidden_states(one, last)[0], c["last_hidden_state"]));
   EXPECT_TRUE(all_near(f.model->hidden_states(one, 1)[0], c["hidden_states"][1]));
-  EXPECT_TRUE(all_near(f.model->embed(one, kMean, false, 2)[0], c["mean_pooled"]));
+  EXPECT_TRUE(all_near(f.model->embed(one, kMean, false, last)[0], c["mean_pooled"]));
 }
 
 std::string fixture_name(const ::testing::TestParamInfo<std::string>& info) { return test::param_name(info.param); }
@@ -142,28 +144,29 @@ TEST_P(EncoderBase, EveryLayerPoolerAndSentenceEmbeddingsMatchGolden) {
       EXPECT_TRUE(all_near(f.model->pooler_output(one)[0], c["pooler_output"]));
     }
     if (st.normalize) {
-      EXPECT_TRUE(all_near(f.model->embed(one, st.modes, true, 2)[0], c["mean_pooled_normalized"]));
+      EXPECT_TRUE(all_near(f.model->embed(one, st.modes, true, f.model->spec().layers)[0], c["mean_pooled_normalized"]));
     }
   }
 }
 
 // Texts of different lengths in one batch: the golden's padded run at the real positions, and
-// each text's own run. RoBERTa positions count non-pad tokens and MPNet's relative bias spans
-// 0..L-1 of the padded length, so padding must change neither.
+// each text's own run. RoBERTa positions count non-pad tokens, MPNet's relative bias and DeBERTa's
+// relative positions span 0..L-1 of the padded length, so padding must change none of them.
 TEST_P(EncoderBase, PaddedBatchEqualsGoldenAndSingleRuns) {
   Fixture f(GetParam());
   const json& batch = f.golden["padded_batch"];
   const auto inputs = padded_batch_inputs(f);
-  const auto hidden = f.model->hidden_states(inputs, 2);
-  const auto pooled = f.model->embed(inputs, kMean, false, 2);
+  const std::int64_t last = f.model->spec().layers;
+  const auto hidden = f.model->hidden_states(inputs, last);
+  const auto pooled = f.model->embed(inputs, kMean, false, last);
   for (std::size_t b = 0; b < inputs.size(); ++b) {
     EXPECT_TRUE(all_near(hidden[b], unpadded(batch["last_hidden_state"][b], inputs[b]))) << "text " << b;
     EXPECT_TRUE(all_near(pooled[b], batch["mean_pooled"][b]));
     const std::vector<Encoding> one{inputs[b]};
-    EXPECT_TRUE(all_near(f.model->hidden_states(one, 2)[0], hidden[b], 1e-5));
+    EXPECT_TRUE(all_near(f.model->hidden_states(one, last)[0], hidden[b], 1e-5));
   }
   if (batch.contains("mean_pooled_normalized")) {
-    const auto normalized = f.model->embed(inputs, sentence_pooling(f).modes, true, 2);
+    const auto normalized = f.model->embed(inputs, sentence_pooling(f).modes, true, last);
     for (std::size_t b = 0; b < inputs.size(); ++b) EXPECT_TRUE(all_near(normalized[b], batch["mean_pooled_normalized"][b]));
   }
   if (batch.contains("pooler_output")) {
@@ -172,22 +175,25 @@ TEST_P(EncoderBase, PaddedBatchEqualsGoldenAndSingleRuns) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderBase, ::testing::Values("core/bert-wordpiece", "core/mpnet", "core/xlmr"),
+INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderBase,
+                         ::testing::Values("core/bert-wordpiece", "core/mpnet", "core/xlmr", "core/distilbert",
+                                           "core/electra", "core/albert", "core/deberta-v3"),
                          fixture_name);
 
-// Sentence-pair classifiers: logits and softmax probs of each pair alone and of all in one batch,
-// and the golden's padded batch where it has one.
-class EncoderPairClassifier : public ::testing::TestWithParam<std::string> {};
+// Sequence classifiers (of sentence pairs, or of single texts: distilbert-sst2): logits and
+// softmax probs of each input alone and of all in one batch, and the golden's padded batch where
+// it has one.
+class EncoderClassifier : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(EncoderPairClassifier, LogitsAndProbsMatchGolden) {
+TEST_P(EncoderClassifier, LogitsAndProbsMatchGolden) {
   Fixture f(GetParam());
   ASSERT_TRUE(f.model->has_classifier());
-  EXPECT_EQ(f.model->spec().labels.size(), 2u);
+  EXPECT_EQ(f.model->spec().labels.size(), f.golden["cases"][0]["logits"][0].size());
   const auto inputs = encode_all(f, f.golden["cases"]);
   const auto batched = f.model->logits(inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const json& c = f.golden["cases"][i];
-    SCOPED_TRACE(c["text"].get<std::string>() + " / " + c["text_pair"].get<std::string>());
+    SCOPED_TRACE(c["text"].get<std::string>() + " / " + c.value("text_pair", std::string()));
     EXPECT_EQ(inputs[i].ids, c["input_ids"].get<std::vector<std::int32_t>>());
     const std::vector<Encoding> one{inputs[i]};
     const auto alone = f.model->logits(one)[0];
@@ -198,7 +204,10 @@ TEST_P(EncoderPairClassifier, LogitsAndProbsMatchGolden) {
   if (!f.golden.contains("padded_batch")) return;
   const json& batch = f.golden["padded_batch"];
   std::vector<Encoding> pairs;
-  for (const auto& p : batch["pairs"]) pairs.push_back(f.tokenizer->encode_pair(p[0].get<std::string>(), p[1].get<std::string>()));
+  if (batch.contains("texts")) pairs = padded_batch_inputs(f);
+  else
+    for (const auto& p : batch["pairs"])
+      pairs.push_back(f.tokenizer->encode_pair(p[0].get<std::string>(), p[1].get<std::string>()));
   const auto logits = f.model->logits(pairs);
   for (std::size_t b = 0; b < pairs.size(); ++b) {
     EXPECT_TRUE(all_near(logits[b], batch["logits"][b])) << "pair " << b;
@@ -206,8 +215,32 @@ TEST_P(EncoderPairClassifier, LogitsAndProbsMatchGolden) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderPairClassifier,
-                         ::testing::Values("core/bert-pair-cls", "core/mbert-pair-cls", "core/xlmr-pair-cls"), fixture_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, EncoderClassifier,
+                         ::testing::Values("core/bert-pair-cls", "core/mbert-pair-cls", "core/xlmr-pair-cls",
+                                           "core/distilbert-sst2", "core/electra-pair-cls", "core/albert-pair-cls",
+                                           "core/deberta-v3-nli"),
+                         fixture_name);
+
+// DeBERTa-v2's make_log_bucket_position, hand-computed for position_buckets 16 and
+// max_relative_positions 64 (core/deberta-v3's setting): offsets up to 8 kept, larger ones
+// 8 + ceil(ln(|δ|/8) / ln(63/8) · 7) with their sign, rows clamped to 0..31 around the span 16.
+TEST(EncoderDeberta, RelativePositionsFollowHuggingFace) {
+  const std::int64_t len = 101;
+  const auto index = disentangled_positions(len, 16, 16, 64);
+  ASSERT_EQ(index.size(), static_cast<std::size_t>(len * len));
+  const auto at = [&](std::int64_t i, std::int64_t j) { return index[static_cast<std::size_t>(i * len + j)]; };
+  EXPECT_EQ(at(0, 0), 16);
+  EXPECT_EQ(at(5, 0), 21);
+  EXPECT_EQ(at(0, 8), 8);
+  EXPECT_EQ(at(9, 0), 25);    // 8 + ceil(0.40)
+  EXPECT_EQ(at(20, 0), 28);   // 8 + ceil(3.11)
+  EXPECT_EQ(at(0, 20), 4);
+  EXPECT_EQ(at(63, 0), 31);   // 8 + 7
+  EXPECT_EQ(at(100, 0), 31);  // 8 + 9, clamped
+  EXPECT_EQ(at(0, 100), 0);
+  // Without buckets the offsets are only clamped.
+  EXPECT_EQ(disentangled_positions(3, 1, 0, 64), (std::vector<std::int32_t>{1, 0, 0, 1, 1, 0, 1, 1, 1}));
+}
 
 TEST(EncoderBert, PairClassifierLabelsComeFromTheConfig) {
   for (const char* name : {"core/bert-pair-cls", "core/mbert-pair-cls"})

@@ -191,6 +191,85 @@ TEST(HfConfig, EncoderFamilyDefaults) {
   EXPECT_EQ(mpnet.type_vocab_size, 0);
 }
 
+// DistilBertConfig, ElectraConfig, AlbertConfig and DebertaV2Config of transformers 4.19, and the
+// fields the DeBERTa-v2 model code reads with getattr fallbacks.
+TEST(HfConfig, NewerEncoderFamilyDefaults) {
+  const ModelConfig distilbert = minimal(R"({"model_type": "distilbert"})");
+  EXPECT_EQ(distilbert.vocab_size, 30522);
+  EXPECT_EQ(distilbert.hidden_size, 768);
+  EXPECT_EQ(distilbert.embedding_size, 768);
+  EXPECT_EQ(distilbert.encoder_layers, 6);
+  EXPECT_EQ(distilbert.encoder_attention_heads, 12);
+  EXPECT_EQ(distilbert.encoder_ffn_dim, 3072);
+  EXPECT_EQ(distilbert.activation, "gelu");
+  EXPECT_EQ(distilbert.max_position_embeddings, 512);
+  EXPECT_EQ(distilbert.layer_norm_eps, 1e-12);
+  EXPECT_EQ(distilbert.type_vocab_size, 0);
+  EXPECT_EQ(distilbert.pad_token_id, 0);
+  const ModelConfig named = minimal(R"({"model_type": "distilbert", "dim": 64, "n_layers": 3, "n_heads": 2,
+                                        "hidden_dim": 100, "activation": "relu"})");
+  EXPECT_EQ(named.hidden_size, 64);
+  EXPECT_EQ(named.encoder_layers, 3);
+  EXPECT_EQ(named.head_dim, 32);
+  EXPECT_EQ(named.encoder_ffn_dim, 100);
+  EXPECT_EQ(named.activation, "relu");
+
+  const ModelConfig electra = minimal(R"({"model_type": "electra"})");
+  EXPECT_EQ(electra.vocab_size, 30522);
+  EXPECT_EQ(electra.embedding_size, 128);
+  EXPECT_EQ(electra.hidden_size, 256);
+  EXPECT_EQ(electra.encoder_layers, 12);
+  EXPECT_EQ(electra.encoder_attention_heads, 4);
+  EXPECT_EQ(electra.encoder_ffn_dim, 1024);
+  EXPECT_EQ(electra.type_vocab_size, 2);
+  EXPECT_EQ(electra.layer_norm_eps, 1e-12);
+
+  const ModelConfig albert = minimal(R"({"model_type": "albert"})");
+  EXPECT_EQ(albert.vocab_size, 30000);
+  EXPECT_EQ(albert.embedding_size, 128);
+  EXPECT_EQ(albert.hidden_size, 4096);
+  EXPECT_EQ(albert.encoder_layers, 12);
+  EXPECT_EQ(albert.num_hidden_groups, 1);
+  EXPECT_EQ(albert.inner_group_num, 1);
+  EXPECT_EQ(albert.encoder_attention_heads, 64);
+  EXPECT_EQ(albert.encoder_ffn_dim, 16384);
+  EXPECT_EQ(albert.activation, "gelu_new");
+  EXPECT_EQ(albert.pad_token_id, 0);
+  EXPECT_EQ(albert.bos_token_id, 2);
+  EXPECT_EQ(albert.eos_token_id, 3);
+
+  const ModelConfig deberta = minimal(R"({"model_type": "deberta-v2"})");
+  EXPECT_EQ(deberta.vocab_size, 128100);
+  EXPECT_EQ(deberta.hidden_size, 1536);
+  EXPECT_EQ(deberta.embedding_size, 1536);
+  EXPECT_EQ(deberta.encoder_layers, 24);
+  EXPECT_EQ(deberta.encoder_attention_heads, 24);
+  EXPECT_EQ(deberta.encoder_ffn_dim, 6144);
+  EXPECT_EQ(deberta.layer_norm_eps, 1e-7);
+  EXPECT_EQ(deberta.type_vocab_size, 0);
+  EXPECT_FALSE(deberta.relative_attention);
+  EXPECT_EQ(deberta.max_relative_positions, 512);  // -1 means max_position_embeddings
+  EXPECT_EQ(deberta.position_buckets, 0);
+  EXPECT_TRUE(deberta.pos_att_type.empty());
+  EXPECT_FALSE(deberta.share_att_key);
+  EXPECT_EQ(deberta.norm_rel_ebd, "none");
+  EXPECT_TRUE(deberta.position_biased_input);
+  EXPECT_EQ(deberta.pooler_hidden_act, "gelu");
+  // pos_att_type as DebertaV2Config also takes it: one string split on '|'.
+  const ModelConfig joined = minimal(R"({"model_type": "deberta-v2", "pos_att_type": "P2C|c2p"})");
+  EXPECT_EQ(joined.pos_att_type, (std::vector<std::string>{"p2c", "c2p"}));
+  const ModelConfig v3 = fixture_config("core/deberta-v3");
+  EXPECT_TRUE(v3.relative_attention);
+  EXPECT_EQ(v3.max_relative_positions, 64);
+  EXPECT_EQ(v3.position_buckets, 16);
+  EXPECT_TRUE(v3.share_att_key);
+  EXPECT_EQ(v3.norm_rel_ebd, "layer_norm");
+  EXPECT_FALSE(v3.position_biased_input);
+  EXPECT_NE(config_error(R"({"model_type": "deberta-v2", "pos_att_type": ["p2p"]})").find("'p2p'"), std::string::npos);
+  EXPECT_NE(config_error(R"({"model_type": "deberta-v2", "conv_kernel_size": 3})").find("conv_kernel_size"),
+            std::string::npos);
+}
+
 TEST(HfConfig, GenerationFieldsAndExplicitNulls) {
   const ModelConfig c = minimal(R"({"model_type": "bart", "bos_token_id": null, "num_beams": 6, "min_length": 3,
       "length_penalty": 0.8, "early_stopping": true, "no_repeat_ngram_size": 3, "forced_bos_token_id": 250004,

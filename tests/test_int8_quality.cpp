@@ -67,7 +67,9 @@ TEST_P(Int8Encoder, SentenceEmbeddingsKeepTheirDirection) {
   EXPECT_GE(worst, kMinCosine);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Int8Encoder, ::testing::Values("core/bert-wordpiece", "core/mpnet", "core/xlmr"),
+INSTANTIATE_TEST_SUITE_P(Fixtures, Int8Encoder,
+                         ::testing::Values("core/bert-wordpiece", "core/mpnet", "core/xlmr", "core/distilbert",
+                                           "core/electra", "core/albert", "core/deberta-v3"),
                          [](const auto& info) { return test::param_name(info.param); });
 
 }  // namespace

@@ -24,7 +24,10 @@ namespace {
 const std::vector<std::string> kFixtures{"core/bert-pair-cls", "core/bert-wordpiece", "core/marian",
                                          "core/xlmr",          "core/xlmr-mlm",       "core/xlmr-pair-cls",
                                          "core/xlmr-regression", "seq2seq/bart",    "seq2seq/m2m100",
-                                         "seq2seq/mbart",      "seq2seq/pegasus",     "seq2seq/t5"};
+                                         "seq2seq/mbart",      "seq2seq/pegasus",     "seq2seq/t5",
+                                         "core/distilbert",    "core/distilbert-sst2", "core/electra",
+                                         "core/electra-pair-cls", "core/albert",      "core/albert-pair-cls",
+                                         "core/deberta-v3",    "core/deberta-v3-nli"};
 
 std::string convert(const std::string& folder, std::optional<DType> dtype = std::nullopt) {
   const std::string path = test::temp_dir() + "/model.invar";

@@ -7,6 +7,8 @@
 #ifdef INVAR_WITH_OPENCL
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -257,6 +259,40 @@ TEST_F(OpenClBackendTest, GatherRowsNeverReadsOutsideTheTable) {
     EXPECT_EQ(rows[16 + c], 5.0f);
   }
   EXPECT_THROW(cpu_->gather_rows(table.cpu, ids.cpu, 1.0f, false, out.cpu), Error);
+}
+
+// DeBERTa's c2p and p2c terms read at relative positions: both terms, each alone, and the
+// definition checked by hand on the CPU's result.
+TEST_F(OpenClBackendTest, RelativeGatherReadsBothTermsAtTheIndex) {
+  const std::int64_t batch = 2, heads = 3, t = 5, span = 4;
+  const Twin c2p = make_random({batch, heads, t, span}), p2c = make_random({batch, heads, t, span});
+  std::vector<std::int32_t> positions(static_cast<std::size_t>(t * t));
+  for (std::int64_t i = 0; i < t; ++i)
+    for (std::int64_t j = 0; j < t; ++j)
+      positions[static_cast<std::size_t>(i * t + j)] = static_cast<std::int32_t>(std::clamp<std::int64_t>(i - j + 2, 0, 3));
+  const Twin index = make(positions, {t, t}, DType::I32);
+  const Twin out = make_random({batch, heads, t, t});
+  cpu_->relative_gather(c2p.cpu, p2c.cpu, index.cpu, out.cpu);
+  gpu_->relative_gather(c2p.gpu, p2c.gpu, index.gpu, out.gpu);
+  expect_near(out, "both terms");
+  const auto a = cpu_->download_f32(c2p.cpu), b = cpu_->download_f32(p2c.cpu), o = cpu_->download_f32(out.cpu);
+  // (b=1, h=2, i=4, j=1): index clamp(4 − 1 + 2) = 3.
+  const std::size_t m = 1 * heads + 2;
+  EXPECT_EQ(o[(m * t + 4) * t + 1], a[(m * t + 4) * span + 3] + b[(m * t + 1) * span + 3]);
+  cpu_->relative_gather(c2p.cpu, {}, index.cpu, out.cpu);
+  gpu_->relative_gather(c2p.gpu, {}, index.gpu, out.gpu);
+  expect_near(out, "c2p alone");
+  cpu_->relative_gather({}, p2c.cpu, index.cpu, out.cpu);
+  gpu_->relative_gather({}, p2c.gpu, index.gpu, out.gpu);
+  expect_near(out, "p2c alone");
+  EXPECT_EQ(cpu_->download_f32(out.cpu)[(m * t + 4) * t + 1], b[(m * t + 1) * span + 3]);
+  EXPECT_THROW(cpu_->relative_gather({}, {}, index.cpu, out.cpu), Error);
+  // An index outside the span: the CPU backend throws, the OpenCL kernel reads nothing and writes 0.
+  positions[3] = static_cast<std::int32_t>(span);
+  const Twin bad = make(positions, {t, t}, DType::I32);
+  EXPECT_THROW(cpu_->relative_gather(c2p.cpu, p2c.cpu, bad.cpu, out.cpu), Error);
+  gpu_->relative_gather(c2p.gpu, p2c.gpu, bad.gpu, out.gpu);
+  EXPECT_EQ(gpu_->download_f32(out.gpu)[3], 0.0f);
 }
 
 TEST_F(OpenClBackendTest, CopyStridedSplitsHeadsAndWritesACacheStep) {

@@ -129,7 +129,9 @@ TEST(PyTorch, EveryFixtureMatchesItsSafetensorsBitForBit) {
   const std::vector<std::string> folders{"core/bert-pair-cls", "core/bert-wordpiece", "core/marian",
                                          "core/xlmr",          "core/xlmr-mlm",       "core/xlmr-pair-cls",
                                          "core/xlmr-regression", "seq2seq/bart",    "seq2seq/m2m100",
-                                         "seq2seq/mbart",      "seq2seq/pegasus",     "seq2seq/t5"};
+                                         "seq2seq/mbart",      "seq2seq/pegasus",     "seq2seq/t5",
+                                         "core/distilbert",    "core/distilbert-sst2", "core/electra",
+                                         "core/electra-pair-cls", "core/deberta-v3",  "core/deberta-v3-nli"};
   for (const auto& folder : folders) {
     SCOPED_TRACE(folder);
     TensorSet pytorch, safetensors;

@@ -127,7 +127,7 @@ TEST_P(Generated, DecodesGreedyAndBeamIds) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, Generated, ::testing::ValuesIn(model_folders(true)), test_name);
 
 TEST(Fixtures, EveryFolderIsCovered) {
-  EXPECT_EQ(model_folders().size(), 17u);
+  EXPECT_EQ(model_folders().size(), 25u);
   EXPECT_EQ(model_folders(true).size(), 8u);
 }
 

@@ -248,7 +248,9 @@ TEST_P(WeightFormatsOpenCl, Int8InvarIsDequantized) {
   EXPECT_LE(largest_difference(gpu.scores, cpu.scores), kOpenClTolerance);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, WeightFormatsOpenCl, testing::Values("core/bert-wordpiece", "seq2seq/bart"),
+INSTANTIATE_TEST_SUITE_P(Fixtures, WeightFormatsOpenCl,
+                         testing::Values("core/bert-wordpiece", "core/albert-pair-cls", "core/deberta-v3-nli",
+                                         "seq2seq/bart"),
                          [](const auto& info) { return test::param_name(info.param); });
 #endif
 

@@ -319,6 +319,28 @@ class CpuBackend final : public Backend {
     }
   }
 
+  void do_relative_gather(const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& out) override {
+    const std::int64_t len = out.dim(2), span = (c2p.empty() ? p2c : c2p).dim(3), matrices = out.dim(0) * out.dim(1);
+    const std::int32_t* at = id_ptr(index);
+    for (std::int64_t i = 0; i < len * len; ++i)
+      if (at[i] < 0 || at[i] >= span) fail("relative_gather: index {} outside the {} relative positions", at[i], span);
+    const float* query_terms = c2p.empty() ? nullptr : ptr(c2p);
+    const float* key_terms = p2c.empty() ? nullptr : ptr(p2c);
+    float* o = ptr(out);
+    rows_parallel(matrices * len, len * 2, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t row = begin; row < end; ++row) {  // row = (b·H + h)·T + i
+        const std::int64_t i = row % len, matrix = row / len;
+        for (std::int64_t j = 0; j < len; ++j) {
+          const std::int32_t r = at[i * len + j];
+          float v = 0.0f;
+          if (query_terms) v += query_terms[row * span + r];
+          if (key_terms) v += key_terms[(matrix * len + j) * span + r];
+          o[row * len + j] = v;
+        }
+      }
+    });
+  }
+
   void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {
     const std::int64_t batch = x.dim(0), length = x.dim(1), cols = x.dim(2);
     for (std::int64_t b = 0; b < batch; ++b) {

@@ -131,10 +131,10 @@ class OpenClArena final : public Arena {
 
 // The kernels of kernels.cl, in the order of kKernelNames.
 enum class Kernel { Scale, BiasAct, Binary, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
-                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, Count };
+                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, Count };
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
     "scale", "bias_act", "binary", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
-    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half"};
+    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half", "relative_gather"};
 // Work-items per row in the row kernels, and per group in the others (fewer where the device or
 // kernel allows fewer).
 constexpr std::size_t kRowGroup = 128;
@@ -303,6 +303,15 @@ class OpenClBackend final : public Backend {
     run(Kernel::CopyStrided, {u64(extent[3]), u64(extent[2]), u64(extent[0] * extent[1])},
         Buffer{mem(src), buffer(src).offset + u64(sv.offset)}, strides(sv),
         Buffer{mem(dst), buffer(dst).offset + u64(dv.offset)}, strides(dv), u64(extent[1]), u64(extent[3]));
+  }
+
+  void do_relative_gather(const Tensor& c2p, const Tensor& p2c, const Tensor& index, const Tensor& out) override {
+    const std::int64_t len = out.dim(2);
+    if (out.numel() == 0) return;
+    const Tensor& present = c2p.empty() ? p2c : c2p;
+    run(Kernel::RelativeGather, {u64(len * len), u64(out.dim(0) * out.dim(1))}, buffer_or(c2p, present),
+        cl_int(!c2p.empty()), buffer_or(p2c, present), cl_int(!p2c.empty()), buffer(index), buffer(out), u64(len),
+        u64(present.dim(3)));
   }
 
   void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) override {

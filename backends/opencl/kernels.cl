@@ -218,6 +218,23 @@ __kernel void gather_rows_half(__global const half* table, ulong table_off, ulon
   if (at >= 0) gather_store(vload_half(table_off + at, table), scale, accumulate, out, out_off, cols);
 }
 
+// relative_gather: range (T·T, B·H). An index outside [0, span) leaves its output 0 and reads
+// nothing (the host computes the indices; see Backend::relative_gather).
+__kernel void relative_gather(__global const float* c2p, ulong c2p_off, int has_c2p, __global const float* p2c,
+                              ulong p2c_off, int has_p2c, __global const int* index, ulong index_off,
+                              __global float* out, ulong out_off, ulong len, ulong span) {
+  const ulong ij = get_global_id(0), matrix = get_global_id(1);
+  if (ij >= len * len) return;
+  const ulong i = ij / len, j = ij % len;
+  const int r = index[index_off + ij];
+  float v = 0.0f;
+  if (r >= 0 && (ulong)r < span) {
+    if (has_c2p) v += c2p[c2p_off + (matrix * len + i) * span + (ulong)r];
+    if (has_p2c) v += p2c[p2c_off + (matrix * len + j) * span + (ulong)r];
+  }
+  out[out_off + matrix * len * len + ij] = v;
+}
+
 // dst[i] = src[i] widened from half precision, for i < n: an F16 weight block before CLBlast's
 // sgemm (see OpenClBackend::do_linear). Range (n).
 __kernel void widen_half(__global const half* src, ulong src_off, __global float* dst, ulong dst_off, ulong n) {

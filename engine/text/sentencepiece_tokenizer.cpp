@@ -6,11 +6,15 @@
 //   Pegasus       pad 0, eos 1, <mask_1> 2, <mask_2> 3, <unk_2>.. up to the offset, piece id + offset
 //   M2M100        vocab.json for ids, __xx__ language tokens after it
 //   T5            piece ids as they are, <extra_id_N> counted down from the end
+//   ALBERT        spiece.model's piece ids as they are, text lower-cased, spaces collapsed, accents dropped
+//   DeBERTa-v2    spm.model's piece ids as they are, [MASK] from added_tokens.json
 #include <sentencepiece_processor.h>
+#include <utf8proc.h>
 
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/unicode.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
 
@@ -42,6 +46,15 @@ enum class DecodeMode {
   Spm,             // Marian, Pegasus, M2M100: sp_model.decode_pieces(tokens)
   SpmKeepSpecial,  // T5: decode_pieces between special tokens, which are kept verbatim
 };
+
+// unicodedata.normalize("NFKD", text) without the characters of nonzero combining class
+// (AlbertTokenizer.preprocess_text with keep_accents false).
+std::u32string decompose_without_marks(std::u32string_view text) {
+  std::u32string out;
+  for (char32_t c : unicode_decompose(text, true))
+    if (utf8proc_get_property(static_cast<utf8proc_int32_t>(c))->combining_class == 0) out.push_back(c);
+  return out;
+}
 
 std::unique_ptr<sentencepiece::SentencePieceProcessor> load_spm(const TokenizerFiles& files, const std::string& name) {
   auto bytes = files.read(name, "the SentencePiece model");
@@ -101,10 +114,35 @@ class SentencePieceTokenizer final : public Tokenizer {
       stripped = remove_language_codes(text, pieces);
       text = stripped;
     }
-    std::vector<std::string> encoded;
-    auto status = spm(side).Encode(text, &encoded);
-    if (!status.ok()) fail("SentencePiece cannot encode the text: {}", status.ToString());
-    pieces.insert(pieces.end(), encoded.begin(), encoded.end());
+    std::string prepared;
+    if (lower_case_ || albert_preprocess_) {
+      prepared = preprocess(text);
+      text = prepared;
+    }
+    const auto encoded = encode_pieces(text, side);
+    if (!albert_preprocess_) {
+      pieces.insert(pieces.end(), encoded.begin(), encoded.end());
+      return pieces;
+    }
+    // AlbertTokenizer._tokenize: a piece ending in a digit and ',' is encoded again without the
+    // comma (and without its word boundary unless the piece had one), then the comma follows.
+    for (const auto& piece : encoded) {
+      const auto chars = decode_utf8(piece);
+      if (chars.size() < 2 || chars.back() != U',' ||
+          utf8proc_category(static_cast<utf8proc_int32_t>(chars[chars.size() - 2])) != UTF8PROC_CATEGORY_ND) {
+        pieces.push_back(piece);
+        continue;
+      }
+      std::string digits = piece.substr(0, piece.size() - 1);
+      python_replace(digits, kSpieceUnderline, "");
+      auto again = encode_pieces(digits, side);
+      if (!piece.starts_with(kSpieceUnderline) && !again.empty() && again[0].starts_with(kSpieceUnderline)) {
+        if (again[0] == kSpieceUnderline) again.erase(again.begin());
+        else again[0].erase(0, kSpieceUnderline.size());
+      }
+      pieces.insert(pieces.end(), again.begin(), again.end());
+      pieces.emplace_back(",");
+    }
     return pieces;
   }
 
@@ -163,6 +201,34 @@ class SentencePieceTokenizer final : public Tokenizer {
     return side == Side::Target && target_spm_ ? *target_spm_ : *source_spm_;
   }
 
+  std::vector<std::string> encode_pieces(std::string_view text, Side side) const {
+    std::vector<std::string> encoded;
+    auto status = spm(side).Encode(text, &encoded);
+    if (!status.ok()) fail("SentencePiece cannot encode the text: {}", status.ToString());
+    return encoded;
+  }
+
+  // do_lower_case's per-character lower-casing, then AlbertTokenizer.preprocess_text.
+  std::string preprocess(std::string_view text) const {
+    std::u32string chars = decode_utf8(text);
+    if (lower_case_) chars = lower_each_char(chars);
+    if (!albert_preprocess_) return encode_utf8(chars);
+    std::string out = encode_utf8(chars);
+    if (remove_space_) {
+      std::string joined;
+      for (const auto word : python_split(out)) {
+        if (!joined.empty()) joined += ' ';
+        joined += word;
+      }
+      out = std::move(joined);
+    }
+    python_replace(out, "``", "\"");
+    python_replace(out, "''", "\"");
+    if (!keep_accents_) out = encode_utf8(decompose_without_marks(decode_utf8(out)));
+    if (lower_case_) out = python_lower(std::string_view(out));
+    return out;
+  }
+
   // Loads the vocabularies of the family's tokenizer class, sets the decoding rule, returns the
   // special tokens.
   SpecialTokens init_vocabulary(const TokenizerFiles& files, const Family& family) {
@@ -177,6 +243,10 @@ class SentencePieceTokenizer final : public Tokenizer {
         return init_m2m100(files);
       case PieceIds::ExtraIdsAtEnd:
         return init_t5(files);
+      case PieceIds::SpieceAsIs:
+        return init_albert(files);
+      case PieceIds::SpmAsIs:
+        return init_deberta_v2(files);
       case PieceIds::None:
         break;
     }
@@ -328,6 +398,48 @@ class SentencePieceTokenizer final : public Tokenizer {
     return files.special_tokens(defaults, TokenizerFiles::Wrap::None);
   }
 
+  // The pieces of `name` at their own ids.
+  void load_pieces_as_is(const TokenizerFiles& files, const std::string& name) {
+    source_spm_ = load_spm(files, name);
+    const auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
+    for (std::int32_t id = 0; id < pieces; ++id) source_vocab_.add(source_spm_->IdToPiece(id), id);
+    base_vocab_size_ = static_cast<std::size_t>(pieces);
+  }
+
+  // BERT's [CLS] and [SEP] (also as bos and eos), with the class's unknown, padding and mask tokens.
+  static SpecialTokens cls_sep_tokens(const char* unk, const char* pad, SpecialToken mask) {
+    SpecialTokens defaults;
+    defaults.bos = defaults.cls = plain_token("[CLS]");
+    defaults.eos = defaults.sep = plain_token("[SEP]");
+    defaults.unk = plain_token(unk);
+    defaults.pad = plain_token(pad);
+    defaults.mask = std::move(mask);
+    return defaults;
+  }
+
+  // AlbertTokenizer.
+  SpecialTokens init_albert(const TokenizerFiles& files) {
+    load_pieces_as_is(files, "spiece.model");
+    lower_case_ = files.flag("do_lower_case", true);
+    remove_space_ = files.flag("remove_space", true);
+    keep_accents_ = files.flag("keep_accents", false);
+    albert_preprocess_ = true;
+    decode_mode_ = DecodeMode::Join;
+    return files.special_tokens(cls_sep_tokens("<unk>", "<pad>", added_token("[MASK]", true, false)),
+                                TokenizerFiles::Wrap::MaskOnly);
+  }
+
+  // DebertaV2Tokenizer (its SPMTokenizer: pieces the vocabulary lacks become [UNK], as token_to_id
+  // makes them here).
+  SpecialTokens init_deberta_v2(const TokenizerFiles& files) {
+    load_pieces_as_is(files, "spm.model");
+    lower_case_ = files.flag("do_lower_case", false);
+    if (files.flag("split_by_punct", false))
+      fail("{}: tokenizer_config.json: split_by_punct true is not supported", files.path());
+    decode_mode_ = DecodeMode::Spm;
+    return files.special_tokens(cls_sep_tokens("[UNK]", "[PAD]", plain_token("[MASK]")), TokenizerFiles::Wrap::None);
+  }
+
   // The language tokens become additional special tokens (before or after the configured ones);
   // src_lang / tgt_lang come from tokenizer_config.json.
   void add_language_tokens(SpecialTokens& tokens, const TokenizerFiles& files, bool first, const char* source) {
@@ -401,7 +513,16 @@ class SentencePieceTokenizer final : public Tokenizer {
         source.eos_if_absent = true;
         target = source;
         break;
-      case SequenceFraming::ClsSep:
+      case SequenceFraming::ClsSep: {  // AlbertTokenizer, DebertaV2Tokenizer: BERT's framing and segments
+        auto cls = require_special(specials().cls, "classification (cls)");
+        auto sep = require_special(specials().sep, "separator (sep)");
+        source.prefix = {cls};
+        source.middle = {sep};
+        source.suffix = {sep};
+        source.segment_type_ids = true;
+        target = source;
+        break;
+      }
       case SequenceFraming::EosSuffix:  // Marian, Pegasus: text </s>, pairs without separator.
         source.suffix = {eos};
         target = source;
@@ -439,6 +560,9 @@ class SentencePieceTokenizer final : public Tokenizer {
   SpecialLayout source_layout_;
   std::optional<SpecialLayout> target_layout_;
   DecodeMode decode_mode_ = DecodeMode::Spm;
+  bool lower_case_ = false;         // do_lower_case (ALBERT, DeBERTa-v2)
+  bool albert_preprocess_ = false;  // AlbertTokenizer.preprocess_text and its digit-comma split
+  bool remove_space_ = false, keep_accents_ = true;
   std::vector<std::string> languages_;
   std::string source_language_;
   std::optional<std::string> target_language_;

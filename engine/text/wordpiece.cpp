@@ -3,10 +3,10 @@
 // stripping, punctuation splitting by Unicode category, then greedy longest-match WordPiece.
 #include <utf8proc.h>
 
-#include <cstdlib>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/unicode.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
 
@@ -46,26 +46,11 @@ bool is_cjk(char32_t c) {
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-// PreTrainedTokenizer.tokenize lower-cases with re.sub(r"(.+?)", ...), one character at a time, so
-// Python's Final_Sigma rule never sees a context there.
-std::u32string lower_each_char(std::u32string_view text) {
-  std::u32string out;
-  out.reserve(text.size());
-  for (char32_t c : text) out += python_lower(std::u32string_view(&c, 1));
-  return out;
-}
 
 // BasicTokenizer._run_strip_accents: NFD, then drop nonspacing marks (Mn).
 std::u32string strip_accents(std::u32string_view text) {
-  auto utf8 = encode_utf8(text);
-  utf8proc_uint8_t* decomposed = nullptr;
-  auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(utf8.data()), static_cast<utf8proc_ssize_t>(utf8.size()),
-                        &decomposed, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE));
-  if (n < 0) fail("cannot normalize text: {}", utf8proc_errmsg(n));
-  auto chars = decode_utf8(std::string_view(reinterpret_cast<const char*>(decomposed), static_cast<std::size_t>(n)));
-  std::free(decomposed);
   std::u32string out;
-  for (char32_t c : chars)
+  for (char32_t c : unicode_decompose(text, false))
     if (!is_category(c, {UTF8PROC_CATEGORY_MN})) out.push_back(c);
   return out;
 }
