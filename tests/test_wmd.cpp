@@ -233,9 +233,10 @@ TEST(WordVectors, DamagedFastTextBinIsRefusedNamingTheFile) {
     EXPECT_NE(message.find(bad + ": "), std::string::npos) << message;
     EXPECT_NE(message.find(expected), std::string::npos) << expected << " / " << message;
   };
-  // Cut inside the dictionary (after magic, version, 56 bytes of settings, 28 of sizes, 3 bytes of
-  // the first word), inside the input matrix, and just before the end.
-  refused(model.substr(0, 8 + 56 + 28 + 3), "dictionary entry 0 ends with the file");
+  // A first word without its NUL up to the end of the file (after magic, version, 56 bytes of
+  // settings and 28 of sizes: libfasttext read on forever), a cut inside the input matrix, and one
+  // just before the end.
+  refused(model.substr(0, 8 + 56 + 28) + std::string(200, 'x'), "dictionary entry 0 ends with the file");
   refused(model.substr(0, model.size() / 2), "more than the file holds");
   refused(model.substr(0, model.size() - 1), "more than the file holds");
   auto with_int32 = [&](std::size_t offset, std::int32_t value) {

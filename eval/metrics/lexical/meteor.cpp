@@ -50,8 +50,11 @@ std::vector<WordMatch> match_backwards(Words& hyp, Words& ref, Fitting fitting) 
   remaining.clear();  // its keys view ref's words, which the compaction below moves
   const auto drop_matched = [](Words& words, const std::vector<bool>& matched) {
     std::size_t kept = 0;
-    for (std::size_t k = 0; k < words.size(); ++k)
-      if (!matched[k]) words[kept++] = std::move(words[k]);
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      if (matched[k]) continue;
+      if (kept != k) words[kept] = std::move(words[k]);  // a string moved onto itself would be emptied
+      ++kept;
+    }
     words.resize(kept);
   };
   drop_matched(hyp, hyp_matched);
