@@ -74,33 +74,44 @@ struct ConfigDefaults {
   const char* activation = "gelu";
 };
 
+// A slow tokenizer class of transformers 4.19 that invar implements: what engine/text needs to
+// build it. Every family names its default class; a folder may name another one
+// (tokenizer_config.json's tokenizer_class), e.g. a RoBERTa model saved with BertTokenizer.
+struct TokenizerClass {
+  const char* name;  // as Hugging Face names it, without the "Fast" suffix
+  TokenizerAlgorithm algorithm;
+  SequenceFraming framing;
+  PieceIds pieces = PieceIds::None;
+  LanguageFraming languages = LanguageFraming::None;
+};
+
+// One row per model_type, written with designated initializers: a boolean left out is false.
 struct Family {
   ModelFamily id;
-  const char* model_type;      // as config.json names it
+  const char* model_type;  // as config.json names it
   ModelKind kind;
-  const char* tokenizer_class; // Hugging Face's slow tokenizer class (tokenizer_config.json may name it)
-  TokenizerAlgorithm tokenizer;
-  SequenceFraming framing;
-  PieceIds pieces;
-  LanguageFraming languages;
+  TokenizerClass tokenizer;  // the class Hugging Face's AutoTokenizer picks for the model_type
   PositionKind positions;
-  FirstPosition first_position;
-  bool relative_attention_bias;  // a learned bias by bucketed relative position (MPNet, T5)
-  bool pre_norm;                 // normalise before each sublayer (else after the residual add)
-  bool final_norm;               // a norm after the last layer of each stack
-  bool rms_norm;                 // T5LayerNorm instead of LayerNorm
-  bool embedding_norm;           // a LayerNorm right after the embeddings (every encoder; BART, mBART)
-  bool pooler_classifier;        // BertForSequenceClassification's pooler; else RobertaClassificationHead
-  bool final_logits_bias;        // a bias added to the LM head's logits
-  bool beam_masks_pad;           // MarianMTModel.adjust_logits_during_generation: pad never predicted in beams
+  FirstPosition first_position = FirstPosition::Zero;
+  bool relative_attention_bias = false;  // a learned bias by bucketed relative position (MPNet, T5)
+  bool pre_norm = false;                 // normalise before each sublayer (else after the residual add)
+  bool final_norm = false;               // a norm after the last layer of each stack
+  bool rms_norm = false;                 // T5LayerNorm instead of LayerNorm
+  bool embedding_norm = false;           // a LayerNorm right after the embeddings (every encoder; BART, mBART)
+  bool pooler_classifier = false;        // BertForSequenceClassification's pooler; else RobertaClassificationHead
+  bool final_logits_bias = false;        // a bias added to the LM head's logits
+  bool beam_masks_pad = false;           // MarianMTModel.adjust_logits_during_generation: pad never predicted in beams
   ConfigDefaults defaults;
 };
 
 const Family& family(ModelFamily id);
-// The row of a config.json model_type, or of a tokenizer_config.json tokenizer_class (with or
-// without the "Fast" suffix); nullptr when no family has it.
+// The row of a config.json model_type; nullptr when no family has it.
 const Family* find_family(std::string_view model_type);
-const Family* find_family_by_tokenizer_class(std::string_view tokenizer_class);
+// A tokenizer class named in tokenizer_config.json or config.json (with or without the "Fast"
+// suffix): a family's default class or another one invar implements; nullptr when none.
+const TokenizerClass* find_tokenizer_class(std::string_view name);
+// "BertTokenizer, RobertaTokenizer, ...": every tokenizer class, for error messages.
+std::string tokenizer_class_names();
 // "bert, roberta, ..." (every family), or only those of one kind, for error messages.
 std::string model_types();
 std::string model_types(ModelKind kind);

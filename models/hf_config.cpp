@@ -163,8 +163,12 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
   if (marian) c.share_encoder_decoder_embeddings = f.boolean("share_encoder_decoder_embeddings", true);
   if (fsmt) {
     c.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
+    if (const auto* langs = f.find("langs")) {
+      if (!langs->is_array() || langs->size() != 2 || !(*langs)[0].is_string() || !(*langs)[1].is_string())
+        fail("{}: field 'langs' must be a list of two language codes, e.g. [\"en\", \"de\"]", f.where());
+      c.langs = {(*langs)[0].get<std::string>(), (*langs)[1].get<std::string>()};
+    }
   }
-
 }
 
 void read_t5(const Fields& f, ModelConfig& c) {
@@ -192,6 +196,8 @@ void read_t5(const Fields& f, ModelConfig& c) {
 
 // PretrainedConfig: labels, problem type, generate() defaults (after the family's own).
 void read_common(const Fields& f, ModelConfig& c) {
+  // Informational (bert_score's default layers look it up): any other type is ignored, as before.
+  if (const auto* name = f.find("_name_or_path"); name && name->is_string()) c.name_or_path = name->get<std::string>();
   if (const auto* architectures = f.find("architectures")) {
     if (!architectures->is_array()) fail("{}: field 'architectures' must be a list", f.where());
     for (const auto& name : *architectures) {
@@ -307,10 +313,11 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& wh
   return config;
 }
 
-ModelConfig load_model_config(const ModelSource& source) {
+ModelConfig load_model_config(const ModelSource& source, SizeCheck check) {
   std::optional<std::int64_t> largest;
-  for (const auto& name : source.tensor_names())
-    for (const std::int64_t size : source.tensor_info(name).shape) largest = std::max(largest.value_or(0), size);
+  if (check == SizeCheck::AgainstWeights)
+    for (const auto& name : source.tensor_names())
+      for (const std::int64_t size : source.tensor_info(name).shape) largest = std::max(largest.value_or(0), size);
   return parse_model_config(source.config(), source.path() + "/config.json", largest);
 }
 

@@ -5,6 +5,7 @@
 // Also the sentence-transformers modules of a folder (modules.json and the module configs).
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -46,6 +47,7 @@ struct GenerationDefaults {
 struct ModelConfig {
   std::string where;       // the file it came from, for error messages
   std::string model_type;  // as written
+  std::string name_or_path;  // _name_or_path: the Hub name or folder the model was saved from; "" when absent
   ModelFamily family = ModelFamily::Bert;
   std::vector<std::string> architectures;
   bool is_encoder_decoder = false;
@@ -74,6 +76,8 @@ struct ModelConfig {
   std::int64_t relative_attention_max_distance = 0;
 
   // Encoder-decoder families.
+  // FSMT's [source, target] languages (FSMTTokenizer's fallback when tokenizer_config.json has none).
+  std::optional<std::array<std::string, 2>> langs;
   bool scale_embedding = false;  // embeddings times sqrt(d_model)
   bool share_encoder_decoder_embeddings = true;  // Marian
   bool is_gated_act = false;                     // T5 "gated-*"
@@ -96,8 +100,10 @@ struct ModelConfig {
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where,
                                std::optional<std::int64_t> largest_dimension = std::nullopt);
 // config.json of the source, its sizes checked against the largest dimension of its weights (when
-// it has any: a tokenizer alone has none).
-ModelConfig load_model_config(const ModelSource& source);
+// it has any: a tokenizer alone has none). The tokenizer reads it with SizeCheck::None: it needs
+// the vocabulary sizes whatever the weights say, and the model checks them when it loads.
+enum class SizeCheck { AgainstWeights, None };
+ModelConfig load_model_config(const ModelSource& source, SizeCheck check = SizeCheck::AgainstWeights);
 
 // A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize.
 struct SentenceTransformerConfig {

@@ -67,8 +67,8 @@ std::string some_codes(const std::vector<std::string>& codes) {
 
 class SentencePieceTokenizer final : public Tokenizer {
  public:
-  SentencePieceTokenizer(const TokenizerFiles& files, const Family& family) : languages_framing_(family.languages) {
-    init_base(family, init_vocabulary(files, family), files);
+  SentencePieceTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) : languages_framing_(tokenizer_class.languages) {
+    init_base(tokenizer_class, init_vocabulary(files, tokenizer_class), files);
     build_layouts();
   }
 
@@ -151,8 +151,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   const SpecialLayout& layout(Side side) const override {
     if (side == Side::Source) return source_layout_;
     if (!target_layout_)
-      fail("{}: the {} tokenizer has no target language: set tgt_lang in tokenizer_config.json or choose one",
-           files_path(), family().model_type);
+      fail("{}: {} has no target language: set tgt_lang in tokenizer_config.json or choose one", files_path(),
+           tokenizer_class().name);
     return *target_layout_;
   }
 
@@ -163,10 +163,10 @@ class SentencePieceTokenizer final : public Tokenizer {
     return side == Side::Target && target_spm_ ? *target_spm_ : *source_spm_;
   }
 
-  // Loads the vocabularies of the family's tokenizer class, sets the decoding rule, returns the
-  // special tokens.
-  SpecialTokens init_vocabulary(const TokenizerFiles& files, const Family& family) {
-    switch (family.pieces) {
+  // Loads the vocabularies of the tokenizer class, sets the decoding rule, returns the special
+  // tokens.
+  SpecialTokens init_vocabulary(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+    switch (tokenizer_class.pieces) {
       case PieceIds::FairseqOffset:
         return init_fairseq(files);
       case PieceIds::VocabJson:
@@ -180,7 +180,7 @@ class SentencePieceTokenizer final : public Tokenizer {
       case PieceIds::None:
         break;
     }
-    fail("{}: no SentencePiece tokenizer for model family '{}'", files.path(), family.model_type);
+    fail("{}: {} is not a SentencePiece tokenizer", files.path(), tokenizer_class.name);
   }
 
   // XLMRobertaTokenizer / MBartTokenizer (language codes after the pieces).
@@ -363,7 +363,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::string language_token(std::string_view code) const {
     std::string token = language_spelling(code);
     if (!find_token(token))
-      fail("unknown language code '{}' for the {} tokenizer (valid: {})", code, family().model_type,
+      fail("unknown language code '{}' for {} (valid: {})", code, tokenizer_class().name,
            some_codes(languages_));
     return token;
   }
@@ -373,7 +373,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     auto eos = require_special(specials().eos, "end-of-sequence");
     SpecialLayout source;
     std::optional<SpecialLayout> target;
-    switch (family().framing) {
+    switch (tokenizer_class().framing) {
       case SequenceFraming::DoubleSep: {  // XLMRobertaTokenizer
         auto cls = require_special(specials().cls, "classification (cls)");
         auto sep = require_special(specials().sep, "separator (sep)");
@@ -446,8 +446,8 @@ class SentencePieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const Family& family) {
-  return std::make_unique<SentencePieceTokenizer>(files, family);
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+  return std::make_unique<SentencePieceTokenizer>(files, tokenizer_class);
 }
 
 }  // namespace invar
