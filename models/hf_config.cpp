@@ -171,7 +171,8 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
   }
 }
 
-void read_t5(const Fields& f, ModelConfig& c) {
+// T5Config: its own field names (d_kv, d_ff, num_layers, num_heads, feed_forward_proj ...).
+void read_t5_config(const Fields& f, ModelConfig& c) {
   c.vocab_size = c.target_vocab_size = f.dimension("vocab_size", 32128);
   c.hidden_size = f.dimension("d_model", 512);
   c.head_dim = f.size("d_kv", 64);
@@ -302,7 +303,7 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& wh
   if (row.kind == ModelKind::Encoder) {
     read_encoder(fields, config);
   } else if (row.id == ModelFamily::T5) {
-    read_t5(fields, config);
+    read_t5_config(fields, config);
   } else {
     read_bart_family(fields, config);
   }
