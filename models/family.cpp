@@ -81,6 +81,14 @@ constexpr Family kFamilies[] = {
      .defaults = {.pad_token_id = 0, .eos_token_id = 1, .activation = "relu"}},
 };
 
+// Tokenizer classes no family picks by default, which folders name: BARThez and mBART-50
+// checkpoints are model_type mbart.
+constexpr TokenizerClass kOtherTokenizers[] = {
+    {.name = "BarthezTokenizer", .algorithm = SentencePiece, .framing = DoubleSep, .pieces = PieceIds::FairseqFixed},
+    {.name = "MBart50Tokenizer", .algorithm = SentencePiece, .framing = LanguageCode,
+     .pieces = PieceIds::FairseqOffset, .languages = Languages::CodePrefix},
+};
+
 // Each ModelFamily has exactly one row (the ids are dense from 0, so one row per id 0..N-1 covers
 // every id), and no two rows share a model_type.
 constexpr bool one_row_per_family() {
@@ -116,12 +124,15 @@ const TokenizerClass* find_tokenizer_class(std::string_view name) {
   if (name.size() > 4 && name.ends_with("Fast")) name.remove_suffix(4);
   for (const Family& row : kFamilies)
     if (name == row.tokenizer.name) return &row.tokenizer;
+  for (const TokenizerClass& other : kOtherTokenizers)
+    if (name == other.name) return &other;
   return nullptr;
 }
 
 std::string tokenizer_class_names() {
   std::string list;
   for (const Family& row : kFamilies) list += (list.empty() ? "" : ", ") + std::string(row.tokenizer.name);
+  for (const TokenizerClass& other : kOtherTokenizers) list += ", " + std::string(other.name);
   return list;
 }
 

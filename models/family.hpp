@@ -21,7 +21,7 @@ enum class LanguageFraming : std::uint8_t {
   None,         // none, or a language pair fixed by the model (FSMT)
   TargetToken,  // Marian multilingual models: ">>xx<<" written at the start of the source text
   CodeSuffix,   // mBART: tokens, </s>, language code (source and target)
-  CodePrefix,   // M2M100/NLLB: __code__, tokens, </s> (source and target)
+  CodePrefix,   // M2M100/NLLB (__code__), mBART-50 (en_XX): the code, tokens, </s> (source and target)
 };
 
 // How special tokens frame one text or a pair (the tokenizer class's build_inputs_with_special_tokens).
@@ -30,13 +30,14 @@ enum class SequenceFraming : std::uint8_t {
   DoubleSep,     // RoBERTa, XLM-R, MPNet, BART: <s> a </s></s> b </s>
   EosSuffix,     // Marian, Pegasus, FSMT: a </s>; a pair a b </s>
   EosEach,       // T5: a </s> b </s>, each </s> added only when the text lacks it
-  LanguageCode,  // mBART, M2M100: the language code where LanguageFraming says, and </s>
+  LanguageCode,  // mBART, mBART-50, M2M100: the language code where LanguageFraming says, and </s>
 };
 
 // How a SentencePiece model's pieces map to ids (each tokenizer class's vocabulary).
 enum class PieceIds : std::uint8_t {
   None,            // not a SentencePiece tokenizer
-  FairseqOffset,   // XLM-R, mBART: <s> <pad> </s> <unk>, then piece i at i + 1 (mBART: then language codes), <mask>
+  FairseqOffset,   // XLM-R, mBART(-50): <s> <pad> </s> <unk>, then piece i at i + 1 (mBART: then language codes), <mask>
+  FairseqFixed,    // BARThez: <s> <pad> </s> <unk> at 0-3, piece i at i (none at 0), <mask> on the last piece
   VocabJson,       // Marian: vocab.json, with source.spm / target.spm
   ReservedOffset,  // Pegasus: <pad> </s> masks and <unk_i> reserved below `offset`, piece i at i + offset
   VocabJsonCodes,  // M2M100: vocab.json, then the __code__ language tokens
@@ -76,7 +77,8 @@ struct ConfigDefaults {
 
 // A slow tokenizer class of transformers 4.19 that invar implements: what engine/text needs to
 // build it. Every family names its default class; a folder may name another one
-// (tokenizer_config.json's tokenizer_class), e.g. a RoBERTa model saved with BertTokenizer.
+// (tokenizer_config.json's tokenizer_class, else config.json's), e.g. a BARThez model (model_type
+// mbart) tokenized by BarthezTokenizer.
 struct TokenizerClass {
   const char* name;  // as Hugging Face names it, without the "Fast" suffix
   TokenizerAlgorithm algorithm;

@@ -300,6 +300,7 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& wh
   config.family = row.id;
   config.model_type = row.model_type;
   const Fields fields(json, where, largest_dimension);
+  if (fields.find("tokenizer_class")) config.tokenizer_class = fields.string("tokenizer_class", "");
   if (row.kind == ModelKind::Encoder) {
     read_encoder(fields, config);
   } else if (row.id == ModelFamily::T5) {

@@ -47,6 +47,9 @@ struct GenerationDefaults {
 struct ModelConfig {
   std::string where;       // the file it came from, for error messages
   std::string model_type;  // as written
+  // The tokenizer class config.json names (PretrainedConfig.tokenizer_class), which AutoTokenizer
+  // uses when tokenizer_config.json names none.
+  std::optional<std::string> tokenizer_class;
   std::string name_or_path;  // _name_or_path: the Hub name or folder the model was saved from; "" when absent
   ModelFamily family = ModelFamily::Bert;
   std::vector<std::string> architectures;

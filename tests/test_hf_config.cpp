@@ -244,6 +244,18 @@ TEST(HfConfig, ErrorsNameFileAndField) {
   EXPECT_NE(config_error(R"({"model_type": "bert", "num_attention_heads": 0})").find("at least 1"), std::string::npos);
 }
 
+// config.json's tokenizer_class (PretrainedConfig.tokenizer_class), which the tokenizer factory
+// falls back to (tests/test_tokenizer_class.cpp).
+TEST(HfConfig, TokenizerClass) {
+  EXPECT_EQ(minimal(R"({"model_type": "mbart", "tokenizer_class": "MBart50Tokenizer"})").tokenizer_class,
+            "MBart50Tokenizer");
+  EXPECT_FALSE(minimal(R"({"model_type": "mbart", "tokenizer_class": null})").tokenizer_class.has_value());
+  EXPECT_FALSE(minimal(R"({"model_type": "mbart"})").tokenizer_class.has_value());
+  EXPECT_NE(config_error(R"({"model_type": "mbart", "tokenizer_class": ["x"]})")
+                .find("config.json: field 'tokenizer_class' must be a string"),
+            std::string::npos);
+}
+
 TEST(HfConfig, EveryFixtureParses) {
   for (const char* folder : {"core/bert-wordpiece", "core/bert-pair-cls", "core/xlmr", "core/xlmr-mlm",
                              "core/xlmr-pair-cls", "core/xlmr-regression", "core/marian", "seq2seq/bart",

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
 #include "loaders/model_source.hpp"
@@ -512,14 +513,17 @@ SpecialTokens TokenizerFiles::special_tokens(SpecialTokens defaults, Wrap wrap) 
 namespace {
 
 // The tokenizer class a folder was saved with, as AutoTokenizer picks it: tokenizer_config.json's
-// tokenizer_class (a RoBERTa-architecture model may carry a BERT tokenizer), else the model
-// family's. The fast variant reads the same slow files here.
+// tokenizer_class (a RoBERTa-architecture model may carry a BERT tokenizer), else config.json's
+// (BARThez and mBART-50 checkpoints name theirs only there), else the model family's. A class
+// invar does not implement is an error, never the family's default instead. The fast variant
+// reads the same slow files here.
 const TokenizerClass& tokenizer_class_of(const TokenizerFiles& files) {
-  if (auto name = files.string("tokenizer_class")) {
-    if (const TokenizerClass* named = find_tokenizer_class(*name)) return *named;
-    fail("{}: tokenizer_config.json: tokenizer_class '{}' is not supported (supported: {})", files.path(), *name,
-         tokenizer_class_names());
-  }
+  const auto named = [&](const std::string& name, const std::string& where) -> const TokenizerClass& {
+    if (const TokenizerClass* found = find_tokenizer_class(name)) return *found;
+    fail("{}: tokenizer_class '{}' is not supported (supported: {})", where, printable(name), tokenizer_class_names());
+  };
+  if (auto name = files.string("tokenizer_class")) return named(*name, files.path() + "/tokenizer_config.json");
+  if (const auto& name = files.model().tokenizer_class) return named(*name, files.model().where);
   return family(files.model().family).tokenizer;
 }
 

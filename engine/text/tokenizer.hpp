@@ -192,9 +192,11 @@ class Tokenizer {
   std::optional<std::size_t> model_max_length_;
 };
 
-// Chooses the tokenizer class from tokenizer_config.json's tokenizer_class, else from the model
-// family of config.json (read through models/hf_config), then reads special_tokens_map.json and the
-// files present; fails naming the folder and the file expected when a tokenizer file is missing.
+// Chooses the tokenizer class from tokenizer_config.json's tokenizer_class, else config.json's,
+// else the model family's (config.json read through models/hf_config), then reads
+// special_tokens_map.json and the files present; fails naming the folder and the file expected
+// when a tokenizer file is missing, and naming the file and field for a tokenizer_class invar does
+// not implement.
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source);
 
 // Hugging Face's clean_up_tokenization: " ." -> "." and the other English contractions.
