@@ -108,14 +108,18 @@ ModelConfig parse_model_config(const nlohmann::json& config, const std::string& 
 enum class SizeCheck { AgainstWeights, None };
 ModelConfig load_model_config(const ModelSource& source, SizeCheck check = SizeCheck::AgainstWeights);
 
-// A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize.
+// A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize, in every
+// layout sentence-transformers 2.x to 5.x writes (module types, pooling config).
 struct SentenceTransformerConfig {
-  // Pooled vectors concatenated in this order (sentence-transformers' order: cls, max, mean,
-  // mean_sqrt_len_tokens), each word_embedding_dimension wide.
+  // Pooled vectors concatenated in this order, each word_embedding_dimension wide: the order of a
+  // pooling_mode list (5.x), or for the pooling_mode_* flags (2.x-4.x) cls, max, mean,
+  // mean_sqrt_len_tokens.
   std::vector<Pooling> pooling;
   std::int64_t word_embedding_dimension = 0;
   bool normalize = false;                    // a Normalize module follows the pooling
-  std::optional<std::int64_t> max_seq_length;  // sentence_bert_config.json; absent = the model's limit
+  // sentence_bert_config.json's; absent (5.x never writes it) = the tokenizer's model_max_length,
+  // capped by the model's limit.
+  std::optional<std::int64_t> max_seq_length;
   bool do_lower_case = false;
 };
 

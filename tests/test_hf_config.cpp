@@ -311,6 +311,48 @@ TEST(SentenceTransformers, PoolingsInSentenceTransformersOrder) {
   EXPECT_FALSE(st->max_seq_length.has_value());
 }
 
+// sentence-transformers 5.4+ names modules by file and class (Normalize under base/ since 6.0)
+// and writes the pooling as {"embedding_dimension", "pooling_mode", "include_prompt"}, and no
+// max_seq_length; a pooling_mode list is concatenated in its own order.
+TEST(SentenceTransformers, Version5Layouts) {
+  for (const char* normalize : {"sentence_transformers.sentence_transformer.modules.normalize.Normalize",
+                                "sentence_transformers.base.modules.normalize.Normalize"}) {
+    const std::string modules = std::string(R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+        {"idx": 1, "name": "1", "path": "pool", "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": ")") + normalize + R"("}])";
+    const std::string dir = st_folder(modules, R"({"embedding_dimension": 8, "pooling_mode": "mean", "include_prompt": true})");
+    test::write_file(dir + "/sentence_bert_config.json", R"({"transformer_task": "feature-extraction",
+        "modality_config": {"text": {"method": "forward", "method_output_name": "last_hidden_state"}},
+        "module_output_name": "token_embeddings"})");
+    const auto st = load_sentence_transformer_config(*ModelSource::open(dir));
+    ASSERT_TRUE(st.has_value()) << normalize;
+    EXPECT_EQ(st->pooling, std::vector<Pooling>{Pooling::Mean});
+    EXPECT_EQ(st->word_embedding_dimension, 8);
+    EXPECT_TRUE(st->normalize);
+    EXPECT_FALSE(st->max_seq_length.has_value());
+  }
+  const auto poolings = [](const std::string& pooling) {
+    const auto st = load_sentence_transformer_config(*ModelSource::open(st_folder(kTransformerAndPooling, pooling)));
+    return st ? st->pooling : std::vector<Pooling>{};
+  };
+  EXPECT_EQ(poolings(R"({"embedding_dimension": 8, "pooling_mode": ["max", "cls"]})"),
+            (std::vector<Pooling>{Pooling::Max, Pooling::Cls}));
+  EXPECT_EQ(poolings(R"({"embedding_dimension": 8, "pooling_mode": ["mean_sqrt_len_tokens"]})"),
+            std::vector<Pooling>{Pooling::MeanSqrtLen});
+  // Both forms present: 5.x reads pooling_mode and drops the flags.
+  EXPECT_EQ(poolings(R"({"word_embedding_dimension": 8, "pooling_mode": "cls", "pooling_mode_mean_tokens": true})"),
+            std::vector<Pooling>{Pooling::Cls});
+}
+
+// The older names of the Transformer's settings file, which sentence-transformers still reads.
+TEST(SentenceTransformers, OlderSettingsFileNames) {
+  const std::string dir = st_folder(kTransformerAndPooling, R"({"pooling_mode_mean_tokens": true})");
+  test::write_file(dir + "/sentence_roberta_config.json", R"({"max_seq_length": 77})");
+  EXPECT_EQ(load_sentence_transformer_config(*ModelSource::open(dir))->max_seq_length, 77);
+  test::write_file(dir + "/sentence_bert_config.json", R"({"max_seq_length": 64})");  // read first
+  EXPECT_EQ(load_sentence_transformer_config(*ModelSource::open(dir))->max_seq_length, 64);
+}
+
 TEST(SentenceTransformers, UnsupportedModulesAreErrors) {
   const auto error = [](const std::string& modules, const std::string& pooling) {
     try {
@@ -333,6 +375,42 @@ TEST(SentenceTransformers, UnsupportedModulesAreErrors) {
   const std::string escaping = R"([{"path": "", "type": "sentence_transformers.models.Transformer"},
       {"path": "../pool", "type": "sentence_transformers.models.Pooling"}])";
   EXPECT_NE(error(escaping, "{}").find("points outside the model"), std::string::npos);
+  const std::string dense5 = R"([{"path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+      {"path": "pool", "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
+      {"path": "2_Dense", "type": "sentence_transformers.base.modules.dense.Dense"}])";
+  EXPECT_NE(error(dense5, R"({"pooling_mode": "mean"})")
+                .find("modules.json: module 'sentence_transformers.base.modules.dense.Dense' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode": "lasttoken"})").find("pool/config.json: pooling_mode "
+                                                                                  "'lasttoken' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode": ["mean", "median"]})")
+                .find("pooling_mode 'median' is not a pooling mode"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode": []})").find("no pooling mode"), std::string::npos);
+}
+
+// What invar cannot do the way sentence-transformers would is refused, naming the file and field:
+// a cross-encoder's Transformer, a prompt prepended to every text by default.
+TEST(SentenceTransformers, SettingsInvarDoesNotRunAreErrors) {
+  const auto error = [](const std::string& file, const std::string& content) {
+    const std::string dir = st_folder(kTransformerAndPooling, R"({"pooling_mode": "mean"})");
+    test::write_file(dir + "/" + file, content);
+    try {
+      load_sentence_transformer_config(*ModelSource::open(dir));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(error("sentence_bert_config.json", R"({"transformer_task": "sequence-classification"})")
+                .find("sentence_bert_config.json: transformer_task 'sequence-classification' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error("config_sentence_transformers.json", R"({"prompts": {"query": "query: "}, "default_prompt_name": "query"})")
+                .find("config_sentence_transformers.json: default_prompt_name 'query' is not supported"),
+            std::string::npos);
+  EXPECT_EQ(error("config_sentence_transformers.json", R"({"prompts": {"query": "query: "}, "default_prompt_name": null})"),
+            "(no error)");
 }
 
 // One config.json reader feeds both specs. Before, the seq2seq spec read config.json a second time
