@@ -25,51 +25,61 @@ using Languages = LanguageFraming;
 constexpr Family kFamilies[] = {
     {.id = Bert, .model_type = "bert", .kind = Encoder,
      .tokenizer = {.name = "BertTokenizer", .algorithm = WordPiece, .framing = ClsSep},
+     .class_prefix = "Bert",
      .positions = Learned, .embedding_norm = true, .pooler_classifier = true,
      .defaults = {.pad_token_id = 0}},
     {.id = Roberta, .model_type = "roberta", .kind = Encoder,
      .tokenizer = {.name = "RobertaTokenizer", .algorithm = ByteLevelBpe, .framing = DoubleSep},
+     .class_prefix = "Roberta",
      .positions = Learned, .first_position = AfterPad, .embedding_norm = true,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2}},
     {.id = XlmRoberta, .model_type = "xlm-roberta", .kind = Encoder,
      .tokenizer = {.name = "XLMRobertaTokenizer", .algorithm = SentencePiece, .framing = DoubleSep,
                    .pieces = PieceIds::FairseqOffset},
+     .class_prefix = "XLMRoberta",
      .positions = Learned, .first_position = AfterPad, .embedding_norm = true,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2}},
     {.id = Mpnet, .model_type = "mpnet", .kind = Encoder,
      .tokenizer = {.name = "MPNetTokenizer", .algorithm = WordPiece, .framing = DoubleSep},
+     .class_prefix = "MPNet",
      .positions = Learned, .first_position = AfterPad, .relative_attention_bias = true, .embedding_norm = true,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2}},
     {.id = Marian, .model_type = "marian", .kind = Seq2Seq,
      .tokenizer = {.name = "MarianTokenizer", .algorithm = SentencePiece, .framing = EosSuffix,
                    .pieces = PieceIds::VocabJson, .languages = Languages::TargetToken},
+     .class_prefix = "Marian",
      .positions = SinusoidalHalves, .final_logits_bias = true, .beam_masks_pad = true,
      .defaults = {.pad_token_id = 58100, .eos_token_id = 0, .decoder_start_token_id = 58100,
                   .forced_eos_token_id = 0}},
     {.id = Bart, .model_type = "bart", .kind = Seq2Seq,
      .tokenizer = {.name = "BartTokenizer", .algorithm = ByteLevelBpe, .framing = DoubleSep},
+     .class_prefix = "Bart",
      .positions = Learned, .first_position = Two, .embedding_norm = true, .final_logits_bias = true,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2, .decoder_start_token_id = 2,
                   .forced_eos_token_id = 2, .num_labels = 3}},
     {.id = MBart, .model_type = "mbart", .kind = Seq2Seq,
      .tokenizer = {.name = "MBartTokenizer", .algorithm = SentencePiece, .framing = LanguageCode,
                    .pieces = PieceIds::FairseqOffset, .languages = Languages::CodeSuffix},
+     .class_prefix = "MBart",
      .positions = Learned, .first_position = Two, .pre_norm = true, .final_norm = true, .embedding_norm = true,
      .final_logits_bias = true,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2, .forced_eos_token_id = 2}},
     {.id = Pegasus, .model_type = "pegasus", .kind = Seq2Seq,
      .tokenizer = {.name = "PegasusTokenizer", .algorithm = SentencePiece, .framing = EosSuffix,
                    .pieces = PieceIds::ReservedOffset},
+     .class_prefix = "Pegasus",
      .positions = SinusoidalHalves, .pre_norm = true, .final_norm = true, .final_logits_bias = true,
      .defaults = {.pad_token_id = 0, .eos_token_id = 1, .decoder_start_token_id = 0, .forced_eos_token_id = 1}},
     {.id = M2M100, .model_type = "m2m_100", .kind = Seq2Seq,
      .tokenizer = {.name = "M2M100Tokenizer", .algorithm = SentencePiece, .framing = LanguageCode,
                    .pieces = PieceIds::VocabJsonCodes, .languages = Languages::CodePrefix},
+     .class_prefix = "M2M100",
      .positions = SinusoidalFairseq, .first_position = AfterPad, .pre_norm = true, .final_norm = true,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2, .decoder_start_token_id = 2,
                   .scale_embedding = true, .activation = "relu"}},
     {.id = Fsmt, .model_type = "fsmt", .kind = Seq2Seq,
      .tokenizer = {.name = "FSMTTokenizer", .algorithm = MosesBpe, .framing = EosSuffix},
+     .class_prefix = "FSMT",
      .positions = SinusoidalFairseq, .first_position = AfterPad,
      .defaults = {.pad_token_id = 1, .bos_token_id = 0, .eos_token_id = 2, .decoder_start_token_id = 2,
                   .forced_eos_token_id = 2, .num_beams = 5, .max_length = 200, .scale_embedding = true,
@@ -77,6 +87,7 @@ constexpr Family kFamilies[] = {
     {.id = T5, .model_type = "t5", .kind = Seq2Seq,
      .tokenizer = {.name = "T5Tokenizer", .algorithm = SentencePiece, .framing = EosEach,
                    .pieces = PieceIds::ExtraIdsAtEnd},
+     .class_prefix = "T5",
      .positions = Relative, .relative_attention_bias = true, .pre_norm = true, .final_norm = true, .rms_norm = true,
      .defaults = {.pad_token_id = 0, .eos_token_id = 1, .activation = "relu"}},
 };
@@ -117,6 +128,17 @@ const Family& family(ModelFamily id) {
 const Family* find_family(std::string_view model_type) {
   for (const Family& row : kFamilies)
     if (model_type == row.model_type) return &row;
+  return nullptr;
+}
+
+const Family* find_family_by_architecture(std::string_view architecture) {
+  for (const Family& row : kFamilies) {
+    if (!architecture.starts_with(row.class_prefix)) continue;
+    const std::string_view rest = architecture.substr(std::string_view(row.class_prefix).size());
+    if (rest.starts_with("For") || rest == "Model" || rest == "MTModel" || rest == "EncoderModel" ||
+        rest == "LMHeadModel")
+      return &row;
+  }
   return nullptr;
 }
 

@@ -93,6 +93,9 @@ struct Family {
   const char* model_type;  // as config.json names it
   ModelKind kind;
   TokenizerClass tokenizer;  // the class Hugging Face's AutoTokenizer picks for the model_type
+  // The prefix of the family's model classes (config.json's architectures: "Bert" for BertModel,
+  // BertForSequenceClassification, ...), from which a config without model_type is recognised.
+  const char* class_prefix;
   PositionKind positions;
   FirstPosition first_position = FirstPosition::Zero;
   bool relative_attention_bias = false;  // a learned bias by bucketed relative position (MPNet, T5)
@@ -109,6 +112,10 @@ struct Family {
 const Family& family(ModelFamily id);
 // The row of a config.json model_type; nullptr when no family has it.
 const Family* find_family(std::string_view model_type);
+// The row of a model class named in config.json's architectures ("BertForSequenceClassification":
+// the class prefix, then "Model", "MTModel", "EncoderModel", "LMHeadModel" or "For..."); nullptr
+// when no family has it.
+const Family* find_family_by_architecture(std::string_view architecture);
 // A tokenizer class named in tokenizer_config.json or config.json (with or without the "Fast"
 // suffix): a family's default class or another one invar implements; nullptr when none.
 const TokenizerClass* find_tokenizer_class(std::string_view name);

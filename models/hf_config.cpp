@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <mutex>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/printable.hpp"
@@ -101,9 +103,37 @@ class Fields {
   std::optional<std::int64_t> largest_dimension_;
 };
 
+// Once per file and process: the config is read by the tokenizer and by the model.
+void say_once(const std::string& where, const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::lock_guard lock(mutex);
+  if (said.insert(where).second) fmt::print(stderr, "{}\n", message);
+}
+
+// Configs saved before transformers wrote model_type: the family of the first model class in
+// architectures that one has ("BertForSequenceClassification": bert).
+const Family* family_from_architectures(const nlohmann::json& config, const std::string& where) {
+  const auto it = config.find("architectures");
+  if (it == config.end() || !it->is_array()) return nullptr;
+  for (const auto& name : *it) {
+    if (!name.is_string()) continue;
+    if (const Family* row = find_family_by_architecture(name.get<std::string>())) {
+      say_once(where, fmt::format("invar: warning: {}: no model_type; read as '{}' from architectures' {}",
+                                  printable(where), row->model_type, printable(name.get<std::string>())));
+      return row;
+    }
+  }
+  return nullptr;
+}
+
 const Family& family_of(const nlohmann::json& config, const std::string& where) {
   auto it = config.find("model_type");
-  if (it == config.end()) fail("{}: no 'model_type' (supported: {})", where, model_types());
+  if (it == config.end()) {
+    if (const Family* row = family_from_architectures(config, where)) return *row;
+    fail("{}: no 'model_type', and 'architectures' names no model class of a supported family (supported: {})",
+         where, model_types());
+  }
   if (!it->is_string()) fail("{}: 'model_type' must be a string, got {}", where, it->dump());
   if (const Family* row = find_family(it->get<std::string>())) return *row;
   fail("{}: unknown model_type '{}' (supported: {})", where, it->get<std::string>(), model_types());

@@ -46,7 +46,7 @@ struct GenerationDefaults {
 
 struct ModelConfig {
   std::string where;       // the file it came from, for error messages
-  std::string model_type;  // as written
+  std::string model_type;  // as written, or the family's when inferred from architectures
   // The tokenizer class config.json names (PretrainedConfig.tokenizer_class), which AutoTokenizer
   // uses when tokenizer_config.json names none.
   std::optional<std::string> tokenizer_class;
@@ -97,7 +97,8 @@ struct ModelConfig {
 };
 
 // Reads config.json's content; `where` names the file in errors (e.g. "FOLDER/config.json: unknown
-// model_type 'gpt2' (supported: ...)"). Sizes are checked against fixed bounds, and those that are
+// model_type 'gpt2' (supported: ...)"). Without model_type (older Hub configs), the family is the
+// one of the first model class in architectures that a family has, said once per file on stderr. Sizes are checked against fixed bounds, and those that are
 // some weight's dimension (vocabularies, widths, num_labels) against `largest_dimension` when given,
 // before anything is built from them.
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where,

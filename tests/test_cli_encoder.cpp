@@ -136,6 +136,20 @@ TEST(CliEncoder, SentenceTransformers5FolderTruncatesAtTheTokenizersLimit) {
   EXPECT_NE(cut5, run(st5_copy("mpnet", 128)));  // the limit did cut
 }
 
+// An older Hub config without model_type: the family comes from architectures (BertModel), said
+// once on stderr although the tokenizer and the model both read the config.
+TEST(CliEncoder, ConfigWithoutModelTypeIsReadFromArchitectures) {
+  const std::string dir = test::model_copy(model("bert-wordpiece"));
+  json config = test::load_json(dir + "/config.json");
+  config.erase("model_type");
+  test::write_file(dir + "/config.json", config.dump());
+  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
+  const auto result = test::run_cli({"-q", "embed", "-m", dir}, texts_of(golden, 2));
+  EXPECT_TRUE(embeds_as_golden(result, golden, 2));
+  EXPECT_EQ(result.err, "invar: warning: " + dir + "/config.json: no model_type; read as 'bert' from architectures' "
+                        "BertModel\n");
+}
+
 // --batch-tokens 16 puts the longer lines in batches of their own and the short ones together:
 // one output line per input line, in input order, equal to the --batch-size run's (padding moves
 // only the last float digits).

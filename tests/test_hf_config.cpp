@@ -244,6 +244,36 @@ TEST(HfConfig, ErrorsNameFileAndField) {
   EXPECT_NE(config_error(R"({"model_type": "bert", "num_attention_heads": 0})").find("at least 1"), std::string::npos);
 }
 
+// Configs saved before transformers wrote model_type (older Hub checkpoints): the family of the
+// first model class in architectures that one has, said once per file on stderr.
+TEST(HfConfig, FamilyFromArchitecturesWithoutModelType) {
+  const auto old = nlohmann::json::parse(R"({"architectures": ["BertForSequenceClassification"], "num_labels": 3})");
+  ::testing::internal::CaptureStderr();
+  const ModelConfig c = parse_model_config(old, "old/config.json");
+  parse_model_config(old, "old/config.json");  // read again (tokenizer, then model): said once
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(c.family, ModelFamily::Bert);
+  EXPECT_EQ(c.model_type, "bert");
+  EXPECT_EQ(c.num_labels(), 3);
+  EXPECT_EQ(said, "invar: warning: old/config.json: no model_type; read as 'bert' from architectures' "
+                  "BertForSequenceClassification\n");
+  // Class prefixes that begin like another family's, and the first class a family has.
+  EXPECT_EQ(minimal(R"({"architectures": ["XLMRobertaForMaskedLM"]})").family, ModelFamily::XlmRoberta);
+  EXPECT_EQ(minimal(R"({"architectures": ["RobertaModel"]})").family, ModelFamily::Roberta);
+  EXPECT_EQ(minimal(R"({"architectures": ["MBartForConditionalGeneration"]})").family, ModelFamily::MBart);
+  EXPECT_EQ(minimal(R"({"architectures": ["MarianMTModel"]})").family, ModelFamily::Marian);
+  EXPECT_EQ(minimal(R"({"architectures": ["GPT2LMHeadModel", "T5EncoderModel"]})").family, ModelFamily::T5);
+  // model_type, when present, decides.
+  EXPECT_EQ(minimal(R"({"model_type": "roberta", "architectures": ["BertModel"]})").family, ModelFamily::Roberta);
+  // No class of a supported family: the error stays.
+  for (const char* config : {R"({"architectures": ["GPT2LMHeadModel"]})", R"({"architectures": ["BertGenerationEncoder"]})",
+                             R"({"architectures": "BertModel"})", R"({"hidden_size": 4})"})
+    EXPECT_NE(config_error(config).find("config.json: no 'model_type', and 'architectures' names no model class of a "
+                                        "supported family (supported: bert"),
+              std::string::npos)
+        << config;
+}
+
 // config.json's tokenizer_class (PretrainedConfig.tokenizer_class), which the tokenizer factory
 // falls back to (tests/test_tokenizer_class.cpp).
 TEST(HfConfig, TokenizerClass) {
