@@ -36,7 +36,7 @@ enum class SequenceFraming : std::uint8_t {
 // How a SentencePiece model's pieces map to ids (each tokenizer class's vocabulary).
 enum class PieceIds : std::uint8_t {
   None,            // not a SentencePiece tokenizer
-  FairseqOffset,   // XLM-R, mBART(-50): <s> <pad> </s> <unk>, then piece i at i + 1 (mBART: then language codes), <mask>
+  FairseqOffset,   // XLM-R, mBART(-50): <s> <pad> </s> <unk>, piece i at i + 1 (mBART: then language codes), <mask>
   FairseqFixed,    // BARThez: <s> <pad> </s> <unk> at 0-3, piece i at i (none at 0), <mask> on the last piece
   VocabJson,       // Marian: vocab.json, with source.spm / target.spm
   ReservedOffset,  // Pegasus: <pad> </s> masks and <unk_i> reserved below `offset`, piece i at i + offset

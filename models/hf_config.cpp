@@ -371,7 +371,11 @@ std::string module_dir(const std::string& path) { return path.empty() ? "" : pat
 // sentence-transformers 5.x's pooling_mode: one mode's name, or a list concatenated in its order.
 void read_pooling_modes(const nlohmann::json& value, const std::string& where, SentenceTransformerConfig& config) {
   const std::array<std::pair<const char*, Pooling>, 4> names{{
-      {"cls", Pooling::Cls}, {"max", Pooling::Max}, {"mean", Pooling::Mean}, {"mean_sqrt_len_tokens", Pooling::MeanSqrtLen}}};
+      {"cls", Pooling::Cls},
+      {"max", Pooling::Max},
+      {"mean", Pooling::Mean},
+      {"mean_sqrt_len_tokens", Pooling::MeanSqrtLen},
+  }};
   const auto add = [&](const nlohmann::json& mode) {
     if (!mode.is_string()) fail("{}: field 'pooling_mode' must name modes, got {}", where, mode.dump());
     const std::string name = mode.get<std::string>();
@@ -423,9 +427,10 @@ void read_pooling(const ModelSource& source, const std::string& dir, SentenceTra
 // do_lower_case; 5.4+ write neither (the tokenizer's model_max_length is the limit) but
 // transformer_task, which must be feature extraction for an embedding.
 void read_transformer_settings(const ModelSource& source, const std::string& dir, SentenceTransformerConfig& config) {
-  for (const char* file : {"sentence_bert_config.json", "sentence_roberta_config.json", "sentence_distilbert_config.json",
-                           "sentence_camembert_config.json", "sentence_albert_config.json",
-                           "sentence_xlm-roberta_config.json", "sentence_xlnet_config.json"}) {
+  for (const char* file : {"sentence_bert_config.json", "sentence_roberta_config.json",
+                           "sentence_distilbert_config.json", "sentence_camembert_config.json",
+                           "sentence_albert_config.json", "sentence_xlm-roberta_config.json",
+                           "sentence_xlnet_config.json"}) {
     const std::string settings = dir + file;
     if (!source.has_file(settings)) continue;
     const nlohmann::json json = read_json(source, settings);
@@ -436,7 +441,8 @@ void read_transformer_settings(const ModelSource& source, const std::string& dir
     config.do_lower_case = f.boolean("do_lower_case", false);
     const std::string task = f.string("transformer_task", "feature-extraction");
     if (task != "feature-extraction")
-      fail("{}: transformer_task '{}' is not supported (an embedding needs feature-extraction)", where, printable(task));
+      fail("{}: transformer_task '{}' is not supported (an embedding needs feature-extraction)", where,
+           printable(task));
     return;
   }
 }

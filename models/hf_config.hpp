@@ -98,9 +98,10 @@ struct ModelConfig {
 
 // Reads config.json's content; `where` names the file in errors (e.g. "FOLDER/config.json: unknown
 // model_type 'gpt2' (supported: ...)"). Without model_type (older Hub configs), the family is the
-// one of the first model class in architectures that a family has, said once per file on stderr. Sizes are checked against fixed bounds, and those that are
-// some weight's dimension (vocabularies, widths, num_labels) against `largest_dimension` when given,
-// before anything is built from them.
+// one of the first model class in architectures that a family has, said once per file on stderr.
+// Sizes are checked against fixed bounds, and those that are some weight's dimension
+// (vocabularies, widths, num_labels) against `largest_dimension` when given, before anything is
+// built from them.
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where,
                                std::optional<std::int64_t> largest_dimension = std::nullopt);
 // config.json of the source, its sizes checked against the largest dimension of its weights (when

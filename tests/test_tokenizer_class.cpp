@@ -36,7 +36,9 @@ std::string folder_copy(const std::string& name,
   return dir;
 }
 
-json golden_of(const std::string& name) { return test::load_json(test::fixture("tokenizers/" + name + "/golden.json")); }
+json golden_of(const std::string& name) {
+  return test::load_json(test::fixture("tokenizers/" + name + "/golden.json"));
+}
 
 std::unique_ptr<Tokenizer> open_tokenizer(const std::string& dir) { return make_tokenizer(*ModelSource::open(dir)); }
 

@@ -78,7 +78,8 @@ std::string some_codes(const std::vector<std::string>& codes) {
 
 class SentencePieceTokenizer final : public Tokenizer {
  public:
-  SentencePieceTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) : languages_framing_(tokenizer_class.languages), pieces_(tokenizer_class.pieces) {
+  SentencePieceTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class)
+      : languages_framing_(tokenizer_class.languages), pieces_(tokenizer_class.pieces) {
     init_base(tokenizer_class, init_vocabulary(files, tokenizer_class), files);
     build_layouts();
   }
@@ -232,7 +233,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   SpecialTokens init_barthez(const TokenizerFiles& files) {
     source_spm_ = load_spm(files, "sentencepiece.bpe.model");
     const auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
-    if (pieces < 5) fail("{}: sentencepiece.bpe.model has {} pieces, too few for BarthezTokenizer", files.path(), pieces);
+    if (pieces < 5)
+      fail("{}: sentencepiece.bpe.model has {} pieces, too few for BarthezTokenizer", files.path(), pieces);
     source_vocab_.add("<s>", 0);
     source_vocab_.add("<pad>", 1);
     source_vocab_.add("</s>", 2);
@@ -484,7 +486,8 @@ class SentencePieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files,
+                                                        const TokenizerClass& tokenizer_class) {
   return std::make_unique<SentencePieceTokenizer>(files, tokenizer_class);
 }
 

@@ -282,7 +282,8 @@ class WordPieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files,
+                                                    const TokenizerClass& tokenizer_class) {
   return std::make_unique<WordPieceTokenizer>(files, tokenizer_class);
 }
 
