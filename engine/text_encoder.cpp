@@ -17,8 +17,12 @@ void TextEncoder::cap_length(std::size_t tokens) { limit_ = std::min(limit_, tok
 
 std::size_t TextEncoder::embedding_length() const {
   const auto st = load_sentence_transformer_config(source_);
-  if (!st || !st->max_seq_length) return limit_;
-  return std::min(limit_, static_cast<std::size_t>(*st->max_seq_length));
+  if (!st) return limit_;
+  if (st->max_seq_length) return std::min(limit_, static_cast<std::size_t>(*st->max_seq_length));
+  // No max_seq_length (sentence-transformers 5.x never writes one): the tokenizer's
+  // model_max_length capped by the model's positions, as every version computes it.
+  if (const auto tokenizer_limit = tokenizer_->model_max_length()) return std::min(limit_, *tokenizer_limit);
+  return limit_;
 }
 
 std::vector<Encoding> TextEncoder::encode(std::span<const TextInput> inputs, bool pairs, std::size_t& truncated,

@@ -51,10 +51,12 @@ class TextEncoder {
   // Truncates inputs to at most `tokens` tokens (special tokens included) from now on.
   void cap_length(std::size_t tokens);
   // For sentence embeddings: a sentence-transformers folder's sentence_bert_config.json
-  // max_seq_length caps inputs too, as sentence-transformers' encode() truncates.
+  // max_seq_length (else its tokenizer's model_max_length) caps inputs too, as
+  // sentence-transformers' encode() truncates.
   void cap_length_for_embeddings() { cap_length(embedding_length()); }
   std::size_t max_length() const { return limit_; }
-  // max_length() capped by sentence_bert_config.json's max_seq_length, without capping other uses.
+  // max_length() capped by sentence_bert_config.json's max_seq_length (without one, by the
+  // tokenizer's model_max_length) in a sentence-transformers folder, without capping other uses.
   std::size_t embedding_length() const;
 
   // Tokenizes every input (pairs when `pairs`), truncating longest_first to `limit` tokens (0 =

@@ -39,7 +39,7 @@ Translator::Translator(const ModelSource& source, Backend& backend)
 
 void Translator::set_languages(const std::optional<std::string>& source_language,
                                const std::optional<std::string>& target_language) {
-  const bool framed = codes_frame_sequences(tokenizer_->family().languages);
+  const bool framed = codes_frame_sequences(tokenizer_->tokenizer_class().languages);
   if (source_language) {
     if (!framed) fail("the {} model takes no source language (--src-lang '{}')", model_.spec().model_type, *source_language);
     tokenizer_->lang_id(*source_language);  // fails for an unknown code before the tokenizer changes

@@ -23,7 +23,7 @@ enum class LanguageFraming : std::uint8_t {
   None,         // none, or a language pair fixed by the model (FSMT)
   TargetToken,  // Marian multilingual models: ">>xx<<" written at the start of the source text
   CodeSuffix,   // mBART: tokens, </s>, language code (source and target)
-  CodePrefix,   // M2M100/NLLB: __code__, tokens, </s> (source and target)
+  CodePrefix,   // M2M100/NLLB (__code__), mBART-50 (en_XX): the code, tokens, </s> (source and target)
 };
 
 // How special tokens frame one text or a pair (the tokenizer class's build_inputs_with_special_tokens).
@@ -32,13 +32,14 @@ enum class SequenceFraming : std::uint8_t {
   DoubleSep,     // RoBERTa, XLM-R, MPNet, BART: <s> a </s></s> b </s>
   EosSuffix,     // Marian, Pegasus, FSMT: a </s>; a pair a b </s>
   EosEach,       // T5: a </s> b </s>, each </s> added only when the text lacks it
-  LanguageCode,  // mBART, M2M100: the language code where LanguageFraming says, and </s>
+  LanguageCode,  // mBART, mBART-50, M2M100: the language code where LanguageFraming says, and </s>
 };
 
 // How a SentencePiece model's pieces map to ids (each tokenizer class's vocabulary).
 enum class PieceIds : std::uint8_t {
   None,            // not a SentencePiece tokenizer
-  FairseqOffset,   // XLM-R, mBART: <s> <pad> </s> <unk>, then piece i at i + 1 (mBART: then language codes), <mask>
+  FairseqOffset,   // XLM-R, mBART(-50): <s> <pad> </s> <unk>, piece i at i + 1 (mBART: then language codes), <mask>
+  FairseqFixed,    // BARThez: <s> <pad> </s> <unk> at 0-3, piece i at i (none at 0), <mask> on the last piece
   VocabJson,       // Marian: vocab.json, with source.spm / target.spm
   ReservedOffset,  // Pegasus: <pad> </s> masks and <unk_i> reserved below `offset`, piece i at i + offset
   VocabJsonCodes,  // M2M100: vocab.json, then the __code__ language tokens
@@ -78,33 +79,52 @@ struct ConfigDefaults {
   const char* activation = "gelu";
 };
 
+// A slow tokenizer class of transformers 4.19 that invar implements: what engine/text needs to
+// build it. Every family names its default class; a folder may name another one
+// (tokenizer_config.json's tokenizer_class, else config.json's), e.g. a BARThez model (model_type
+// mbart) tokenized by BarthezTokenizer.
+struct TokenizerClass {
+  const char* name;  // as Hugging Face names it, without the "Fast" suffix
+  TokenizerAlgorithm algorithm;
+  SequenceFraming framing;
+  PieceIds pieces = PieceIds::None;
+  LanguageFraming languages = LanguageFraming::None;
+};
+
+// One row per model_type, written with designated initializers: a boolean left out is false.
 struct Family {
   ModelFamily id;
-  const char* model_type;      // as config.json names it
+  const char* model_type;  // as config.json names it
   ModelKind kind;
-  const char* tokenizer_class; // Hugging Face's slow tokenizer class (tokenizer_config.json may name it)
-  TokenizerAlgorithm tokenizer;
-  SequenceFraming framing;
-  PieceIds pieces;
-  LanguageFraming languages;
+  TokenizerClass tokenizer;  // the class Hugging Face's AutoTokenizer picks for the model_type
+  // The prefix of the family's model classes (config.json's architectures: "Bert" for BertModel,
+  // BertForSequenceClassification, ...), from which a config without model_type is recognised.
+  const char* class_prefix;
   PositionKind positions;
-  FirstPosition first_position;
-  bool relative_attention_bias;  // a learned bias by bucketed relative position (MPNet, T5)
-  bool pre_norm;                 // normalise before each sublayer (else after the residual add)
-  bool final_norm;               // a norm after the last layer of each stack
-  bool rms_norm;                 // T5LayerNorm instead of LayerNorm
-  bool embedding_norm;           // a LayerNorm right after the embeddings (every encoder; BART, mBART)
-  bool pooler_classifier;        // BertForSequenceClassification's pooler; else RobertaClassificationHead
-  bool final_logits_bias;        // a bias added to the LM head's logits
-  bool beam_masks_pad;           // MarianMTModel.adjust_logits_during_generation: pad never predicted in beams
+  FirstPosition first_position = FirstPosition::Zero;
+  bool relative_attention_bias = false;  // a learned bias by bucketed relative position (MPNet, T5)
+  bool pre_norm = false;                 // normalise before each sublayer (else after the residual add)
+  bool final_norm = false;               // a norm after the last layer of each stack
+  bool rms_norm = false;                 // T5LayerNorm instead of LayerNorm
+  bool embedding_norm = false;           // a LayerNorm right after the embeddings (every encoder; BART, mBART)
+  bool pooler_classifier = false;        // BertForSequenceClassification's pooler; else RobertaClassificationHead
+  bool final_logits_bias = false;        // a bias added to the LM head's logits
+  bool beam_masks_pad = false;           // MarianMTModel.adjust_logits_during_generation: pad never predicted in beams
   ConfigDefaults defaults;
 };
 
 const Family& family(ModelFamily id);
-// The row of a config.json model_type, or of a tokenizer_config.json tokenizer_class (with or
-// without the "Fast" suffix); nullptr when no family has it.
+// The row of a config.json model_type; nullptr when no family has it.
 const Family* find_family(std::string_view model_type);
-const Family* find_family_by_tokenizer_class(std::string_view tokenizer_class);
+// The row of a model class named in config.json's architectures ("BertForSequenceClassification":
+// the class prefix, then "Model", "MTModel", "EncoderModel", "LMHeadModel" or "For..."); nullptr
+// when no family has it.
+const Family* find_family_by_architecture(std::string_view architecture);
+// A tokenizer class named in tokenizer_config.json or config.json (with or without the "Fast"
+// suffix): a family's default class or another one invar implements; nullptr when none.
+const TokenizerClass* find_tokenizer_class(std::string_view name);
+// "BertTokenizer, RobertaTokenizer, ...": every tokenizer class, for error messages.
+std::string tokenizer_class_names();
 // "bert, roberta, ..." (every family), or only those of one kind, for error messages.
 std::string model_types();
 std::string model_types(ModelKind kind);

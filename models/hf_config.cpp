@@ -4,8 +4,11 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <mutex>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/model_source.hpp"
 #include "models/family.hpp"
@@ -101,9 +104,37 @@ class Fields {
   std::optional<std::int64_t> largest_dimension_;
 };
 
+// Once per file and process: the config is read by the tokenizer and by the model.
+void say_once(const std::string& where, const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::lock_guard lock(mutex);
+  if (said.insert(where).second) fmt::print(stderr, "{}\n", message);
+}
+
+// Configs saved before transformers wrote model_type: the family of the first model class in
+// architectures that one has ("BertForSequenceClassification": bert).
+const Family* family_from_architectures(const nlohmann::json& config, const std::string& where) {
+  const auto it = config.find("architectures");
+  if (it == config.end() || !it->is_array()) return nullptr;
+  for (const auto& name : *it) {
+    if (!name.is_string()) continue;
+    if (const Family* row = find_family_by_architecture(name.get<std::string>())) {
+      say_once(where, fmt::format("invar: warning: {}: no model_type; read as '{}' from architectures' {}",
+                                  printable(where), row->model_type, printable(name.get<std::string>())));
+      return row;
+    }
+  }
+  return nullptr;
+}
+
 const Family& family_of(const nlohmann::json& config, const std::string& where) {
   auto it = config.find("model_type");
-  if (it == config.end()) fail("{}: no 'model_type' (supported: {})", where, model_types());
+  if (it == config.end()) {
+    if (const Family* row = family_from_architectures(config, where)) return *row;
+    fail("{}: no 'model_type', and 'architectures' names no model class of a supported family (supported: {})",
+         where, model_types());
+  }
   if (!it->is_string()) fail("{}: 'model_type' must be a string, got {}", where, it->dump());
   if (const Family* row = find_family(it->get<std::string>())) return *row;
   fail("{}: unknown model_type '{}' (supported: {})", where, it->get<std::string>(), model_types());
@@ -241,11 +272,16 @@ void read_bart_family(const Fields& f, ModelConfig& c) {
   if (marian) c.share_encoder_decoder_embeddings = f.boolean("share_encoder_decoder_embeddings", true);
   if (fsmt) {
     c.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
+    if (const auto* langs = f.find("langs")) {
+      if (!langs->is_array() || langs->size() != 2 || !(*langs)[0].is_string() || !(*langs)[1].is_string())
+        fail("{}: field 'langs' must be a list of two language codes, e.g. [\"en\", \"de\"]", f.where());
+      c.langs = {(*langs)[0].get<std::string>(), (*langs)[1].get<std::string>()};
+    }
   }
-
 }
 
-void read_t5(const Fields& f, ModelConfig& c) {
+// T5Config: its own field names (d_kv, d_ff, num_layers, num_heads, feed_forward_proj ...).
+void read_t5_config(const Fields& f, ModelConfig& c) {
   c.vocab_size = c.target_vocab_size = f.dimension("vocab_size", 32128);
   c.hidden_size = f.dimension("d_model", 512);
   c.head_dim = f.size("d_kv", 64);
@@ -270,6 +306,8 @@ void read_t5(const Fields& f, ModelConfig& c) {
 
 // PretrainedConfig: labels, problem type, generate() defaults (after the family's own).
 void read_common(const Fields& f, ModelConfig& c) {
+  // Informational (bert_score's default layers look it up): any other type is ignored, as before.
+  if (const auto* name = f.find("_name_or_path"); name && name->is_string()) c.name_or_path = name->get<std::string>();
   if (const auto* architectures = f.find("architectures")) {
     if (!architectures->is_array()) fail("{}: field 'architectures' must be a list", f.where());
     for (const auto& name : *architectures) {
@@ -371,10 +409,11 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& wh
   config.family = row.id;
   config.model_type = row.model_type;
   const Fields fields(json, where, largest_dimension);
+  if (fields.find("tokenizer_class")) config.tokenizer_class = fields.string("tokenizer_class", "");
   if (row.kind == ModelKind::Encoder) {
     read_encoder(fields, config);
   } else if (row.id == ModelFamily::T5) {
-    read_t5(fields, config);
+    read_t5_config(fields, config);
   } else {
     read_bart_family(fields, config);
   }
@@ -385,10 +424,11 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& wh
   return config;
 }
 
-ModelConfig load_model_config(const ModelSource& source) {
+ModelConfig load_model_config(const ModelSource& source, SizeCheck check) {
   std::optional<std::int64_t> largest;
-  for (const auto& name : source.tensor_names())
-    for (const std::int64_t size : source.tensor_info(name).shape) largest = std::max(largest.value_or(0), size);
+  if (check == SizeCheck::AgainstWeights)
+    for (const auto& name : source.tensor_names())
+      for (const std::int64_t size : source.tensor_info(name).shape) largest = std::max(largest.value_or(0), size);
   return parse_model_config(source.config(), source.path() + "/config.json", largest);
 }
 
@@ -406,25 +446,116 @@ nlohmann::json read_json(const ModelSource& source, const std::string& name) {
 
 std::string module_dir(const std::string& path) { return path.empty() ? "" : path + "/"; }
 
+// sentence-transformers 5.x's pooling_mode: one mode's name, or a list concatenated in its order.
+void read_pooling_modes(const nlohmann::json& value, const std::string& where, SentenceTransformerConfig& config) {
+  const std::array<std::pair<const char*, Pooling>, 4> names{{
+      {"cls", Pooling::Cls},
+      {"max", Pooling::Max},
+      {"mean", Pooling::Mean},
+      {"mean_sqrt_len_tokens", Pooling::MeanSqrtLen},
+  }};
+  const auto add = [&](const nlohmann::json& mode) {
+    if (!mode.is_string()) fail("{}: field 'pooling_mode' must name modes, got {}", where, mode.dump());
+    const std::string name = mode.get<std::string>();
+    for (const auto& [known, pooling] : names)
+      if (name == known) return config.pooling.push_back(pooling);
+    if (name == "weightedmean" || name == "lasttoken") fail("{}: pooling_mode '{}' is not supported", where, name);
+    fail("{}: pooling_mode '{}' is not a pooling mode (cls, max, mean, mean_sqrt_len_tokens)", where, printable(name));
+  };
+  if (value.is_array()) {
+    for (const auto& mode : value) add(mode);
+  } else {
+    add(value);
+  }
+}
+
+// 1_Pooling/config.json: {"embedding_dimension", "pooling_mode", "include_prompt"} (5.x), or
+// {"word_embedding_dimension", "pooling_mode_*_tokens": bool, ...} (2.x-4.x). include_prompt only
+// matters with prompts, which invar does not prepend (load_sentence_transformer_config refuses a
+// default one).
 void read_pooling(const ModelSource& source, const std::string& dir, SentenceTransformerConfig& config) {
   const std::string name = dir + "config.json";
   const std::string where = source.path() + "/" + name;
   const nlohmann::json pooling = read_json(source, name);
   if (!pooling.is_object()) fail("{}: not a JSON object", where);
   const Fields f(pooling, where);
-  config.word_embedding_dimension = f.size("word_embedding_dimension", 0, 0);
-  // Only the modes sentence-transformers concatenates, in its order.
-  const std::array<std::pair<const char*, Pooling>, 4> modes{{
-      {"pooling_mode_cls_token", Pooling::Cls},
-      {"pooling_mode_max_tokens", Pooling::Max},
-      {"pooling_mode_mean_tokens", Pooling::Mean},
-      {"pooling_mode_mean_sqrt_len_tokens", Pooling::MeanSqrtLen},
-  }};
-  for (const auto& [key, mode] : modes)
-    if (f.boolean(key, false)) config.pooling.push_back(mode);
-  for (const char* unsupported : {"pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken"})
-    if (f.boolean(unsupported, false)) fail("{}: {} is not supported", where, unsupported);
+  config.word_embedding_dimension = f.find("embedding_dimension") ? f.size("embedding_dimension", 0, 0)
+                                                                  : f.size("word_embedding_dimension", 0, 0);
+  if (const auto* modes = f.find("pooling_mode")) {
+    // 5.x drops the older flags when both are present.
+    read_pooling_modes(*modes, where, config);
+  } else {
+    // Only the modes sentence-transformers concatenates, in its order.
+    const std::array<std::pair<const char*, Pooling>, 4> flags{{
+        {"pooling_mode_cls_token", Pooling::Cls},
+        {"pooling_mode_max_tokens", Pooling::Max},
+        {"pooling_mode_mean_tokens", Pooling::Mean},
+        {"pooling_mode_mean_sqrt_len_tokens", Pooling::MeanSqrtLen},
+    }};
+    for (const auto& [key, mode] : flags)
+      if (f.boolean(key, false)) config.pooling.push_back(mode);
+    for (const char* unsupported : {"pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken"})
+      if (f.boolean(unsupported, false)) fail("{}: {} is not supported", where, unsupported);
+  }
   if (config.pooling.empty()) fail("{}: no pooling mode is enabled", where);
+}
+
+// The Transformer module's settings: sentence_bert_config.json (the older names sentence-transformers
+// still reads, e.g. sentence_roberta_config.json, after it). 2.x-5.3 write max_seq_length and
+// do_lower_case; 5.4+ write neither (the tokenizer's model_max_length is the limit) but
+// transformer_task, which must be feature extraction for an embedding.
+void read_transformer_settings(const ModelSource& source, const std::string& dir, SentenceTransformerConfig& config) {
+  for (const char* file : {"sentence_bert_config.json", "sentence_roberta_config.json",
+                           "sentence_distilbert_config.json", "sentence_camembert_config.json",
+                           "sentence_albert_config.json", "sentence_xlm-roberta_config.json",
+                           "sentence_xlnet_config.json"}) {
+    const std::string settings = dir + file;
+    if (!source.has_file(settings)) continue;
+    const nlohmann::json json = read_json(source, settings);
+    const std::string where = source.path() + "/" + settings;
+    if (!json.is_object()) fail("{}: not a JSON object", where);
+    const Fields f(json, where);
+    if (f.find("max_seq_length")) config.max_seq_length = f.size("max_seq_length", 0);
+    config.do_lower_case = f.boolean("do_lower_case", false);
+    const std::string task = f.string("transformer_task", "feature-extraction");
+    if (task != "feature-extraction")
+      fail("{}: transformer_task '{}' is not supported (an embedding needs feature-extraction)", where,
+           printable(task));
+    return;
+  }
+}
+
+// The module types each sentence-transformers version writes: "sentence_transformers.models.X"
+// (2.x-5.3), the module's file and class since 5.4 (Normalize moved to base/ in 6.0).
+enum class StModule { Transformer, Pooling, Normalize, Unsupported };
+
+StModule module_of(const std::string& type) {
+  static const std::pair<const char*, StModule> kTypes[] = {
+      {"sentence_transformers.models.Transformer", StModule::Transformer},
+      {"sentence_transformers.base.modules.transformer.Transformer", StModule::Transformer},
+      {"sentence_transformers.models.Pooling", StModule::Pooling},
+      {"sentence_transformers.sentence_transformer.modules.pooling.Pooling", StModule::Pooling},
+      {"sentence_transformers.models.Normalize", StModule::Normalize},
+      {"sentence_transformers.sentence_transformer.modules.normalize.Normalize", StModule::Normalize},
+      {"sentence_transformers.base.modules.normalize.Normalize", StModule::Normalize},
+  };
+  for (const auto& [name, module] : kTypes)
+    if (type == name) return module;
+  return StModule::Unsupported;
+}
+
+// config_sentence_transformers.json (3.x+): a default prompt is prepended to every text by
+// encode(); invar prepends none, so such a folder would embed other texts.
+void check_no_default_prompt(const ModelSource& source) {
+  const std::string name = "config_sentence_transformers.json";
+  if (!source.has_file(name)) return;
+  const nlohmann::json json = read_json(source, name);
+  const std::string where = source.path() + "/" + name;
+  if (!json.is_object()) fail("{}: not a JSON object", where);
+  const Fields f(json, where);
+  if (f.find("default_prompt_name"))
+    fail("{}: default_prompt_name '{}' is not supported (invar prepends no prompts)", where,
+         printable(f.string("default_prompt_name", "")));
 }
 
 }  // namespace
@@ -443,30 +574,27 @@ std::optional<SentenceTransformerConfig> load_sentence_transformer_config(const 
     const std::string type = module["type"].get<std::string>();
     const std::string path = module.value("path", std::string());
     if (!path.empty()) check_relative_path(path, where);
-    if (type == "sentence_transformers.models.Transformer") {
-      if (transformer || pooling) fail("{}: the Transformer module must come first, once", where);
-      transformer = true;
-      const std::string settings = module_dir(path) + "sentence_bert_config.json";
-      if (source.has_file(settings)) {
-        const nlohmann::json json = read_json(source, settings);
-        const std::string settings_where = source.path() + "/" + settings;
-        if (!json.is_object()) fail("{}: not a JSON object", settings_where);
-        const Fields f(json, settings_where);
-        if (f.find("max_seq_length")) config.max_seq_length = f.size("max_seq_length", 0);
-        config.do_lower_case = f.boolean("do_lower_case", false);
-      }
-    } else if (type == "sentence_transformers.models.Pooling") {
-      if (!transformer || pooling || config.normalize) fail("{}: Pooling must follow the Transformer, once", where);
-      pooling = true;
-      read_pooling(source, module_dir(path), config);
-    } else if (type == "sentence_transformers.models.Normalize") {
-      if (!pooling || config.normalize) fail("{}: Normalize must follow Pooling, once", where);
-      config.normalize = true;
-    } else {
-      fail("{}: module '{}' is not supported (Transformer, Pooling, Normalize)", where, type);
+    switch (module_of(type)) {
+      case StModule::Transformer:
+        if (transformer || pooling) fail("{}: the Transformer module must come first, once", where);
+        transformer = true;
+        read_transformer_settings(source, module_dir(path), config);
+        break;
+      case StModule::Pooling:
+        if (!transformer || pooling || config.normalize) fail("{}: Pooling must follow the Transformer, once", where);
+        pooling = true;
+        read_pooling(source, module_dir(path), config);
+        break;
+      case StModule::Normalize:
+        if (!pooling || config.normalize) fail("{}: Normalize must follow Pooling, once", where);
+        config.normalize = true;
+        break;
+      case StModule::Unsupported:
+        fail("{}: module '{}' is not supported (Transformer, Pooling, Normalize)", where, printable(type));
     }
   }
   if (!transformer || !pooling) fail("{}: needs a Transformer and a Pooling module", where);
+  check_no_default_prompt(source);
   return config;
 }
 

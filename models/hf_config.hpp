@@ -5,6 +5,7 @@
 // Also the sentence-transformers modules of a folder (modules.json and the module configs).
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -45,7 +46,11 @@ struct GenerationDefaults {
 
 struct ModelConfig {
   std::string where;       // the file it came from, for error messages
-  std::string model_type;  // as written
+  std::string model_type;  // as written, or the family's when inferred from architectures
+  // The tokenizer class config.json names (PretrainedConfig.tokenizer_class), which AutoTokenizer
+  // uses when tokenizer_config.json names none.
+  std::optional<std::string> tokenizer_class;
+  std::string name_or_path;  // _name_or_path: the Hub name or folder the model was saved from; "" when absent
   ModelFamily family = ModelFamily::Bert;
   std::vector<std::string> architectures;
   bool is_encoder_decoder = false;
@@ -90,6 +95,8 @@ struct ModelConfig {
   std::int64_t pooler_hidden_size = 0;
 
   // Encoder-decoder families.
+  // FSMT's [source, target] languages (FSMTTokenizer's fallback when tokenizer_config.json has none).
+  std::optional<std::array<std::string, 2>> langs;
   bool scale_embedding = false;  // embeddings times sqrt(d_model)
   bool share_encoder_decoder_embeddings = true;  // Marian
   bool is_gated_act = false;                     // T5 "gated-*"
@@ -106,23 +113,31 @@ struct ModelConfig {
 };
 
 // Reads config.json's content; `where` names the file in errors (e.g. "FOLDER/config.json: unknown
-// model_type 'gpt2' (supported: ...)"). Sizes are checked against fixed bounds, and those that are
-// some weight's dimension (vocabularies, widths, num_labels) against `largest_dimension` when given,
-// before anything is built from them.
+// model_type 'gpt2' (supported: ...)"). Without model_type (older Hub configs), the family is the
+// one of the first model class in architectures that a family has, said once per file on stderr.
+// Sizes are checked against fixed bounds, and those that are some weight's dimension
+// (vocabularies, widths, num_labels) against `largest_dimension` when given, before anything is
+// built from them.
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where,
                                std::optional<std::int64_t> largest_dimension = std::nullopt);
 // config.json of the source, its sizes checked against the largest dimension of its weights (when
-// it has any: a tokenizer alone has none).
-ModelConfig load_model_config(const ModelSource& source);
+// it has any: a tokenizer alone has none). The tokenizer reads it with SizeCheck::None: it needs
+// the vocabulary sizes whatever the weights say, and the model checks them when it loads.
+enum class SizeCheck { AgainstWeights, None };
+ModelConfig load_model_config(const ModelSource& source, SizeCheck check = SizeCheck::AgainstWeights);
 
-// A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize.
+// A sentence-transformers folder: Transformer, then Pooling, then optionally Normalize, in every
+// layout sentence-transformers 2.x to 5.x writes (module types, pooling config).
 struct SentenceTransformerConfig {
-  // Pooled vectors concatenated in this order (sentence-transformers' order: cls, max, mean,
-  // mean_sqrt_len_tokens), each word_embedding_dimension wide.
+  // Pooled vectors concatenated in this order, each word_embedding_dimension wide: the order of a
+  // pooling_mode list (5.x), or for the pooling_mode_* flags (2.x-4.x) cls, max, mean,
+  // mean_sqrt_len_tokens.
   std::vector<Pooling> pooling;
   std::int64_t word_embedding_dimension = 0;
   bool normalize = false;                    // a Normalize module follows the pooling
-  std::optional<std::int64_t> max_seq_length;  // sentence_bert_config.json; absent = the model's limit
+  // sentence_bert_config.json's; absent (5.x never writes it) = the tokenizer's model_max_length,
+  // capped by the model's limit.
+  std::optional<std::int64_t> max_seq_length;
   bool do_lower_case = false;
 };
 

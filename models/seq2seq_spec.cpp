@@ -21,7 +21,9 @@ StackSizes stack_sizes(const ModelConfig& c, std::int64_t layers, std::int64_t h
   return {layers, heads, head_dim, ffn, vocab};
 }
 
-void read_t5(const ModelConfig& c, Seq2SeqSpec& spec) {
+// What T5 computes unlike the BART family: relative position buckets, unscaled attention scores, a
+// gated feed-forward (v1.1), and a rescaled LM-head input when the embeddings are tied.
+void set_t5_computation(const ModelConfig& c, Seq2SeqSpec& spec) {
   spec.relative_buckets = c.relative_attention_num_buckets;
   spec.relative_max_distance = c.relative_attention_max_distance;
   spec.attention_scaling = false;
@@ -55,7 +57,7 @@ Seq2SeqSpec seq2seq_spec(const ModelConfig& c) {
   spec.beam_masks_pad = row.beam_masks_pad;
   spec.norm_eps = as_float(c.layer_norm_eps);
   if (c.scale_embedding) spec.embed_scale = std::sqrt(static_cast<float>(spec.d_model));
-  if (c.family == ModelFamily::T5) read_t5(c, spec);
+  if (c.family == ModelFamily::T5) set_t5_computation(c, spec);
 
   if (!c.pad_token_id) fail("{}: field 'pad_token_id' is missing", c.where);
   if (!c.eos_token_id) fail("{}: field 'eos_token_id' is missing", c.where);

@@ -4,9 +4,11 @@
 # (the compute backends stand on core/ alone, beside loaders/ and models/), so that dependencies
 # point one way; above backends/, a backend folder (backends/cpu/, ...) is never included: the
 # registry picks one; and no file below tools/ includes CLI11 (<CLI/...>): the library takes its
-# settings as plain data. Run by CTest as `layering`:
+# settings as plain data. Also: config.json is read only in models/ (its one reader, hf_config) and
+# loaders/ (which locates and stores it): a ModelSource::config() call or a "config.json" file name
+# in code anywhere else fails. Run by CTest as `layering`:
 #   cmake -DSOURCE_DIR=<tree> -P tests/layering.cmake
-# and fails naming every include that points elsewhere as FILE:LINE.
+# and fails naming every include that points elsewhere and every config.json read as FILE:LINE.
 cmake_minimum_required(VERSION 3.25)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "layering.cmake: pass -DSOURCE_DIR=<the source tree>")
@@ -23,11 +25,14 @@ set(below_run ${below_engine} engine)
 set(below_eval ${below_run} run)
 set(below_capi ${below_eval} eval)
 set(below_tools ${below_capi} capi)
+set(INVAR_CONFIG_READERS models loaders)
 
 set(violations "")
+set(config_reads "")
 set(checked 0)
 foreach(layer ${INVAR_LAYERS})
   file(GLOB_RECURSE sources ${SOURCE_DIR}/${layer}/*.hpp ${SOURCE_DIR}/${layer}/*.cpp ${SOURCE_DIR}/${layer}/*.h)
+  list(FIND INVAR_CONFIG_READERS ${layer} reads_config)
   foreach(source ${sources})
     math(EXPR checked "${checked} + 1")
     file(STRINGS ${source} lines)
@@ -52,6 +57,12 @@ foreach(layer ${INVAR_LAYERS})
         file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
         string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes CLI11 (only tools/ may)")
       endif()
+      # Comment lines may name the file; code may not open it or call ModelSource::config().
+      if(reads_config EQUAL -1 AND NOT line MATCHES "^[ \t]*//"
+         AND line MATCHES "([.>]config\\(\\)|[\"/]config\\.json\")")
+        file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
+        string(APPEND config_reads "\n  ${shown}:${line_number}: ${layer}/ reads config.json (only models/hf_config may; loaders/ locates it)")
+      endif()
     endforeach()
   endforeach()
 endforeach()
@@ -59,8 +70,16 @@ endforeach()
 if(checked EQUAL 0)
   message(FATAL_ERROR "layering.cmake: no source files under ${SOURCE_DIR}")
 endif()
-if(violations)
-  message(FATAL_ERROR "includes that do not point down (core < loaders < models < engine < run < eval < capi < tools, "
-                      "core < backends < engine; CLI11 only in tools/):${violations}")
+if(violations OR config_reads)
+  set(report "")
+  if(violations)
+    string(APPEND report "includes that do not point down (core < loaders < models < engine < run < eval < capi < tools, "
+                         "core < backends < engine; CLI11 only in tools/):${violations}\n")
+  endif()
+  if(config_reads)
+    string(REPLACE ";" "/, " readers "${INVAR_CONFIG_READERS}/")
+    string(APPEND report "config.json read outside ${readers}:${config_reads}\n")
+  endif()
+  message(FATAL_ERROR "${report}")
 endif()
-message(STATUS "layering: ${checked} files, every include points down")
+message(STATUS "layering: ${checked} files, every include points down, config.json is read only in models/ and loaders/")

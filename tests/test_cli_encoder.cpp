@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "support/model_files.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -66,6 +67,88 @@ TEST(CliEncoder, EmbedFollowsModulesJsonAndKeepsLineOrder) {
     for (std::size_t i = 1; i < 5; ++i)
       EXPECT_TRUE(near_all(lines[i + 1]["embedding"], golden["cases"][i]["mean_pooled_normalized"][0])) << "case " << i;
   }
+}
+
+namespace {
+
+// core/mpnet as sentence-transformers 5.4+ saves it: modules named by file and class, the pooling
+// as {"embedding_dimension", "pooling_mode", "include_prompt"}, sentence_bert_config.json without
+// max_seq_length; the tokenizer's model_max_length (tokenizer_config.json) is the limit instead.
+std::string st5_copy(const std::string& name, int model_max_length) {
+  const std::string dir = test::model_copy(model(name));
+  test::write_file(dir + "/modules.json", R"([
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+    {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
+    {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.base.modules.normalize.Normalize"}])");
+  test::write_file(dir + "/1_Pooling/config.json",
+                   R"({"embedding_dimension": 32, "pooling_mode": "mean", "include_prompt": true})");
+  test::write_file(dir + "/sentence_bert_config.json", R"({"transformer_task": "feature-extraction",
+    "modality_config": {"text": {"method": "forward", "method_output_name": "last_hidden_state"}},
+    "module_output_name": "token_embeddings"})");
+  json tokenizer_config = test::load_json(dir + "/tokenizer_config.json");
+  tokenizer_config["model_max_length"] = model_max_length;
+  test::write_file(dir + "/tokenizer_config.json", tokenizer_config.dump());
+  return dir;
+}
+
+// The same folder in the 2.x-5.3 layout with max_seq_length as the limit.
+std::string st2_copy(const std::string& name, int max_seq_length) {
+  const std::string dir = test::model_copy(model(name));
+  test::write_file(dir + "/sentence_bert_config.json",
+                   R"({"max_seq_length": )" + std::to_string(max_seq_length) + R"(, "do_lower_case": false})");
+  return dir;
+}
+
+// An embed run's lines for the golden's first `count` texts are their normalized mean-pooled vectors.
+::testing::AssertionResult embeds_as_golden(const test::CliResult& result, const json& golden, std::size_t count) {
+  if (result.exit_code != 0)
+    return ::testing::AssertionFailure() << "exit code " << result.exit_code << ": " << result.err;
+  const auto lines = json_lines(result.out);
+  if (lines.size() != count) return ::testing::AssertionFailure() << lines.size() << " lines, expected " << count;
+  for (std::size_t i = 0; i < count; ++i)
+    if (auto near = near_all(lines[i]["embedding"], golden["cases"][i]["mean_pooled_normalized"][0]); !near)
+      return near << " (case " << i << ")";
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(CliEncoder, SentenceTransformers5FolderEmbedsAsTheGolden) {
+  for (const char* name : {"bert-wordpiece", "mpnet"}) {
+    SCOPED_TRACE(name);
+    const json golden = test::load_json(model(name) + "/golden.json");
+    const auto result = test::run_cli({"-q", "embed", "-m", st5_copy(name, 128)}, texts_of(golden, 5));
+    EXPECT_TRUE(embeds_as_golden(result, golden, 5));
+  }
+}
+
+// Without max_seq_length, the tokenizer's model_max_length cuts the texts exactly where the older
+// layout's max_seq_length does.
+TEST(CliEncoder, SentenceTransformers5FolderTruncatesAtTheTokenizersLimit) {
+  const json golden = test::load_json(model("mpnet") + "/golden.json");
+  const std::string input = texts_of(golden, 5);
+  const auto run = [&](const std::string& dir) {
+    const auto result = test::run_cli({"-q", "embed", "-m", dir, "--deterministic"}, input);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.out;
+  };
+  const std::string cut5 = run(st5_copy("mpnet", 6));
+  EXPECT_EQ(cut5, run(st2_copy("mpnet", 6)));
+  EXPECT_NE(cut5, run(st5_copy("mpnet", 128)));  // the limit did cut
+}
+
+// An older Hub config without model_type: the family comes from architectures (BertModel), said
+// once on stderr although the tokenizer and the model both read the config.
+TEST(CliEncoder, ConfigWithoutModelTypeIsReadFromArchitectures) {
+  const std::string dir = test::model_copy(model("bert-wordpiece"));
+  json config = test::load_json(dir + "/config.json");
+  config.erase("model_type");
+  test::write_file(dir + "/config.json", config.dump());
+  const json golden = test::load_json(model("bert-wordpiece") + "/golden.json");
+  const auto result = test::run_cli({"-q", "embed", "-m", dir}, texts_of(golden, 2));
+  EXPECT_TRUE(embeds_as_golden(result, golden, 2));
+  EXPECT_EQ(result.err, "invar: warning: " + dir + "/config.json: no model_type; read as 'bert' from architectures' "
+                        "BertModel\n");
 }
 
 // --batch-tokens 16 puts the longer lines in batches of their own and the short ones together:

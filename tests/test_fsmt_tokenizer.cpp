@@ -15,6 +15,7 @@
 #include "backends/backend.hpp"
 #include "backends/cpu/backend.hpp"
 #include "loaders/model_source.hpp"
+#include "models/hf_config.hpp"
 #include "support/model_files.hpp"
 #include "support/test_support.hpp"
 
@@ -175,7 +176,7 @@ std::unique_ptr<Tokenizer> open_tokenizer(const std::string& folder) {
 
 TEST(FsmtTokenizer, BpeMergesByRankWithWordEnds) {
   auto tokenizer = open_tokenizer(fsmt_folder());
-  EXPECT_STREQ(tokenizer->family().model_type, "fsmt");
+  EXPECT_STREQ(tokenizer->tokenizer_class().name, "FSMTTokenizer");
   EXPECT_EQ(tokenizer->algorithm(), "moses-bpe");
   // lower: l o w e r</w> -> (l o) -> lo w e r</w> -> (e r</w>) -> lo w er</w>; "lo w" has no rank
   // (only "lo w</w>" does).
@@ -289,6 +290,8 @@ TEST(FsmtGolden, MosesTokensBpePiecesAndSourceIds) {
 TEST(FsmtGolden, DecoderIdsAndTokensUseTheTargetVocabulary) {
   const auto golden = fsmt_golden();
   const auto tokenizer = open_tokenizer(kFsmt);
+  const auto decoder_start = load_model_config(*ModelSource::open(kFsmt)).decoder_start_token_id;
+  ASSERT_TRUE(decoder_start.has_value());
   const auto names = [&](const nlohmann::json& ids_json) {
     Words out;
     for (const auto id : ids(ids_json)) out.push_back(tokenizer->id_to_token(id, Side::Target));
@@ -297,7 +300,7 @@ TEST(FsmtGolden, DecoderIdsAndTokensUseTheTargetVocabulary) {
   for (const auto& c : golden["cases"]) {
     SCOPED_TRACE(c["text"].get<std::string>());
     const auto pieces = tokenizer->tokenize(c["text"].get<std::string>());
-    std::vector<std::int32_t> decoder_input{*tokenizer->decoder_start_id()};
+    std::vector<std::int32_t> decoder_input{static_cast<std::int32_t>(*decoder_start)};
     for (std::size_t i = 0; i < std::min<std::size_t>(4, pieces.size()); ++i)
       decoder_input.push_back(tokenizer->token_to_id(pieces[i], Side::Target));
     EXPECT_EQ(decoder_input, ids(c["decoder_input_ids"]));

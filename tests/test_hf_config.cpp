@@ -323,6 +323,48 @@ TEST(HfConfig, ErrorsNameFileAndField) {
   EXPECT_NE(config_error(R"({"model_type": "bert", "num_attention_heads": 0})").find("at least 1"), std::string::npos);
 }
 
+// Configs saved before transformers wrote model_type (older Hub checkpoints): the family of the
+// first model class in architectures that one has, said once per file on stderr.
+TEST(HfConfig, FamilyFromArchitecturesWithoutModelType) {
+  const auto old = nlohmann::json::parse(R"({"architectures": ["BertForSequenceClassification"], "num_labels": 3})");
+  ::testing::internal::CaptureStderr();
+  const ModelConfig c = parse_model_config(old, "old/config.json");
+  parse_model_config(old, "old/config.json");  // read again (tokenizer, then model): said once
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(c.family, ModelFamily::Bert);
+  EXPECT_EQ(c.model_type, "bert");
+  EXPECT_EQ(c.num_labels(), 3);
+  EXPECT_EQ(said, "invar: warning: old/config.json: no model_type; read as 'bert' from architectures' "
+                  "BertForSequenceClassification\n");
+  // Class prefixes that begin like another family's, and the first class a family has.
+  EXPECT_EQ(minimal(R"({"architectures": ["XLMRobertaForMaskedLM"]})").family, ModelFamily::XlmRoberta);
+  EXPECT_EQ(minimal(R"({"architectures": ["RobertaModel"]})").family, ModelFamily::Roberta);
+  EXPECT_EQ(minimal(R"({"architectures": ["MBartForConditionalGeneration"]})").family, ModelFamily::MBart);
+  EXPECT_EQ(minimal(R"({"architectures": ["MarianMTModel"]})").family, ModelFamily::Marian);
+  EXPECT_EQ(minimal(R"({"architectures": ["GPT2LMHeadModel", "T5EncoderModel"]})").family, ModelFamily::T5);
+  // model_type, when present, decides.
+  EXPECT_EQ(minimal(R"({"model_type": "roberta", "architectures": ["BertModel"]})").family, ModelFamily::Roberta);
+  // No class of a supported family: the error stays.
+  for (const char* config : {R"({"architectures": ["GPT2LMHeadModel"]})", R"({"architectures": ["BertGenerationEncoder"]})",
+                             R"({"architectures": "BertModel"})", R"({"hidden_size": 4})"})
+    EXPECT_NE(config_error(config).find("config.json: no 'model_type', and 'architectures' names no model class of a "
+                                        "supported family (supported: bert"),
+              std::string::npos)
+        << config;
+}
+
+// config.json's tokenizer_class (PretrainedConfig.tokenizer_class), which the tokenizer factory
+// falls back to (tests/test_tokenizer_class.cpp).
+TEST(HfConfig, TokenizerClass) {
+  EXPECT_EQ(minimal(R"({"model_type": "mbart", "tokenizer_class": "MBart50Tokenizer"})").tokenizer_class,
+            "MBart50Tokenizer");
+  EXPECT_FALSE(minimal(R"({"model_type": "mbart", "tokenizer_class": null})").tokenizer_class.has_value());
+  EXPECT_FALSE(minimal(R"({"model_type": "mbart"})").tokenizer_class.has_value());
+  EXPECT_NE(config_error(R"({"model_type": "mbart", "tokenizer_class": ["x"]})")
+                .find("config.json: field 'tokenizer_class' must be a string"),
+            std::string::npos);
+}
+
 TEST(HfConfig, EveryFixtureParses) {
   for (const char* folder : {"core/bert-wordpiece", "core/bert-pair-cls", "core/xlmr", "core/xlmr-mlm",
                              "core/xlmr-pair-cls", "core/xlmr-regression", "core/marian", "seq2seq/bart",
@@ -378,6 +420,48 @@ TEST(SentenceTransformers, PoolingsInSentenceTransformersOrder) {
   EXPECT_FALSE(st->max_seq_length.has_value());
 }
 
+// sentence-transformers 5.4+ names modules by file and class (Normalize under base/ since 6.0)
+// and writes the pooling as {"embedding_dimension", "pooling_mode", "include_prompt"}, and no
+// max_seq_length; a pooling_mode list is concatenated in its own order.
+TEST(SentenceTransformers, Version5Layouts) {
+  for (const char* normalize : {"sentence_transformers.sentence_transformer.modules.normalize.Normalize",
+                                "sentence_transformers.base.modules.normalize.Normalize"}) {
+    const std::string modules = std::string(R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+        {"idx": 1, "name": "1", "path": "pool", "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": ")") + normalize + R"("}])";
+    const std::string dir = st_folder(modules, R"({"embedding_dimension": 8, "pooling_mode": "mean", "include_prompt": true})");
+    test::write_file(dir + "/sentence_bert_config.json", R"({"transformer_task": "feature-extraction",
+        "modality_config": {"text": {"method": "forward", "method_output_name": "last_hidden_state"}},
+        "module_output_name": "token_embeddings"})");
+    const auto st = load_sentence_transformer_config(*ModelSource::open(dir));
+    ASSERT_TRUE(st.has_value()) << normalize;
+    EXPECT_EQ(st->pooling, std::vector<Pooling>{Pooling::Mean});
+    EXPECT_EQ(st->word_embedding_dimension, 8);
+    EXPECT_TRUE(st->normalize);
+    EXPECT_FALSE(st->max_seq_length.has_value());
+  }
+  const auto poolings = [](const std::string& pooling) {
+    const auto st = load_sentence_transformer_config(*ModelSource::open(st_folder(kTransformerAndPooling, pooling)));
+    return st ? st->pooling : std::vector<Pooling>{};
+  };
+  EXPECT_EQ(poolings(R"({"embedding_dimension": 8, "pooling_mode": ["max", "cls"]})"),
+            (std::vector<Pooling>{Pooling::Max, Pooling::Cls}));
+  EXPECT_EQ(poolings(R"({"embedding_dimension": 8, "pooling_mode": ["mean_sqrt_len_tokens"]})"),
+            std::vector<Pooling>{Pooling::MeanSqrtLen});
+  // Both forms present: 5.x reads pooling_mode and drops the flags.
+  EXPECT_EQ(poolings(R"({"word_embedding_dimension": 8, "pooling_mode": "cls", "pooling_mode_mean_tokens": true})"),
+            std::vector<Pooling>{Pooling::Cls});
+}
+
+// The older names of the Transformer's settings file, which sentence-transformers still reads.
+TEST(SentenceTransformers, OlderSettingsFileNames) {
+  const std::string dir = st_folder(kTransformerAndPooling, R"({"pooling_mode_mean_tokens": true})");
+  test::write_file(dir + "/sentence_roberta_config.json", R"({"max_seq_length": 77})");
+  EXPECT_EQ(load_sentence_transformer_config(*ModelSource::open(dir))->max_seq_length, 77);
+  test::write_file(dir + "/sentence_bert_config.json", R"({"max_seq_length": 64})");  // read first
+  EXPECT_EQ(load_sentence_transformer_config(*ModelSource::open(dir))->max_seq_length, 64);
+}
+
 TEST(SentenceTransformers, UnsupportedModulesAreErrors) {
   const auto error = [](const std::string& modules, const std::string& pooling) {
     try {
@@ -400,6 +484,42 @@ TEST(SentenceTransformers, UnsupportedModulesAreErrors) {
   const std::string escaping = R"([{"path": "", "type": "sentence_transformers.models.Transformer"},
       {"path": "../pool", "type": "sentence_transformers.models.Pooling"}])";
   EXPECT_NE(error(escaping, "{}").find("points outside the model"), std::string::npos);
+  const std::string dense5 = R"([{"path": "", "type": "sentence_transformers.base.modules.transformer.Transformer"},
+      {"path": "pool", "type": "sentence_transformers.sentence_transformer.modules.pooling.Pooling"},
+      {"path": "2_Dense", "type": "sentence_transformers.base.modules.dense.Dense"}])";
+  EXPECT_NE(error(dense5, R"({"pooling_mode": "mean"})")
+                .find("modules.json: module 'sentence_transformers.base.modules.dense.Dense' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode": "lasttoken"})").find("pool/config.json: pooling_mode "
+                                                                                  "'lasttoken' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode": ["mean", "median"]})")
+                .find("pooling_mode 'median' is not a pooling mode"),
+            std::string::npos);
+  EXPECT_NE(error(kTransformerAndPooling, R"({"pooling_mode": []})").find("no pooling mode"), std::string::npos);
+}
+
+// What invar cannot do the way sentence-transformers would is refused, naming the file and field:
+// a cross-encoder's Transformer, a prompt prepended to every text by default.
+TEST(SentenceTransformers, SettingsInvarDoesNotRunAreErrors) {
+  const auto error = [](const std::string& file, const std::string& content) {
+    const std::string dir = st_folder(kTransformerAndPooling, R"({"pooling_mode": "mean"})");
+    test::write_file(dir + "/" + file, content);
+    try {
+      load_sentence_transformer_config(*ModelSource::open(dir));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(error("sentence_bert_config.json", R"({"transformer_task": "sequence-classification"})")
+                .find("sentence_bert_config.json: transformer_task 'sequence-classification' is not supported"),
+            std::string::npos);
+  EXPECT_NE(error("config_sentence_transformers.json", R"({"prompts": {"query": "query: "}, "default_prompt_name": "query"})")
+                .find("config_sentence_transformers.json: default_prompt_name 'query' is not supported"),
+            std::string::npos);
+  EXPECT_EQ(error("config_sentence_transformers.json", R"({"prompts": {"query": "query: "}, "default_prompt_name": null})"),
+            "(no error)");
 }
 
 // One config.json reader feeds both specs. Before, the seq2seq spec read config.json a second time

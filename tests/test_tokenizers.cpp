@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
+#include "models/hf_config.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
@@ -119,8 +120,10 @@ TEST_P(Generated, DecodesGreedyAndBeamIds) {
     ASSERT_EQ(c["beam_ids"].size(), c["beam_texts"].size());
     for (std::size_t k = 0; k < c["beam_ids"].size(); ++k)
       EXPECT_EQ(tokenizer_->decode(ids_of(c["beam_ids"][k])), c["beam_texts"][k].get<std::string>());
-    ASSERT_TRUE(tokenizer_->decoder_start_id().has_value());
-    EXPECT_EQ(*tokenizer_->decoder_start_id(), c["decoder_input_ids"][0].get<std::int32_t>());
+    // The decoder's start token, config.json's (models/hf_config), is the golden's first input.
+    const auto start = load_model_config(FolderSource(fixture(GetParam()))).decoder_start_token_id;
+    ASSERT_TRUE(start.has_value());
+    EXPECT_EQ(*start, c["decoder_input_ids"][0].get<std::int32_t>());
   }
 }
 
@@ -262,7 +265,7 @@ TEST(SpecialTokens, IdsOfEachFamily) {
   auto marian = load_tokenizer("core/marian");
   EXPECT_EQ(marian->eos_id(), 0);
   EXPECT_EQ(marian->pad_id(), 190);
-  EXPECT_EQ(marian->decoder_start_id(), 190);
+  EXPECT_EQ(load_model_config(FolderSource(fixture("core/marian"))).decoder_start_token_id, 190);
 
   auto bart = load_tokenizer("seq2seq/bart");
   EXPECT_EQ(bart->bos_id(), 0);

@@ -133,7 +133,7 @@ namespace {
 
 class BpeTokenizer final : public Tokenizer {
  public:
-  BpeTokenizer(const TokenizerFiles& files, const Family& family) {
+  BpeTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
     base_vocab_size_ = files.read_vocab("vocab.json", "the byte-level BPE vocabulary", vocab_);
     load_merges(files);
     add_prefix_space_ = files.flag("add_prefix_space", false);
@@ -153,7 +153,7 @@ class BpeTokenizer final : public Tokenizer {
     defaults.unk = added_token("<unk>", false, false);
     defaults.pad = added_token("<pad>", false, false);
     defaults.mask = added_token("<mask>", true, false);
-    init_base(family, files.special_tokens(defaults, TokenizerFiles::Wrap::All), files);
+    init_base(tokenizer_class, files.special_tokens(defaults, TokenizerFiles::Wrap::All), files);
     auto cls = require_special(specials().cls, "classification (cls)");
     auto sep = require_special(specials().sep, "separator (sep)");
     layout_.prefix = {cls};
@@ -248,8 +248,8 @@ class BpeTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const Family& family) {
-  return std::make_unique<BpeTokenizer>(files, family);
+std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+  return std::make_unique<BpeTokenizer>(files, tokenizer_class);
 }
 
 }  // namespace invar

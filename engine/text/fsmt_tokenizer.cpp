@@ -15,26 +15,23 @@ namespace {
 
 const std::string kWordEnd = "</w>";
 
-// FSMTTokenizer's langs: tokenizer_config.json's, else config.json's [source, target].
+// FSMTTokenizer's langs: tokenizer_config.json's, else config.json's [source, target] (checked by
+// models/hf_config).
 std::array<std::string, 2> read_languages(const TokenizerFiles& files) {
-  const nlohmann::json* langs = nullptr;
-  std::string where;
-  if (auto it = files.tokenizer_config().find("langs"); it != files.tokenizer_config().end()) {
-    langs = &*it;
-    where = "tokenizer_config.json";
-  } else if (auto it = files.config().find("langs"); it != files.config().end()) {
-    langs = &*it;
-    where = "config.json";
+  const auto it = files.tokenizer_config().find("langs");
+  if (it == files.tokenizer_config().end()) {
+    if (files.model().langs) return *files.model().langs;
+    fail("{}: FSMT needs 'langs' ([source, target]) in tokenizer_config.json or config.json", files.path());
   }
-  if (!langs) fail("{}: FSMT needs 'langs' ([source, target]) in tokenizer_config.json or config.json", files.path());
-  if (!langs->is_array() || langs->size() != 2 || !(*langs)[0].is_string() || !(*langs)[1].is_string())
-    fail("{}: {}: 'langs' must be a list of two language codes, e.g. [\"en\", \"de\"]", files.path(), where);
-  return {(*langs)[0].get<std::string>(), (*langs)[1].get<std::string>()};
+  if (!it->is_array() || it->size() != 2 || !(*it)[0].is_string() || !(*it)[1].is_string())
+    fail("{}: tokenizer_config.json: 'langs' must be a list of two language codes, e.g. [\"en\", \"de\"]",
+         files.path());
+  return {(*it)[0].get<std::string>(), (*it)[1].get<std::string>()};
 }
 
 class FsmtTokenizer final : public Tokenizer {
  public:
-  FsmtTokenizer(const TokenizerFiles& files, const Family& family) {
+  FsmtTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
     auto [source, target] = read_languages(files);
     try {
       source_moses_ = std::make_unique<MosesPipeline>(source);
@@ -54,7 +51,7 @@ class FsmtTokenizer final : public Tokenizer {
     defaults.bos = plain_token("<s>");
     defaults.sep = plain_token("</s>");
     defaults.pad = plain_token("<pad>");
-    init_base(family, files.special_tokens(defaults, TokenizerFiles::Wrap::None), files);
+    init_base(tokenizer_class, files.special_tokens(defaults, TokenizerFiles::Wrap::None), files);
     // build_inputs_with_special_tokens: no <s> in fairseq; A </s>, or A </s> B </s> with token
     // type 1 on B </s>.
     auto sep = require_special(specials().sep, "separator (sep)");
@@ -134,8 +131,8 @@ class FsmtTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const Family& family) {
-  return std::make_unique<FsmtTokenizer>(files, family);
+std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+  return std::make_unique<FsmtTokenizer>(files, tokenizer_class);
 }
 
 }  // namespace invar

@@ -1,7 +1,8 @@
 // SentencePiece tokenizers through libsentencepiece, with each family's mapping between pieces and
 // model ids, as transformers 4.19's slow tokenizers define it:
-//   XLM-R, mBART  fairseq order <s>=0 <pad>=1 </s>=2 <unk>=3, piece id + 1; mBART's language codes
-//                 after the pieces; <mask> last
+//   XLM-R, mBART  fairseq order <s>=0 <pad>=1 </s>=2 <unk>=3, piece id + 1; mBART's (cc25) and
+//                 mBART-50's (ML50) language codes after the pieces; <mask> last
+//   BARThez       <s>=0 <pad>=1 </s>=2 <unk>=3, every other piece at its own id, <mask> on the last
 //   Marian        source.spm / target.spm for pieces, vocab.json (target_vocab.json) for ids
 //   Pegasus       pad 0, eos 1, <mask_1> 2, <mask_2> 3, <unk_2>.. up to the offset, piece id + offset
 //   M2M100        vocab.json for ids, __xx__ language tokens after it
@@ -24,6 +25,16 @@ namespace {
 const std::vector<std::string> kMbartLanguages = {
     "ar_AR", "cs_CZ", "de_DE", "en_XX", "es_XX", "et_EE", "fi_FI", "fr_XX", "gu_IN", "hi_IN", "it_IT", "ja_XX", "kk_KZ",
     "ko_KR", "lt_LT", "lv_LV", "my_MM", "ne_NP", "nl_XX", "ro_RO", "ru_RU", "si_LK", "tr_TR", "vi_VN", "zh_CN"};
+
+// MBart50Tokenizer's FAIRSEQ_LANGUAGE_CODES (ML50): cc25's, then 27 more.
+const std::vector<std::string> kMbart50Languages = [] {
+  std::vector<std::string> codes = kMbartLanguages;
+  for (const char* code : {"af_ZA", "az_AZ", "bn_IN", "fa_IR", "he_IL", "hr_HR", "id_ID", "ka_GE", "km_KH",
+                           "mk_MK", "ml_IN", "mn_MN", "mr_IN", "pl_PL", "ps_AF", "pt_XX", "sv_SE", "sw_KE",
+                           "ta_IN", "te_IN", "th_TH", "tl_XX", "uk_UA", "ur_PK", "xh_ZA", "gl_ES", "sl_SI"})
+    codes.emplace_back(code);
+  return codes;
+}();
 
 const std::vector<std::string> kM2m100Languages = {
     "af", "am", "ar", "ast", "az", "ba", "be", "bg", "bn", "br", "bs", "ca", "ceb", "cs", "cy", "da", "de",
@@ -80,8 +91,9 @@ std::string some_codes(const std::vector<std::string>& codes) {
 
 class SentencePieceTokenizer final : public Tokenizer {
  public:
-  SentencePieceTokenizer(const TokenizerFiles& files, const Family& family) : languages_framing_(family.languages) {
-    init_base(family, init_vocabulary(files, family), files);
+  SentencePieceTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class)
+      : languages_framing_(tokenizer_class.languages), pieces_(tokenizer_class.pieces) {
+    init_base(tokenizer_class, init_vocabulary(files, tokenizer_class), files);
     build_layouts();
   }
 
@@ -189,8 +201,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   const SpecialLayout& layout(Side side) const override {
     if (side == Side::Source) return source_layout_;
     if (!target_layout_)
-      fail("{}: the {} tokenizer has no target language: set tgt_lang in tokenizer_config.json or choose one",
-           files_path(), family().model_type);
+      fail("{}: {} has no target language: set tgt_lang in tokenizer_config.json or choose one", files_path(),
+           tokenizer_class().name);
     return *target_layout_;
   }
 
@@ -229,12 +241,14 @@ class SentencePieceTokenizer final : public Tokenizer {
     return out;
   }
 
-  // Loads the vocabularies of the family's tokenizer class, sets the decoding rule, returns the
-  // special tokens.
-  SpecialTokens init_vocabulary(const TokenizerFiles& files, const Family& family) {
-    switch (family.pieces) {
+  // Loads the vocabularies of the tokenizer class, sets the decoding rule, returns the special
+  // tokens.
+  SpecialTokens init_vocabulary(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+    switch (tokenizer_class.pieces) {
       case PieceIds::FairseqOffset:
         return init_fairseq(files);
+      case PieceIds::FairseqFixed:
+        return init_barthez(files);
       case PieceIds::VocabJson:
         return init_marian(files);
       case PieceIds::ReservedOffset:
@@ -250,11 +264,12 @@ class SentencePieceTokenizer final : public Tokenizer {
       case PieceIds::None:
         break;
     }
-    fail("{}: no SentencePiece tokenizer for model family '{}'", files.path(), family.model_type);
+    fail("{}: {} is not a SentencePiece tokenizer", files.path(), tokenizer_class.name);
   }
 
-  // XLMRobertaTokenizer / MBartTokenizer (language codes after the pieces).
+  // XLMRobertaTokenizer / MBartTokenizer / MBart50Tokenizer (language codes after the pieces).
   SpecialTokens init_fairseq(const TokenizerFiles& files) {
+    const bool mbart50 = languages_framing_ == LanguageFraming::CodePrefix;
     source_spm_ = load_spm(files, "sentencepiece.bpe.model");
     auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
     const std::int32_t offset = 1;
@@ -263,8 +278,8 @@ class SentencePieceTokenizer final : public Tokenizer {
     source_vocab_.add("</s>", 2);
     source_vocab_.add("<unk>", 3);
     std::int32_t next = pieces + offset;
-    if (languages_framing_ == LanguageFraming::CodeSuffix) {
-      languages_ = kMbartLanguages;
+    if (codes_frame_sequences(languages_framing_)) {
+      languages_ = mbart50 ? kMbart50Languages : kMbartLanguages;
       for (const auto& code : languages_) source_vocab_.add(code, next++);
     }
     source_vocab_.add("<mask>", next++);
@@ -272,17 +287,45 @@ class SentencePieceTokenizer final : public Tokenizer {
     for (std::int32_t id = 0; id < pieces; ++id) source_vocab_.add(source_spm_->IdToPiece(id), id + offset);
     base_vocab_size_ = static_cast<std::size_t>(next);
 
+    SpecialTokens defaults = fairseq_specials();
+    if (mbart50) defaults.bos.reset();  // MBart50Tokenizer has no bos_token
+    auto specials = files.special_tokens(defaults, TokenizerFiles::Wrap::MaskOnly);
+    // MBartTokenizer: the language codes first, then any other additional special tokens;
+    // MBart50Tokenizer: the configured ones first, then the codes they lack.
+    if (codes_frame_sequences(languages_framing_)) add_language_tokens(specials, files, !mbart50, "en_XX");
+    // MBart50Tokenizer.convert_tokens_to_string is sp_model.decode.
+    decode_mode_ = mbart50 ? DecodeMode::Spm : DecodeMode::Join;
+    return specials;
+  }
+
+  // BarthezTokenizer: the SentencePiece ids as they are, except the four fairseq tokens at 0-3 and
+  // <mask> on the last piece; a piece at id 0 is unknown (`spm_id if spm_id else unk_token_id`).
+  SpecialTokens init_barthez(const TokenizerFiles& files) {
+    source_spm_ = load_spm(files, "sentencepiece.bpe.model");
+    const auto pieces = static_cast<std::int32_t>(source_spm_->GetPieceSize());
+    if (pieces < 5)
+      fail("{}: sentencepiece.bpe.model has {} pieces, too few for BarthezTokenizer", files.path(), pieces);
+    source_vocab_.add("<s>", 0);
+    source_vocab_.add("<pad>", 1);
+    source_vocab_.add("</s>", 2);
+    source_vocab_.add("<unk>", 3);
+    source_vocab_.add("<mask>", pieces - 1);
+    for (std::int32_t id = 1; id < pieces; ++id) source_vocab_.add(source_spm_->IdToPiece(id), id);
+    base_vocab_size_ = static_cast<std::size_t>(pieces);
+    decode_mode_ = DecodeMode::Join;
+    return files.special_tokens(fairseq_specials(), TokenizerFiles::Wrap::MaskOnly);
+  }
+
+  // The special tokens of the fairseq-derived classes (XLM-R, mBART, BARThez): the mask keeps the
+  // space before it.
+  static SpecialTokens fairseq_specials() {
     SpecialTokens defaults;
     defaults.bos = defaults.cls = plain_token("<s>");
     defaults.eos = defaults.sep = plain_token("</s>");
     defaults.unk = plain_token("<unk>");
     defaults.pad = plain_token("<pad>");
     defaults.mask = added_token("<mask>", true, false);
-    auto specials = files.special_tokens(defaults, TokenizerFiles::Wrap::MaskOnly);
-    // MBartTokenizer: the language codes first, then any other additional special tokens.
-    if (languages_framing_ == LanguageFraming::CodeSuffix) add_language_tokens(specials, files, true, "en_XX");
-    decode_mode_ = DecodeMode::Join;
-    return specials;
+    return defaults;
   }
 
   // MarianTokenizer.
@@ -458,24 +501,20 @@ class SentencePieceTokenizer final : public Tokenizer {
     return front;
   }
 
-  // How the family writes a language code as a token: "__de__" (M2M100), ">>de<<" (Marian), "de_DE" (mBART).
+  // How the class writes a language code as a token: "__de__" (M2M100), ">>de<<" (Marian), "de_DE"
+  // (mBART, mBART-50).
   std::string language_spelling(std::string_view code) const {
-    switch (languages_framing_) {
-      case LanguageFraming::CodePrefix:
-        return code.starts_with("__") ? std::string(code) : "__" + std::string(code) + "__";
-      case LanguageFraming::TargetToken:
-        return code.starts_with(">>") ? std::string(code) : ">>" + std::string(code) + "<<";
-      case LanguageFraming::CodeSuffix:
-      case LanguageFraming::None:
-        break;
-    }
+    if (pieces_ == PieceIds::VocabJsonCodes)
+      return code.starts_with("__") ? std::string(code) : "__" + std::string(code) + "__";
+    if (languages_framing_ == LanguageFraming::TargetToken)
+      return code.starts_with(">>") ? std::string(code) : ">>" + std::string(code) + "<<";
     return std::string(code);
   }
 
   std::string language_token(std::string_view code) const {
     std::string token = language_spelling(code);
     if (!find_token(token))
-      fail("unknown language code '{}' for the {} tokenizer (valid: {})", code, family().model_type,
+      fail("unknown language code '{}' for {} (valid: {})", code, tokenizer_class().name,
            some_codes(languages_));
     return token;
   }
@@ -485,7 +524,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     auto eos = require_special(specials().eos, "end-of-sequence");
     SpecialLayout source;
     std::optional<SpecialLayout> target;
-    switch (family().framing) {
+    switch (tokenizer_class().framing) {
       case SequenceFraming::DoubleSep: {  // XLMRobertaTokenizer
         auto cls = require_special(specials().cls, "classification (cls)");
         auto sep = require_special(specials().sep, "separator (sep)");
@@ -501,7 +540,7 @@ class SentencePieceTokenizer final : public Tokenizer {
           source.suffix = {eos, lang_id(source_language_)};
           if (target_language_) target = SpecialLayout{{}, {}, {eos, lang_id(*target_language_)}};
         } else {
-          // M2M100Tokenizer: prefix [language token], suffix [eos].
+          // M2M100Tokenizer, MBart50Tokenizer: prefix [language token], suffix [eos].
           source.prefix = {lang_id(source_language_)};
           source.suffix = {eos};
           if (target_language_) target = SpecialLayout{{lang_id(*target_language_)}, {}, {eos}};
@@ -552,6 +591,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   }
 
   LanguageFraming languages_framing_;
+  PieceIds pieces_;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> source_spm_;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> target_spm_;  // Marian only
   Vocab source_vocab_;
@@ -570,8 +610,9 @@ class SentencePieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const Family& family) {
-  return std::make_unique<SentencePieceTokenizer>(files, family);
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files,
+                                                        const TokenizerClass& tokenizer_class) {
+  return std::make_unique<SentencePieceTokenizer>(files, tokenizer_class);
 }
 
 }  // namespace invar

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
 #include "loaders/model_source.hpp"
@@ -115,8 +116,7 @@ Encoding Tokenizer::frame(std::vector<std::int32_t> a, const std::vector<std::in
     // text and special tokens fit.
     std::size_t specials = framing.prefix.size() + framing.suffix.size() + (b_in ? framing.middle.size() : 0);
     if (max_length <= specials)
-      fail("cannot truncate to {} tokens: the {} tokenizer adds {} special tokens", max_length, family_->model_type,
-           specials);
+      fail("cannot truncate to {} tokens: {} adds {} special tokens", max_length, class_->name, specials);
     std::size_t total = a.size() + b.size() + specials;
     for (; total > max_length; --total) {
       if (a.size() > b.size())
@@ -171,8 +171,7 @@ BatchEncoding Tokenizer::pad(std::span<const Encoding> encodings) const {
   if (longest > 0 && !encodings.empty()) {
     bool ragged = std::any_of(encodings.begin(), encodings.end(), [&](const Encoding& e) { return e.ids.size() < longest; });
     if (ragged && !pad_id())
-      fail("{}: the {} tokenizer has no padding token, so sequences cannot be batched", files_path_,
-           family_->model_type);
+      fail("{}: {} has no padding token, so sequences cannot be batched", files_path_, class_->name);
   }
   std::int32_t pad = pad_id().value_or(0);
   for (const auto& encoding : encodings) {
@@ -216,8 +215,7 @@ std::string Tokenizer::decode(std::span<const std::int32_t> ids, bool skip_speci
   };
   for (auto id : ids) {
     if (id < 0 || static_cast<std::size_t>(id) >= size)
-      fail("{}: token id {} is outside the {} tokenizer's vocabulary (0..{})", files_path_, id, family_->model_type,
-           size - 1);
+      fail("{}: token id {} is outside the vocabulary of {} (0..{})", files_path_, id, class_->name, size - 1);
     if (skip_special_tokens && is_special(id)) continue;
     // Added tokens are not text of the base vocabulary: HF keeps them as separate words.
     auto index = static_cast<std::size_t>(id);
@@ -275,24 +273,24 @@ std::optional<std::int32_t> Tokenizer::special_id(const std::optional<SpecialTok
 
 std::int32_t Tokenizer::require_special(const std::optional<SpecialToken>& token, std::string_view name) const {
   if (auto id = special_id(token)) return *id;
-  fail("{}: the {} tokenizer has no {} token (none is named by its files, or the vocabulary lacks it)", files_path_,
-       family_->model_type, name);
+  fail("{}: {} has no {} token (none is named by its files, or the vocabulary lacks it)", files_path_,
+       class_->name, name);
 }
 
 std::int32_t Tokenizer::lang_id(std::string_view code) const {
-  fail("{}: the {} tokenizer has no language codes (asked for '{}')", files_path_, family_->model_type, code);
+  fail("{}: {} has no language codes (asked for '{}')", files_path_, class_->name, code);
 }
 
 void Tokenizer::set_source_language(std::string_view code) {
-  fail("{}: the {} tokenizer has no source language to set (asked for '{}')", files_path_, family_->model_type, code);
+  fail("{}: {} has no source language to set (asked for '{}')", files_path_, class_->name, code);
 }
 
 void Tokenizer::set_target_language(std::string_view code) {
-  fail("{}: the {} tokenizer has no target language to set (asked for '{}')", files_path_, family_->model_type, code);
+  fail("{}: {} has no target language to set (asked for '{}')", files_path_, class_->name, code);
 }
 
-void Tokenizer::init_base(const Family& family, SpecialTokens specials, const TokenizerFiles& files) {
-  family_ = &family;
+void Tokenizer::init_base(const TokenizerClass& tokenizer_class, SpecialTokens specials, const TokenizerFiles& files) {
+  class_ = &tokenizer_class;
   files_path_ = files.path();
   specials_ = std::move(specials);
 
@@ -353,9 +351,6 @@ void Tokenizer::init_base(const Family& family, SpecialTokens specials, const To
   std::sort(special_ids_.begin(), special_ids_.end());
   special_ids_.erase(std::unique(special_ids_.begin(), special_ids_.end()), special_ids_.end());
 
-  const auto& config = files.config();
-  if (auto it = config.find("decoder_start_token_id"); it != config.end() && it->is_number_integer())
-    decoder_start_id_ = it->get<std::int32_t>();
   const auto& tokenizer_config = files.tokenizer_config();
   // HF writes VERY_LARGE_INTEGER (1e30) when a model has no limit.
   if (auto it = tokenizer_config.find("model_max_length");
@@ -378,7 +373,7 @@ nlohmann::json parse_json_file(const ModelSource& source, const std::string& nam
 
 }  // namespace
 
-TokenizerFiles::TokenizerFiles(const ModelSource& source) : source_(source), config_(source.config()) {
+TokenizerFiles::TokenizerFiles(const ModelSource& source, const ModelConfig& model) : source_(source), model_(model) {
   tokenizer_config_ = has("tokenizer_config.json") ? parse_json_file(source, "tokenizer_config.json")
                                                    : nlohmann::json::object();
   special_tokens_map_ = has("special_tokens_map.json") ? parse_json_file(source, "special_tokens_map.json")
@@ -437,8 +432,7 @@ std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view
   const auto json = read_json(name, why);
   if (!json.is_object()) fail("{}: {} must map tokens to ids", path(), name);
   // config.json's sizes, which the model checks against its weights when it loads.
-  const ModelConfig model = parse_model_config(config_, path() + "/config.json");
-  const std::int64_t limit = side == Side::Target ? model.target_vocab_size : model.vocab_size;
+  const std::int64_t limit = side == Side::Target ? model_.target_vocab_size : model_.vocab_size;
   for (const auto& [token, id] : json.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0)
       fail("{}: {}: the id of '{}' is not a non-negative integer", path(), name, token);
@@ -518,35 +512,33 @@ SpecialTokens TokenizerFiles::special_tokens(SpecialTokens defaults, Wrap wrap) 
 
 namespace {
 
-std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source) {
-  TokenizerFiles files(source);
-  const Family* row = nullptr;
-  // tokenizer_class names the tokenizer a model was saved with (a RoBERTa-architecture model may
-  // carry a BERT tokenizer); the fast variant reads the same slow files here.
-  if (auto name = files.string("tokenizer_class")) {
-    row = find_family_by_tokenizer_class(*name);
-    if (!row)
-      fail("{}: tokenizer_config.json: tokenizer_class '{}' is not supported (supported families: {})", files.path(),
-           *name, model_types());
-  } else {
-    const auto& config = files.config();
-    auto it = config.find("model_type");
-    if (it == config.end() || !it->is_string())
-      fail("{}: config.json has no model_type, so the tokenizer cannot be chosen", files.path());
-    row = find_family(it->get<std::string>());
-    if (!row)
-      fail("{}: config.json: model_type '{}' has no supported tokenizer (supported: {})", files.path(),
-           it->get<std::string>(), model_types());
-  }
-  switch (row->tokenizer) {
+// The tokenizer class a folder was saved with, as AutoTokenizer picks it: tokenizer_config.json's
+// tokenizer_class (a RoBERTa-architecture model may carry a BERT tokenizer), else config.json's
+// (BARThez and mBART-50 checkpoints name theirs only there), else the model family's. A class
+// invar does not implement is an error, never the family's default instead. The fast variant
+// reads the same slow files here.
+const TokenizerClass& tokenizer_class_of(const TokenizerFiles& files) {
+  const auto named = [&](const std::string& name, const std::string& where) -> const TokenizerClass& {
+    if (const TokenizerClass* found = find_tokenizer_class(name)) return *found;
+    fail("{}: tokenizer_class '{}' is not supported (supported: {})", where, printable(name), tokenizer_class_names());
+  };
+  if (auto name = files.string("tokenizer_class")) return named(*name, files.path() + "/tokenizer_config.json");
+  if (const auto& name = files.model().tokenizer_class) return named(*name, files.model().where);
+  return family(files.model().family).tokenizer;
+}
+
+std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source, const ModelConfig& model) {
+  const TokenizerFiles files(source, model);
+  const TokenizerClass& tokenizer_class = tokenizer_class_of(files);
+  switch (tokenizer_class.algorithm) {
     case TokenizerAlgorithm::WordPiece:
-      return make_wordpiece_tokenizer(files, *row);
+      return make_wordpiece_tokenizer(files, tokenizer_class);
     case TokenizerAlgorithm::SentencePiece:
-      return make_sentencepiece_tokenizer(files, *row);
+      return make_sentencepiece_tokenizer(files, tokenizer_class);
     case TokenizerAlgorithm::ByteLevelBpe:
-      return make_bpe_tokenizer(files, *row);
+      return make_bpe_tokenizer(files, tokenizer_class);
     case TokenizerAlgorithm::MosesBpe:
-      return make_fsmt_tokenizer(files, *row);
+      return make_fsmt_tokenizer(files, tokenizer_class);
   }
   fail("{}: unknown tokenizer algorithm", files.path());
 }
@@ -555,7 +547,7 @@ std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source) {
 
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source) {
   try {
-    return read_tokenizer(source);
+    return read_tokenizer(source, load_model_config(source, SizeCheck::None));
   } catch (const std::bad_alloc&) {
     fail("{}: out of memory while reading the tokenizer files", source.path());
   }

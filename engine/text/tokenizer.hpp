@@ -95,10 +95,10 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  // What the factory found: "wordpiece", "sentencepiece", "bpe" or "moses-bpe"; the family's row
-  // of models/family (the tokenizer_class's family where tokenizer_config.json names one).
+  // What the factory found: "wordpiece", "sentencepiece", "bpe" or "moses-bpe"; the tokenizer class
+  // of models/family it implements (the model family's, unless the folder names another).
   virtual std::string_view algorithm() const = 0;
-  const Family& family() const { return *family_; }
+  const TokenizerClass& tokenizer_class() const { return *class_; }
 
   // Hugging Face's tokenize(): pieces of the text, special tokens found in it kept whole, no
   // special tokens added.
@@ -135,8 +135,6 @@ class Tokenizer {
   std::optional<std::int32_t> mask_id() const { return special_id(specials_.mask); }
   std::optional<std::int32_t> cls_id() const { return special_id(specials_.cls); }
   std::optional<std::int32_t> sep_id() const { return special_id(specials_.sep); }
-  // config.json's decoder_start_token_id (seq2seq models), when given.
-  std::optional<std::int32_t> decoder_start_id() const { return decoder_start_id_; }
   // tokenizer_config.json's model_max_length, when given.
   std::optional<std::size_t> model_max_length() const { return model_max_length_; }
 
@@ -166,8 +164,8 @@ class Tokenizer {
 
   // Subclasses call this once their vocabularies exist: adds added_tokens.json, gives special
   // tokens missing from the vocabulary new ids (HF's sanitize_special_tokens), resolves special
-  // tokens to ids and reads model_max_length / decoder_start_token_id.
-  void init_base(const Family& family, SpecialTokens specials, const TokenizerFiles& files);
+  // tokens to ids and reads model_max_length.
+  void init_base(const TokenizerClass& tokenizer_class, SpecialTokens specials, const TokenizerFiles& files);
   std::optional<std::int32_t> special_id(const std::optional<SpecialToken>& token) const;
   const SpecialTokens& specials() const { return specials_; }
   // Where the tokenizer files were read from, for error messages.
@@ -182,7 +180,7 @@ class Tokenizer {
   Encoding frame(std::vector<std::int32_t> a, const std::vector<std::int32_t>* b, std::size_t max_length,
                  Side side) const;
 
-  const Family* family_ = nullptr;
+  const TokenizerClass* class_ = nullptr;
   std::string files_path_;
   SpecialTokens specials_;
   std::vector<SpecialToken> all_specials_;
@@ -191,13 +189,14 @@ class Tokenizer {
   std::unordered_map<std::string, std::int32_t> added_;  // special tokens missing from the vocabulary
   std::vector<std::string> added_by_id_;
   std::vector<std::int32_t> special_ids_;       // sorted
-  std::optional<std::int32_t> decoder_start_id_;
   std::optional<std::size_t> model_max_length_;
 };
 
-// Chooses the algorithm from config.json's model_type, tokenizer_config.json's tokenizer_class,
+// Chooses the tokenizer class from tokenizer_config.json's tokenizer_class, else config.json's,
+// else the model family's (config.json read through models/hf_config), then reads
 // special_tokens_map.json and the files present; fails naming the folder and the file expected
-// when a tokenizer file is missing.
+// when a tokenizer file is missing, and naming the file and field for a tokenizer_class invar does
+// not implement.
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelSource& source);
 
 // Hugging Face's clean_up_tokenization: " ." -> "." and the other English contractions.

@@ -1,6 +1,7 @@
 #pragma once
-// What the tokenizer algorithms read from a model: config.json, tokenizer_config.json,
-// special_tokens_map.json and the vocabulary files, with errors that name the folder and the file.
+// What the tokenizer algorithms read from a model: its parsed config.json (models/hf_config),
+// tokenizer_config.json, special_tokens_map.json and the vocabulary files, with errors that name the
+// folder and the file.
 // Internal to engine/tokenizer*.cpp, wordpiece.cpp, sentencepiece_tokenizer.cpp, bpe_tokenizer.cpp, fsmt_tokenizer.cpp.
 #include <nlohmann/json.hpp>
 
@@ -11,14 +12,15 @@
 #include <vector>
 
 #include "engine/text/tokenizer.hpp"
+#include "models/hf_config.hpp"
 
 namespace invar {
 
 class TokenizerFiles {
  public:
-  explicit TokenizerFiles(const ModelSource& source);
+  TokenizerFiles(const ModelSource& source, const ModelConfig& model);
 
-  const nlohmann::json& config() const { return config_; }
+  const ModelConfig& model() const { return model_; }
   const nlohmann::json& tokenizer_config() const { return tokenizer_config_; }  // {} when absent
   bool has(const std::string& name) const;
   // The file's bytes; fails "<folder>: missing tokenizer file <name> (<why>)".
@@ -49,7 +51,7 @@ class TokenizerFiles {
 
  private:
   const ModelSource& source_;
-  nlohmann::json config_;
+  ModelConfig model_;
   nlohmann::json tokenizer_config_;
   nlohmann::json special_tokens_map_;
 };
@@ -69,9 +71,10 @@ BpeRanks parse_bpe_merges(std::string_view text, std::size_t skip_lines, bool fi
 // lowest-ranked adjacent pair, left to right, until no adjacent pair has a rank.
 std::vector<std::string> apply_bpe_merges(std::vector<std::string> symbols, const BpeRanks& ranks);
 
-std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const Family& family);
-std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files, const Family& family);
-std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const Family& family);
-std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const Family& family);
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class);
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const TokenizerFiles& files,
+                                                        const TokenizerClass& tokenizer_class);
+std::unique_ptr<Tokenizer> make_bpe_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class);
+std::unique_ptr<Tokenizer> make_fsmt_tokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class);
 
 }  // namespace invar

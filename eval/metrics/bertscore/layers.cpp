@@ -7,6 +7,7 @@
 #include "eval/metrics/bertscore/bertscore.hpp"
 
 #include "core/error.hpp"
+#include "models/hf_config.hpp"
 
 namespace invar::metrics {
 namespace {
@@ -173,9 +174,7 @@ std::int64_t bertscore_layer(const std::string& path, const ModelSource& source,
   if (layer) return *layer;
   const std::string name = bertscore_model_name(path);
   if (auto known = bertscore_default_layer(name)) return *known;
-  const auto& config = source.config();
-  if (config.contains("_name_or_path") && config["_name_or_path"].is_string())
-    if (auto known = bertscore_default_layer(config["_name_or_path"].get<std::string>())) return *known;
+  if (auto known = bertscore_default_layer(load_model_config(source, SizeCheck::None).name_or_path)) return *known;
   fail("{}: '{}' is not in bert_score's table of default layers (model2layers); give the layer (--layer N)", path,
        name);
 }
