@@ -1,74 +1,15 @@
 // WordPiece with BERT's BasicTokenizer, as transformers 4.19's BertTokenizer / MPNetTokenizer:
 // clean-up of control characters, CJK characters as words, optional lower-casing and accent
 // stripping, punctuation splitting by Unicode category, then greedy longest-match WordPiece.
-#include <utf8proc.h>
-
-#include <cstdlib>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "engine/text/char_classes.hpp"
 #include "engine/text/tokenizer_files.hpp"
 
 namespace invar {
 namespace {
-
-bool is_category(char32_t c, std::initializer_list<utf8proc_category_t> categories) {
-  auto category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
-  for (auto candidate : categories)
-    if (category == candidate) return true;
-  return false;
-}
-
-// tokenization_utils._is_control: category C*, except \t \n \r (treated as whitespace).
-bool is_control(char32_t c) {
-  if (c == U'\t' || c == U'\n' || c == U'\r') return false;
-  return is_category(c, {UTF8PROC_CATEGORY_CC, UTF8PROC_CATEGORY_CF, UTF8PROC_CATEGORY_CS, UTF8PROC_CATEGORY_CO,
-                         UTF8PROC_CATEGORY_CN});
-}
-
-// tokenization_utils._is_whitespace: space, \t \n \r and category Zs.
-bool is_whitespace(char32_t c) {
-  return c == U' ' || c == U'\t' || c == U'\n' || c == U'\r' || is_category(c, {UTF8PROC_CATEGORY_ZS});
-}
-
-// tokenization_utils._is_punctuation: all non-alphanumeric ASCII, and category P*.
-bool is_punctuation(char32_t c) {
-  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) return true;
-  return is_category(c, {UTF8PROC_CATEGORY_PC, UTF8PROC_CATEGORY_PD, UTF8PROC_CATEGORY_PS, UTF8PROC_CATEGORY_PE,
-                         UTF8PROC_CATEGORY_PI, UTF8PROC_CATEGORY_PF, UTF8PROC_CATEGORY_PO});
-}
-
-// BasicTokenizer._is_chinese_char: the CJK Unified Ideographs blocks (not Hangul, Kana).
-bool is_cjk(char32_t c) {
-  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
-         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
-         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
-}
-
-// PreTrainedTokenizer.tokenize lower-cases with re.sub(r"(.+?)", ...), one character at a time, so
-// Python's Final_Sigma rule never sees a context there.
-std::u32string lower_each_char(std::u32string_view text) {
-  std::u32string out;
-  out.reserve(text.size());
-  for (char32_t c : text) out += python_lower(std::u32string_view(&c, 1));
-  return out;
-}
-
-// BasicTokenizer._run_strip_accents: NFD, then drop nonspacing marks (Mn).
-std::u32string strip_accents(std::u32string_view text) {
-  auto utf8 = encode_utf8(text);
-  utf8proc_uint8_t* decomposed = nullptr;
-  auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(utf8.data()), static_cast<utf8proc_ssize_t>(utf8.size()),
-                        &decomposed, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE));
-  if (n < 0) fail("cannot normalize text: {}", utf8proc_errmsg(n));
-  auto chars = decode_utf8(std::string_view(reinterpret_cast<const char*>(decomposed), static_cast<std::size_t>(n)));
-  std::free(decomposed);
-  std::u32string out;
-  for (char32_t c : chars)
-    if (!is_category(c, {UTF8PROC_CATEGORY_MN})) out.push_back(c);
-  return out;
-}
 
 // whitespace_tokenize: Python's str.split().
 std::vector<std::u32string> split_whitespace(std::u32string_view text) {
@@ -195,7 +136,7 @@ class WordPieceTokenizer final : public Tokenizer {
     cleaned.reserve(text.size());
     for (char32_t c : text) {
       if (c == 0 || c == 0xFFFD || is_control(c)) continue;
-      if (is_whitespace(c)) {
+      if (is_bert_whitespace(c)) {
         cleaned.push_back(U' ');
       } else if (tokenize_chinese_chars_ && is_cjk(c)) {
         cleaned.push_back(U' ');
