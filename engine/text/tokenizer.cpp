@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
+#include "engine/text/tokenizer_json/tokenizer_json.hpp"
 #include "loaders/model_source.hpp"
 #include "models/hf_config.hpp"
 
@@ -520,6 +521,7 @@ namespace {
 
 std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source) {
   TokenizerFiles files(source);
+  if (auto fast = make_json_tokenizer_if_chosen(files, source.tokenizer_choice())) return fast;
   const Family* row = nullptr;
   // tokenizer_class names the tokenizer a model was saved with (a RoBERTa-architecture model may
   // carry a BERT tokenizer); the fast variant reads the same slow files here.
