@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
@@ -32,9 +34,16 @@ std::optional<std::vector<std::string>> byte_tokens(std::string_view text, const
   return out;
 }
 
-// {"token": id, ...}.
+// {"token": id, ...}. (A Node per entry only where one is wrong: building each entry's path
+// would double the load time of a 30,000-token vocabulary.)
 void read_dict_vocab(const Node& node, Vocab& vocab, std::int64_t max_ids) {
-  for (const auto& [token, id] : node.members()) vocab.add(token, static_cast<std::int32_t>(id.integer(0, max_ids - 1)));
+  if (!node.json().is_object()) node.fail_here("must be a JSON object");
+  for (const auto& [token, id] : node.json().items()) {
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= max_ids ||
+        (id.is_number_unsigned() && id.get<std::uint64_t>() >= static_cast<std::uint64_t>(max_ids)))
+      node[token].integer(0, max_ids - 1);  // fails naming the entry
+    vocab.add(token, id.get<std::int32_t>());
+  }
 }
 
 class WordPiece final : public Model {
@@ -93,7 +102,18 @@ class Unigram final : public Model {
       if (piece.empty()) entry[0].fail_here("must not be empty");
       vocab_.add(piece, static_cast<std::int32_t>(id));
       scores_.push_back(entry[1].number());
-      max_piece_bytes_ = std::max(max_piece_bytes_, piece.size());
+      pieces_.push_back(piece);
+    }
+    // Every prefix of every piece, so that the search below stops extending a candidate as soon
+    // as no piece starts with it (what SentencePiece's trie does). The keys view pieces_.
+    for (std::size_t id = 0; id < pieces_.size(); ++id) {
+      const std::string_view piece = pieces_[id];
+      const auto offsets = char_offsets(piece);
+      for (std::size_t k = 1; k < offsets.size(); ++k) prefixes_.emplace(piece.substr(0, offsets[k]), -1);
+    }
+    for (std::size_t id = 0; id < pieces_.size(); ++id) {
+      auto& slot = prefixes_[pieces_[id]];
+      if (slot < 0) slot = static_cast<std::int32_t>(id);  // the first of repeated pieces, as vocab_
     }
     min_score_ = *std::min_element(scores_.begin(), scores_.end());
     if (!node.has("unk_id")) node.unsupported("unk_id", "a Unigram model without an unknown token is");
@@ -132,12 +152,14 @@ class Unigram final : public Model {
       const double here = best[start].score;
       const std::size_t char_end = offsets[c + 1];
       bool single = false;
-      for (std::size_t k = c + 1; k < offsets.size() && offsets[k] - start <= max_piece_bytes_; ++k) {
+      for (std::size_t k = c + 1; k < offsets.size(); ++k) {
         const std::size_t end = offsets[k];
-        auto id = vocab_.find(text.substr(start, end - start));
-        if (!id) continue;
-        const double candidate = here + scores_[static_cast<std::size_t>(*id)];
-        if (best[end].id < 0 || candidate > best[end].score) best[end] = {candidate, start, *id};
+        const auto found = prefixes_.find(text.substr(start, end - start));
+        if (found == prefixes_.end()) break;
+        const std::int32_t id = found->second;
+        if (id < 0) continue;
+        const double candidate = here + scores_[static_cast<std::size_t>(id)];
+        if (best[end].id < 0 || candidate > best[end].score) best[end] = {candidate, start, id};
         if (end == char_end) single = true;
       }
       if (!single) {
@@ -165,7 +187,8 @@ class Unigram final : public Model {
   std::vector<double> scores_;
   double min_score_ = 0;
   std::int32_t unk_id_ = 0;
-  std::size_t max_piece_bytes_ = 0;
+  std::vector<std::string> pieces_;
+  std::unordered_map<std::string_view, std::int32_t> prefixes_;  // -1: a prefix only
   bool byte_fallback_;
 };
 
