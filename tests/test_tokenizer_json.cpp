@@ -5,11 +5,14 @@
 // tokenizer). Then each component on small hand-made files, and every refusal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "core/error.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
+#include "support/model_files.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
@@ -436,6 +439,34 @@ TEST(TokenizerJsonChoice, JsonWithoutTheFileOrForALanguageFamilyIsRefused) {
   EXPECT_NE(error_of_files(fixture_files("bert-base-uncased", {"vocab.txt"}), TokenizerChoice::Slow)
                 .find("missing tokenizer file vocab.txt"),
             std::string::npos);
+}
+
+// `invar tokenize --tokenizer`: a folder as transformers writes flan-t5-base (both kinds of files, a
+// stand-in weights file) gives the fast ids by default and with json, the slow ids with slow.
+TEST(TokenizerJsonCli, TokenizerOptionPicksTheFiles) {
+  const auto dir = test::temp_dir();
+  for (const auto& [name, bytes] : fixture_files("flan-t5-base")) test::write_file(dir + "/" + name, bytes);
+  test::write_file(dir + "/model.safetensors",
+                   test::make_safetensors({{"shared.weight", "F32", {1}, test::bytes_of(std::vector<float>{0})}}));
+  const auto cases = golden("flan-t5-base")["cases"];
+  const auto it = std::find_if(cases.begin(), cases.end(), [](const json& c) {
+    return c["text"] == "[CLS] fake [SEP] tokens, <s> </s> <pad> <unk> look-alikes";
+  });
+  ASSERT_NE(it, cases.end());
+  ASSERT_NE((*it)["input_ids"], (*it)["hf_4_19_slow_ids"]);
+  auto ids = [&](std::vector<std::string> options) {
+    std::vector<std::string> args = {"tokenize", "-m", dir};
+    args.insert(args.end(), options.begin(), options.end());
+    const auto result = test::run_cli(args, (*it)["text"].get<std::string>() + "\n");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.exit_code == 0 ? json::parse(result.out)["ids"] : json();
+  };
+  EXPECT_EQ(ids({}), (*it)["input_ids"]);
+  EXPECT_EQ(ids({"--tokenizer", "json"}), (*it)["input_ids"]);
+  EXPECT_EQ(ids({"--tokenizer", "slow"}), (*it)["hf_4_19_slow_ids"]);
+  const auto refused = test::run_cli({"tokenize", "-m", dir, "--tokenizer", "fast"}, "x\n");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--tokenizer"), std::string::npos) << refused.err;
 }
 
 }  // namespace
