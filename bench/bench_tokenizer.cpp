@@ -90,6 +90,7 @@ void BM_TokenizerEncode(benchmark::State& state) {
   state.counters["tokens/s"] =
       benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["texts"] = static_cast<double>(texts().size());
+  state.counters["tokens"] = static_cast<double>(tokens);
   label(state);
 }
 
