@@ -81,7 +81,9 @@ void expect_golden(const Tokenizer& tokenizer, const json& expected, bool fast) 
     const auto encoding = tokenizer.encode_pair(p["text"].get<std::string>(), p["text_pair"].get<std::string>());
     const auto& want = fast ? p : p["hf_4_19_slow"];
     EXPECT_EQ(encoding.ids, ids_of(want["input_ids"]));
-    if (!want["token_type_ids"].is_null()) EXPECT_EQ(encoding.type_ids, ids_of(want["token_type_ids"]));
+    if (!want["token_type_ids"].is_null()) {
+      EXPECT_EQ(encoding.type_ids, ids_of(want["token_type_ids"]));
+    }
   }
 }
 
