@@ -1,5 +1,5 @@
 // invar_model: opening a model as the CLI's --model, --device, --threads, --weights,
-// --deterministic, --allow-non-finite, --batch-size, --src-lang and --tgt-lang do; tokenize.
+// --deterministic, --allow-non-finite, --batch-size, --src-lang, --tgt-lang and --tokenizer do; tokenize.
 #include "capi/model.hpp"
 
 #include <optional>
@@ -42,8 +42,18 @@ void open_model(const char* path, const invar_model_options& options, invar_mode
   if (options.batch_size == 0) throw ArgumentError("batch_size must be at least 1");
   const BackendOptions compute = backend_options(options);
   model.batch_size = options.batch_size;
+  TokenizerChoice choice;
+  switch (options.tokenizer) {
+    case INVAR_TOKENIZER_AUTO: choice = TokenizerChoice::Auto; break;
+    case INVAR_TOKENIZER_JSON: choice = TokenizerChoice::Json; break;
+    case INVAR_TOKENIZER_SLOW: choice = TokenizerChoice::Slow; break;
+    default:
+      throw ArgumentError(fmt::format(
+          "tokenizer must be INVAR_TOKENIZER_AUTO, INVAR_TOKENIZER_JSON or INVAR_TOKENIZER_SLOW, got {}", options.tokenizer));
+  }
   model.source = ModelSource::open(path);
   if (options.allow_non_finite) model.source->set_non_finite(NonFinite::Warn);
+  model.source->set_tokenizer_choice(choice);
   const ModelKind kind = family(load_model_config(*model.source).family).kind;
   const bool languages = options.source_language != nullptr || options.target_language != nullptr;
   if (kind == ModelKind::Encoder && languages)

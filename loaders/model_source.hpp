@@ -22,6 +22,11 @@ namespace invar {
 // NaN for every input, so it is refused unless the user asks only to be warned.
 enum class NonFinite { Refuse, Warn };
 
+// Which files a model's tokenizer is read from: tokenizer.json where the folder has one (the fast
+// tokenizer, which AutoTokenizer loads by default) and the slow files otherwise; only
+// tokenizer.json; or only the slow tokenizer's files (vocab.txt, spiece.model, vocab.json, ...).
+enum class TokenizerChoice { Auto, Json, Slow };
+
 class ModelSource {
  public:
   virtual ~ModelSource() = default;
@@ -46,12 +51,15 @@ class ModelSource {
   }
 
   void set_non_finite(NonFinite policy) { non_finite_ = policy; }
+  void set_tokenizer_choice(TokenizerChoice choice) { tokenizer_choice_ = choice; }
+  TokenizerChoice tokenizer_choice() const { return tokenizer_choice_; }
   // Fails naming the tensor (Refuse), or warns once per tensor on stderr (Warn), when the floating
   // tensor `name` holds NaN or infinity. Integer tensors pass.
   void check_finite(const std::string& name, const TensorData& tensor) const;
 
  private:
   NonFinite non_finite_ = NonFinite::Refuse;
+  TokenizerChoice tokenizer_choice_ = TokenizerChoice::Auto;
   mutable std::set<std::string> checked_;
 };
 

@@ -103,6 +103,13 @@ TEST(CApiErrors, OpenWithBadOptions) {
   options.weights = 7;
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "weights"));
   options = one_thread();
+  options.tokenizer = 7;
+  EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "tokenizer"));
+  options = one_thread();
+  options.tokenizer = INVAR_TOKENIZER_JSON;  // the folder has only the slow files
+  EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_INPUT,
+                    "missing tokenizer file tokenizer.json"));
+  options = one_thread();
   options.device = "quantum";
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_INPUT, "unknown device \"quantum\""));
   options = one_thread();

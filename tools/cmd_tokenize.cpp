@@ -1,4 +1,5 @@
-// `invar tokenize`: a model's tokenizer (transformers 4.19's slow tokenizers) applied line by line.
+// `invar tokenize`: a model's tokenizer (tokenizer.json, or transformers 4.19's slow tokenizers)
+// applied line by line.
 #include <memory>
 
 #include "core/error.hpp"
@@ -6,6 +7,7 @@
 #include "engine/text/tokenizer.hpp"
 #include "loaders/model_source.hpp"
 #include "tools/command.hpp"
+#include "tools/model_command.hpp"
 
 namespace invar::cli {
 namespace {
@@ -15,10 +17,13 @@ struct TokenizeArguments {
   bool pair = false;
   std::size_t max_length = 0;
   std::string input = "-", output = "-";
+  std::string tokenizer = "auto";
 };
 
 void run(const TokenizeArguments& args) {
-  const auto tokenizer = make_tokenizer(*ModelSource::open(args.model));
+  const auto source = ModelSource::open(args.model);
+  source->set_tokenizer_choice(tokenizer_choice(args.tokenizer));
+  const auto tokenizer = make_tokenizer(*source);
   LineReader reader(args.input);
   AtomicOutput output(args.output);
   std::string line;
@@ -44,9 +49,11 @@ void setup(CLI::App& root) {
   auto args = std::make_shared<TokenizeArguments>();
   auto* app = root.add_subcommand(
       "tokenize",
-      "Tokenize text as the model's Hugging Face (transformers 4.19, slow) tokenizer does, special tokens "
+      "Tokenize text as the model's Hugging Face tokenizer does (tokenizer.json as the fast tokenizer reads it, or "
+      "transformers 4.19's slow tokenizer: --tokenizer), special tokens "
       "included: one JSON object {\"ids\", \"tokens\", \"type_ids\"} per input line, in order.");
   app->add_option("-m,--model", args->model, "Hugging Face model folder or .invar file")->required();
+  add_tokenizer_option(*app, args->tokenizer);
   app->add_flag("--pair", args->pair, "Each line is a text pair, the two texts separated by a tab");
   app->add_option("--max-length", args->max_length,
                   "Truncate to at most N ids, special tokens included (longest_first for pairs); 0 = no limit")

@@ -16,6 +16,23 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("-o,--output", options.output, "Output file, written atomically ('-' = standard output)")
       ->capture_default_str();
   add_compute_options(command, options);
+  add_tokenizer_option(command, options.tokenizer);
+}
+
+void add_tokenizer_option(CLI::App& command, std::string& choice) {
+  command
+      .add_option("--tokenizer", choice,
+                  "Tokenizer files: auto reads tokenizer.json where the folder has one (the fast tokenizer, which "
+                  "AutoTokenizer loads by default) and the slow files (vocab.txt, spiece.model, ...) otherwise; json "
+                  "only tokenizer.json; slow only the slow files (models/README.md says where the two differ)")
+      ->check(CLI::IsMember({"auto", "json", "slow"}))
+      ->capture_default_str();
+}
+
+TokenizerChoice tokenizer_choice(const std::string& name) {
+  if (name == "json") return TokenizerChoice::Json;
+  if (name == "slow") return TokenizerChoice::Slow;
+  return TokenizerChoice::Auto;
 }
 
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options) {
@@ -60,6 +77,7 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
 std::unique_ptr<ModelSource> open_model(const ModelOptions& options) {
   auto source = ModelSource::open(options.model);
   if (options.allow_non_finite) source->set_non_finite(NonFinite::Warn);
+  source->set_tokenizer_choice(tokenizer_choice(options.tokenizer));
   return source;
 }
 

@@ -24,6 +24,7 @@ struct ModelOptions {
   bool deterministic = false;  // see BackendOptions::deterministic
   std::string weights = "f32";  // "f32" or "f16" (BackendOptions::weights)
   bool allow_non_finite = false;  // warn about NaN/infinite weights instead of refusing the model
+  std::string tokenizer = "auto";  // --tokenizer: which tokenizer files a folder is read with
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
@@ -31,6 +32,11 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 // Adds --batch-size, --threads, --device, --weights and --deterministic (for commands that name
 // their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
+
+// Adds --tokenizer auto|json|slow into `choice` (add_model_options adds it for ModelOptions).
+void add_tokenizer_option(CLI::App& command, std::string& choice);
+// The TokenizerChoice --tokenizer names.
+TokenizerChoice tokenizer_choice(const std::string& name);
 
 // Adds --batch-tokens, for the commands whose batches are length-sorted (engine/decode/batching.hpp).
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options);

@@ -7,6 +7,7 @@
 #include "core/printable.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
+#include "engine/text/tokenizer_json/tokenizer_json.hpp"
 #include "loaders/model_source.hpp"
 #include "models/hf_config.hpp"
 
@@ -516,7 +517,7 @@ namespace {
 // tokenizer_class (a RoBERTa-architecture model may carry a BERT tokenizer), else config.json's
 // (BARThez and mBART-50 checkpoints name theirs only there), else the model family's. A class
 // invar does not implement is an error, never the family's default instead. The fast variant
-// reads the same slow files here.
+// reads tokenizer.json where the folder has one (--tokenizer), else the same slow files.
 const TokenizerClass& tokenizer_class_of(const TokenizerFiles& files) {
   const auto named = [&](const std::string& name, const std::string& where) -> const TokenizerClass& {
     if (const TokenizerClass* found = find_tokenizer_class(name)) return *found;
@@ -530,6 +531,7 @@ const TokenizerClass& tokenizer_class_of(const TokenizerFiles& files) {
 std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source, const ModelConfig& model) {
   const TokenizerFiles files(source, model);
   const TokenizerClass& tokenizer_class = tokenizer_class_of(files);
+  if (auto fast = make_json_tokenizer_if_chosen(files, tokenizer_class, source.tokenizer_choice())) return fast;
   switch (tokenizer_class.algorithm) {
     case TokenizerAlgorithm::WordPiece:
       return make_wordpiece_tokenizer(files, tokenizer_class);

@@ -101,8 +101,8 @@ class Tokenizer {
   const TokenizerClass& tokenizer_class() const { return *class_; }
 
   // Hugging Face's tokenize(): pieces of the text, special tokens found in it kept whole, no
-  // special tokens added.
-  std::vector<std::string> tokenize(std::string_view text, Side side = Side::Source) const;
+  // special tokens added. (tokenizer.json's tokenizer finds its added tokens its own way.)
+  virtual std::vector<std::string> tokenize(std::string_view text, Side side = Side::Source) const;
 
   // encode / encode_pair: ids with the model's special tokens; max_length > 0 truncates the text
   // part longest_first so the result has at most max_length ids (fails when the special tokens

@@ -1,59 +1,15 @@
 // WordPiece with BERT's BasicTokenizer, as transformers 4.19's BertTokenizer / MPNetTokenizer:
 // clean-up of control characters, CJK characters as words, optional lower-casing and accent
 // stripping, punctuation splitting by Unicode category, then greedy longest-match WordPiece.
-#include <utf8proc.h>
-
 #include <set>
 
 #include "core/error.hpp"
-#include "core/unicode.hpp"
 #include "core/utf8.hpp"
+#include "engine/text/char_classes.hpp"
 #include "engine/text/tokenizer_files.hpp"
 
 namespace invar {
 namespace {
-
-bool is_category(char32_t c, std::initializer_list<utf8proc_category_t> categories) {
-  auto category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
-  for (auto candidate : categories)
-    if (category == candidate) return true;
-  return false;
-}
-
-// tokenization_utils._is_control: category C*, except \t \n \r (treated as whitespace).
-bool is_control(char32_t c) {
-  if (c == U'\t' || c == U'\n' || c == U'\r') return false;
-  return is_category(c, {UTF8PROC_CATEGORY_CC, UTF8PROC_CATEGORY_CF, UTF8PROC_CATEGORY_CS, UTF8PROC_CATEGORY_CO,
-                         UTF8PROC_CATEGORY_CN});
-}
-
-// tokenization_utils._is_whitespace: space, \t \n \r and category Zs.
-bool is_whitespace(char32_t c) {
-  return c == U' ' || c == U'\t' || c == U'\n' || c == U'\r' || is_category(c, {UTF8PROC_CATEGORY_ZS});
-}
-
-// tokenization_utils._is_punctuation: all non-alphanumeric ASCII, and category P*.
-bool is_punctuation(char32_t c) {
-  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) return true;
-  return is_category(c, {UTF8PROC_CATEGORY_PC, UTF8PROC_CATEGORY_PD, UTF8PROC_CATEGORY_PS, UTF8PROC_CATEGORY_PE,
-                         UTF8PROC_CATEGORY_PI, UTF8PROC_CATEGORY_PF, UTF8PROC_CATEGORY_PO});
-}
-
-// BasicTokenizer._is_chinese_char: the CJK Unified Ideographs blocks (not Hangul, Kana).
-bool is_cjk(char32_t c) {
-  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
-         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
-         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
-}
-
-
-// BasicTokenizer._run_strip_accents: NFD, then drop nonspacing marks (Mn).
-std::u32string strip_accents(std::u32string_view text) {
-  std::u32string out;
-  for (char32_t c : unicode_decompose(text, false))
-    if (!is_category(c, {UTF8PROC_CATEGORY_MN})) out.push_back(c);
-  return out;
-}
 
 // whitespace_tokenize: Python's str.split().
 std::vector<std::u32string> split_whitespace(std::u32string_view text) {
@@ -73,7 +29,7 @@ std::vector<std::u32string> split_whitespace(std::u32string_view text) {
 
 class WordPieceTokenizer final : public Tokenizer {
  public:
-  WordPieceTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
+  WordPieceTokenizer(const TokenizerFiles& files, const Family& family) {
     load_vocab(files);
     do_lower_case_ = files.flag("do_lower_case", true);
     do_basic_tokenize_ = files.flag("do_basic_tokenize", true);
@@ -87,7 +43,7 @@ class WordPieceTokenizer final : public Tokenizer {
 
     SpecialTokens defaults;
     auto wrap = TokenizerFiles::Wrap::None;
-    const bool double_sep = tokenizer_class.framing == SequenceFraming::DoubleSep;
+    const bool double_sep = family.framing == SequenceFraming::DoubleSep;
     if (double_sep) {
       // MPNetTokenizer: RoBERTa's special tokens and framing over a BERT vocabulary.
       defaults.bos = defaults.cls = added_token("<s>", false, false);
@@ -103,7 +59,7 @@ class WordPieceTokenizer final : public Tokenizer {
       defaults.cls = plain_token("[CLS]");
       defaults.mask = plain_token("[MASK]");
     }
-    init_base(tokenizer_class, files.special_tokens(defaults, wrap), files);
+    init_base(family, files.special_tokens(defaults, wrap), files);
     for (const auto& token : all_special_tokens()) never_split_.insert(token.content);
     never_split_.insert(config_never_split_.begin(), config_never_split_.end());
     unk_ = specials().unk ? specials().unk->content : "[UNK]";
@@ -180,7 +136,7 @@ class WordPieceTokenizer final : public Tokenizer {
     cleaned.reserve(text.size());
     for (char32_t c : text) {
       if (c == 0 || c == 0xFFFD || is_control(c)) continue;
-      if (is_whitespace(c)) {
+      if (is_bert_whitespace(c)) {
         cleaned.push_back(U' ');
       } else if (tokenize_chinese_chars_ && is_cjk(c)) {
         cleaned.push_back(U' ');
@@ -267,9 +223,8 @@ class WordPieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files,
-                                                    const TokenizerClass& tokenizer_class) {
-  return std::make_unique<WordPieceTokenizer>(files, tokenizer_class);
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const Family& family) {
+  return std::make_unique<WordPieceTokenizer>(files, family);
 }
 
 }  // namespace invar

@@ -66,6 +66,12 @@ typedef enum invar_weights {
   INVAR_WEIGHTS_INT8 = 2 /* CPU: linear layers in int8, per-channel weights (docs/performance.md) */
 } invar_weights;
 
+typedef enum invar_tokenizer {
+  INVAR_TOKENIZER_AUTO = 0, /* tokenizer.json where the folder has one (the fast tokenizer), else the slow files */
+  INVAR_TOKENIZER_JSON = 1, /* tokenizer.json only */
+  INVAR_TOKENIZER_SLOW = 2  /* the slow tokenizer's files only (vocab.txt, spiece.model, ...) */
+} invar_tokenizer;
+
 typedef struct invar_model_options {
   const char* device;          /* "cpu", "opencl", "opencl:P:D" (invar devices); NULL = "cpu" */
   int threads;                 /* CPU threads, 0 to 1024 as --threads; 0 = every core */
@@ -75,10 +81,11 @@ typedef struct invar_model_options {
   size_t batch_size;           /* texts per batch */
   const char* source_language; /* seq2seq: mBART "de_DE", M2M100 "de"; NULL = the model's */
   const char* target_language; /* seq2seq: mBART "en_XX", M2M100 "en", multilingual Marian "fr" */
+  int tokenizer;               /* an invar_tokenizer: which tokenizer files a folder is read with */
 } invar_model_options;
 
 /* Defaults: cpu, every core, not deterministic, f32, non-finite weights refused, batches of 32,
- * the model's languages. */
+ * the model's languages, INVAR_TOKENIZER_AUTO. */
 INVAR_API void invar_model_options_init(invar_model_options* options);
 
 /* Opens the model at `path` (options NULL = the defaults). Thread-safe. The calls below that take

@@ -2,15 +2,15 @@
 # Builds the libFuzzer targets of tests/fuzz with clang in build-fuzz/ (the library instrumented,
 # only the fuzz executables linked) and runs each for a bounded time on seeds made from the test
 # fixtures: safetensors headers, pytorch_model.bin files and their data.pkl, .invar files, config and
-# tokenizer files, vocabularies, TSV/CSV tables (and JSONL made from them), word vectors (.vec and a
-# trained .bin), robustness template files. Fails on any crash, leak, hang or sanitizer report; the input that caused it is
-# left in build-fuzz/fuzz-artifacts/.
+# tokenizer files, vocabularies, tokenizer.json, TSV/CSV tables (and JSONL made from them), word vectors
+# (.vec and a trained .bin), robustness template files. Fails on any crash, leak, hang or sanitizer
+# report; the input that caused it is left in build-fuzz/fuzz-artifacts/.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 build=build-fuzz
-targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tables word_vectors templates)
+targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tokenizer_json tables word_vectors templates)
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_FUZZ=ON -DINVAR_BENCH=OFF \
   -DINVAR_OPENCL=OFF >/dev/null
@@ -43,6 +43,9 @@ for folder in tests/fixtures/*/*/; do
     done
   fi
 done
+# fuzz_tokenizer_json: byte 0 picks the family (0 bert, 2 t5), the rest is tokenizer.json.
+{ printf '\0'; cat tests/fixtures/tokenizer-json/bert-base-uncased/tokenizer.json; } >"$seeds/tokenizer_json/bert"
+{ printf '\2'; cat tests/fixtures/tokenizer-json/flan-t5-base/tokenizer.json; } >"$seeds/tokenizer_json/t5"
 # fuzz_tables: byte 0 picks .tsv (0), .csv (1), .txt (3); +4 reads a header row.
 while IFS= read -r file; do
   case "$file" in *.tsv) format='\0' ;; *.csv) format='\5' ;; *) format='\3' ;; esac
