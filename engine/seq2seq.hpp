@@ -8,6 +8,11 @@
 // cross-attention keys/values computed once per source and shared by that source's beams. Sources
 // and rows that finish leave the batch, so the per-step cost depends only on the live rows and,
 // inside attention, on the length so far.
+//
+// The implementation is split by job under engine/seq2seq/: weights (loading both stacks and the
+// LM head), layers (the sublayer operations both stacks share), encoder_pass, kv_cache (the
+// decoder's state between steps), decode_step, shortlist (the LM head over a vocabulary shortlist),
+// defaults (generation defaults); this file's .cpp is the facade that wires them.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
