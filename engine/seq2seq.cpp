@@ -13,9 +13,10 @@ namespace invar {
 Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
     : config(load_model_config(source)),
       spec(seq2seq_spec(config)),
+      generation(load_generation_config(source, config)),
       backend(backend_ref),
       weights(source, backend_ref, seq2seq_weight_names(spec, config)),
-      defaults(search_defaults(config, spec)),
+      defaults(search_defaults(generation, config, spec)),
       stacks(seq2seq::load_weights(weights, config, spec)),
       layers(backend_ref, spec),
       cache(backend_ref, static_cast<std::int64_t>(stacks.decoder.layers.size()), spec.decoder.attention_width()),

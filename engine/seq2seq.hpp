@@ -22,14 +22,18 @@
 #include "engine/model_weights.hpp"
 #include "kernels/backend.hpp"
 #include "loaders/model_source.hpp"
+#include "models/generation_config.hpp"
 #include "models/seq2seq_spec.hpp"
 
 namespace invar {
 
 using TokenIds = std::vector<std::int32_t>;
 
-// Hugging Face generate()'s settings as config.json sets them (models/hf_config: PretrainedConfig
-// 4.19's defaults and the family's), for the model's special tokens.
+// Hugging Face generate()'s settings as the checkpoint sets them (models/generation_config:
+// generation_config.json over config.json over PretrainedConfig 4.19's defaults and the family's),
+// for the model's special tokens.
+SearchSettings search_defaults(const GenerationConfig& generation, const ModelConfig& config, const Seq2SeqSpec& spec);
+// config.json's alone (generation_config_of).
 SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spec);
 
 class Seq2SeqModel {
@@ -46,7 +50,8 @@ class Seq2SeqModel {
   std::size_t weight_bytes() const;
   // How the model reads each stored tensor (ModelWeights::uses).
   const WeightUses& weight_uses() const;
-  // generate()'s settings from config.json (num_beams, max_length, forced tokens, ...).
+  // generate()'s settings from generation_config.json and config.json (num_beams, max_length,
+  // forced tokens, ...).
   const SearchSettings& default_settings() const;
 
   // Encoder last hidden states, [B, S, d_model] for the sources right-padded to the longest S

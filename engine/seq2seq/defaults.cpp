@@ -21,8 +21,8 @@ std::optional<std::int32_t> token_id(std::optional<std::int64_t> id, const char*
 
 }  // namespace
 
-SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spec) {
-  const GenerationDefaults& g = config.generation;
+SearchSettings search_defaults(const GenerationConfig& generation, const ModelConfig& config, const Seq2SeqSpec& spec) {
+  const GenerationDefaults& g = generation.values;
   SearchSettings settings;
   settings.num_beams = g.num_beams;
   settings.num_return_sequences = g.num_return_sequences;
@@ -44,11 +44,27 @@ SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spe
   }
   settings.forced_bos_token_id = token_id(g.forced_bos_token_id, "forced_bos_token_id", config);
   settings.forced_eos_token_id = token_id(g.forced_eos_token_id, "forced_eos_token_id", config);
-  settings.decoder_start_token_id = spec.decoder_start_token_id;
-  settings.eos_token_id = spec.eos_token_id;
-  settings.pad_token_id = spec.pad_token_id;
+  // generation_config.json's special tokens are generate()'s alone: the model (positions, teacher
+  // forcing in score()) keeps config.json's, as transformers does.
+  const auto given = [&](const char* field) {
+    for (const auto& setting : generation.settings)
+      if (setting.name == field) return setting.origin == GenerationOrigin::GenerationConfigJson;
+    return false;
+  };
+  settings.decoder_start_token_id = given("decoder_start_token_id") && generation.decoder_start_token_id
+                                        ? token_id(*generation.decoder_start_token_id, "decoder_start_token_id", config)
+                                        : spec.decoder_start_token_id;
+  settings.eos_token_id = given("eos_token_id") ? token_id(generation.eos_token_id, "eos_token_id", config)
+                                                : spec.eos_token_id;
+  settings.pad_token_id = given("pad_token_id") && generation.pad_token_id
+                              ? token_id(*generation.pad_token_id, "pad_token_id", config)
+                              : spec.pad_token_id;
   if (spec.beam_masks_pad) settings.beam_masked_token_id = spec.pad_token_id;
   return settings;
+}
+
+SearchSettings search_defaults(const ModelConfig& config, const Seq2SeqSpec& spec) {
+  return search_defaults(generation_config_of(config), config, spec);
 }
 
 }  // namespace invar

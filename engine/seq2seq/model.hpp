@@ -20,6 +20,7 @@ class Seq2SeqModel::Impl {
 
   const ModelConfig config;
   const Seq2SeqSpec spec;
+  const GenerationConfig generation;
   Backend& backend;
   ModelWeights weights;
   const SearchSettings defaults;
