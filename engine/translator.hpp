@@ -102,7 +102,9 @@ class Translator {
   // With `truncate`, cuts an over-long source to the model's positions and sets `cut`.
   TokenIds source_ids(const std::string& text, const std::string& where, bool truncate, bool& cut) const;
   TokenIds target_ids(const std::string& text, const std::string& where) const;
-  void check_length(const TokenIds& ids, const std::string& where) const;
+  // Fails naming `where` for more tokens than the model's positions or an id beyond its vocabulary
+  // on that side.
+  void check_fits(const TokenIds& ids, const std::string& where, Side side) const;
 
   std::unique_ptr<Tokenizer> tokenizer_;
   Seq2SeqModel model_;
