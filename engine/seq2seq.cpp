@@ -56,6 +56,7 @@ Seq2SeqModel::Seq2SeqModel(const ModelSource& source, Backend& backend)
 Seq2SeqModel::~Seq2SeqModel() = default;
 
 const Seq2SeqSpec& Seq2SeqModel::spec() const { return impl_->spec; }
+const ModelConfig& Seq2SeqModel::config() const { return impl_->config; }
 std::size_t Seq2SeqModel::weight_bytes() const { return impl_->weights.bytes(); }
 const WeightUses& Seq2SeqModel::weight_uses() const { return impl_->weights.uses(); }
 const SearchSettings& Seq2SeqModel::default_settings() const { return impl_->defaults; }
@@ -107,6 +108,10 @@ std::vector<std::vector<Hypothesis>> Seq2SeqModel::generate(const std::vector<To
   }
   return seq2seq::generate_shortlisted(steps, impl_->head, static_cast<int>(batch), settings, sources,
                                        std::move(shortlist), impl_->spec.decoder.vocab);
+}
+
+std::vector<std::vector<float>> Seq2SeqModel::classify(const std::vector<TokenIds>& inputs) {
+  return impl_->classify(inputs);
 }
 
 std::vector<double> Seq2SeqModel::score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,

@@ -12,7 +12,8 @@
 // The implementation is split by job under engine/seq2seq/: weights (loading both stacks and the
 // LM head), layers (the sublayer operations both stacks share), encoder_pass, kv_cache (the
 // decoder's state between steps), decode_step, shortlist (the LM head over a vocabulary shortlist),
-// defaults (generation defaults); this file's .cpp is the facade that wires them.
+// defaults (generation defaults), classification_head (a sequence classifier's); this file's .cpp
+// is the facade that wires them.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,7 @@ class Seq2SeqModel {
   Seq2SeqModel& operator=(const Seq2SeqModel&) = delete;
 
   const Seq2SeqSpec& spec() const;
+  const ModelConfig& config() const;  // config.json as read (labels of a classifier)
   // Backend memory the weights take (WeightStore::bytes).
   std::size_t weight_bytes() const;
   // How the model reads each stored tensor (ModelWeights::uses).
@@ -74,6 +76,12 @@ class Seq2SeqModel {
   // logits. The first `given` target tokens (a forced language token) are read but not scored.
   std::vector<double> score(const std::vector<TokenIds>& sources, const std::vector<TokenIds>& targets,
                             std::size_t given = 0);
+
+  // A sequence classifier's logits [num_labels] per input (ids with the tokenizer's special tokens,
+  // e.g. a pair `<s> A </s></s> B </s>`): BartForSequenceClassification's forward, the decoder fed
+  // the inputs shifted right and the head reading its state at each input's last EOS. Fails for a
+  // model without the head (spec().sequence_classifier) or an input without EOS.
+  std::vector<std::vector<float>> classify(const std::vector<TokenIds>& inputs);
 
   // Fails with a message naming the source (index) when ids are outside the vocabulary or the
   // source exceeds the model's positions. Called by every entry point above.

@@ -157,6 +157,27 @@ std::vector<std::string> Translator::translate(const std::vector<std::string>& t
   return best;
 }
 
+std::vector<std::vector<float>> Translator::classify(const std::vector<std::pair<std::string, std::string>>& inputs,
+                                                    bool pairs, const TranslateOptions& options) {
+  std::vector<TokenIds> ids(inputs.size());
+  std::vector<std::size_t> todo, lengths;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ids[i] = pairs ? tokenizer_->encode_pair(inputs[i].first, inputs[i].second).ids
+                   : tokenizer_->encode(inputs[i].first).ids;
+    check_fits(ids[i], where_of(options, i), Side::Source);
+    todo.push_back(i);
+    lengths.push_back(ids[i].size());
+  }
+  std::vector<std::vector<float>> results(inputs.size());
+  in_batches(todo, lengths, inputs.size(), options, [&](const std::vector<std::size_t>& indices) {
+    std::vector<TokenIds> batch;
+    for (std::size_t i : indices) batch.push_back(ids[i]);
+    auto logits = model_.classify(batch);
+    for (std::size_t b = 0; b < indices.size(); ++b) results[indices[b]] = std::move(logits[b]);
+  });
+  return results;
+}
+
 std::vector<TargetScore> Translator::score(const std::vector<std::pair<std::string, std::string>>& pairs,
                                            const TranslateOptions& options) {
   const bool forced = forced_bos_ || model_.default_settings().forced_bos_token_id;

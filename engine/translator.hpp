@@ -92,6 +92,12 @@ class Translator {
   std::vector<TargetScore> score(const std::vector<std::pair<std::string, std::string>>& pairs,
                                  const TranslateOptions& options = {});
 
+  // A sequence classifier's logits per input (Seq2SeqModel::classify): each text, or each pair
+  // (first, second) framed as the tokenizer frames pairs (BART: `<s> A </s></s> B </s>`). An input
+  // longer than the model's positions, or holding an id beyond its vocabulary, fails naming it.
+  std::vector<std::vector<float>> classify(const std::vector<std::pair<std::string, std::string>>& inputs, bool pairs,
+                                           const TranslateOptions& options = {});
+
   // The model's positions (max_position_embeddings): the longest source in tokens; 0 = no limit.
   std::int64_t max_source_length() const;
 

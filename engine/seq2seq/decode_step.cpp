@@ -8,7 +8,7 @@
 
 namespace invar {
 
-void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits) {
+Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
   const std::int64_t rows = cache.rows(), count = rows * n, heads = spec.decoder.heads, dh = spec.decoder.head_dim;
   const std::int64_t d = spec.d_model;
   if (static_cast<std::int64_t>(tokens.size()) != count) fail("internal: {} tokens for {} rows × {}", tokens.size(), rows, n);
@@ -76,13 +76,19 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
     layers.feed_forward(layer, x, count, spec.decoder.ffn, arena);
   }
   cache.advance(n);
+  return x;
+}
 
+void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits) {
+  const Tensor x = run_decoder(tokens, n);
+  const std::int64_t rows = cache.rows(), d = spec.d_model;
+  Arena& arena = *step_arena_;
   Tensor last = x;
   if (last_only && n > 1) {
     last = arena.alloc(DType::F32, Shape{rows, d});
     backend.copy_strided(x, {(n - 1) * d, {n * d, 1, 0, 0}}, last, {0, {d, 1, 0, 0}}, {rows, d, 1, 1});
   }
-  if (spec.final_norm) layers.normalize(decoder.final_norm, last, {}, last);
+  if (spec.final_norm) layers.normalize(stacks.decoder.final_norm, last, {}, last);
   Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), head.weight().dim(0)});
   backend.linear(last, head.weight(), head.bias(), Activation::None, out);
   logits.resize(static_cast<std::size_t>(out.numel()));

@@ -1,7 +1,8 @@
 #pragma once
 // Seq2SeqModel's parts, for the files that implement it (engine/seq2seq/*.cpp): the weights, the
 // shared layer operations, the decoder state (kv_cache), the LM head (shortlist), and the two passes
-// (encoder_pass.cpp, decode_step.cpp). Not a public header.
+// (encoder_pass.cpp, decode_step.cpp), and the sequence classifier's head (classification_head.cpp).
+// Not a public header.
 #include <memory>
 #include <vector>
 
@@ -37,6 +38,11 @@ class Seq2SeqModel::Impl {
   // Appends `n` tokens to every row of the cache (tokens [rows*n], row-major) and writes logits for
   // every new position ([rows*n, V]) or, with last_only, for each row's last position ([rows, V]).
   void decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits);
+  // The decoder layers over `n` new tokens per row: their states [rows*n, d] (in the step arena,
+  // before the final norm).
+  Tensor run_decoder(const TokenIds& tokens, std::int64_t n);
+  // The sequence classifier's logits per input (classification_head.cpp).
+  std::vector<std::vector<float>> classify(const std::vector<TokenIds>& inputs);
   // New row i continues old row rows[i].
   void select_rows(std::span<const std::int32_t> rows) { cache.select_rows(rows, *step_arena_); }
   void expand_groups(std::int64_t expand) { cache.expand_groups(expand, *step_arena_); }

@@ -114,6 +114,10 @@ Weights load_weights(ModelWeights& weights, const ModelConfig& config, const Seq
     Tensor bias = weights.get("final_logits_bias");
     if (!bias.empty()) out.logits_bias = bias.reshaped(Shape{spec.decoder.vocab});
   }
+  if (spec.sequence_classifier) {
+    out.classifier_dense = weights.linear("classifier.dense", d, d);
+    out.classifier_out = weights.linear("classifier.out_proj", spec.num_labels, d);
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@ struct Weights {
   Stack encoder, decoder;
   Tensor lm_head;      // [target vocab, d_model]
   Tensor logits_bias;  // [target vocab], or empty
+  Linear classifier_dense, classifier_out;  // a sequence classifier's head: [d, d], [num_labels, d]
 };
 
 // Fails naming the file for a weight missing or misshapen.
