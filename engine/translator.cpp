@@ -87,11 +87,18 @@ SearchSettings Translator::settings(const SearchOverrides& o) const {
 
 std::int64_t Translator::max_source_length() const { return model_.spec().max_positions; }
 
-void Translator::check_length(const TokenIds& ids, const std::string& where) const {
+void Translator::check_fits(const TokenIds& ids, const std::string& where, Side side) const {
   const std::int64_t positions = model_.spec().max_positions;
   if (positions > 0 && static_cast<std::int64_t>(ids.size()) > positions)
     fail("{}: {} tokens, more than the model's {} positions (max_position_embeddings); shorten or split the text",
          where, ids.size(), positions);
+  // A tokenizer may hold ids the model has no row for (facebook/bart-large-cnn's <mask>): the
+  // tokenizer warned at load; a text that holds one is refused here, where its line is known.
+  const std::int64_t vocab = side == Side::Target ? model_.spec().decoder.vocab : model_.spec().encoder.vocab;
+  for (std::int32_t id : ids)
+    if (id < 0 || id >= vocab)
+      fail("{}: token '{}' has id {}, beyond the model's vocabulary of {} (config.json): the model cannot read it",
+           where, tokenizer_->id_to_token(id, side), id, vocab);
 }
 
 TokenIds Translator::source_ids(const std::string& text, const std::string& where, bool truncate, bool& cut) const {
@@ -102,7 +109,7 @@ TokenIds Translator::source_ids(const std::string& text, const std::string& wher
     ids = tokenizer_->encode(framed, static_cast<std::size_t>(positions)).ids;
     cut = true;
   }
-  check_length(ids, where);
+  check_fits(ids, where, Side::Source);
   return ids;
 }
 
@@ -113,7 +120,7 @@ TokenIds Translator::target_ids(const std::string& text, const std::string& wher
   for (const auto& piece : tokenizer_->tokenize(text, Side::Target)) ids.push_back(tokenizer_->token_to_id(piece, Side::Target));
   ids.push_back(model_.spec().eos_token_id);
   // The decoder reads the start token and all but the last target token: as many positions.
-  check_length(ids, where);
+  check_fits(ids, where, Side::Target);
   return ids;
 }
 
@@ -148,6 +155,27 @@ std::vector<std::string> Translator::translate(const std::vector<std::string>& t
   std::vector<std::string> best;
   for (auto& hyps : generate(texts, settings, options)) best.push_back(hyps.empty() ? std::string() : std::move(hyps[0].text));
   return best;
+}
+
+std::vector<std::vector<float>> Translator::classify(const std::vector<std::pair<std::string, std::string>>& inputs,
+                                                    bool pairs, const TranslateOptions& options) {
+  std::vector<TokenIds> ids(inputs.size());
+  std::vector<std::size_t> todo, lengths;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ids[i] = pairs ? tokenizer_->encode_pair(inputs[i].first, inputs[i].second).ids
+                   : tokenizer_->encode(inputs[i].first).ids;
+    check_fits(ids[i], where_of(options, i), Side::Source);
+    todo.push_back(i);
+    lengths.push_back(ids[i].size());
+  }
+  std::vector<std::vector<float>> results(inputs.size());
+  in_batches(todo, lengths, inputs.size(), options, [&](const std::vector<std::size_t>& indices) {
+    std::vector<TokenIds> batch;
+    for (std::size_t i : indices) batch.push_back(ids[i]);
+    auto logits = model_.classify(batch);
+    for (std::size_t b = 0; b < indices.size(); ++b) results[indices[b]] = std::move(logits[b]);
+  });
+  return results;
 }
 
 std::vector<TargetScore> Translator::score(const std::vector<std::pair<std::string, std::string>>& pairs,

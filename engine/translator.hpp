@@ -92,6 +92,12 @@ class Translator {
   std::vector<TargetScore> score(const std::vector<std::pair<std::string, std::string>>& pairs,
                                  const TranslateOptions& options = {});
 
+  // A sequence classifier's logits per input (Seq2SeqModel::classify): each text, or each pair
+  // (first, second) framed as the tokenizer frames pairs (BART: `<s> A </s></s> B </s>`). An input
+  // longer than the model's positions, or holding an id beyond its vocabulary, fails naming it.
+  std::vector<std::vector<float>> classify(const std::vector<std::pair<std::string, std::string>>& inputs, bool pairs,
+                                           const TranslateOptions& options = {});
+
   // The model's positions (max_position_embeddings): the longest source in tokens; 0 = no limit.
   std::int64_t max_source_length() const;
 
@@ -102,7 +108,9 @@ class Translator {
   // With `truncate`, cuts an over-long source to the model's positions and sets `cut`.
   TokenIds source_ids(const std::string& text, const std::string& where, bool truncate, bool& cut) const;
   TokenIds target_ids(const std::string& text, const std::string& where) const;
-  void check_length(const TokenIds& ids, const std::string& where) const;
+  // Fails naming `where` for more tokens than the model's positions or an id beyond its vocabulary
+  // on that side.
+  void check_fits(const TokenIds& ids, const std::string& where, Side side) const;
 
   std::unique_ptr<Tokenizer> tokenizer_;
   Seq2SeqModel model_;

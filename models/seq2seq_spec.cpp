@@ -58,6 +58,14 @@ Seq2SeqSpec seq2seq_spec(const ModelConfig& c) {
   spec.norm_eps = as_float(c.layer_norm_eps);
   if (c.scale_embedding) spec.embed_scale = std::sqrt(static_cast<float>(spec.d_model));
   if (c.family == ModelFamily::T5) set_t5_computation(c, spec);
+  for (const auto& architecture : c.architectures)
+    if (architecture.ends_with("ForSequenceClassification")) {
+      // transformers 4.19's heads on an encoder-decoder: BART's and mBART's read the last EOS.
+      if (c.family != ModelFamily::Bart && c.family != ModelFamily::MBart)
+        fail("{}: architecture '{}' is not supported (sequence classification: BART and mBART)", c.where, architecture);
+      spec.sequence_classifier = true;
+      spec.num_labels = c.num_labels();
+    }
 
   if (!c.pad_token_id) fail("{}: field 'pad_token_id' is missing", c.where);
   if (!c.eos_token_id) fail("{}: field 'eos_token_id' is missing", c.where);
@@ -177,6 +185,10 @@ std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const Mode
   }
   names.push_back(head);
   if (spec.final_logits_bias) names.push_back({"final_logits_bias", {"final_logits_bias"}, false});
+  if (spec.sequence_classifier) {
+    add_linear(names, "classifier.dense", "classification_head.dense", true);
+    add_linear(names, "classifier.out_proj", "classification_head.out_proj", true);
+  }
   return names;
 }
 

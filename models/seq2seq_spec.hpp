@@ -55,6 +55,11 @@ struct Seq2SeqSpec {
   std::int32_t pad_token_id = 0;
   std::int32_t eos_token_id = 0;
   std::int32_t decoder_start_token_id = 0;
+
+  // BartForSequenceClassification / MBartForSequenceClassification (config.json's architectures):
+  // a head, dense → tanh → out_proj, on the decoder's state at each input's last EOS.
+  bool sequence_classifier = false;
+  std::int64_t num_labels = 0;
 };
 
 // The spec of a parsed config.json; fails naming the file for a model that is not an
@@ -65,7 +70,8 @@ Seq2SeqSpec seq2seq_spec(const ModelConfig& config);
 // "{enc,dec}.final_norm.{weight,bias}", "{enc,dec}.relative_attention_bias",
 // "{enc,dec}.layers.N.{self_attn,cross_attn}.{q,k,v,o}.{weight,bias}",
 // "{enc,dec}.layers.N.{self_attn_norm,cross_attn_norm,ffn_norm}.{weight,bias}",
-// "{enc,dec}.layers.N.ffn.{in,gate,out}.{weight,bias}", "lm_head", "final_logits_bias".
+// "{enc,dec}.layers.N.ffn.{in,gate,out}.{weight,bias}", "lm_head", "final_logits_bias",
+// "classifier.{dense,out_proj}.{weight,bias}" for a sequence classifier.
 std::vector<WeightName> seq2seq_weight_names(const Seq2SeqSpec& spec, const ModelConfig& config);
 
 }  // namespace invar

@@ -18,6 +18,8 @@
 #include "engine/cosine.hpp"
 #include "engine/encoder_run.hpp"
 #include "engine/text_encoder.hpp"
+#include "engine/translator.hpp"
+#include "engine/zero_shot.hpp"
 #include "run/record.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
@@ -237,19 +239,80 @@ void run_hidden(const EncodeOptions& options) {
 struct ClassifyOptions {
   EncodeOptions encode;
   bool pairs = false;
+  ZeroShotSettings zero_shot;  // labels empty: plain classification
 };
 
 // One classification's output line.
-std::string classification_line(const EncoderSpec& spec, const std::vector<float>& logits) {
-  if (spec.regression) return fmt::format(R"({{"score": {}}})", json_number_text(logits[0]));
-  const auto probs = label_probabilities(logits, spec.multi_label);
+std::string classification_line(const std::vector<float>& logits, bool regression, bool multi_label,
+                                const std::vector<std::string>& labels) {
+  if (regression) return fmt::format(R"({{"score": {}}})", json_number_text(logits[0]));
+  const auto probs = label_probabilities(logits, multi_label);
   const auto best = best_label(logits);
   return fmt::format(R"({{"logits": {}, "probs": {}, "label": {}}})", json_array_text(logits), json_array_text(probs),
-                     best ? nlohmann::json(spec.labels[*best]).dump() : "null");
+                     best ? nlohmann::json(labels[*best]).dump() : "null");
+}
+
+// A BART/mBART sequence classifier (Translator::classify): the encoders' output lines, or with
+// --zero-shot one line {"labels", "scores"} per text as the zero-shot-classification pipeline gives.
+void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<TextInput>& lines) {
+  const EncodeOptions& o = options.encode;
+  const ZeroShotSettings& zero_shot = options.zero_shot;
+  const auto hypotheses = zero_shot.labels.empty() ? std::vector<std::string>{} : zero_shot_hypotheses(zero_shot);
+  const std::size_t per_line = hypotheses.empty() ? 1 : hypotheses.size();
+  Progress progress("classify", lines.size());
+  RowRun row_run(RowRunSpec{.command = o.command, .control = &o.control, .inputs = {"--input"},
+                            .output = o.model.output, .rows = lines.size(), .chunk = chunk_rows(o.model)});
+  std::unique_ptr<ModelSource> source;
+  std::unique_ptr<Backend> backend;
+  std::optional<Translator> translator;
+  std::int64_t entailment = 0;
+  const bool writes = row_run.process([&](std::size_t begin, std::size_t end) {
+    if (!translator) {
+      source = open_model(o.model);
+      backend = open_backend(o.model);
+      translator.emplace(*source, *backend);
+      if (!hypotheses.empty()) entailment = entailment_id(translator->model().config().label2id, translator->model().config().where);
+    }
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (std::size_t i = begin; i < end; ++i)
+      for (std::size_t k = 0; k < per_line; ++k) inputs.emplace_back(lines[i].first, hypotheses.empty() ? lines[i].second : hypotheses[k]);
+    TranslateOptions run;
+    run.batch_size = o.model.batch_size;
+    run.batch_tokens = o.model.batch_tokens;
+    run.where = [&](std::size_t k) {
+      return fmt::format("{}:{}", o.model.input == "-" ? "<stdin>" : o.model.input, begin + k / per_line + 1);
+    };
+    const auto logits = translator->classify(inputs, options.pairs || !hypotheses.empty(), run);
+    const ModelConfig& config = translator->model().config();
+    std::vector<std::string> labels;
+    for (const auto& [id, label] : config.id2label) labels.push_back(label);
+    std::vector<std::string> records;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto first = logits.begin() + static_cast<std::ptrdiff_t>((i - begin) * per_line);
+      if (!std::all_of(first, first + static_cast<std::ptrdiff_t>(per_line),
+                       [](const std::vector<float>& row) { return all_finite(row); }))
+        warn_non_finite(o.model.input, i + 1);
+      if (hypotheses.empty()) {
+        records.push_back(classification_line(*first, config.problem_type == ProblemType::Regression,
+                                              config.problem_type == ProblemType::MultiLabelClassification, labels));
+        continue;
+      }
+      const auto result = zero_shot_scores({first, first + static_cast<std::ptrdiff_t>(per_line)}, zero_shot, entailment);
+      records.push_back(fmt::format(R"({{"labels": {}, "scores": {}}})", nlohmann::json(result.labels).dump(),
+                                    json_array_text(result.scores)));
+    }
+    progress.advance(end - begin);
+    return records;
+  });
+  if (writes) row_run.write_lines();
 }
 
 void run_classify(const ClassifyOptions& options) {
   const auto lines = read_input(options.encode.model.input, options.pairs);
+  if (load_model_config(*open_model(options.encode.model)).is_encoder_decoder) return run_seq2seq_classify(options, lines);
+  if (!options.zero_shot.labels.empty())
+    fail("--zero-shot runs on BART and mBART sequence classifiers (e.g. facebook/bart-large-mnli); {} is an encoder",
+         options.encode.model.model);
   Progress progress("classify", lines.size());
   write_rows(
       options.encode, lines.size(), [](EncoderRun& run) { run.model().require_classifier(); },
@@ -258,7 +321,8 @@ void run_classify(const ClassifyOptions& options) {
         std::vector<std::string> records;
         for (std::size_t i = 0; i < logits.size(); ++i) {
           if (!all_finite(logits[i])) warn_non_finite(options.encode.model.input, begin + i + 1);
-          records.push_back(classification_line(run.model().spec(), logits[i]));
+          const EncoderSpec& spec = run.model().spec();
+          records.push_back(classification_line(logits[i], spec.regression, spec.multi_label, spec.labels));
         }
         return records;
       });
@@ -367,6 +431,21 @@ void setup_classify(CLI::App& root) {
                           "two tab-separated texts.") + kInputNote);
   add_encode_options(*cmd, options->encode);
   cmd->add_flag("--pairs", options->pairs, "Classify tab-separated text pairs");
+  auto* zero_shot = cmd->add_option("--zero-shot", options->zero_shot.labels,
+                                    "Zero-shot classification with an NLI model (BART/mBART): candidate labels, "
+                                    "comma-separated; each line is the premise of one pair per label; writes "
+                                    "{\"labels\", \"scores\"} per line, highest score first, as Hugging Face's "
+                                    "zero-shot-classification pipeline")
+                         ->delimiter(',')
+                         ->excludes("--pairs");
+  cmd->add_option("--template", options->zero_shot.hypothesis_template,
+                  "The hypothesis of each label; {} is replaced by the label")
+      ->capture_default_str()
+      ->needs(zero_shot);
+  cmd->add_flag("--multi-label", options->zero_shot.multi_label,
+                "Score each label on its own (softmax of contradiction and entailment) instead of a softmax over "
+                "the labels")
+      ->needs(zero_shot);
   cmd->callback([options] { run_classify(*options); });
 }
 

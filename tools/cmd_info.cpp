@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "engine/text/tokenizer.hpp"
 #include "loaders/invar_file.hpp"
+#include "models/generation_config.hpp"
 #include "models/hf_config.hpp"
 #include "tools/command.hpp"
 
@@ -49,6 +50,13 @@ nlohmann::json describe(const std::string& path) {
   }
   info["vocab_size"] = config.vocab_size;
   if (config.target_vocab_size != config.vocab_size) info["target_vocab_size"] = config.target_vocab_size;
+
+  if (config.is_encoder_decoder) {
+    nlohmann::json generation = nlohmann::json::array();
+    for (const auto& setting : load_generation_config(*source, config).settings)
+      generation.push_back({{"name", setting.name}, {"value", setting.value}, {"from", origin_name(setting.origin)}});
+    info["generation"] = generation;
+  }
 
   std::map<std::string, std::int64_t> dtypes;
   std::int64_t parameters = 0;
@@ -103,6 +111,17 @@ void print_text(const nlohmann::json& info) {
   const auto& tokenizer = info["tokenizer"];
   line("tokenizer", tokenizer.contains("error") ? "unavailable: " + text(tokenizer["error"])
                                                 : text(tokenizer["algorithm"]) + ", " + text(tokenizer["vocab_size"]) + " tokens");
+  if (info.contains("generation")) {
+    // One line per origin, so what the checkpoint sets stands apart from the defaults.
+    std::cout << "generate() settings, by the file each came from:\n";
+    for (const char* origin : {"generation_config.json", "config.json", "default"}) {
+      std::string settings;
+      for (const auto& setting : info["generation"])
+        if (setting["from"] == origin)
+          settings += (settings.empty() ? "" : ", ") + text(setting["name"]) + " " + setting["value"].dump();
+      if (!settings.empty()) line(std::string("  ") + origin, settings);
+    }
+  }
   if (info.contains("sentence_transformer")) {
     const auto& sentence = info["sentence_transformer"];
     line("sentence-transformers", "pooling " + text(sentence["pooling"]) + (sentence["normalize"].get<bool>() ? ", normalized" : ""));

@@ -1,6 +1,10 @@
 #include "engine/text/tokenizer.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -434,15 +438,32 @@ std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view
   if (!json.is_object()) fail("{}: {} must map tokens to ids", path(), name);
   // config.json's sizes, which the model checks against its weights when it loads.
   const std::int64_t limit = side == Side::Target ? model_.target_vocab_size : model_.vocab_size;
+  // Such ids are a limit's worth of sizing: far beyond it they could only come from a broken file.
+  const std::int64_t bound = limit + static_cast<std::int64_t>(json.size());
+  std::vector<std::string> beyond;
   for (const auto& [token, id] : json.items()) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0)
       fail("{}: {}: the id of '{}' is not a non-negative integer", path(), name, token);
-    if (id.get<std::int64_t>() >= limit)
-      fail("{}: {}: the id of '{}' is {}, beyond the model's vocabulary of {} (config.json)", path(), name, token,
-           id.get<std::int64_t>(), limit);
+    if (id.get<std::int64_t>() >= bound)
+      fail("{}: {}: the id of '{}' is {}, beyond the model's vocabulary of {} (config.json) and the file's {} tokens",
+           path(), name, token, id.get<std::int64_t>(), limit, json.size());
+    // Hugging Face loads such a folder (facebook/bart-large-cnn: vocab_size 50264, <mask> = 50264)
+    // and feeds such a token to no model unless a text holds it: the model refuses that text.
+    if (id.get<std::int64_t>() >= limit) beyond.push_back(fmt::format("'{}' = {}", token, id.get<std::int64_t>()));
     vocab.add(token, id.get<std::int32_t>());
   }
+  warn_beyond_vocabulary(name, beyond, limit);
   return json.size();
+}
+
+void TokenizerFiles::warn_beyond_vocabulary(const std::string& name, const std::vector<std::string>& beyond,
+                                            std::int64_t limit) const {
+  if (beyond.empty()) return;
+  fmt::print(stderr,
+             "invar: warning: {}: {}: {} token{} beyond the model's vocabulary of {} (config.json): {}; a text "
+             "that holds one is refused\n",
+             path(), name, beyond.size(), beyond.size() == 1 ? " has an id" : "s have ids", limit,
+             fmt::join(beyond.begin(), beyond.begin() + std::min<std::size_t>(beyond.size(), 5), ", "));
 }
 
 SpecialToken plain_token(std::string content) { return {std::move(content), true, true}; }

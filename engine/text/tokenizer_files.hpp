@@ -31,6 +31,10 @@ class TokenizerFiles {
   // not a non-negative integer below the model's vocabulary size on that side (config.json's
   // vocab_size, or the decoder's): such a token has no embedding row.
   std::size_t read_vocab(const std::string& name, std::string_view why, Vocab& vocab, Side side = Side::Source) const;
+  // Hugging Face loads a folder whose tokenizer holds ids at or beyond config.json's vocab_size
+  // (facebook/bart-large-cnn: vocab_size 50264, <mask> = 50264); invar warns and refuses only a
+  // text that holds one. `beyond` lists them as "'token' = id".
+  void warn_beyond_vocabulary(const std::string& name, const std::vector<std::string>& beyond, std::int64_t limit) const;
   const std::string& path() const;
 
   // tokenizer_config.json's value for key, or fallback when absent or null.

@@ -61,19 +61,38 @@ class JsonTokenizer final : public Tokenizer {
     }
     const Node root(json, where, "");
     if (!json.is_object()) root.fail_here("must be a JSON object");
-    // config.json's vocabulary size bounds every id: such a token has an embedding row.
+    // config.json's vocabulary size: ids below it have an embedding row. Ids beyond it are loaded
+    // with a warning, as the slow files' are (a text that holds one is refused), up to the file's
+    // own count beyond it: further out they could only come from a broken file.
     const auto limit = files.model().vocab_size;
     if (limit <= 0) fail("{}: vocab_size must be positive", files.model().where);
+    const auto count = [&](const char* key, const char* inner) -> std::int64_t {
+      const auto it = json.find(key);
+      if (it == json.end() || (!it->is_object() && !it->is_array())) return 0;
+      if (!inner) return static_cast<std::int64_t>(it->size());
+      const auto in = it->find(inner);
+      return in == it->end() ? 0 : static_cast<std::int64_t>(in->size());
+    };
+    const std::int64_t bound = limit + count("added_tokens", nullptr) + count("model", "vocab");
 
     added_ = AddedTokens(root["added_tokens"].is_null() ? Node(nlohmann::json::array(), where, "added_tokens")
                                                         : root["added_tokens"],
-                         limit);
-    model_ = make_model(root["model"], limit);
+                         bound);
+    model_ = make_model(root["model"], bound);
     // Added tokens first: Hugging Face looks them up before the model's vocabulary.
     for (const auto& token : added_.all()) vocab_.add(token.content, token.id);
+    std::vector<std::string> beyond;
+    for (const auto& token : added_.all())
+      if (token.id >= limit) beyond.push_back(fmt::format("'{}' = {}", token.content, token.id));
     for (std::size_t id = 0; id < model_->vocab().size(); ++id)
-      if (const auto* token = model_->vocab().token(static_cast<std::int32_t>(id)))
+      if (const auto* token = model_->vocab().token(static_cast<std::int32_t>(id))) {
         vocab_.add(*token, static_cast<std::int32_t>(id));
+        if (static_cast<std::int64_t>(id) >= limit &&
+            std::none_of(added_.all().begin(), added_.all().end(),
+                         [&](const AddedToken& added) { return added.content == *token; }))
+          beyond.push_back(fmt::format("'{}' = {}", *token, id));
+      }
+    files.warn_beyond_vocabulary(kFile, beyond, limit);
     normalizer_ = make_normalizer(root["normalizer"]);
     pre_tokenizer_ = make_pre_tokenizer(root["pre_tokenizer"]);
     decoder_ = make_decoder(root["decoder"]);

@@ -1,0 +1,98 @@
+// One decoder pass over the rows of the cache: n new tokens per row, attending to the cached
+// positions and the row's source, ending in the LM head's logits.
+#include <array>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "engine/seq2seq/model.hpp"
+
+namespace invar {
+
+Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
+  const std::int64_t rows = cache.rows(), count = rows * n, heads = spec.decoder.heads, dh = spec.decoder.head_dim;
+  const std::int64_t d = spec.d_model;
+  if (static_cast<std::int64_t>(tokens.size()) != count) fail("internal: {} tokens for {} rows × {}", tokens.size(), rows, n);
+  for (std::int32_t id : tokens)
+    if (id < 0 || id >= spec.decoder.vocab) fail("decoder token id {} is outside the vocabulary ({})", id, spec.decoder.vocab);
+  const std::int64_t start = cache.length(), total = start + n;
+  if (spec.max_positions > 0 && total > spec.max_positions)
+    fail("the target would have {} tokens, more than the model's {} positions (max_position_embeddings)", total,
+         spec.max_positions);
+  cache.reserve(total);
+
+  Arena& arena = *step_arena_;
+  arena.reset();
+  const std::int64_t groups = cache.groups(), group_rows = cache.group_size() * n, len = cache.source_len();
+  const std::int64_t a = spec.decoder.attention_width(), width = 3 * a;
+  Tensor x = arena.alloc(DType::F32, Shape{count, d});
+  Tensor scratch = arena.alloc(DType::F32, Shape{count, d});
+  Tensor qkv = arena.alloc(DType::F32, Shape{count, width});
+  Tensor self_scores = arena.alloc(DType::F32, Shape{rows, heads, n, total});
+  Tensor query = arena.alloc(DType::F32, Shape{count, a});
+  Tensor cross_scores = arena.alloc(DType::F32, Shape{groups, heads, group_rows, len});
+  Tensor context = arena.alloc(DType::F32, Shape{count, a});
+  Tensor attended = arena.alloc(DType::F32, Shape{count, d});
+  const seq2seq::Stack& decoder = stacks.decoder;
+  Tensor bias = spec.positions == PositionKind::Relative
+                    ? layers.relative_bias(decoder, heads, false, n, total, start, arena)
+                    : Tensor{};
+  layers.embed(decoder, tokens, layers.position_ids(tokens, rows, n, start), x, arena);
+
+  const float scale = spec.attention_scaling ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
+  const std::int64_t cache_ld = rows * a;
+  for (std::size_t l = 0; l < decoder.layers.size(); ++l) {
+    const seq2seq::Layer& layer = decoder.layers[l];
+    const Tensor &keys = cache.keys(l), &values = cache.values(l);
+    // Self-attention over the cache: write this step's keys and values, attend to all so far.
+    Tensor input;
+    layers.sublayer_input(layer.self_norm, x, scratch, input);
+    backend.linear(input, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
+    const std::array<std::int64_t, 4> extent{rows, n, a, 1};
+    backend.copy_strided(qkv, {a, {n * width, width, 1, 0}}, keys, {start * cache_ld, {a, cache_ld, 1, 0}}, extent);
+    backend.copy_strided(qkv, {2 * a, {n * width, width, 1, 0}}, values, {start * cache_ld, {a, cache_ld, 1, 0}},
+                         extent);
+    backend.gemm_batched(false, true, n, total, dh, 1.0f, qkv, {0, width, n * width, dh}, keys, {0, cache_ld, a, dh},
+                         0.0f, self_scores, {0, total, heads * n * total, n * total}, rows, heads);
+    backend.attention_softmax(self_scores, scale, {}, bias, true, start);
+    backend.gemm_batched(false, false, n, dh, total, 1.0f, self_scores, {0, total, heads * n * total, n * total},
+                         values, {0, cache_ld, a, dh}, 0.0f, context, {0, a, n * a, dh}, rows, heads);
+    backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
+    layers.sublayer_output(layer.self_norm, x, attended);
+
+    // Cross-attention: the rows of one group share their source's keys and values.
+    layers.sublayer_input(layer.cross_norm, x, scratch, input);
+    backend.linear(input, layer.cross_q.weight, layer.cross_q.bias, Activation::None, query);
+    const Tensor& kv = cache.cross_kv(l);
+    backend.gemm_batched(false, true, group_rows, len, dh, 1.0f, query, {0, a, group_rows * a, dh}, kv,
+                         {0, 2 * a, len * 2 * a, dh}, 0.0f, cross_scores,
+                         {0, len, heads * group_rows * len, group_rows * len}, groups, heads);
+    backend.attention_softmax(cross_scores, scale, cache.key_mask(), {}, false, 0);
+    backend.gemm_batched(false, false, group_rows, dh, len, 1.0f, cross_scores,
+                         {0, len, heads * group_rows * len, group_rows * len}, kv, {a, 2 * a, len * 2 * a, dh}, 0.0f,
+                         context, {0, a, group_rows * a, dh}, groups, heads);
+    backend.linear(context, layer.cross_out.weight, layer.cross_out.bias, Activation::None, attended);
+    layers.sublayer_output(layer.cross_norm, x, attended);
+
+    layers.feed_forward(layer, x, count, spec.decoder.ffn, arena);
+  }
+  cache.advance(n);
+  return x;
+}
+
+void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits) {
+  const Tensor x = run_decoder(tokens, n);
+  const std::int64_t rows = cache.rows(), d = spec.d_model;
+  Arena& arena = *step_arena_;
+  Tensor last = x;
+  if (last_only && n > 1) {
+    last = arena.alloc(DType::F32, Shape{rows, d});
+    backend.copy_strided(x, {(n - 1) * d, {n * d, 1, 0, 0}}, last, {0, {d, 1, 0, 0}}, {rows, d, 1, 1});
+  }
+  if (spec.final_norm) layers.normalize(stacks.decoder.final_norm, last, {}, last);
+  Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), head.weight().dim(0)});
+  backend.linear(last, head.weight(), head.bias(), Activation::None, out);
+  logits.resize(static_cast<std::size_t>(out.numel()));
+  backend.download(out, logits.data());
+}
+
+}  // namespace invar
