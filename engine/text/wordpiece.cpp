@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/unicode.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/char_classes.hpp"
 #include "engine/text/tokenizer_files.hpp"
@@ -29,7 +30,7 @@ std::vector<std::u32string> split_whitespace(std::u32string_view text) {
 
 class WordPieceTokenizer final : public Tokenizer {
  public:
-  WordPieceTokenizer(const TokenizerFiles& files, const Family& family) {
+  WordPieceTokenizer(const TokenizerFiles& files, const TokenizerClass& tokenizer_class) {
     load_vocab(files);
     do_lower_case_ = files.flag("do_lower_case", true);
     do_basic_tokenize_ = files.flag("do_basic_tokenize", true);
@@ -43,7 +44,7 @@ class WordPieceTokenizer final : public Tokenizer {
 
     SpecialTokens defaults;
     auto wrap = TokenizerFiles::Wrap::None;
-    const bool double_sep = family.framing == SequenceFraming::DoubleSep;
+    const bool double_sep = tokenizer_class.framing == SequenceFraming::DoubleSep;
     if (double_sep) {
       // MPNetTokenizer: RoBERTa's special tokens and framing over a BERT vocabulary.
       defaults.bos = defaults.cls = added_token("<s>", false, false);
@@ -59,7 +60,7 @@ class WordPieceTokenizer final : public Tokenizer {
       defaults.cls = plain_token("[CLS]");
       defaults.mask = plain_token("[MASK]");
     }
-    init_base(family, files.special_tokens(defaults, wrap), files);
+    init_base(tokenizer_class, files.special_tokens(defaults, wrap), files);
     for (const auto& token : all_special_tokens()) never_split_.insert(token.content);
     never_split_.insert(config_never_split_.begin(), config_never_split_.end());
     unk_ = specials().unk ? specials().unk->content : "[UNK]";
@@ -223,8 +224,9 @@ class WordPieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files, const Family& family) {
-  return std::make_unique<WordPieceTokenizer>(files, family);
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(const TokenizerFiles& files,
+                                                    const TokenizerClass& tokenizer_class) {
+  return std::make_unique<WordPieceTokenizer>(files, tokenizer_class);
 }
 
 }  // namespace invar
