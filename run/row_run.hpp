@@ -30,7 +30,6 @@ struct RunControl {
 };
 
 struct RowRunSpec {
-  RunControl control;
   std::vector<std::string> inputs;     // options naming input files, fingerprinted by their content
   // Further bytes the fingerprint covers: what the rows read that no input option names as a file
   // (e.g. texts made from files named inside an option's value).
@@ -39,6 +38,9 @@ struct RowRunSpec {
   std::size_t rows = 0;
   std::size_t chunk = 1;               // rows per chunk
   std::string output_option = "--output";  // the option naming `output`, for messages
+  // Last: callers give the fields above by designated initializers and leave this to
+  // tools/run_control.hpp (GCC 12 warns of a defaulted first member maybe used uninitialized).
+  RunControl control;
 };
 
 class RowRun {
