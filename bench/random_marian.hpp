@@ -64,7 +64,7 @@ class RandomMarian final : public ModelSource {
     }
   }
   const std::string& path() const override { return path_; }
-  const nlohmann::json& config() const override { return config_; }
+  const nlohmann::json& config_json() const override { return config_; }
   bool has_file(const std::string&) const override { return false; }
   std::string read_file(const std::string& name) const override { fail("{}: no file {}", path_, name); }
   std::vector<std::string> file_names() const override { return {}; }

@@ -227,7 +227,7 @@ class SharpenedSource final : public ModelSource {
     if (scaled_name_.empty()) fail("no final_layer_norm of the last decoder layer");
   }
   const std::string& path() const override { return inner_.path(); }
-  const nlohmann::json& config() const override { return inner_.config(); }
+  const nlohmann::json& config_json() const override { return inner_.config_json(); }
   bool has_file(const std::string& n) const override { return inner_.has_file(n); }
   std::string read_file(const std::string& n) const override { return inner_.read_file(n); }
   std::vector<std::string> file_names() const override { return inner_.file_names(); }

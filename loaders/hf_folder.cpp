@@ -65,7 +65,7 @@ class HfFolderSource : public ModelSource {
   }
 
   const std::string& path() const override { return path_; }
-  const nlohmann::json& config() const override { return config_; }
+  const nlohmann::json& config_json() const override { return config_; }
   bool has_file(const std::string& name) const override {
     check_relative_path(name, path_);
     return is_auxiliary_file(name) && fs::is_regular_file(path_ + "/" + name);

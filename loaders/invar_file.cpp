@@ -418,7 +418,7 @@ class InvarFileSource : public ModelSource {
   }
 
   const std::string& path() const override { return path_; }
-  const nlohmann::json& config() const override { return config_; }
+  const nlohmann::json& config_json() const override { return config_; }
   bool has_file(const std::string& name) const override { return files_.count(name) != 0; }
   std::string read_file(const std::string& name) const override {
     auto it = files_.find(name);

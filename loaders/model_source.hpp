@@ -35,7 +35,7 @@ class ModelSource {
   static std::unique_ptr<ModelSource> open(const std::string& path);
 
   virtual const std::string& path() const = 0;
-  virtual const nlohmann::json& config() const = 0;  // config.json as stored
+  virtual const nlohmann::json& config_json() const = 0;  // config.json as stored
   // Auxiliary files by relative path: tokenizer files, modules.json, 1_Pooling/config.json, ...
   virtual bool has_file(const std::string& name) const = 0;
   virtual std::string read_file(const std::string& name) const = 0;

@@ -96,7 +96,7 @@ GenerationConfig load_generation_config(const ModelSource& source, const ModelCo
     // config.json's reader reads the merged settings, so that both files are held to the same types,
     // ranges and defaults; everything else in config.json was read (and checked) already, so only a
     // generation_config.json value can fail here, and the error names that file.
-    nlohmann::json merged = source.config();
+    nlohmann::json merged = source.config_json();
     bool any = false;
     for (const char* key : kSettings)
       if (given(generation, key)) {
@@ -117,7 +117,7 @@ GenerationConfig load_generation_config(const ModelSource& source, const ModelCo
     for (const char* key : kUnsupported)
       if (given(generation, key)) out.values.unsupported.push_back(fmt::format("{}: {} {}", where, key, generation[key].dump()));
   }
-  const nlohmann::json& stored = source.config();
+  const nlohmann::json& stored = source.config_json();
   for (const char* key : kSettings) {
     GenerationConfig::Setting setting{key, {}, GenerationOrigin::Default};
     // A token id set to null in config.json is Python's None there, not an absent field.

@@ -429,7 +429,7 @@ ModelConfig load_model_config(const ModelSource& source, SizeCheck check) {
   if (check == SizeCheck::AgainstWeights)
     for (const auto& name : source.tensor_names())
       for (const std::int64_t size : source.tensor_info(name).shape) largest = std::max(largest.value_or(0), size);
-  return parse_model_config(source.config(), source.path() + "/config.json", largest);
+  return parse_model_config(source.config_json(), source.path() + "/config.json", largest);
 }
 
 namespace {

@@ -57,9 +57,10 @@ foreach(layer ${INVAR_LAYERS})
         file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
         string(APPEND violations "\n  ${shown}:${line_number}: ${layer}/ includes CLI11 (only tools/ may)")
       endif()
-      # Comment lines may name the file; code may not open it or call ModelSource::config().
+      # Comment lines and messages may name the file; code may not open it (a call whose first
+      # argument is its name, or a path ending in it) or call ModelSource::config_json().
       if(reads_config EQUAL -1 AND NOT line MATCHES "^[ \t]*//"
-         AND line MATCHES "([.>]config\\(\\)|[\"/]config\\.json\")")
+         AND line MATCHES "(config_json\\(\\)|\\([ \t]*\"config\\.json\"|/[ \t]*\"config\\.json\"|\"/config\\.json\"\\))")
         file(RELATIVE_PATH shown ${SOURCE_DIR} ${source})
         string(APPEND config_reads "\n  ${shown}:${line_number}: ${layer}/ reads config.json (only models/hf_config may; loaders/ locates it)")
       endif()

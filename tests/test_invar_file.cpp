@@ -85,7 +85,7 @@ TEST(InvarFile, EveryFixtureRoundTripsBitForBit) {
     SCOPED_TRACE(name);
     const auto folder = ModelSource::open(test::fixture(name));
     const auto packed = ModelSource::open(convert(test::fixture(name)));
-    EXPECT_EQ(packed->config(), folder->config());
+    EXPECT_EQ(packed->config_json(), folder->config_json());
     ASSERT_EQ(packed->file_names(), folder->file_names());
     EXPECT_TRUE(packed->has_file("config.json"));
     for (const auto& file : folder->file_names()) EXPECT_EQ(packed->read_file(file), folder->read_file(file)) << file;
@@ -240,7 +240,7 @@ TEST(InvarFile, HandWrittenFileFollowsTheDocumentedLayout) {
   const auto source = ModelSource::open(
       make_invar(header_with(R"({"name": "w", "dtype": "F32", "shape": [2, 3], "offset": 64, "size": 24})"),
                  data_with_config()));
-  EXPECT_EQ(source->config()["model_type"], "bert");
+  EXPECT_EQ(source->config_json()["model_type"], "bert");
   EXPECT_EQ(to_f32(source->tensor("w")), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 

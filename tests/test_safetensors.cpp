@@ -219,7 +219,7 @@ TEST(ModelFolder, AuxiliaryFilesByRelativePath) {
   for (const char* weights : {"model.safetensors", "pytorch_model.bin"})
     EXPECT_EQ(std::find(files.begin(), files.end(), weights), files.end()) << weights;
   EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
-  EXPECT_EQ(source->config()["hidden_size"], 32);
+  EXPECT_EQ(source->config_json()["hidden_size"], 32);
 }
 
 TEST(ModelFolder, PathsEscapingTheFolderAreRejected) {

@@ -27,7 +27,7 @@ class MemorySource final : public ModelSource {
     config_ = json::parse(files_.at("config.json"));
   }
   const std::string& path() const override { return path_; }
-  const json& config() const override { return config_; }
+  const json& config_json() const override { return config_; }
   bool has_file(const std::string& name) const override { return files_.count(name) != 0; }
   std::string read_file(const std::string& name) const override { return files_.at(name); }
   std::vector<std::string> file_names() const override {

@@ -25,7 +25,7 @@ class FolderSource final : public ModelSource {
  public:
   explicit FolderSource(std::string path) : path_(std::move(path)), config_(load_json(path_ + "/config.json")) {}
   const std::string& path() const override { return path_; }
-  const nlohmann::json& config() const override { return config_; }
+  const nlohmann::json& config_json() const override { return config_; }
   bool has_file(const std::string& name) const override { return std::filesystem::is_regular_file(path_ + "/" + name); }
   std::string read_file(const std::string& name) const override { return test::read_file(path_ + "/" + name); }
   std::vector<std::string> file_names() const override { return {}; }

@@ -17,7 +17,7 @@ class JsonOnlySource final : public invar::ModelSource {
   JsonOnlySource(const char* model_type, std::string_view tokenizer)
       : config_({{"model_type", model_type}, {"vocab_size", 1 << 20}}), tokenizer_(tokenizer) {}
   const std::string& path() const override { return path_; }
-  const nlohmann::json& config() const override { return config_; }
+  const nlohmann::json& config_json() const override { return config_; }
   bool has_file(const std::string& name) const override { return name == "tokenizer.json"; }
   std::string read_file(const std::string& name) const override {
     if (name != "tokenizer.json") throw invar::Error("no file " + name);
