@@ -287,6 +287,25 @@ TEST(CliSacrebleu, RealOutputs) {
   }
 }
 
+// SACREBLEU_SEED seeds the draws and is named in the signature.
+TEST(CliSacrebleu, SeedFromTheEnvironment) {
+  const std::vector<std::string> args{"sacrebleu", files().refs, "-i", files().hyps, "--confidence", "-w", "4"};
+  std::vector<std::string> seeded{"/usr/bin/env", "SACREBLEU_SEED=7", INVAR_CLI};
+  seeded.insert(seeded.end(), args.begin(), args.end());
+  const auto seven = invar::test::run_program(seeded);
+  ASSERT_EQ(seven.exit_code, 0) << seven.err;
+  EXPECT_NE(seven.out.find("|bs:1000|seed:7|"), std::string::npos) << seven.out;
+  const auto default_seed = run_ok(args).out;
+  EXPECT_NE(default_seed.find("|bs:1000|seed:12345|"), std::string::npos) << default_seed;
+  // The same score, other resamples: the interval moves.
+  const auto field = [](const std::string& out, const std::string& name) {
+    const auto at = out.find("\"" + name + "\": ");
+    return out.substr(at, out.find(',', at) - at);
+  };
+  EXPECT_EQ(field(seven.out, "score"), field(default_seed, "score"));
+  EXPECT_NE(field(seven.out, "confidence"), field(default_seed, "confidence"));
+}
+
 TEST(CliSacrebleu, TestSetsAndMisuseFailClearly) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"sacrebleu", "-t", "wmt17", "-l", "en-de", "-i", files().hyps},
