@@ -202,6 +202,18 @@ void check_offline(const SacrebleuOptions& o) {
   if (encoding != "utf-8" && encoding != "utf8") fail("--encoding: invar reads UTF-8 only, got '{}'", o.encoding);
 }
 
+// Python's text.split(separator): every piece, empty ones included.
+std::vector<std::string> split_at(std::string_view text, char separator) {
+  std::vector<std::string> pieces;
+  std::size_t start = 0;
+  for (auto end = text.find(separator); end != std::string_view::npos; end = text.find(separator, start)) {
+    pieces.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  pieces.emplace_back(text.substr(start));
+  return pieces;
+}
+
 // sacrebleu's stdin mode: each line holds one segment of every system, tab-separated; the first
 // line decides how many systems there are.
 std::vector<std::vector<std::string>> read_stdin_systems() {
@@ -209,13 +221,7 @@ std::vector<std::vector<std::string>> read_stdin_systems() {
   std::vector<std::vector<std::string>> systems;
   for (std::size_t i = 0; i < std::max<std::size_t>(lines.size(), 1); ++i) {
     const std::string_view line = i < lines.size() ? metrics::rstrip_whitespace(lines[i]) : std::string_view();
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (auto tab = line.find('\t'); tab != std::string_view::npos; tab = line.find('\t', start)) {
-      fields.emplace_back(line.substr(start, tab - start));
-      start = tab + 1;
-    }
-    fields.emplace_back(line.substr(start));
+    const auto fields = split_at(line, '\t');
     if (i == 0) systems.resize(fields.size());
     if (fields.size() != systems.size())
       fail("<stdin>:{}: {} tab-separated systems, the first line has {}: the number of tab-delimited fields in the "
@@ -302,16 +308,7 @@ void print_single(const std::vector<std::string>& results, const SacrebleuOption
 // empty lines.
 std::string table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
                   bool latex) {
-  const auto lines_of_cell = [](const std::string& cell) {
-    std::vector<std::string> lines;
-    std::size_t start = 0;
-    for (auto end = cell.find('\n'); end != std::string::npos; end = cell.find('\n', start)) {
-      lines.push_back(cell.substr(start, end - start));
-      start = end + 1;
-    }
-    lines.push_back(cell.substr(start));
-    return lines;
-  };
+  const auto lines_of_cell = [](const std::string& cell) { return split_at(cell, '\n'); };
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < headers.size(); ++c) {
     std::size_t w = code_points(headers[c]) + 2;  // tabulate's MIN_PADDING
