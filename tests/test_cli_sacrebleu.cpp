@@ -1,8 +1,9 @@
-// `invar sacrebleu`: sacrebleu 2.4.3's command line and its output byte for byte. The expected
-// outputs are sacrebleu's numbers (tests/fixtures/metrics/sacrebleu.json, from sacrebleu 2.4.3) in
-// the formats sacrebleu prints them: Score.format, print_single_results (JSON list, '='-aligned
-// text), print_results_table (tabulate's fancy_grid / latex_booktabs, as README.md of v2.4.3 shows
-// them, and json.dumps(indent=4)).
+// `invar sacrebleu`: sacrebleu 2.4.3's command line and its output byte for byte. RealOutputs
+// compares with what sacrebleu's own command line printed (tests/fixtures/metrics/
+// sacrebleu_cli_2.6.0.json); the other tests build the expected outputs from sacrebleu's numbers
+// (tests/fixtures/metrics/sacrebleu.json, from sacrebleu 2.4.3) in the formats sacrebleu prints
+// them: Score.format, print_single_results (JSON list, '='-aligned text), print_results_table
+// (tabulate's fancy_grid / latex_booktabs and json.dumps(indent=4)).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -249,7 +250,63 @@ TEST(CliSacrebleu, EnvironmentChoosesTheFormat) {
                          bleu_verbose(c["corpus"]) + "\n");
 }
 
-TEST(CliSacrebleu, TestSetsAndNumpyDrawsFailClearly) {
+// Each case of the fixture run in a folder holding its files, as `sacrebleu ARGS` ran there. The
+// only difference allowed is the version in signatures (and their JSON fields): the fixture comes from sacrebleu 2.6.0,
+// whose package differs from 2.4.3 in nothing these cases print (`git diff v2.4.3 v2.6.0 --
+// sacrebleu/`: the version, a new spBLEU-1K tokenizer, test-set downloads, and a rewrite of
+// compute_bleu's brevity penalty and precision list with the same results).
+TEST(CliSacrebleu, RealOutputs) {
+  const json data = invar::test::load_json(invar::test::fixture("metrics/sacrebleu_cli_2.6.0.json"));
+  ASSERT_EQ(data["sacrebleu_version"], "2.6.0");
+  const std::string dir = invar::test::temp_dir();
+  for (const char* name : {"hyps", "refs", "sys2", "sys3"})
+    invar::test::write_file(dir + "/" + name + ".txt", lines_of(data[name].get<std::vector<std::string>>()));
+  invar::test::write_file(dir + "/refs2.txt", lines_of(data["refs"].get<std::vector<std::string>>()));
+  ASSERT_GE(data["cases"].size(), 29u);
+  for (const auto& c : data["cases"]) {
+    const auto args = c["args"].get<std::string>();
+    // The arguments hold no quotes: the shell splits them as sacrebleu's runner did, and does the
+    // `< hyps.txt` of the standard-input case.
+    const auto result = invar::test::run_program(
+        {"/bin/sh", "-c", fmt::format("cd '{}' && exec '{}' sacrebleu {}", dir, INVAR_CLI, args)});
+    // The version, in signatures and as the JSON field of a signature's parts.
+    std::string expected = c["stdout"].get<std::string>();
+    for (const std::string from : {"version:2.6.0", "\"version\": \"2.6.0\""})
+      for (auto at = expected.find(from); at != std::string::npos; at = expected.find(from, at))
+        expected.replace(at + from.size() - 5 - (from[0] == '"'), 5, "2.4.3");
+    if (c["exit"] == 0) {
+      EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
+    } else {
+      // sacrebleu exits 17 on ragged tab-separated input; invar's runtime errors exit 1.
+      EXPECT_NE(result.exit_code, 0) << args;
+      EXPECT_NE(result.err.find("the number of tab-delimited fields in the input stream differ across lines"),
+                std::string::npos)
+          << args << "\n" << result.err;
+    }
+    EXPECT_EQ(result.out, expected) << args;
+  }
+}
+
+// SACREBLEU_SEED seeds the draws and is named in the signature.
+TEST(CliSacrebleu, SeedFromTheEnvironment) {
+  const std::vector<std::string> args{"sacrebleu", files().refs, "-i", files().hyps, "--confidence", "-w", "4"};
+  std::vector<std::string> seeded{"/usr/bin/env", "SACREBLEU_SEED=7", INVAR_CLI};
+  seeded.insert(seeded.end(), args.begin(), args.end());
+  const auto seven = invar::test::run_program(seeded);
+  ASSERT_EQ(seven.exit_code, 0) << seven.err;
+  EXPECT_NE(seven.out.find("|bs:1000|seed:7|"), std::string::npos) << seven.out;
+  const auto default_seed = run_ok(args).out;
+  EXPECT_NE(default_seed.find("|bs:1000|seed:12345|"), std::string::npos) << default_seed;
+  // The same score, other resamples: the interval moves.
+  const auto field = [](const std::string& out, const std::string& name) {
+    const auto at = out.find("\"" + name + "\": ");
+    return out.substr(at, out.find(',', at) - at);
+  };
+  EXPECT_EQ(field(seven.out, "score"), field(default_seed, "score"));
+  EXPECT_NE(field(seven.out, "confidence"), field(default_seed, "confidence"));
+}
+
+TEST(CliSacrebleu, TestSetsAndMisuseFailClearly) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"sacrebleu", "-t", "wmt17", "-l", "en-de", "-i", files().hyps},
            {"sacrebleu", "--test-set=wmt17", "-i", files().hyps},
@@ -263,9 +320,25 @@ TEST(CliSacrebleu, TestSetsAndNumpyDrawsFailClearly) {
   EXPECT_EQ(spm.exit_code, 1);
   EXPECT_NE(spm.err.find("-tok flores200 needs the SentencePiece model sacrebleu downloads"), std::string::npos)
       << spm.err;
-  const auto paired = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, files().refs, "-pbs"});
-  EXPECT_EQ(paired.exit_code, 1);
-  EXPECT_NE(paired.err.find("numpy"), std::string::npos) << paired.err;
+  const auto one = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, "-pbs"});
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_NE(one.err.find("Paired tests require multiple input systems given to --input (-i)."), std::string::npos)
+      << one.err;
+  const auto confidence = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, files().refs, "-ci"});
+  EXPECT_EQ(confidence.exit_code, 1);
+  EXPECT_NE(confidence.err.find("Use paired tests (--paired) for multiple systems."), std::string::npos)
+      << confidence.err;
+  // argparse's usage errors exit 2: the two paired tests exclude each other, and an ambiguous
+  // abbreviation (rewritten before CLI11 parses) is one too.
+  const auto tests = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, files().refs, "-pbs", "-par"});
+  EXPECT_EQ(tests.exit_code, 2) << tests.err;
+  const auto ambiguous = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, "--chrf", "2"});
+  EXPECT_EQ(ambiguous.exit_code, 2) << ambiguous.err;
+  EXPECT_NE(ambiguous.err.find("ambiguous option: --chrf"), std::string::npos) << ambiguous.err;
+  const auto seedless = invar::test::run_program({"/usr/bin/env", "SACREBLEU_SEED=none", INVAR_CLI, "sacrebleu",
+                                                  files().refs, "-i", files().hyps, "-ci"});
+  EXPECT_EQ(seedless.exit_code, 1);
+  EXPECT_NE(seedless.err.find("SACREBLEU_SEED must be a non-negative integer"), std::string::npos) << seedless.err;
   const auto both = invar::test::run_cli({"sacrebleu", files().refs, "-i", files().hyps, "-sl", "-m", "bleu", "chrf"});
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_NE(both.err.find("Only one metric can be used in sentence-level mode."), std::string::npos) << both.err;

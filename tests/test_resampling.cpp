@@ -5,10 +5,41 @@
 #include "core/error.hpp"
 #include "eval/metaeval/metaeval.hpp"
 #include "eval/metrics/corpus/bleu.hpp"
+#include "eval/stats/numpy_random.hpp"
 #include "eval/stats/resampling.hpp"
 
 using namespace invar;
 using namespace invar::stats;
+
+// The values numpy 1.24 prints for these calls (np.random.default_rng(seed); the generator and
+// these draws are unchanged since numpy 1.17).
+TEST(NumpyGenerator, DrawsWhatNumpyDraws) {
+  NumpyGenerator raw(12345);  // .bit_generator.random_raw(3)
+  EXPECT_EQ(raw.next64(), 0x3a32b18db2ffc19dULL);
+  EXPECT_EQ(raw.next64(), 0x51171315c9e4c4deULL);
+  EXPECT_EQ(raw.next64(), 0xcc2024823444efd9ULL);
+  NumpyGenerator choice(12345);  // .choice(12, size=(2, 12), replace=True)
+  std::vector<std::uint64_t> drawn;
+  for (int i = 0; i < 24; ++i) drawn.push_back(choice.below(12));
+  EXPECT_EQ(drawn, (std::vector<std::uint64_t>{8, 2, 9, 3, 2, 9, 7, 8, 11, 4, 10, 3,
+                                               6, 7, 2, 2, 2, 8, 7, 11, 8, 2, 10, 11}));
+  NumpyGenerator bits(12345);  // .integers(2, size=(2, 40), dtype=bool)
+  NumpyGenerator::Bools bools(bits);
+  std::string row;
+  for (int i = 0; i < 80; ++i) row += bools.next() ? '1' : '0';
+  EXPECT_EQ(row, "1011100110000011111111110100110110110001"
+                 "1000110101001100010111000111101100100011");
+  NumpyGenerator wide((1ULL << 40) + 7);  // .choice(5000000000, size=3), then .choice(3, size=5)
+  EXPECT_EQ(wide.below(5000000000ULL), 4149064459ULL);
+  EXPECT_EQ(wide.below(5000000000ULL), 1276525791ULL);
+  EXPECT_EQ(wide.below(5000000000ULL), 768953579ULL);
+  std::vector<std::uint64_t> small;
+  for (int i = 0; i < 5; ++i) small.push_back(wide.below(3));
+  EXPECT_EQ(small, (std::vector<std::uint64_t>{1, 2, 2, 2, 0}));
+  // The resamples are those draws, row by row.
+  const auto indices = bootstrap_indices(12, {.samples = 2, .seed = 12345});
+  EXPECT_EQ(std::vector<std::uint64_t>(indices.begin(), indices.end()), drawn);
+}
 
 TEST(Bootstrap, IndicesAreSeededAndInRange) {
   const auto a = bootstrap_indices(7, {.samples = 50, .seed = 1});

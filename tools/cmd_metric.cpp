@@ -164,7 +164,12 @@ void resample(Result& r, const CorpusMetric& metric, const MetricArguments& args
               const Rows& rows, bool is_baseline) {
   const auto score = [&](const std::vector<double>& summed) { return metric.score_row(summed); };
   const int samples = args.paired_bs ? args.paired_bs_n : args.confidence_n;
-  const stats::BootstrapOptions bootstrap{.samples = samples, .seed = args.seed};
+  // Resamples scored as sacrebleu scores them (numpy's float32 arithmetic), so the digits are its.
+  const stats::BootstrapOptions bootstrap{
+      .samples = samples,
+      .seed = args.seed,
+      .resampled_score = [&](const std::vector<double>& summed) { return metric.resampled_score(summed); },
+      .float32_scores = metric.float32_resampled()};
   std::optional<stats::BootstrapInterval> interval;
   if (args.paired_ar && !is_baseline) {
     r.pvalue = stats::paired_randomization(baseline, rows, score, {.trials = args.paired_ar_n, .seed = args.seed}).pvalue;
@@ -392,8 +397,7 @@ void add_common_options(CLI::App* app, MetricArguments& args) {
                 "p = (1 + #{trials with |Δ| > |Δ observed|}) / (trials + 1)); p < 0.05 is starred");
   app->add_option("--paired-ar-n", args.paired_ar_n, "Trials for --paired-ar")->capture_default_str();
   app->add_option("--seed", args.seed,
-                  "Resampling seed (the draws come from mt19937_64, not numpy: the last digits of intervals and "
-                  "p-values differ from sacrebleu's)")
+                  "Resampling seed (SACREBLEU_SEED: the draws are numpy's default_rng(seed), as sacrebleu's)")
       ->capture_default_str();
   app->add_option("--empty", args.empty,
                   "An empty hypothesis: reference (scored as sacrebleu scores it) or error (naming its line)")

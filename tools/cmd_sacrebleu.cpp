@@ -7,8 +7,9 @@
 // sacrebleu's argparse takes single-dash long options (-tok, -lc, -nr, …), `-opt=value` and unique
 // prefixes of long options (--tok); CLI11 takes none of them, so the arguments are rewritten to
 // CLI11's spelling first (sacrebleu_arguments). Test sets (-t, --list, --echo, …) need downloads:
-// they fail with a message saying so. Resampled numbers (--confidence, --paired-bs, --paired-ar)
-// are not offered: their draws come from numpy's generator, which invar does not reproduce.
+// they fail with a message saying so. --confidence, --paired-bs and --paired-ar draw what sacrebleu
+// draws (eval/stats/numpy_random.hpp: numpy's default_rng(SACREBLEU_SEED)) and score resamples with
+// its numpy 2 float32 arithmetic (CorpusMetric::resampled_score), so their digits are sacrebleu's.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -27,6 +28,7 @@
 #include "eval/metrics/corpus/registry.hpp"
 #include "eval/metrics/tokenizers/registry.hpp"
 #include "eval/metrics/tokenizers/mt_tokenize.hpp"
+#include "eval/stats/resampling.hpp"
 #include "tools/command.hpp"
 #include "tools/metric_inputs.hpp"
 
@@ -102,10 +104,11 @@ void add_options(CLI::App& app, SacrebleuOptions& o) {
   app.add_flag("--ter-asian-support", o.ter_asian_support, "TER: special treatment of Asian characters");
   app.add_flag("--ter-no-punct", o.ter_no_punct, "TER: remove punctuation");
   app.add_flag("--ter-normalized", o.ter_normalized, "TER: basic normalization and tokenization");
-  app.add_flag("--confidence", o.confidence, "Bootstrap confidence interval (not offered: numpy's draws)");
+  app.add_flag("--confidence", o.confidence, "Report a confidence interval using bootstrap resampling");
   app.add_option("--confidence-n", o.confidence_n, "Bootstrap resamples")->capture_default_str();
-  app.add_flag("--paired-ar", o.paired_ar, "Paired approximate randomization (not offered: numpy's draws)");
-  app.add_flag("--paired-bs", o.paired_bs, "Paired bootstrap resampling (not offered: numpy's draws)");
+  app.add_flag("--paired-ar", o.paired_ar, "Paired test of each system against the first: approximate randomization")
+      ->excludes(app.add_flag("--paired-bs", o.paired_bs,
+                              "Paired test of each system against the first: bootstrap resampling"));
   app.add_option("--paired-ar-n", o.paired_ar_n, "Approximate randomization trials")->capture_default_str();
   app.add_option("--paired-bs-n", o.paired_bs_n, "Paired bootstrap resamples")->capture_default_str();
   app.add_option("-j,--paired-jobs", o.paired_jobs, "Workers of the paired tests")->capture_default_str();
@@ -121,7 +124,8 @@ void add_options(CLI::App& app, SacrebleuOptions& o) {
   app.footer(
       "sacrebleu 2.4.3's command line: single-dash long options (-tok, -lc, -nr, -sl, -sv, -cc, -cw, -ci, "
       "-cin, -par, -pbs, -parn, -pbsn, -sh, -nc, -ol), -opt=value and unique prefixes of long options are "
-      "accepted as sacrebleu's argparse accepts them. SACREBLEU_FORMAT overrides -f.");
+      "accepted as sacrebleu's argparse accepts them. SACREBLEU_FORMAT overrides -f; SACREBLEU_SEED (default "
+      "12345) seeds the resampling.");
 }
 
 // sacrebleu's argparse spellings in CLI11's: single-dash long options (-tok) and their `-tok=intl`
@@ -166,7 +170,7 @@ std::vector<std::string> sacrebleu_arguments(const std::vector<std::string>& arg
       for (const auto& candidate : long_names)
         if (candidate.starts_with(name)) matches.push_back(candidate);
       if (matches.size() > 1)
-        fail("ambiguous option: {} could match {}", name, fmt::join(matches, ", "));
+        throw CLI::ArgumentMismatch(fmt::format("ambiguous option: {} could match {}", name, fmt::join(matches, ", ")));
       if (matches.size() == 1) {
         out.push_back(matches.front() + value);
         continue;
@@ -194,11 +198,20 @@ void check_offline(const SacrebleuOptions& o) {
   if (o.tokenize == "spm" || o.tokenize == "flores101" || o.tokenize == "flores200")
     fail("-tok {} needs the SentencePiece model sacrebleu downloads; invar runs offline (its tokenizers: {})",
          o.tokenize, metrics::tokenizer_choices());
-  if (o.confidence || o.paired_bs || o.paired_ar)
-    fail("--confidence, --paired-bs and --paired-ar draw with numpy's generator, which invar does not reproduce; "
-         "`invar metric bleu|chrf|ter` offers them with its own seeded draws");
   const auto encoding = python_lower(o.encoding);
   if (encoding != "utf-8" && encoding != "utf8") fail("--encoding: invar reads UTF-8 only, got '{}'", o.encoding);
+}
+
+// Python's text.split(separator): every piece, empty ones included.
+std::vector<std::string> split_at(std::string_view text, char separator) {
+  std::vector<std::string> pieces;
+  std::size_t start = 0;
+  for (auto end = text.find(separator); end != std::string_view::npos; end = text.find(separator, start)) {
+    pieces.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  pieces.emplace_back(text.substr(start));
+  return pieces;
 }
 
 // sacrebleu's stdin mode: each line holds one segment of every system, tab-separated; the first
@@ -208,13 +221,7 @@ std::vector<std::vector<std::string>> read_stdin_systems() {
   std::vector<std::vector<std::string>> systems;
   for (std::size_t i = 0; i < std::max<std::size_t>(lines.size(), 1); ++i) {
     const std::string_view line = i < lines.size() ? metrics::rstrip_whitespace(lines[i]) : std::string_view();
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (auto tab = line.find('\t'); tab != std::string_view::npos; tab = line.find('\t', start)) {
-      fields.emplace_back(line.substr(start, tab - start));
-      start = tab + 1;
-    }
-    fields.emplace_back(line.substr(start));
+    const auto fields = split_at(line, '\t');
     if (i == 0) systems.resize(fields.size());
     if (fields.size() != systems.size())
       fail("<stdin>:{}: {} tab-separated systems, the first line has {}: the number of tab-delimited fields in the "
@@ -296,13 +303,17 @@ void print_single(const std::vector<std::string>& results, const SacrebleuOption
 
 // tabulate's fancy_grid (text) and latex_booktabs (latex) as sacrebleu calls them: the first column
 // right-aligned, the others centred (Python's "{:^w}": the odd space goes right), every cell padded
-// by one space; fancy_grid draws a rule between rows.
+// by one space; fancy_grid draws a rule between rows, and a cell with line breaks (the p-values of
+// the paired tests) spans several lines, each aligned on its own, the shorter cells padded with
+// empty lines.
 std::string table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
                   bool latex) {
+  const auto lines_of_cell = [](const std::string& cell) { return split_at(cell, '\n'); };
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < headers.size(); ++c) {
     std::size_t w = code_points(headers[c]) + 2;  // tabulate's MIN_PADDING
-    for (const auto& row : rows) w = std::max(w, code_points(row[c]));
+    for (const auto& row : rows)
+      for (const auto& line : lines_of_cell(row[c])) w = std::max(w, code_points(line));
     widths.push_back(w);
   }
   const auto align = [&](const std::string& cell, std::size_t c) {
@@ -320,9 +331,23 @@ std::string table(const std::vector<std::string>& headers, const std::vector<std
     return line + right + "\n";
   };
   const auto row_line = [&](const std::vector<std::string>& cells) {
-    std::string line = "│";
-    for (std::size_t c = 0; c < cells.size(); ++c) line += " " + align(cells[c], c) + " │";
-    return line + "\n";
+    std::vector<std::vector<std::string>> split;
+    std::size_t height = 1;
+    for (const auto& cell : cells) {
+      split.push_back(lines_of_cell(cell));
+      height = std::max(height, split.back().size());
+    }
+    std::string out;
+    for (std::size_t k = 0; k < height; ++k) {
+      out += "│";
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        out += ' ';
+        out += align(k < split[c].size() ? split[c][k] : std::string(), c);
+        out += " │";
+      }
+      out += '\n';
+    }
+    return out;
   };
   if (latex) {
     // tabulate's LaTeX escapes, applied after the cells are aligned.
@@ -356,6 +381,115 @@ std::string table(const std::vector<std::string>& headers, const std::vector<std
   return out + rule("╘", "═", "╧", "╛");
 }
 
+// SACREBLEU_SEED as sacrebleu reads it (default 12345). "none" (draws from the OS's entropy) and
+// 0 (which sacrebleu's paired tests also take as "no seed") would not be reproducible: refused.
+std::uint64_t sacrebleu_seed() {
+  const char* text = std::getenv("SACREBLEU_SEED");
+  if (text == nullptr) return 12345;
+  const std::string value = text;
+  std::size_t used = 0;
+  unsigned long long seed = 0;
+  try {
+    seed = std::stoull(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || value.empty() || value[0] == '-' || value[0] == '+' || value[0] == ' ')
+    fail("SACREBLEU_SEED must be a non-negative integer, got '{}' (invar does not draw from the OS's entropy, as "
+         "sacrebleu does for 'none')",
+         value);
+  if (seed == 0)
+    fail("SACREBLEU_SEED=0: sacrebleu's paired tests take 0 as 'no seed' and draw from the OS's entropy; give "
+         "another seed");
+  return seed;
+}
+
+// The resampling options that make stats:: resample and score as sacrebleu does for `metric`.
+stats::BootstrapOptions bootstrap_options(const metrics::CorpusMetric& metric, int samples, std::uint64_t seed) {
+  return {.samples = samples,
+          .seed = seed,
+          .resampled_score = [&metric](const std::vector<double>& sum) { return metric.resampled_score(sum); },
+          .float32_scores = metric.float32_resampled()};
+}
+
+// sacrebleu's significance.Result: a paired test's numbers for one system and metric.
+struct PairedResult {
+  double score = 0;
+  std::optional<double> p_value, mean, ci;
+};
+
+// sacrebleu's PairedTest: the first system is the baseline; --paired-bs gives every system a
+// bootstrap mean and 95% half-width and each other system a p-value, --paired-ar only p-values.
+// Every test seeds its own generator, so all use the same draws.
+std::vector<std::vector<PairedResult>> paired_results(const SacrebleuOptions& o,
+                                                      const std::vector<const metrics::CorpusMetric*>& metrics,
+                                                      const std::vector<std::vector<std::string>>& systems,
+                                                      const std::vector<std::vector<std::string>>& refs,
+                                                      int samples, std::uint64_t seed) {
+  std::vector<std::vector<PairedResult>> results(metrics.size());
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const auto& metric = *metrics[m];
+    const auto score = [&metric](const std::vector<double>& sum) { return metric.score_row(sum); };
+    const auto options = bootstrap_options(metric, samples, seed);
+    const auto baseline = metrics::segment_rows(metric, systems.front(), refs);
+    PairedResult first{.score = metric.score_row(metrics::sum_rows(baseline))};
+    if (o.paired_bs) {
+      const auto interval = stats::bootstrap_interval(stats::bootstrap_scores(baseline, score, options),
+                                                      options.float32_scores);
+      first.mean = interval.mean;
+      first.ci = interval.half_width;
+    }
+    results[m].push_back(first);
+    for (std::size_t s = 1; s < systems.size(); ++s) {
+      const auto rows = metrics::segment_rows(metric, systems[s], refs);
+      PairedResult r;
+      if (o.paired_bs) {
+        const auto test = stats::paired_bootstrap(baseline, rows, score, options);
+        r = {.score = test.system_score, .p_value = test.pvalue, .mean = test.system.mean, .ci = test.system.half_width};
+      } else {
+        const auto test = stats::paired_randomization(baseline, rows, score, {.trials = samples, .seed = seed});
+        r = {.score = test.system_score, .p_value = test.pvalue};
+      }
+      results[m].push_back(r);
+    }
+  }
+  return results;
+}
+
+// utils._format_score_lines: "score (mean ± ci)" and the p-value, starred when p <= 0.05, on a
+// line of its own in fancy_grid.
+std::string paired_cell(const PairedResult& r, int width, bool multiline) {
+  std::string cell = fmt::format("{:.{}f}", r.score, width);
+  if (r.mean) cell += fmt::format(" ({:.{}f} ± {:.{}f})", *r.mean, width, *r.ci, width);
+  if (r.p_value)
+    cell += fmt::format("{}(p = {:.4f}){}", multiline ? "\n" : " ", *r.p_value, *r.p_value > 0.05 ? "" : "*");
+  return cell;
+}
+
+// The explanation print_results_table adds under a paired test's table.
+std::string paired_legend(const SacrebleuOptions& o, const std::string& baseline) {
+  const std::string message =
+      o.paired_bs ? fmt::format("Paired bootstrap resampling test with {} resampling trials", o.paired_bs_n)
+                  : fmt::format("Paired approximate randomization test with {} trials", o.paired_ar_n);
+  const std::string rule(message.size(), '-');
+  std::string out = rule + "\n" + message + "\n" + rule + "\n";
+  out += fmt::format(" - Each system is pairwise compared to {}.\n", baseline);
+  out += o.paired_bs ? "   Actual system score / bootstrap estimated true mean / 95% CI are provided for each metric.\n"
+                     : "   Actual system score is provided for each metric.\n";
+  out += "\n";
+  out += " - Null hypothesis: the system and the baseline translations are essentially\n"
+         "   generated by the same underlying process. For a given system and the baseline,\n"
+         "   the p-value is roughly the probability of the absolute score difference (delta)\n"
+         "   or higher occurring due to chance, under the assumption that the null hypothesis is correct.\n\n"
+         " - Assuming a significance threshold of 0.05, the null hypothesis can be rejected\n"
+         "   for p-values < 0.05 (marked with \"*\"). This means that the delta is unlikely to be attributed\n"
+         "   to chance, hence the system is significantly \"different\" than the baseline.\n"
+         "   Otherwise, the p-values are highlighted in red.\n\n"
+         " - NOTE: Significance does not tell whether a system is \"better\" than the baseline but rather\n"
+         "   emphasizes the \"difference\" of the systems in terms of the replicability of the delta.\n\n";
+  return out;
+}
+
 void run(const SacrebleuOptions& o) {
   check_offline(o);
   if (o.sentence_level && o.metrics.size() > 1) fail("Only one metric can be used in sentence-level mode.");
@@ -365,35 +499,52 @@ void run(const SacrebleuOptions& o) {
     fail("give the reference files before -i/--input (sacrebleu's test sets, -t, need a download)");
   if (o.num_refs < 1) fail("--num-refs must be >= 1, got {}", o.num_refs);
   if (o.width < 0 || o.width > 17) fail("--width must be between 0 and 17, got {}", o.width);
+  const bool paired = o.paired_bs || o.paired_ar;
 
   std::vector<std::vector<std::string>> systems;
   std::vector<std::string> names;
   if (o.input.empty()) {
     systems = read_stdin_systems();
-    for (std::size_t s = 0; s < systems.size(); ++s) names.push_back(fmt::format("System {}", s + 1));
+    for (std::size_t s = 0; s < systems.size(); ++s)
+      names.push_back(paired ? (s == 0 ? std::string("Baseline") : fmt::format("System {}", s)) : fmt::format("System {}", s + 1));
   } else {
     for (const auto& file : o.input) {
-      if (std::find(names.begin(), names.end(), file) != names.end())
+      if (std::find(names.begin(), names.end(), file) != names.end()) {
+        if (paired && file == names.front()) {
+          fmt::print(stderr, "sacreBLEU: Ignoring '{}' as it was also given as the baseline.\n", file);
+          continue;
+        }
         fail("'{}' already used to name a system: give each system's file once", file);
+      }
       systems.push_back(read_segments(file));
       names.push_back(file);
     }
+    if (paired) names.front() = "Baseline: " + names.front();
   }
+  if (o.sentence_level && systems.size() > 1) fail("Only one system can be evaluated in sentence-level mode.");
+  if (o.sentence_level && (o.confidence || paired)) fail("Statistical tests are unavailable in sentence-level mode.");
+  if (paired && systems.size() == 1) fail("Paired tests require multiple input systems given to --input (-i).");
+  if (systems.size() > 1 && o.confidence) fail("Use paired tests (--paired) for multiple systems.");
+  const std::uint64_t seed = o.confidence || paired ? sacrebleu_seed() : 0;
+
   MetricArguments references;
   references.refs = o.refs;
   references.num_refs = o.num_refs;
   references.hyps = {o.input.empty() ? std::string("<stdin>") : o.input.front()};
   const auto refs = read_comparisons(references, systems.front().size()).front().refs;
   for (std::size_t s = 1; s < systems.size(); ++s) check_aligned(names[s], systems[s].size(), names[0], refs.size());
-  if (o.sentence_level && systems.size() > 1) fail("Only one system can be evaluated in sentence-level mode.");
 
   const metrics::MetricContext context{.sentence = o.sentence_level,
                                        .target_language = target_of(o.language_pair),
                                        .warn = [](const std::string& advice) { fmt::print(stderr, "sacreBLEU: {}\n", advice); }};
-  // sacrebleu computes its metrics in the order of their upper-case names.
-  const std::set<std::string> chosen(o.metrics.begin(), o.metrics.end());
+  // sacrebleu computes its metrics in the order of their upper-case names, but the paired tests
+  // in the order of -m.
+  std::vector<std::string> order;
+  for (const auto& name : o.metrics)
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  if (!paired) std::sort(order.begin(), order.end());
   std::vector<std::unique_ptr<metrics::CorpusMetric>> metrics;
-  for (const auto& name : chosen) metrics.push_back(metrics::make_corpus_metric(name, settings_of(name, o), context));
+  for (const auto& name : order) metrics.push_back(metrics::make_corpus_metric(name, settings_of(name, o), context));
   const int nrefs = metrics::reference_count(refs);
 
   std::string out;
@@ -409,44 +560,78 @@ void run(const SacrebleuOptions& o) {
   } else if (systems.size() == 1) {
     std::vector<std::string> results;
     for (const auto& metric : metrics) {
-      const auto report = metric->report_row(metrics::sum_rows(metrics::segment_rows(*metric, systems.front(), refs)));
+      const auto rows = metrics::segment_rows(*metric, systems.front(), refs);
+      auto report = metric->report_row(metrics::sum_rows(rows));
+      auto signature = metric->signature(nrefs);
+      // Metric.corpus_score(n_bootstrap=confidence_n): an interval only for more than one resample.
+      if (o.confidence && o.confidence_n > 1) {
+        const auto options = bootstrap_options(*metric, o.confidence_n, seed);
+        const auto interval = stats::bootstrap_interval_exact_mean(
+            stats::bootstrap_scores(rows, [&](const std::vector<double>& sum) { return metric->score_row(sum); }, options),
+            options.float32_scores);
+        report.ci_mean = interval.mean;
+        report.ci_half_width = interval.half_width;
+        signature.set_bootstrap(o.confidence_n, seed);
+      }
       const bool json = o.format == "json";
-      const auto signature = metric->signature(nrefs).format(o.short_signature && !json);
+      const auto formatted = signature.format(o.short_signature && !json);
       results.push_back(o.score_only ? metrics::format_score_only(report, o.width)
-                        : json       ? metrics::format_score_json(report, signature, o.width, 1, true)
-                                     : metrics::format_score_line(report, signature, o.width));
+                        : json       ? metrics::format_score_json(report, formatted, o.width, 1, true)
+                                     : metrics::format_score_line(report, formatted, o.width));
     }
     print_single(results, o, out);
   } else {
     std::vector<std::string> headers{"System"};
     std::vector<std::string> signatures;
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& metric : metrics) {
-      headers.push_back(metric->name());
-      signatures.push_back(metric->signature(nrefs).format(o.short_signature));
+    std::vector<std::vector<std::string>> rows(systems.size());
+    for (std::size_t s = 0; s < systems.size(); ++s) rows[s].push_back(names[s]);
+    // PairedTest: 0 trials or fewer mean the default.
+    const int samples = o.paired_bs ? (o.paired_bs_n > 0 ? o.paired_bs_n : 1000) : (o.paired_ar_n > 0 ? o.paired_ar_n : 10000);
+    std::vector<std::vector<PairedResult>> tests;
+    if (paired) {
+      std::vector<const metrics::CorpusMetric*> chosen;
+      for (const auto& metric : metrics) chosen.push_back(metric.get());
+      tests = paired_results(o, chosen, systems, refs, samples, seed);
     }
-    for (std::size_t s = 0; s < systems.size(); ++s) {
-      std::vector<std::string> row{names[s]};
-      for (const auto& metric : metrics)
-        row.push_back(metrics::format_score_only(
-            metric->report_row(metrics::sum_rows(metrics::segment_rows(*metric, systems[s], refs))), o.width));
-      rows.push_back(std::move(row));
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      const auto& metric = *metrics[m];
+      auto signature = metric.signature(nrefs);
+      if (o.paired_bs) signature.set_bootstrap(samples, seed);
+      if (o.paired_ar) signature.set_randomization(samples, seed);
+      headers.push_back(metric.name() + (o.paired_bs && o.format != "json" ? " (μ ± 95% CI)" : ""));
+      signatures.push_back(signature.format(o.short_signature));
+      for (std::size_t s = 0; s < systems.size(); ++s)
+        rows[s].push_back(paired ? paired_cell(tests[m][s], o.width, o.format == "text")
+                                 : metrics::format_score_only(metric.report_row(metrics::sum_rows(
+                                                                  metrics::segment_rows(metric, systems[s], refs))),
+                                                              o.width));
     }
     if (o.format == "json") {
-      // json.dumps(indent=4) with ASCII escapes, scores as the strings the table shows.
+      // json.dumps(indent=4) with ASCII escapes: the table's strings, or a paired test's Result
+      // fields as numbers (null where absent).
+      const auto number = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nullptr; };
       auto list = nlohmann::ordered_json::array();
-      for (const auto& row : rows) {
+      for (std::size_t s = 0; s < systems.size(); ++s) {
         nlohmann::ordered_json entry;
-        entry["system"] = row[0];
-        for (std::size_t c = 1; c < headers.size(); ++c) entry[headers[c]] = row[c];
+        entry["system"] = rows[s][0];
+        for (std::size_t m = 0; m < metrics.size(); ++m) {
+          if (!paired) {
+            entry[headers[m + 1]] = rows[s][m + 1];
+            continue;
+          }
+          const auto& r = tests[m][s];
+          entry[headers[m + 1]] = {
+              {"score", r.score}, {"p_value", number(r.p_value)}, {"mean", number(r.mean)}, {"ci", number(r.ci)}};
+        }
         list.push_back(entry);
       }
       out += list.dump(4, ' ', true) + "\n";
     } else {
       out += table(headers, rows, o.format == "latex") + "\n";
+      if (paired) out += paired_legend(o, names.front());
       out += "-----------------\nMetric signatures\n-----------------\n";
       for (std::size_t m = 0; m < signatures.size(); ++m)
-        out += fmt::format(" - {:<10} {}\n", headers[m + 1], signatures[m]);
+        out += fmt::format(" - {:<10} {}\n", metrics[m]->name(), signatures[m]);
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -459,6 +644,8 @@ void setup(CLI::App& root) {
       "alias sacrebleu='invar sacrebleu'");
   // Everything after `sacrebleu` is sacrebleu's argv, parsed below after rewriting.
   app->prefix_command();
+  // ... all of it: nothing falls through to the root (which would refuse it as extra arguments).
+  app->fallthrough(false);
   app->set_help_flag();
   app->callback([app] {
     SacrebleuOptions options;

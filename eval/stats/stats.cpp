@@ -39,27 +39,36 @@ const char* alternative_name(Alternative alternative) {
   return "two-sided";
 }
 
-// numpy/core/src/umath/loops_utils.h: blocks of 8 partial sums below 128 values, halves above.
-double numpy_sum(const double* a, std::size_t n) {
+namespace {
+
+// numpy/core/src/umath/loops_utils.h: blocks of 8 partial sums below 128 values, halves above; in
+// the array's own type (float32 arrays sum in float32).
+template <typename T>
+T pairwise_sum(const T* a, std::size_t n) {
   if (n < 8) {
-    double sum = 0.;
+    T sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += a[i];
     return sum;
   }
   if (n <= 128) {
-    double r[8];
+    T r[8];
     for (int j = 0; j < 8; ++j) r[j] = a[j];
     std::size_t i = 8;
     for (; i < n - n % 8; i += 8)
       for (int j = 0; j < 8; ++j) r[j] += a[i + j];
-    double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    T sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
     for (; i < n; ++i) sum += a[i];
     return sum;
   }
   std::size_t half = n / 2;
   half -= half % 8;
-  return numpy_sum(a, half) + numpy_sum(a + half, n - half);
+  return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
 }
+
+}  // namespace
+
+double numpy_sum(const double* a, std::size_t n) { return pairwise_sum(a, n); }
+float numpy_sum(const float* a, std::size_t n) { return pairwise_sum(a, n); }
 
 double numpy_mean(const std::vector<double>& values) {
   return numpy_sum(values.data(), values.size()) / static_cast<double>(values.size());

@@ -23,6 +23,8 @@ const char* alternative_name(Alternative alternative);
 // numpy's pairwise summation (np.sum / np.mean on a 1-D float64 array), so that means and sums
 // round exactly as scipy's do.
 double numpy_sum(const double* values, std::size_t n);
+// The same on a float32 array, in float32 (np.float32 arrays' sum; their mean divides it in float32).
+float numpy_sum(const float* values, std::size_t n);
 double numpy_mean(const std::vector<double>& values);
 
 // Mean and sample standard deviation, as np.mean and np.std(ddof=1): 0 for a single value; NaN

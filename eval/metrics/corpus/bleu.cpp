@@ -29,6 +29,51 @@ double default_smooth_value(BleuSmoothing smooth) {
 // sacrebleu.utils.my_log: log(0) is a large negative number instead of an error.
 double my_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
+// compute_bleu from the precisions on: T = double for Python numbers, float for the float32 sums of
+// sacrebleu's bootstrap resamples, where numpy 2 (NEP 50) keeps each precision a float32 (a Python
+// float meeting a float32 is rounded to float32 first). The logs and the rest are in double.
+template <typename T>
+double smoothed_score(std::vector<T>& counts, std::vector<T>& totals, std::vector<T>& precisions, double bp,
+                      const BleuOptions& options, double smooth_value) {
+  const int order = static_cast<int>(precisions.size());
+  double smooth_mteval = 1.;
+  int eff_order = order;
+  for (int n = 1; n <= order; ++n) {
+    if (options.smooth == BleuSmoothing::AddK && n > 1) {
+      counts[n - 1] += static_cast<T>(smooth_value);
+      totals[n - 1] += static_cast<T>(smooth_value);
+    }
+    if (totals[n - 1] == 0) break;
+    if (options.effective_order) eff_order = n;
+    if (counts[n - 1] == 0) {
+      if (options.smooth == BleuSmoothing::Exp) {
+        smooth_mteval *= 2;
+        precisions[n - 1] = static_cast<T>(100.) / (static_cast<T>(smooth_mteval) * totals[n - 1]);
+      } else if (options.smooth == BleuSmoothing::Floor) {
+        precisions[n - 1] = static_cast<T>(100. * smooth_value) / totals[n - 1];
+      }
+    } else {
+      precisions[n - 1] = static_cast<T>(100.) * counts[n - 1] / totals[n - 1];
+    }
+  }
+  // Python's sum() of the logs, which since Python 3.12 compensates floats (Neumaier) and adds ints
+  // (my_log's -9999999999) plainly: sacrebleu's command line on Python 3.12 shows it in the last
+  // digits of its bootstrap means (tests/fixtures/metrics/sacrebleu_cli_2.6.0.json).
+  double log_sum = 0, compensation = 0;
+  for (int n = 0; n < eff_order; ++n) {
+    const double x = my_log(precisions[n]);
+    if (precisions[n] == 0) {
+      log_sum += x;
+      continue;
+    }
+    const double t = log_sum + x;
+    compensation += std::fabs(log_sum) >= std::fabs(x) ? (log_sum - t) + x : (x - t) + log_sum;
+    log_sum = t;
+  }
+  if (compensation != 0 && std::isfinite(compensation)) log_sum += compensation;
+  return bp * std::exp(log_sum / eff_order);
+}
+
 struct BleuScratch {
   std::string hyp;
   std::vector<std::string> refs;
@@ -170,29 +215,7 @@ BleuScore Bleu::compute(const BleuStats& stats) const {
   // sacrebleu #141: no match at all scores 0 before any smoothing.
   if (std::all_of(stats.correct.begin(), stats.correct.end(), [](std::int64_t c) { return c == 0; })) return out;
 
-  double smooth_mteval = 1.;
-  int eff_order = order;
-  for (int n = 1; n <= order; ++n) {
-    if (options_.smooth == BleuSmoothing::AddK && n > 1) {
-      out.counts[n - 1] += smooth_value;
-      out.totals[n - 1] += smooth_value;
-    }
-    if (out.totals[n - 1] == 0) break;
-    if (options_.effective_order) eff_order = n;
-    if (out.counts[n - 1] == 0) {
-      if (options_.smooth == BleuSmoothing::Exp) {
-        smooth_mteval *= 2;
-        out.precisions[n - 1] = 100. / (smooth_mteval * out.totals[n - 1]);
-      } else if (options_.smooth == BleuSmoothing::Floor) {
-        out.precisions[n - 1] = 100. * smooth_value / out.totals[n - 1];
-      }
-    } else {
-      out.precisions[n - 1] = 100. * out.counts[n - 1] / out.totals[n - 1];
-    }
-  }
-  double log_sum = 0;
-  for (int n = 0; n < eff_order; ++n) log_sum += my_log(out.precisions[n]);
-  out.score = out.bp * std::exp(log_sum / eff_order);
+  out.score = smoothed_score(out.counts, out.totals, out.precisions, out.bp, options_, smooth_value);
   return out;
 }
 
@@ -261,6 +284,22 @@ ScoreReport Bleu::report_row(const std::vector<double>& summed) const {
     s.total.push_back(std::llround(summed[2 + order + n]));
   }
   return report(compute(s));
+}
+
+double Bleu::resampled_score(const std::vector<double>& summed) const {
+  const std::size_t order = options_.max_ngram_order;
+  if (summed.size() != 2 + 2 * order) fail("BLEU: expected {} statistics, got {}", 2 + 2 * order, summed.size());
+  std::vector<float> counts(summed.begin() + 2, summed.begin() + 2 + order);
+  std::vector<float> totals(summed.begin() + 2 + order, summed.end());
+  std::vector<float> precisions(order, 0.0F);
+  // int(stats[0]), int(stats[1]): the brevity penalty is in double.
+  const auto sys_len = static_cast<std::int64_t>(summed[0]), ref_len = static_cast<std::int64_t>(summed[1]);
+  double bp = 1.0;
+  if (sys_len < ref_len)
+    bp = sys_len > 0 ? std::exp(1 - static_cast<double>(ref_len) / static_cast<double>(sys_len)) : 0.0;
+  if (std::all_of(counts.begin(), counts.end(), [](float c) { return c == 0; })) return 0.0;
+  return smoothed_score(counts, totals, precisions, bp, options_,
+                        options_.smooth_value.value_or(default_smooth_value(options_.smooth)));
 }
 
 std::vector<std::string> Bleu::row_names() const {

@@ -95,6 +95,8 @@ class Bleu : public CorpusMetric {
   std::vector<double> segment_row(std::string_view hypothesis,
                                   const std::vector<std::string>& references) const override;
   ScoreReport report_row(const std::vector<double>& summed) const override;
+  double resampled_score(const std::vector<double>& float32_summed) const override;
+  bool float32_resampled() const override { return false; }
   std::vector<std::string> row_names() const override;
 
  private:

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "eval/stats/numpy_scalar.hpp"
 #include "eval/metrics/tokenizers/mt_tokenize.hpp"
 #include "eval/metrics/corpus/ngram_index.hpp"
 
@@ -160,35 +161,42 @@ std::vector<std::int64_t> ChrF::segment_stats(std::string_view hypothesis,
   return out;
 }
 
-double ChrF::f_score(const std::int64_t* stats) const {
-  constexpr double eps = 1e-16;
-  const int orders = options_.char_order + options_.word_order;
-  const double factor = static_cast<double>(options_.beta) * options_.beta;
-  double score = 0.0, avg_prec = 0.0, avg_rec = 0.0;
+// sacrebleu's _compute_f_score. T: double (Python numbers from int statistics) or NumpyScalar (the
+// float32 sums of a bootstrap resample, where eps and 0.0 stay Python floats).
+template <typename T, typename Stat>
+T chrf_f_score(const Stat* stats, const ChrfOptions& options) {
+  const double eps = 1e-16;
+  const int orders = options.char_order + options.word_order;
+  const double factor = static_cast<double>(options.beta) * options.beta;
+  T score = 0.0, avg_prec = 0.0, avg_rec = 0.0;
   int effective_order = 0;
   for (int i = 0; i < orders; ++i) {
-    const auto n_hyp = stats[3 * i], n_ref = stats[3 * i + 1], n_match = stats[3 * i + 2];
-    const double prec = n_hyp > 0 ? static_cast<double>(n_match) / static_cast<double>(n_hyp) : eps;
-    const double rec = n_ref > 0 ? static_cast<double>(n_match) / static_cast<double>(n_ref) : eps;
-    const double denom = factor * prec + rec;
-    score += denom > 0 ? (1 + factor) * prec * rec / denom : eps;
+    const T n_hyp = stats[3 * i], n_ref = stats[3 * i + 1], n_match = stats[3 * i + 2];
+    const T prec = n_hyp > 0 ? n_match / n_hyp : T(eps);
+    const T rec = n_ref > 0 ? n_match / n_ref : T(eps);
+    const T denom = T(factor) * prec + rec;
+    score += denom > 0 ? T(1 + factor) * prec * rec / denom : T(eps);
     if (n_hyp > 0 && n_ref > 0) {
       avg_prec += prec;
       avg_rec += rec;
       ++effective_order;
     }
   }
-  if (options_.eps_smoothing) return 100 * score / orders;
+  if (options.eps_smoothing) return T(100) * score / T(orders);
   if (effective_order == 0) {
     avg_prec = avg_rec = 0.0;
   } else {
-    avg_prec /= effective_order;
-    avg_rec /= effective_order;
+    avg_prec /= T(effective_order);
+    avg_rec /= T(effective_order);
   }
   if (avg_prec + avg_rec == 0) return 0.0;
-  score = (1 + factor) * avg_prec * avg_rec;
-  score /= factor * avg_prec + avg_rec;
-  return 100 * score;
+  score = T(1 + factor) * avg_prec * avg_rec;
+  score /= T(factor) * avg_prec + avg_rec;
+  return T(100) * score;
+}
+
+double ChrF::f_score(const std::int64_t* stats) const {
+  return chrf_f_score<double>(stats, options_);
 }
 
 double ChrF::sentence_score(std::string_view hypothesis, const std::vector<std::string>& references) const {
@@ -254,6 +262,13 @@ ScoreReport ChrF::report_row(const std::vector<double>& summed) const {
   std::vector<std::int64_t> stats(summed.size());
   for (std::size_t k = 0; k < summed.size(); ++k) stats[k] = std::llround(summed[k]);
   return report(f_score(stats.data()));
+}
+
+double ChrF::resampled_score(const std::vector<double>& summed) const {
+  if (summed.size() != stats_size()) fail("chrF: expected {} statistics, got {}", stats_size(), summed.size());
+  std::vector<stats::NumpyScalar> narrow;
+  for (double v : summed) narrow.push_back(stats::NumpyScalar::f32(static_cast<float>(v)));
+  return chrf_f_score<stats::NumpyScalar>(narrow.data(), options_).value;
 }
 
 std::vector<std::string> ChrF::row_names() const {

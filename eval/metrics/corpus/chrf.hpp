@@ -58,6 +58,7 @@ class ChrF : public CorpusMetric {
   std::vector<double> segment_row(std::string_view hypothesis,
                                   const std::vector<std::string>& references) const override;
   ScoreReport report_row(const std::vector<double>& summed) const override;
+  double resampled_score(const std::vector<double>& float32_summed) const override;
   // chr{n}_hyp, chr{n}_ref, chr{n}_match per character order, then word{n}_… per word order.
   std::vector<std::string> row_names() const override;
 

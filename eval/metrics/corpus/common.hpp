@@ -26,6 +26,11 @@ class CorpusMetric {
   // A name per row column (sacrebleu's statistics in its order), for printing raw statistics.
   virtual std::vector<std::string> row_names() const = 0;
   double score_row(const std::vector<double>& summed) const { return report_row(summed).score; }
+  // The score sacrebleu gives a bootstrap resample: _compute_score_from_stats on float32 sums
+  // (widened to double here) with numpy 2's arithmetic, where float32 meeting a Python number stays
+  // float32 (NEP 50). BLEU's is a double; chrF's and TER's are float32 values (float32_resampled).
+  virtual double resampled_score(const std::vector<double>& float32_summed) const = 0;
+  virtual bool float32_resampled() const { return true; }
   virtual Signature signature(int nrefs) const = 0;
 };
 

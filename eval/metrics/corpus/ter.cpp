@@ -357,6 +357,14 @@ ScoreReport Ter::report_row(const std::vector<double>& summed) const {
   return report(compute({summed[0], summed[1]}));
 }
 
+double Ter::resampled_score(const std::vector<double>& summed) const {
+  if (summed.size() != 2) fail("TER: expected 2 statistics, got {}", summed.size());
+  // float32 / float32, then 100 * float32 (numpy 2); the other branches are Python floats.
+  const auto edits = static_cast<float>(summed[0]), length = static_cast<float>(summed[1]);
+  if (length > 0) return 100.0F * (edits / length);
+  return edits > 0 ? 100.0 : 0.0;
+}
+
 std::vector<std::string> Ter::row_names() const { return {"num_edits", "ref_length"}; }
 
 }  // namespace invar::metrics

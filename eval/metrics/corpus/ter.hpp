@@ -55,6 +55,7 @@ class Ter : public CorpusMetric {
   std::vector<double> segment_row(std::string_view hypothesis,
                                   const std::vector<std::string>& references) const override;
   ScoreReport report_row(const std::vector<double>& summed) const override;
+  double resampled_score(const std::vector<double>& float32_summed) const override;
   // num_edits, ref_length (the average reference length).
   std::vector<std::string> row_names() const override;
 
