@@ -186,6 +186,17 @@ TEST(RealLayouts, AModelMaxLengthBeyondInt64MeansNoLimit) {
   EXPECT_EQ(embed(st, input), embed(st, input, {"--max-length", "128"}));
 }
 
+// The tokenizer folder alone has no config.json: refused, naming what is missing (models/README.md
+// lists it among the layouts that do not load).
+TEST(RealLayouts, ATokenizerAloneIsRefusedNamingConfigJson) {
+  const std::string dir = test::temp_dir();
+  fs::copy(fixture("layouts/bert-tok"), dir, fs::copy_options::recursive);
+  const auto result = run_cli({"tokenize", "-m", dir}, texts_input());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find(dir + ": no config.json"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty());
+}
+
 // ---- transformers 5.17 seq2seq folders -----------------------------------------------------------
 
 // bart: tokenizer.json only, tokenizer_class RobertaTokenizer; t5: tokenizer.json only;
