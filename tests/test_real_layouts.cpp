@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 #include <sstream>
 
 #include "support/model_files.hpp"
@@ -205,6 +207,26 @@ TEST(RealLayouts, Transformers5Seq2seqTokenizersGiveTheirIds) {
   for (const char* name : {"bart", "t5", "m2m100"}) {
     SCOPED_TRACE(name);
     expect_ids(layout_folder(name), std::string(name) + "_ids");
+  }
+}
+
+// transformers 5 writes no slow tokenizer files for BERT, BART and T5: --tokenizer slow on them is
+// an error naming the missing file, never another tokenizer. M2M100 has no fast tokenizer, so its
+// folder has no tokenizer.json, and --tokenizer json says so.
+TEST(RealLayouts, TheTokenizerFilesTransformers5LeavesOutAreNamedWhenAskedFor) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"st-bert", "slow", "missing tokenizer file vocab.txt"},
+      {"bart", "slow", "missing tokenizer file vocab.json"},
+      {"t5", "slow", "missing tokenizer file spiece.model"},
+      {"m2m100", "json", "M2M100Tokenizer is read from its slow files only"},
+  };
+  for (const auto& [name, choice, message] : cases) {
+    SCOPED_TRACE(name);
+    const std::string dir = layout_folder(name);
+    const auto result = run_cli({"tokenize", "-m", dir, "--tokenizer", choice}, texts_input());
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_NE(result.err.find(dir + ": "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
   }
 }
 
