@@ -53,7 +53,7 @@ TEST_P(CliConventions, UsageErrorsExitTwo) {
       {"no-such-command"},                                       // (109)
       {"metric", "bleu", "-r", ref, "-i", hyp, "--no-such-option"},  // (109)
       {"metric", "bleu", "-r", ref, "-i", hyp, "-w", "two"},     // a value of the wrong type (105)
-      {"metric", "bleu", "-r", ref},                             // a required option missing (106)
+      {"metric", "bertscore", "-m", encoder(), "-i", hyp},       // a required option (-r) missing (106)
       {"embed", "-i", hyp},                                      // -m missing, in a command of invar-full
       {"embed", "-m", encoder(), "-i", hyp, "--threads", "many"},
   };
