@@ -237,7 +237,8 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
   const bool only_first = columns.size() == 1 && (columns[0].selector.empty() || columns[0].selector == "1");
   if (format == TableFormat::Text && !only_first) {
     if (text_options.format)
-      fail("{}: text input has one column, but {} are read; use tsv, csv or jsonl input", path == "-" ? "<stdin>" : path,
+      fail("{}: text input has one column, but {} are read; use tsv, csv or jsonl input",
+           path == "-" ? "<stdin>" : path,
            columns.size() == 1 ? "column " + columns[0].selector : fmt::format("{} columns", columns.size()));
     format = TableFormat::Tsv;
   }
@@ -250,7 +251,8 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
     for (std::size_t c = 0; c < columns.size(); ++c)
       if (!columns[c].label) options.text_fields.insert(selectors[c]);
   } else {
-    options.header = format != TableFormat::Text && (text_options.header || !std::all_of(selectors.begin(), selectors.end(), is_number));
+    options.header = format != TableFormat::Text &&
+                     (text_options.header || !std::all_of(selectors.begin(), selectors.end(), is_number));
   }
   Table table = read_table(path, options);
   TextColumns result;

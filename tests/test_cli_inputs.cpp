@@ -230,7 +230,8 @@ TEST(CliInputs, AbsentTextColumnIsNamed) {
        jsonl + ":1: missing field \"text\""},
       {{"classify", "-m", model("bert-pair-cls"), "--pairs", "-i", short_tsv, "--input-format", "text"},
        "use tsv, csv or jsonl input"},
-      {{"classify", "-m", model("bert-pair-cls"), "-i", short_tsv, "--column", "1,2"}, "--column: each row holds 1 text"},
+      {{"classify", "-m", model("bert-pair-cls"), "-i", short_tsv, "--column", "1,2"},
+       "--column: each row holds 1 text"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0] + " " + c.args.back());

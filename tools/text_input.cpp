@@ -14,8 +14,8 @@ void add_text_input_options(CLI::App& command, TextInputOptions& options, const 
       ->check(CLI::IsMember({"text", "tsv", "csv", "jsonl"}));
   command
       .add_option("--column,--text-field", options.columns,
-                  pairs ? fmt::format("Column of the text, or of the two texts of a pair (FIRST,SECOND): 1-based numbers "
-                                      "or header names (TSV/CSV, default 1,2), keys (JSONL, default {},{})",
+                  pairs ? fmt::format("Column of the text, or of the two texts of a pair (FIRST,SECOND): 1-based "
+                                      "numbers or header names (TSV/CSV, default 1,2), keys (JSONL, default {},{})",
                                       roles.jsonl_keys[0], roles.jsonl_keys[1])
                         : fmt::format("Column of the text: 1-based number or header name (TSV/CSV, default 1), key "
                                       "(JSONL, default {})",
