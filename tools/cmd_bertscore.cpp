@@ -253,6 +253,8 @@ void setup_bertscore(CLI::App& metric) {
   add_model_options(*app, args->model);
   app->get_option("--input")->description(
       "Hypotheses (candidates): one per line, or a column of a .tsv, .csv or .jsonl file ('-' = standard input)");
+  // -i/--hyp names the hypotheses in every metric; --input stays for scripts that use it.
+  app->add_option("--hyp", args->model.input, "The same as -i/--input");
   add_text_input_options(*app, args->text, kOneText);
   app->get_option("--batch-size")
       ->description("Sentences per model batch, and pairs per matching batch (bert_score's batch_size: padding in "
