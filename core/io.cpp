@@ -231,34 +231,49 @@ bool is_number(const std::string& selector) {
 
 }  // namespace
 
-TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns, bool header) {
-  TableFormat format = table_format_from_path(path);
+TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns,
+                              const TextColumnsOptions& text_options) {
+  TableFormat format = text_options.format.value_or(table_format_from_path(path));
   const bool only_first = columns.size() == 1 && (columns[0].selector.empty() || columns[0].selector == "1");
-  if (format == TableFormat::Text && !only_first) format = TableFormat::Tsv;
+  if (format == TableFormat::Text && !only_first) {
+    if (text_options.format)
+      fail("{}: text input has one column, but {} are read; use tsv, csv or jsonl input",
+           path == "-" ? "<stdin>" : path,
+           columns.size() == 1 ? "column " + columns[0].selector : fmt::format("{} columns", columns.size()));
+    format = TableFormat::Tsv;
+  }
   const bool jsonl = format == TableFormat::Jsonl;
   std::vector<std::string> selectors;
   for (const auto& c : columns) selectors.push_back(!c.selector.empty() ? c.selector : jsonl ? c.jsonl_default : c.tsv_default);
-  TableOptions options{.format = format};
+  TableOptions options{.format = format, .expected_columns = jsonl ? 0 : text_options.expected_columns};
   if (jsonl) {
     options.fields = selectors;
     for (std::size_t c = 0; c < columns.size(); ++c)
       if (!columns[c].label) options.text_fields.insert(selectors[c]);
   } else {
-    options.header = format != TableFormat::Text && (header || !std::all_of(selectors.begin(), selectors.end(), is_number));
+    options.header = format != TableFormat::Text &&
+                     (text_options.header || !std::all_of(selectors.begin(), selectors.end(), is_number));
   }
   Table table = read_table(path, options);
-  if (table.rows.empty()) fail("{}: no texts", table.path);
+  TextColumns result;
+  result.path = table.path;
+  result.texts.resize(columns.size());
+  if (table.rows.empty()) {
+    if (text_options.rows_required) fail("{}: no texts", table.path);
+    return result;
+  }
   std::vector<std::size_t> indices;
   const std::size_t width = table.rows.front().size();
   for (std::size_t c = 0; c < columns.size(); ++c) {
     if (table.columns.empty() && is_number(selectors[c]) && std::strtoull(selectors[c].c_str(), nullptr, 10) > width)
       fail("{}: no column {} for {}: the file has {} column{}", table.where(0), selectors[c], columns[c].role,
            width, width == 1 ? "" : "s");
+    if (!table.columns.empty() && !is_number(selectors[c]) &&
+        std::find(table.columns.begin(), table.columns.end(), selectors[c]) == table.columns.end())
+      fail("{}:1: no column '{}' for {} in the header (columns: {})", table.path, selectors[c], columns[c].role,
+           fmt::join(table.columns, ", "));
     indices.push_back(table.column(selectors[c]));
   }
-  TextColumns result;
-  result.path = table.path;
-  result.texts.resize(columns.size());
   result.line_numbers = table.line_numbers;
   for (std::size_t r = 0; r < table.rows.size(); ++r)
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -268,6 +283,8 @@ TextColumns read_text_columns(const std::string& path, const std::vector<TextCol
     }
   return result;
 }
+
+std::string TextColumns::where(std::size_t row) const { return fmt::format("{}:{}", path, line_numbers.at(row)); }
 
 namespace {
 

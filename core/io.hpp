@@ -88,8 +88,20 @@ struct TextColumns {
   std::string path;
   std::vector<std::vector<std::string>> texts;  // [column][row]
   std::vector<std::size_t> line_numbers;        // where each row starts in the file
+
+  std::string where(std::size_t row) const;  // "FILE:LINE" of a row
 };
-TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns, bool header);
+struct TextColumnsOptions {
+  bool header = false;
+  std::optional<TableFormat> format;  // overrides the extension; text with a column other than 1 is an error
+  bool rows_required = true;          // an empty file is an error ("no texts")
+  std::size_t expected_columns = 0;   // TSV/CSV: columns every row must have; 0 = any, the same in every row
+};
+TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns,
+                              const TextColumnsOptions& options);
+inline TextColumns read_text_columns(const std::string& path, const std::vector<TextColumn>& columns, bool header) {
+  return read_text_columns(path, columns, TextColumnsOptions{.header = header});
+}
 
 // True when the text holds nothing but (Python) whitespace.
 bool is_blank(std::string_view text);

@@ -18,19 +18,23 @@ std::int64_t EncoderRun::layer() {
   return layer < 0 ? layers + 1 + layer : layer;
 }
 
-void EncoderRun::check(const Encoding& encoding, std::size_t line, bool any_length) {
+std::size_t EncoderRun::line(std::size_t index) const {
+  return options_.lines.empty() ? index + 1 : options_.lines.at(index);
+}
+
+void EncoderRun::check(const Encoding& encoding, std::size_t index, bool any_length) {
   try {
     if (any_length) model().check_tokens(encoding);
     else model().check_inputs(std::span(&encoding, 1));
   } catch (const Error& e) {
-    fail("{}:{}: {}", options_.input == "-" ? "<stdin>" : options_.input, line, e.what());
+    fail("{}:{}: {}", options_.input == "-" ? "<stdin>" : options_.input, line(index), e.what());
   }
 }
 
 std::vector<Encoding> EncoderRun::encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end,
                                          bool pairs) {
   auto out = encoder_.encode({lines.begin() + begin, lines.begin() + end}, pairs, cut_);
-  for (std::size_t i = 0; i < out.size(); ++i) check(out[i], begin + i + 1);
+  for (std::size_t i = 0; i < out.size(); ++i) check(out[i], begin + i);
   return out;
 }
 

@@ -20,6 +20,7 @@ struct EncoderRunOptions {
   std::size_t max_length = 0;   // 0 = the model's limit
   std::int64_t layer = -1;      // hidden states after this layer; negative counts from the end
   std::string input = "-";      // the input file, for messages ("-" = standard input)
+  std::vector<std::size_t> lines;  // the input line of each text (a header or CSV record shifts them); empty = text i is line i + 1
   std::size_t batch_size = 32;
   std::size_t batch_tokens = 0;  // 0 = batches cut by batch_size only
 };
@@ -38,13 +39,16 @@ class EncoderRun {
   // The layer options.layer names, as a count of layers run.
   std::int64_t layer();
 
-  // Fails naming the input file and line when the model cannot take `encoding` (a token id beyond
-  // its vocabulary: tokenizer files that do not belong to the model); `any_length` for pll, which
-  // scores a long input in windows.
-  void check(const Encoding& encoding, std::size_t line, bool any_length = false);
+  // The input line of text `index`, for messages.
+  std::size_t line(std::size_t index) const;
+
+  // Fails naming the input file and the line of text `index` when the model cannot take `encoding`
+  // (a token id beyond its vocabulary: tokenizer files that do not belong to the model); `any_length`
+  // for pll, which scores a long input in windows.
+  void check(const Encoding& encoding, std::size_t index, bool any_length = false);
 
   // Tokenizes lines[begin, end), truncating to the limit (counted in truncated()); errors name
-  // lines[i] as line i + 1.
+  // the input line of each.
   std::vector<Encoding> encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end, bool pairs);
   std::size_t truncated() const { return cut_; }
 

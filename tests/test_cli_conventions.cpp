@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -53,7 +55,7 @@ TEST_P(CliConventions, UsageErrorsExitTwo) {
       {"no-such-command"},                                       // (109)
       {"metric", "bleu", "-r", ref, "-i", hyp, "--no-such-option"},  // (109)
       {"metric", "bleu", "-r", ref, "-i", hyp, "-w", "two"},     // a value of the wrong type (105)
-      {"metric", "bleu", "-r", ref},                             // a required option missing (106)
+      {"metric", "bertscore", "-m", encoder(), "-i", hyp},       // a required option (-r) missing (106)
       {"embed", "-i", hyp},                                      // -m missing, in a command of invar-full
       {"embed", "-m", encoder(), "-i", hyp, "--threads", "many"},
   };
@@ -118,6 +120,44 @@ TEST_P(CliConventions, AGlobalOptionTheCommandLacksIsAUsageError) {
     EXPECT_EQ(result.exit_code, 2) << args[0] << ": " << result.err;
     EXPECT_NE(result.err.find("--device"), std::string::npos) << result.err;
   }
+}
+
+// One name per concept (docs/cli.md, Names): the model is -m everywhere (info and convert also take
+// it positionally), the hypotheses -i/--hyp, the input and output of tokenize -i/-o, a pair input
+// --pairs; the older spellings stay.
+TEST_P(CliConventions, OneNamePerConcept) {
+  const auto hyp = file_with("hyp.txt", kHypotheses), ref = file_with("ref.txt", kReferences);
+  const auto info = run({"info", encoder(), "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  ASSERT_NE(info.out.find('{'), std::string::npos);
+  const auto info_m = run({"info", "-m", encoder(), "--json"});
+  EXPECT_EQ(info_m.exit_code, 0) << info_m.err;
+  EXPECT_EQ(info_m.out, info.out);
+
+  const std::string converted = invar::test::temp_dir() + "/m.invar";
+  const auto convert = run({"convert", "-m", encoder(), "-o", converted});
+  EXPECT_EQ(convert.exit_code, 0) << convert.err;
+  EXPECT_TRUE(fs::exists(converted));
+
+  const std::vector<std::string> bertscore{"-q", "metric", "bertscore", "-m", encoder(), "--layer", "2", "-r", ref};
+  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const auto by_input = run(with(bertscore, {"--input", hyp}));
+  ASSERT_EQ(by_input.exit_code, 0) << by_input.err;
+  EXPECT_EQ(run(with(bertscore, {"--hyp", hyp})).out, by_input.out);
+  EXPECT_EQ(run(with(bertscore, {"-i", hyp})).out, by_input.out);
+
+  const std::string pairs = file_with("pairs.txt", "a b\tc d\n");
+  const auto tokenized = run({"tokenize", "-m", encoder(), "--pairs", "-i", pairs});
+  ASSERT_EQ(tokenized.exit_code, 0) << tokenized.err;
+  EXPECT_NE(tokenized.out.find("\"type_ids\""), std::string::npos);
+  EXPECT_EQ(run({"tokenize", "-m", encoder(), "--pair", "--input", pairs}).out, tokenized.out);
+  const std::string output = invar::test::temp_dir() + "/tokens.jsonl";
+  EXPECT_EQ(run({"tokenize", "-m", encoder(), "--pairs", "-o", output}, "a b\tc d\n").exit_code, 0);
+  std::ifstream written(output);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), tokenized.out);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothBinaries, CliConventions, ::testing::Values(std::string(INVAR_CLI), kFull),

@@ -326,8 +326,8 @@ TEST(CliEncoder, BadInputFailsWithOneClearLine) {
   const std::string one_column = input_file("a\tb\nonly one column\n");
   const std::string bad_utf8 = input_file("fine\n\xff\xfe broken\n");
   const std::vector<Case> cases{
-      {{"classify", "-m", model("bert-pair-cls"), "--pairs", "-i", one_column}, "", one_column + ":2: expected two tab-separated columns"},
-      {{"similarity", "-m", model("bert-wordpiece"), "-i", one_column}, "", one_column + ":2: expected two"},
+      {{"classify", "-m", model("bert-pair-cls"), "--pairs", "-i", one_column}, "", one_column + ":2: expected 2 columns, found 1"},
+      {{"similarity", "-m", model("bert-wordpiece"), "-i", one_column}, "", one_column + ":2: expected 2 columns"},
       {{"embed", "-m", model("bert-wordpiece"), "-i", bad_utf8}, "", bad_utf8 + ":2: invalid UTF-8"},
       {{"pll", "-m", model("xlmr")}, "x\n", "no masked-LM head"},
       {{"classify", "-m", model("bert-wordpiece")}, "x\n", "no sequence-classification head"},

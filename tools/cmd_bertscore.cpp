@@ -19,12 +19,14 @@
 #include "run/record.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
+#include "tools/text_input.hpp"
 
 namespace invar::cli {
 namespace {
 
 struct BertScoreArguments {
   ModelOptions model;
+  TextInputOptions text;  // how hypothesis and reference files are read (the same for each)
   std::vector<std::string> refs;
   std::optional<std::int64_t> layer;
   bool idf = false;
@@ -44,12 +46,12 @@ using References = std::vector<std::vector<std::string>>;
 void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
                  References& refs) {
   const std::string name = args.model.input == "-" ? "standard input" : args.model.input;
-  hyps = read_lines(args.model.input);
+  hyps = read_input_texts(args.model.input, args.text, kOneText).texts[0];
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
   if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
   for (const auto& file : args.refs) {
-    auto lines = read_lines(file);
+    auto lines = read_input_texts(file, args.text, kOneText).texts[0];
     if (lines.size() != hyps.size())
       fail("{} has {} lines but the hypotheses ({}) have {}; references must be line-aligned with them", file,
            lines.size(), name, hyps.size());
@@ -249,13 +251,17 @@ void setup_bertscore(CLI::App& metric) {
   args->model.batch_size = 64;  // bert_score's default
   auto* app = metric.add_subcommand("bertscore", "BERTScore (Zhang et al. 2020) as bert_score v0.3.13 computes it");
   add_model_options(*app, args->model);
-  app->get_option("--input")->description("Hypotheses (candidates), one per line ('-' = standard input)");
+  app->get_option("--input")->description(
+      "Hypotheses (candidates): one per line, or a column of a .tsv, .csv or .jsonl file ('-' = standard input)");
+  // -i/--hyp names the hypotheses in every metric; --input stays for scripts that use it.
+  app->add_option("--hyp", args->model.input, "The same as -i/--input");
+  add_text_input_options(*app, args->text, kOneText);
   app->get_option("--batch-size")
       ->description("Sentences per model batch, and pairs per matching batch (bert_score's batch_size: padding in "
                     "a batch can floor negative cosines at 0)");
   app->add_option("-r,--ref", args->refs,
-                  "References, line-aligned with the hypotheses (repeat for several references: P, R and F are "
-                  "each the maximum over them)")
+                  "References, row-aligned with the hypotheses, read as they are (--input-format, --column) (repeat "
+                  "for several references: P, R and F are each the maximum over them)")
       ->required();
   app->add_option("--layer", args->layer,
                   "Hidden states after this many layers (0 = embeddings); default: bert_score's layer for the "

@@ -37,7 +37,9 @@ void setup(CLI::App& root) {
       "Pack a Hugging Face model folder (config.json, tokenizer and sentence-transformers files, weights from "
       "model.safetensors or pytorch_model.bin, sharded or not) into one memory-mappable .invar file with "
       "CRC-32 checksums. Every invar command accepts the .invar file wherever it takes a model folder.");
-  app->add_option("model", args->model, "Hugging Face model folder (or an .invar file to re-encode)")->required();
+  app->add_option("model,-m,--model", args->model,
+                  "Hugging Face model folder (or an .invar file to re-encode); positional, or -m as in every other command")
+      ->required();
   app->add_option("-o,--output", args->output, "The .invar file to write (written whole or not at all)")->required();
   app->add_option("--dtype", args->dtype,
                   "Store floating tensors as f32, f16 or bf16 (rounded to nearest, ties to even; int8 tensors "

@@ -24,6 +24,7 @@
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
+#include "tools/text_input.hpp"
 
 namespace invar::cli {
 namespace {
@@ -32,11 +33,13 @@ struct EncodeOptions {
   ModelOptions model;
   std::size_t max_length = 0;  // 0 = the model's limit
   std::int64_t layer = -1;     // hidden states after this layer; negative counts from the end
+  TextInputOptions input;
   RunControl control;
 };
 
-void add_encode_options(CLI::App& command, EncodeOptions& options) {
+void add_encode_options(CLI::App& command, EncodeOptions& options, const TextRoles& roles = kOneText) {
   add_model_options(command, options.model);
+  add_text_input_options(command, options.input, roles);
   add_batch_tokens_option(command, options.model);
   command.add_option("--max-length", options.max_length,
                      "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
@@ -51,30 +54,27 @@ void add_layer_option(CLI::App& command, EncodeOptions& options) {
       ->capture_default_str();
 }
 
-// Reads every line; with `pairs`, each must hold exactly two tab-separated columns. An empty line
-// stays an (empty) input, so outputs keep their lines.
-std::vector<TextInput> read_input(const std::string& path, bool pairs) {
-  LineReader reader(path);
-  std::vector<TextInput> lines;
-  std::string line;
-  while (reader.next(line)) {
-    if (!pairs) {
-      lines.push_back({line, {}});
-      continue;
-    }
-    const auto tab = line.find('\t');
-    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos)
-      fail("{}: expected two tab-separated columns (text, second text), found {}", reader.where(),
-           tab == std::string::npos ? 1 : 3);
-    lines.push_back({line.substr(0, tab), line.substr(tab + 1)});
-  }
-  return lines;
+// The input rows (with `pairs`, both texts of each) and the input line each row starts at. An empty
+// text stays an input, so outputs keep their rows.
+struct Inputs {
+  std::vector<TextInput> rows;
+  std::vector<std::size_t> lines;
+};
+
+Inputs read_input(const EncodeOptions& options, bool pairs) {
+  const auto read = read_input_texts(options.model.input, options.input, pairs ? kTextPairs : kOneText);
+  Inputs inputs{.lines = read.line_numbers};
+  for (std::size_t i = 0; i < read.line_numbers.size(); ++i)
+    inputs.rows.push_back({read.texts[0][i], pairs ? read.texts[1][i] : std::string()});
+  return inputs;
 }
 
-EncoderRunOptions encoder_run_options(const EncodeOptions& options) {
+// `lines`: the input line of each text the run encodes.
+EncoderRunOptions encoder_run_options(const EncodeOptions& options, std::vector<std::size_t> lines) {
   return {.max_length = options.max_length,
           .layer = options.layer,
           .input = options.model.input,
+          .lines = std::move(lines),
           .batch_size = options.model.batch_size,
           .batch_tokens = options.model.batch_tokens};
 }
@@ -91,7 +91,8 @@ using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::si
 // Runs `records` on the chunks of `rows` input rows (run/row_run.hpp: --resume, --shard, MPI)
 // and hands back the RowRun when this process writes the output. The model opens, and `prepare`
 // runs, with the first chunk this process computes.
-std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows, std::size_t chunk,
+std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, const std::vector<std::size_t>& lines, std::size_t rows,
+                                 std::size_t chunk,
                                const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
   auto row_run = std::make_unique<RowRun>(row_run_spec(options.control, {.inputs = {"--input"}, .output = options.model.output,
                                                          .rows = rows, .chunk = chunk}));
@@ -99,7 +100,7 @@ std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows,
   const bool writes = row_run->process([&](std::size_t begin, std::size_t end) {
     if (!run) {
       auto source = open_model(options.model);  // before the backend, as the errors of both come in that order
-      run.emplace(std::move(source), open_backend(options.model), encoder_run_options(options));
+      run.emplace(std::move(source), open_backend(options.model), encoder_run_options(options, lines));
       prepare(*run);
     }
     return records(*run, begin, end);
@@ -110,9 +111,9 @@ std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, std::size_t rows,
 }
 
 // run_rows for commands whose records are their output lines.
-void write_rows(const EncodeOptions& options, std::size_t rows, const std::function<void(EncoderRun&)>& prepare,
-                const ChunkRecords& records) {
-  if (auto run = run_rows(options, rows, chunk_rows(options.model), prepare, records)) run->write_lines();
+void write_rows(const EncodeOptions& options, const std::vector<std::size_t>& lines, std::size_t rows,
+                const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
+  if (auto run = run_rows(options, lines, rows, chunk_rows(options.model), prepare, records)) run->write_lines();
 }
 
 // ---- embed / similarity ----
@@ -135,8 +136,8 @@ EmbeddingSettings embedding_settings(const EmbedOptions& options, EncoderRun& ru
   return settings;
 }
 
-void add_embedding_options(CLI::App& command, EmbedOptions& options) {
-  add_encode_options(command, options.encode);
+void add_embedding_options(CLI::App& command, EmbedOptions& options, const TextRoles& roles) {
+  add_encode_options(command, options.encode, roles);
   add_layer_option(command, options.encode);
   command.add_option("--pooling", options.pooling,
                      "mean, cls, max or mean_sqrt_len_tokens (default: modules.json's Pooling, else mean)");
@@ -146,7 +147,7 @@ void add_embedding_options(CLI::App& command, EmbedOptions& options) {
 
 std::size_t embedding_width(const EmbedOptions& options) {
   auto source = open_model(options.encode.model);
-  EncoderRun run(std::move(source), open_backend(options.encode.model), encoder_run_options(options.encode));
+  EncoderRun run(std::move(source), open_backend(options.encode.model), encoder_run_options(options.encode, {}));
   return run.encoder().embedding_width(embedding_settings(options, run));
 }
 
@@ -154,18 +155,20 @@ std::size_t embedding_width(const EmbedOptions& options) {
 void run_embed(const EmbedOptions& options) {
   const bool npy = options.format == "npy";
   if (options.format != "jsonl" && !npy) fail("--output-format must be jsonl or npy, got '{}'", options.format);
-  const auto lines = read_input(options.encode.model.input, false);
+  const Inputs inputs = read_input(options.encode, false);
+  const auto& lines = inputs.rows;
+  const auto& line_numbers = inputs.lines;
   const auto& input = options.encode.model.input;
   EmbeddingSettings settings;
   Progress progress("embed", lines.size());
   auto row_run = run_rows(
-      options.encode, lines.size(), chunk_rows(options.encode.model),
+      options.encode, line_numbers, lines.size(), chunk_rows(options.encode.model),
       [&](EncoderRun& run) { settings = embedding_settings(options, run); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
         const auto embeddings = run.encoder().embed(run.encode(lines, begin, end, false), settings, run.batches([&progress](std::size_t done) { progress.advance(done); }));
         std::vector<std::string> records;
         for (std::size_t i = 0; i < embeddings.size(); ++i) {
-          if (!all_finite(embeddings[i])) warn_non_finite(input, begin + i + 1);
+          if (!all_finite(embeddings[i])) warn_non_finite(input, line_numbers[begin + i]);
           records.push_back(npy ? run::RecordWriter().put(embeddings[i]).str() : R"({"embedding": )" + json_array_text(embeddings[i]) + "}");
         }
         return records;
@@ -184,23 +187,27 @@ void run_embed(const EmbedOptions& options) {
 
 // Both texts of every pair are embedded (texts 2i and 2i + 1 of pair i).
 void run_similarity(const EmbedOptions& options) {
-  const auto pairs = read_input(options.encode.model.input, true);
+  const Inputs inputs = read_input(options.encode, true);
+  const auto& pairs = inputs.rows;
+  const auto& pair_lines = inputs.lines;
   std::vector<TextInput> texts;
-  for (const auto& p : pairs) {
-    texts.push_back({p.first, {}});
-    texts.push_back({p.second, {}});
+  std::vector<std::size_t> text_lines;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    texts.push_back({pairs[i].first, {}});
+    texts.push_back({pairs[i].second, {}});
+    text_lines.insert(text_lines.end(), 2, pair_lines[i]);
   }
   EmbeddingSettings settings;
   Progress progress("similarity", texts.size());
   write_rows(
-      options.encode, pairs.size(), [&](EncoderRun& run) { settings = embedding_settings(options, run); },
+      options.encode, text_lines, pairs.size(), [&](EncoderRun& run) { settings = embedding_settings(options, run); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
         const auto embeddings =
             run.encoder().embed(run.encode(texts, 2 * begin, 2 * end, false), settings, run.batches([&progress](std::size_t done) { progress.advance(done); }));
         std::vector<std::string> records;
         for (std::size_t i = 0; i < end - begin; ++i) {
           const double value = cosine_similarity(embeddings[2 * i], embeddings[2 * i + 1]);
-          if (!std::isfinite(value)) warn_non_finite(options.encode.model.input, begin + i + 1);
+          if (!std::isfinite(value)) warn_non_finite(options.encode.model.input, pair_lines[begin + i]);
           records.push_back(fmt::format(R"({{"cosine": {}}})", json_number_text(value)));
         }
         return records;
@@ -210,11 +217,13 @@ void run_similarity(const EmbedOptions& options) {
 // ---- hidden ----
 
 void run_hidden(const EncodeOptions& options) {
-  const auto lines = read_input(options.model.input, false);
+  const Inputs inputs = read_input(options, false);
+  const auto& lines = inputs.rows;
+  const auto& line_numbers = inputs.lines;
   std::int64_t layer = 0;
   Progress progress("hidden", lines.size());
   write_rows(
-      options, lines.size(), [&](EncoderRun& run) { layer = run.layer(); },
+      options, line_numbers, lines.size(), [&](EncoderRun& run) { layer = run.layer(); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
         const auto inputs = run.encode(lines, begin, end, false);
         const auto hidden = run.encoder().batched<std::vector<float>>(
@@ -223,7 +232,7 @@ void run_hidden(const EncodeOptions& options) {
         const std::size_t h = static_cast<std::size_t>(run.model().spec().hidden);
         std::vector<std::string> records;
         for (std::size_t i = 0; i < inputs.size(); ++i) {
-          if (!all_finite(hidden[i])) warn_non_finite(options.model.input, begin + i + 1);
+          if (!all_finite(hidden[i])) warn_non_finite(options.model.input, line_numbers[begin + i]);
           std::vector<std::string> rows;
           for (std::size_t t = 0; t < inputs[i].ids.size(); ++t)
             rows.push_back(json_array_text(std::span(hidden[i]).subspan(t * h, h)));
@@ -254,7 +263,8 @@ std::string classification_line(const std::vector<float>& logits, bool regressio
 
 // A BART/mBART sequence classifier (Translator::classify): the encoders' output lines, or with
 // --zero-shot one line {"labels", "scores"} per text as the zero-shot-classification pipeline gives.
-void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<TextInput>& lines) {
+void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<TextInput>& lines,
+                          const std::vector<std::size_t>& line_numbers) {
   const EncodeOptions& o = options.encode;
   const ZeroShotSettings& zero_shot = options.zero_shot;
   const auto hypotheses = zero_shot.labels.empty() ? std::vector<std::string>{} : zero_shot_hypotheses(zero_shot);
@@ -280,7 +290,7 @@ void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<Text
     run.batch_size = o.model.batch_size;
     run.batch_tokens = o.model.batch_tokens;
     run.where = [&](std::size_t k) {
-      return fmt::format("{}:{}", o.model.input == "-" ? "<stdin>" : o.model.input, begin + k / per_line + 1);
+      return fmt::format("{}:{}", o.model.input == "-" ? "<stdin>" : o.model.input, line_numbers[begin + k / per_line]);
     };
     const auto logits = translator->classify(inputs, options.pairs || !hypotheses.empty(), run);
     const ModelConfig& config = translator->model().config();
@@ -308,19 +318,22 @@ void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<Text
 }
 
 void run_classify(const ClassifyOptions& options) {
-  const auto lines = read_input(options.encode.model.input, options.pairs);
-  if (load_model_config(*open_model(options.encode.model)).is_encoder_decoder) return run_seq2seq_classify(options, lines);
+  const Inputs inputs = read_input(options.encode, options.pairs);
+  const auto& lines = inputs.rows;
+  const auto& line_numbers = inputs.lines;
+  if (load_model_config(*open_model(options.encode.model)).is_encoder_decoder)
+    return run_seq2seq_classify(options, lines, line_numbers);
   if (!options.zero_shot.labels.empty())
     fail("--zero-shot runs on BART and mBART sequence classifiers (e.g. facebook/bart-large-mnli); {} is an encoder",
          options.encode.model.model);
   Progress progress("classify", lines.size());
   write_rows(
-      options.encode, lines.size(), [](EncoderRun& run) { run.model().require_classifier(); },
+      options.encode, line_numbers, lines.size(), [](EncoderRun& run) { run.model().require_classifier(); },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
         const auto logits = run.encoder().logits(run.encode(lines, begin, end, options.pairs), run.batches([&progress](std::size_t done) { progress.advance(done); }));
         std::vector<std::string> records;
         for (std::size_t i = 0; i < logits.size(); ++i) {
-          if (!all_finite(logits[i])) warn_non_finite(options.encode.model.input, begin + i + 1);
+          if (!all_finite(logits[i])) warn_non_finite(options.encode.model.input, line_numbers[begin + i]);
           const EncoderSpec& spec = run.model().spec();
           records.push_back(classification_line(logits[i], spec.regression, spec.multi_label, spec.labels));
         }
@@ -360,12 +373,14 @@ std::string pll_line(const TextEncoder::PseudoLikelihood& result, bool ppl, std:
 
 // Lines are scored one at a time (each line's masked copies are its batch): a chunk is 16 lines.
 void run_pll(const PllOptions& options) {
-  const auto lines = read_input(options.encode.model.input, false);
+  const Inputs inputs = read_input(options.encode, false);
+  const auto& lines = inputs.rows;
+  const auto& line_numbers = inputs.lines;
   std::optional<std::int32_t> mask;
   std::size_t windowed = 0, max_length = 0;
   Progress progress("pll", lines.size());
   auto row_run = run_rows(
-      options.encode, lines.size(), 16,
+      options.encode, line_numbers, lines.size(), 16,
       [&](EncoderRun& run) {
         run.model().require_mlm();
         mask = run.encoder().tokenizer().mask_id();
@@ -377,9 +392,9 @@ void run_pll(const PllOptions& options) {
         for (std::size_t i = begin; i < end; ++i) {
           // Not truncated: a line longer than the model's limit is scored in overlapping windows.
           const Encoding encoding = run.encoder().tokenizer().encode(lines[i].first);
-          run.check(encoding, i + 1, true);
+          run.check(encoding, i, true);
           const auto result = run.encoder().pll(encoding, *mask);
-          if (!std::isfinite(pll_total(result))) warn_non_finite(options.encode.model.input, i + 1);
+          if (!std::isfinite(pll_total(result))) warn_non_finite(options.encode.model.input, line_numbers[i]);
           records.push_back(pll_line(result, options.ppl, windowed));
           progress.advance(1);
         }
@@ -392,15 +407,21 @@ void run_pll(const PllOptions& options) {
 }
 
 const char* const kInputNote =
-    "\n\nInput: one text per line (--input FILE or standard input), UTF-8. Output: one JSON line per input line, "
-    "in input order. An empty line is encoded as an empty text (the model sees only its special tokens).";
+    "\n\nInput (--input FILE or standard input, UTF-8): one text per line, or a column of a .tsv, .csv or .jsonl "
+    "file (--input-format overrides the extension; --column picks the column or JSONL key, default 1 or \"text\"). "
+    "Output: one JSON line per input row, in input order. An empty text is encoded as such (the model sees only "
+    "its special tokens).";
+const char* const kPairsNote =
+    "two tab-separated texts per line, or two columns of a .csv "
+    "or .tsv file, or two keys of a .jsonl file (--input-format overrides the extension; --column FIRST,SECOND "
+    "picks them, default 1,2 or \"text\",\"text_pair\").";
 
 void setup_embed(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
   auto* cmd = root.add_subcommand("embed", "Sentence embeddings from an encoder: {\"embedding\": [...]} per line");
   cmd->footer(std::string("Pooling and normalization follow the model's sentence-transformers modules.json unless "
                           "--pooling/--normalize are given; without modules.json, mean pooling.") + kInputNote);
-  add_embedding_options(*cmd, *options);
+  add_embedding_options(*cmd, *options, kOneText);
   cmd->add_option("--output-format", options->format, "jsonl, or npy: one float32 matrix [lines, dim]")
       ->capture_default_str();
   cmd->callback([options] { run_embed(*options); });
@@ -409,9 +430,9 @@ void setup_embed(CLI::App& root) {
 void setup_similarity(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
   auto* cmd = root.add_subcommand("similarity", "Cosine similarity of the embeddings of tab-separated text pairs");
-  cmd->footer("Input: two tab-separated texts per line. Output: {\"cosine\": x} per line, in input order. "
-              "Embeddings as `invar embed` computes them.");
-  add_embedding_options(*cmd, *options);
+  cmd->footer(std::string("Embeddings as `invar embed` computes them. Output: {\"cosine\": x} per input row.\n\n"
+                          "Input (--input FILE or standard input, UTF-8): ") + kPairsNote);
+  add_embedding_options(*cmd, *options, kTextPairs);
   cmd->callback([options] { run_similarity(*options); });
 }
 
@@ -427,10 +448,10 @@ void setup_hidden(CLI::App& root) {
 void setup_classify(CLI::App& root) {
   auto options = std::make_shared<ClassifyOptions>();
   auto* cmd = root.add_subcommand("classify", "Sequence classification: {\"logits\", \"probs\", \"label\"} per line");
-  cmd->footer(std::string("A regression model (num_labels = 1) writes {\"score\": x}. With --pairs every line holds "
-                          "two tab-separated texts.") + kInputNote);
-  add_encode_options(*cmd, options->encode);
-  cmd->add_flag("--pairs", options->pairs, "Classify tab-separated text pairs");
+  cmd->footer(std::string("A regression model (num_labels = 1) writes {\"score\": x}.") + kInputNote +
+              "\n\nWith --pairs, the input holds " + kPairsNote);
+  add_encode_options(*cmd, options->encode, kTextPairs);
+  cmd->add_flag("--pairs", options->pairs, "Classify text pairs (two columns or fields per row)");
   auto* zero_shot = cmd->add_option("--zero-shot", options->zero_shot.labels,
                                     "Zero-shot classification with an NLI model (BART/mBART): candidate labels, "
                                     "comma-separated; each line is the premise of one pair per label; writes "

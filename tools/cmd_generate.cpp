@@ -18,65 +18,21 @@
 #include "run/record.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
+#include "tools/text_input.hpp"
 
 namespace invar::cli {
 namespace {
 
-struct InputOptions {
-  std::string format;  // text, tsv, csv, jsonl; empty = from the extension (text for others)
-  std::string column;  // text column / JSONL key
-  bool header = false;
-};
-
 struct Arguments {
   ModelOptions model;
-  InputOptions input;
+  TextInputOptions input;
   SearchOptions search;
   RunControl control;
   std::string vocab_map;  // --vocab-map: a target-vocabulary shortlist (engine/vocabulary_map.hpp)
 };
 
-// --input-format, else the extension, else `fallback` (standard input, other extensions).
-TableFormat input_format(const InputOptions& input, const std::string& path, TableFormat fallback) {
-  if (!input.format.empty()) {
-    const auto format = parse_table_format(input.format);
-    if (!format) fail("--input-format must be text, tsv, csv or jsonl, got '{}'", input.format);
-    return *format;
-  }
-  const TableFormat guessed = table_format_from_path(path);
-  return path == "-" || guessed == TableFormat::Text ? fallback : guessed;
-}
-
-// The texts of one column (--column; default the first, or key "text" in JSONL).
-std::vector<std::string> read_texts(const ModelOptions& model, const InputOptions& input, Table& table) {
-  TableOptions options;
-  options.format = input_format(input, model.input, TableFormat::Text);
-  options.header = input.header;
-  options.fields = {input.column.empty() ? "text" : input.column};
-  options.text_fields = {options.fields.front()};
-  table = read_table(model.input, options);
-  const bool by_name = options.format == TableFormat::Tsv || options.format == TableFormat::Csv;
-  const std::size_t column = by_name && !input.column.empty() ? table.column(input.column) : 0;
-  std::vector<std::string> texts;
-  for (const auto& row : table.rows) texts.push_back(row.at(column));
-  return texts;
-}
-
 // Source and target of each row: two TSV/CSV columns, or JSONL keys "source" and "target".
-std::vector<std::pair<std::string, std::string>> read_pairs(const ModelOptions& model, const InputOptions& input,
-                                                            Table& table) {
-  TableOptions options;
-  options.format = input_format(input, model.input, TableFormat::Tsv);
-  if (options.format == TableFormat::Text) fail("score reads source and target columns: use tsv, csv or jsonl input");
-  options.header = input.header;
-  options.fields = {"source", "target"};
-  options.text_fields = {"source", "target"};
-  options.expected_columns = 2;
-  table = read_table(model.input, options);
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& row : table.rows) pairs.emplace_back(row.at(0), row.at(1));
-  return pairs;
-}
+const TextRoles kSourceTarget{{"source", "target"}, {"source", "target"}};
 
 struct Session {
   std::unique_ptr<ModelSource> source;
@@ -96,7 +52,7 @@ Session open_session(const Arguments& args) {
 }
 
 // Options for the rows from `first` on (a chunk of the input).
-TranslateOptions translate_options(const ModelOptions& model, const Table& table, Progress& progress,
+TranslateOptions translate_options(const ModelOptions& model, const TextColumns& table, Progress& progress,
                                    std::size_t first) {
   TranslateOptions options;
   options.batch_size = model.batch_size;
@@ -137,8 +93,8 @@ RowRunSpec row_run_spec(const Arguments& args, std::size_t rows) {
 // and the length it was cut to, so that the process that writes the output counts every cut
 // source, whichever process translated it.
 void run_generate(const Arguments& args, bool best_text_only) {
-  Table table;
-  const auto texts = read_texts(args.model, args.input, table);
+  const TextColumns table = read_input_texts(args.model.input, args.input, kOneText);
+  const auto& texts = table.texts[0];
   RowRun run(row_run_spec(args, texts.size()));
   std::optional<Session> session;
   SearchSettings settings;
@@ -189,8 +145,9 @@ void run_generate(const Arguments& args, bool best_text_only) {
 }
 
 void run_score(const Arguments& args) {
-  Table table;
-  const auto pairs = read_pairs(args.model, args.input, table);
+  const TextColumns table = read_input_texts(args.model.input, args.input, kSourceTarget);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (std::size_t i = 0; i < table.line_numbers.size(); ++i) pairs.emplace_back(table.texts[0][i], table.texts[1][i]);
   RowRun run(row_run_spec(args, pairs.size()));
   std::optional<Session> session;
   Progress progress("score", pairs.size());
@@ -208,16 +165,6 @@ void run_score(const Arguments& args) {
   if (writes) run.write_lines();
 }
 
-void add_input_options(CLI::App& app, InputOptions& input, bool pairs) {
-  app.add_option("--input-format", input.format,
-                 pairs ? "tsv, csv or jsonl (default: from the extension; tsv for standard input)"
-                       : "text, tsv, csv or jsonl (default: from the extension; text for standard input)");
-  if (!pairs)
-    app.add_option("--column", input.column,
-                   "Column of the text: 1-based number or header name (TSV/CSV, default 1), key (JSONL, default text)");
-  app.add_flag("--header", input.header, "TSV/CSV input starts with a header line");
-}
-
 // generate and translate: the same options, JSON hypotheses or the best text.
 void add_generation_command(CLI::App& root, const std::string& name, const std::string& description,
                             bool best_text_only) {
@@ -225,7 +172,7 @@ void add_generation_command(CLI::App& root, const std::string& name, const std::
   auto* app = root.add_subcommand(name, description);
   add_model_options(*app, args->model);
   add_batch_tokens_option(*app, args->model);
-  add_input_options(*app, args->input, false);
+  add_text_input_options(*app, args->input, kOneText);
   add_search_options(*app, args->search);
   add_sampling_options(*app, args->search);
   app->add_option("--vocab-map", args->vocab_map,
@@ -264,7 +211,7 @@ void setup_score(CLI::App& root) {
       "\"target\"); output: {\"logprob\": x, \"tokens\": n} per line.");
   add_model_options(*app, args->model);
   add_batch_tokens_option(*app, args->model);
-  add_input_options(*app, args->input, true);
+  add_text_input_options(*app, args->input, kSourceTarget);
   add_language_options(*app, args->search);
   add_run_control_options(*app, args->control);
   app->callback([args] { run_score(*args); });

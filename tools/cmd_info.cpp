@@ -135,7 +135,9 @@ void setup(CLI::App& root) {
       "Describe a model (Hugging Face folder or .invar file): family, layers, heads, hidden and vocabulary "
       "sizes, tensor dtypes and parameter count, size on disk, tokenizer, checksum status. Opening an "
       ".invar file verifies its checksums, so a corrupted file is reported as an error.");
-  app->add_option("model", args->model, "Hugging Face model folder or .invar file")->required();
+  app->add_option("model,-m,--model", args->model,
+                  "Hugging Face model folder or .invar file (positional, or -m as in every other command)")
+      ->required();
   app->add_flag("--json", args->json, "Print one JSON object instead of the table");
   app->callback([args] {
     const nlohmann::json info = describe(args->model);

@@ -353,10 +353,10 @@ void run(const MetricArguments& args, const CorpusMetric& metric) {
 }
 
 void add_common_options(CLI::App* app, MetricArguments& args) {
+  args.hyps = {"-"};  // as sacrebleu: standard input when no file is named (replaced by the -i files given)
   app->add_option("-i,--hyp", args.hyps,
                   "Hypotheses, one segment per line (repeat for several systems; with --paired-bs the first "
-                  "is the baseline)")
-      ->required();
+                  "is the baseline); default and '-': standard input");
   app->add_option("-r,--ref", args.refs,
                   "References, line-aligned with the hypotheses (repeat for several references per segment)");
   app->add_option("--num-refs", args.num_refs,

@@ -26,7 +26,7 @@ namespace invar::cli {
 namespace {
 
 struct PairArguments {
-  std::string hyp;
+  std::string hyp = "-";  // as sacrebleu: standard input when no file is named
   std::vector<std::string> refs;
   std::string source;
   std::string output = "-";
@@ -149,7 +149,8 @@ void run_scores(const PairArguments& args, const char* label, const Described& m
 }
 
 void add_pair_options(CLI::App* app, PairArguments& args, bool several_references) {
-  app->add_option("-i,--hyp", args.hyp, "Hypotheses, one segment per line")->required();
+  app->add_option("-i,--hyp", args.hyp, "Hypotheses, one segment per line ('-' = standard input)")
+      ->capture_default_str();
   app->add_option("-r,--ref", args.refs,
                   several_references ? "References, line-aligned (repeat for several; the best one counts)"
                                      : "References, line-aligned with the hypotheses");

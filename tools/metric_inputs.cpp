@@ -36,7 +36,7 @@ std::vector<std::vector<std::string>> read_tabbed_references(const std::string& 
 // Lines as sacrebleu's CLI reads them: each rstrip()ped (Python whitespace).
 std::vector<std::string> read_segments(const std::string& path) {
   auto lines = read_lines(path);
-  if (lines.empty()) fail("{}: no lines to score", path);
+  if (lines.empty()) fail("{}: no lines to score", path == "-" ? "<stdin>" : path);
   for (auto& line : lines) line.resize(metrics::rstrip_whitespace(line).size());
   return lines;
 }
