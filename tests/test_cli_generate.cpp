@@ -266,6 +266,60 @@ TEST_F(CliGenerate, BadInputEndsWithOneClearErrorLine) {
   }
 }
 
+// mBART-50 (MBart50Tokenizer named in config.json only): --src-lang frames the source code first,
+// --tgt-lang is the forced first token; the seq2seq/mbart50 golden per case and for the padded batch.
+TEST(CliGenerateMBart50, LanguagesFromTheOptionsGiveTheGoldens) {
+  const std::string model = fixture("seq2seq/mbart50");
+  const json golden = test::load_json(model + "/golden-languages.json");
+  for (const auto& c : golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    const std::string src = c["src_lang"], tgt = c["tgt_lang"], text = c["text"];
+    const auto greedy = run_cli({"translate", "-m", model, "--src-lang", src, "--tgt-lang", tgt, "--beam", "1",
+                                 "--max-length", "24", "--tokenizer", "auto"},
+                                text + "\n");
+    ASSERT_EQ(greedy.exit_code, 0) << greedy.err;
+    EXPECT_EQ(lines_of(greedy.out), std::vector<std::string>{c["greedy_text"].get<std::string>()});
+    const auto beam = run_cli({"generate", "-m", model, "--src-lang", src, "--tgt-lang", tgt, "--beam", "4", "--n-best",
+                               "2", "--max-length", "24"},
+                              text + "\n");
+    ASSERT_EQ(beam.exit_code, 0) << beam.err;
+    const json hyps = json::parse(beam.out)["hyps"];
+    ASSERT_EQ(hyps.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+      auto ids = hyps[k]["ids"].get<std::vector<std::int32_t>>();
+      ids.resize(c["beam_ids"][k].size(), 1);  // Hugging Face pads the shorter hypothesis
+      EXPECT_EQ(ids, c["beam_ids"][k].get<std::vector<std::int32_t>>()) << "hypothesis " << k;
+      EXPECT_EQ(hyps[k]["text"], c["beam_texts"][k]) << "hypothesis " << k;
+      EXPECT_NEAR(hyps[k]["score"].get<double>(), c["beam_scores"][k].get<double>(), 1e-4) << "hypothesis " << k;
+    }
+  }
+  const auto& batch = golden["padded_batch_beam4"];
+  const auto result = run_cli({"generate", "-m", model, "--src-lang", batch["src_lang"], "--tgt-lang",
+                               batch["tgt_lang"], "--beam", "4", "--n-best", "1", "--max-length", "24", "--batch-size",
+                               "4"},
+                              joined(batch["texts"].get<std::vector<std::string>>()));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto lines = lines_of(result.out);
+  ASSERT_EQ(lines.size(), batch["beam_ids"].size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto ids = json::parse(lines[i])["hyps"][0]["ids"].get<std::vector<std::int32_t>>();
+    ids.resize(batch["beam_ids"][i].size(), 1);
+    EXPECT_EQ(ids, batch["beam_ids"][i].get<std::vector<std::int32_t>>()) << "line " << i + 1;
+  }
+}
+
+// Its tokenizer.json holds a fixed `en_XX $A </s>` framing: --tokenizer json is refused naming why.
+TEST(CliGenerateMBart50, TokenizerJsonIsRefused) {
+  const auto result = run_cli({"translate", "-m", fixture("seq2seq/mbart50"), "--tokenizer", "json", "--src-lang",
+                               "de_DE", "--tgt-lang", "en_XX"},
+                              "Die Katze.\n");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(lines_of(result.err).size(), 1u) << result.err;
+  for (const char* needle : {"MBart50Tokenizer", "tokenizer.json", "--tokenizer slow"})
+    EXPECT_NE(result.err.find(needle), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+}
+
 TEST(CliGenerateHelp, EveryCommandDescribesItsOptions) {
   for (const char* command : {"generate", "translate", "score"}) {
     const auto result = run_cli({command, "--help"});

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -85,6 +86,7 @@ SearchSettings settings_from(const SearchSettings& defaults, const json& recorde
     else if (key == "max_length") settings.max_length = value.get<int>();
     else if (key == "length_penalty") settings.length_penalty = value.get<double>();
     else if (key == "early_stopping") settings.early_stopping = value.get<bool>();
+    else if (key == "do_sample") settings.do_sample = value.get<bool>();
     else ADD_FAILURE() << "unexpected generation setting " << key;
   }
   return settings;
@@ -365,6 +367,161 @@ TEST_F(TranslatorTest, SourceLongerThanThePositionsFailsNamingIt) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("in.txt:2:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("positions"), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mBART-50 (seq2seq/mbart50): MBart50Tokenizer named only in config.json's tokenizer_class, each
+// case with its own source and target language, the target language's id forced as the first
+// token (config.json has no forced_bos_token_id). Its golden, golden-languages.json, frames each
+// case with its own languages, so the parametrized tests above (one framing per folder) leave it out.
+
+class MBart50 : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    source_ = ModelSource::open(fixture("seq2seq/mbart50"));
+    translator_ = std::make_unique<Translator>(*source_, *backend_);
+    golden_ = load_json(fixture("seq2seq/mbart50/golden-languages.json"));
+    ASSERT_EQ(golden_["cases"].size(), 6u);
+  }
+  // Languages as MBart50Tokenizer(src_lang=..., tgt_lang=...) and generate(forced_bos_token_id=...) had them.
+  void use_languages(const json& c) {
+    translator_->set_languages(c["src_lang"].get<std::string>(), c["tgt_lang"].get<std::string>());
+  }
+  // The golden's generate() arguments of `kind`, the forced first token left to the Translator.
+  SearchSettings settings(const char* kind) const {
+    json recorded = golden_["generation"][kind];
+    EXPECT_EQ(recorded["forced_bos_token_id"], "lang_code_to_id[tgt_lang]");
+    recorded.erase("forced_bos_token_id");
+    return settings_from(translator_->default_settings(), recorded);
+  }
+  Seq2SeqModel& model() { return translator_->model(); }
+  Tokenizer& tokenizer() { return translator_->tokenizer(); }
+  std::int32_t pad_id() { return model().spec().pad_token_id; }
+
+  std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = 1});
+  std::unique_ptr<ModelSource> source_;
+  std::unique_ptr<Translator> translator_;
+  json golden_;
+};
+
+TEST_F(MBart50, TokenizerFramesCodeFirstInEveryLanguage) {
+  EXPECT_STREQ(tokenizer().tokenizer_class().name, "MBart50Tokenizer");
+  // tokenizer_config.json's src_lang is null: en_XX.
+  ASSERT_EQ(golden_["default_src_lang"]["effective_src_lang"], "en_XX");
+  for (const auto& c : golden_["default_src_lang"]["cases"])
+    EXPECT_EQ(tokenizer().encode(c["text"].get<std::string>()).ids, ids_of(c["input_ids"]));
+  for (const auto& c : golden_["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    use_languages(c);
+    const Encoding source = tokenizer().encode(c["text"].get<std::string>());
+    EXPECT_EQ(source.ids, ids_of(c["input_ids"]));
+    EXPECT_EQ(source.tokens, c["tokens"].get<std::vector<std::string>>());
+    EXPECT_EQ(tokenizer().encode_target(c["target_text"].get<std::string>()).ids, ids_of(c["labels"]));
+    EXPECT_EQ(tokenizer().lang_id(c["tgt_lang"].get<std::string>()), c["forced_bos_token_id"].get<std::int32_t>());
+  }
+  for (const auto& c : golden_["src_lang_framing"]) {
+    translator_->set_languages(c["src_lang"].get<std::string>(), std::nullopt);
+    EXPECT_EQ(tokenizer().encode(c["text"].get<std::string>()).ids, ids_of(c["input_ids"])) << c["src_lang"];
+  }
+}
+
+// The folder's tokenizer.json holds a fixed `en_XX $A </s>`: --tokenizer auto keeps the slow files
+// (above), --tokenizer json is refused naming the class and the way out, never framed as en_XX.
+TEST_F(MBart50, TokenizerJsonIsRefusedForItsLanguageFraming) {
+  ASSERT_TRUE(std::filesystem::exists(fixture("seq2seq/mbart50/tokenizer.json")));
+  auto source = ModelSource::open(fixture("seq2seq/mbart50"));
+  source->set_tokenizer_choice(TokenizerChoice::Json);
+  try {
+    make_tokenizer(*source);
+    FAIL() << "tokenizer.json was read for MBart50Tokenizer";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    for (const char* needle : {"MBart50Tokenizer", "tokenizer.json", "--tokenizer slow"})
+      EXPECT_NE(message.find(needle), std::string::npos) << message;
+  }
+  source->set_tokenizer_choice(TokenizerChoice::Slow);
+  const auto& c = golden_["cases"][0];
+  auto slow = make_tokenizer(*source);
+  slow->set_source_language(c["src_lang"].get<std::string>());
+  EXPECT_EQ(slow->encode(c["text"].get<std::string>()).ids, ids_of(c["input_ids"]));
+}
+
+TEST_F(MBart50, EncoderLastHiddenState) {
+  for (const auto& c : golden_["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    EXPECT_TRUE(all_near(model().encode({ids_of(c["input_ids"])}), flat(c["encoder_last_hidden_state"])));
+  }
+}
+
+// decoder_input_ids are the labels (`[tgt_lang] Y </s>`) shifted right with MBart's wrap-around,
+// which puts the last </s> first: the decoder start token, as the engine prepends it. The loss is
+// the mean over the labels of -log p, the engine's forced-decoding score divided by their number.
+// Logits within 1e-4 of the position's largest |logit|, as TeacherForcedDecoderLogits explains
+// (1.07e-4 absolute seen at a logit of -5.9).
+TEST_F(MBart50, TeacherForcedLogitsAndLoss) {
+  for (const auto& c : golden_["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    const TokenIds source = ids_of(c["input_ids"]), labels = ids_of(c["labels"]);
+    TokenIds shifted{model().spec().decoder_start_token_id};
+    shifted.insert(shifted.end(), labels.begin(), labels.end() - 1);
+    EXPECT_EQ(shifted, ids_of(c["decoder_input_ids"]));
+    const auto expected = flat(c["decoder_logits"]);
+    EXPECT_TRUE(all_near(model().decoder_logits({source}, {shifted}), expected, expected.size() / shifted.size()));
+    const double logprob = model().score({source}, {labels})[0];
+    EXPECT_NEAR(-logprob / static_cast<double>(labels.size()), c["loss"].get<double>(), kTolerance);
+    // The translator frames the target text as these labels and scores all but the forced code.
+    use_languages(c);
+    const auto scored = translator_->score({{c["text"].get<std::string>(), c["target_text"].get<std::string>()}});
+    EXPECT_EQ(scored[0].tokens, labels.size() - 1);
+    EXPECT_NEAR(scored[0].logprob, model().score({source}, {labels}, 1)[0], 1e-9);
+  }
+}
+
+TEST_F(MBart50, GreedyAndBeamWithTheTargetLanguageForced) {
+  for (const auto& c : golden_["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    use_languages(c);
+    const std::vector<std::string> text{c["text"].get<std::string>()};
+    const SearchSettings greedy = settings("greedy");
+    EXPECT_EQ(greedy.forced_bos_token_id, c["forced_bos_token_id"].get<std::int32_t>());
+    const auto best = translator_->generate(text, greedy);
+    ASSERT_EQ(best[0].size(), 1u);
+    EXPECT_TRUE(same_ids(best[0][0].ids, c["greedy_ids"], pad_id()));
+    EXPECT_EQ(best[0][0].text, c["greedy_text"].get<std::string>());
+    const auto beams = translator_->generate(text, settings("beam"));
+    ASSERT_EQ(beams[0].size(), c["beam_ids"].size());
+    for (std::size_t k = 0; k < beams[0].size(); ++k) {
+      EXPECT_TRUE(same_ids(beams[0][k].ids, c["beam_ids"][k], pad_id())) << "hypothesis " << k;
+      EXPECT_NEAR(beams[0][k].score, c["beam_scores"][k].get<double>(), kTolerance) << "hypothesis " << k;
+      EXPECT_EQ(beams[0][k].text, c["beam_texts"][k].get<std::string>()) << "hypothesis " << k;
+    }
+  }
+}
+
+// Without --tgt-lang nothing is forced: config.json names no forced_bos_token_id.
+TEST_F(MBart50, NoTargetLanguageForcesNothing) {
+  EXPECT_FALSE(translator_->default_settings().forced_bos_token_id.has_value());
+  EXPECT_THROW(translator_->set_languages(std::nullopt, "xx_YY"), Error);
+  EXPECT_THROW(translator_->set_languages("de_XX", std::nullopt), Error);  // a cc25-looking code ML50 lacks
+}
+
+TEST_F(MBart50, PaddedBatchBeamSearch) {
+  const auto& batch = golden_["padded_batch_beam4"];
+  use_languages(batch);
+  const auto texts = batch["texts"].get<std::vector<std::string>>();
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    EXPECT_TRUE(same_ids(tokenizer().encode(texts[i]).ids, batch["input_ids"][i], pad_id())) << texts[i];
+  const SearchSettings beam = settings("beam_batch");
+  const auto batched = translator_->generate(texts, beam);
+  ASSERT_EQ(batched.size(), texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    SCOPED_TRACE(texts[i]);
+    ASSERT_EQ(batched[i].size(), 1u);
+    EXPECT_TRUE(same_ids(batched[i][0].ids, batch["beam_ids"][i], pad_id()));
+    const auto alone = translator_->generate({texts[i]}, beam);
+    EXPECT_EQ(batched[i][0].ids, alone[0][0].ids);
+    EXPECT_NEAR(batched[i][0].score, alone[0][0].score, kTolerance);
   }
 }
 
