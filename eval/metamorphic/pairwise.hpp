@@ -6,7 +6,7 @@
 // Cosine similarity of embeddings has no order to sort by: every pair is computed, in blocked matrix
 // products (O(n² d)).
 //
-// Ties (the same rule in tests/test_metamorphic.cpp's O(n²) reference):
+// Ties (the same rule in tests/eval/test_metamorphic.cpp's O(n²) reference):
 //   order:       premise s_i < s_j (or s_i > s_j); a pair with s_i = s_j is not a test case. Violated
 //                when the follow-ups are strictly reversed, t_i > t_j; a tie t_i = t_j keeps the
 //                hypothesis s(t(x_i)) ≤ s(t(x_j)) and is not a violation.

@@ -1,6 +1,6 @@
 #pragma once
 // The plain O(n²) pairwise counters: every pair of sources visited, with the premise and violation
-// rules of eval/metamorphic/pairwise.hpp written out directly. tests/test_metamorphic.cpp checks the
+// rules of eval/metamorphic/pairwise.hpp written out directly. tests/eval/test_metamorphic.cpp checks the
 // O(n log n) counters against them; bench/bench_metamorphic.cpp times them for comparison.
 #include <cmath>
 #include <vector>

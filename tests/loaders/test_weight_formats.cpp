@@ -99,7 +99,7 @@ class WeightFormats : public testing::TestWithParam<std::string> {};
 // top. Measured: 0.53 to 1.03 of it over the fixtures (relative errors 0.003 to 0.004 for the encoders,
 // 0.03 to 0.15 for the random seq2seq fixtures): docs/model-format.md.
 constexpr double kDequantizedBound = 1.25;
-// float32 through every layer with differently ordered sums (tests/test_opencl_seq2seq.cpp's bound).
+// float32 through every layer with differently ordered sums (tests/engine/test_opencl_seq2seq.cpp's bound).
 constexpr double kOpenClTolerance = 1e-3;
 
 void expect_same(const Outputs& other, const Outputs& reference) {
@@ -145,7 +145,7 @@ TEST_P(WeightFormats, SafetensorsPytorchAndInvarGiveTheSameOutputs) {
   // Hugging Face rebuilds them on load. The Marian and M2M100 fixtures stored random tables (every
   // parameter was redrawn), FSMT's the sinusoids themselves; from the .bin the model runs on the
   // computed sinusoids, as Hugging Face's would, so the results differ from the safetensors run
-  // (FSMT's by rounding only: tests/test_fsmt_tokenizer.cpp holds them to its golden), and the
+  // (FSMT's by rounding only: tests/text/test_fsmt_tokenizer.cpp holds them to its golden), and the
   // .invar of the .bin-only folder must carry no table either and agree with it.
   for (const auto& name : missing) EXPECT_NE(name.find("embed_positions"), std::string::npos) << name;
   EXPECT_NE(from_bin.values, reference.values);

@@ -1,5 +1,5 @@
 // CTranslate2's vocabulary map (engine/vocabulary_map.hpp) over the Marian fixture's tokenizer: which
-// target ids a batch may produce. (Bad lines: tests/test_cli_generate.cpp.)
+// target ids a batch may produce. (Bad lines: tests/cli/test_cli_generate.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -354,7 +354,7 @@ TEST(HfConfig, FamilyFromArchitecturesWithoutModelType) {
 }
 
 // config.json's tokenizer_class (PretrainedConfig.tokenizer_class), which the tokenizer factory
-// falls back to (tests/test_tokenizer_class.cpp).
+// falls back to (tests/text/test_tokenizer_class.cpp).
 TEST(HfConfig, TokenizerClass) {
   EXPECT_EQ(minimal(R"({"model_type": "mbart", "tokenizer_class": "MBart50Tokenizer"})").tokenizer_class,
             "MBart50Tokenizer");

@@ -1,4 +1,4 @@
-// MPNet's parts checked apart from the golden (tests/test_encoder.cpp runs core/mpnet against
+// MPNet's parts checked apart from the golden (tests/engine/test_encoder.cpp runs core/mpnet against
 // Hugging Face): the relative-position buckets, hand-computed from Hugging Face's formula, and that
 // MPNet is RoBERTa plus a position bias — a random MPNet whose bias table is zero computes exactly
 // what a RoBERTa with the same weights does.

@@ -109,7 +109,7 @@ SentencePooling sentence_pooling(const Fixture& f) {
 const std::vector<Pooling> kMean{Pooling::Mean};
 
 // What every base-model golden case holds: ids, every layer (embeddings first), the last layer
-// alone, mean pooling. (Tokens, type ids and padding: tests/test_tokenizers.cpp.)
+// alone, mean pooling. (Tokens, type ids and padding: tests/text/test_tokenizers.cpp.)
 void expect_layers_match(const Fixture& f, const json& c) {
   const std::vector<Encoding> one{f.encode(c)};
   ASSERT_EQ(one[0].ids, c["input_ids"].get<std::vector<std::int32_t>>());

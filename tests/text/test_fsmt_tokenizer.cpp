@@ -244,8 +244,8 @@ TEST(FsmtTokenizer, BadFilesFailNamingThem) {
 }
 
 // ---- The seq2seq/fsmt golden (transformers 4.19, sacremoses) ----------------------------------
-// Ids, encoder states, logits and generations run in tests/test_seq2seq.cpp and tokens and
-// padding in tests/test_tokenizers.cpp like every fixture's; here what only FSMT's golden holds.
+// Ids, encoder states, logits and generations run in tests/engine/test_seq2seq.cpp and tokens and
+// padding in tests/text/test_tokenizers.cpp like every fixture's; here what only FSMT's golden holds.
 
 namespace {
 
