@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <span>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/quantize.hpp"
@@ -51,6 +52,20 @@ std::uint32_t crc32_of(std::uint32_t crc, const std::byte* data, std::uint64_t s
   return crc;
 }
 std::uint32_t crc32_of(const std::byte* data, std::uint64_t size) { return crc32_of(0, data, size); }
+
+// The same CRC of a large range on two threads, joined by zlib's crc32_combine: opening an .invar
+// file checks its whole data section, and zlib's single pass (≈ 2.3 GB/s) was half of the start-up
+// of a 1 GB model.
+std::uint32_t crc32_of_large(const std::byte* data, std::uint64_t size) {
+  constexpr std::uint64_t kSplitFrom = std::uint64_t{64} << 20;
+  if (size < kSplitFrom || std::thread::hardware_concurrency() < 2) return crc32_of(data, size);
+  const std::uint64_t half = size / 2;
+  std::uint32_t second = 0;
+  std::thread worker([&] { second = crc32_of(data + half, size - half); });
+  const std::uint32_t first = crc32_of(data, half);
+  worker.join();
+  return static_cast<std::uint32_t>(crc32_combine(first, second, static_cast<z_off_t>(size - half)));
+}
 
 std::uint64_t align_up(std::uint64_t offset) { return (offset + kInvarAlignment - 1) / kInvarAlignment * kInvarAlignment; }
 
@@ -361,9 +376,8 @@ class InvarFileSource : public ModelSource {
     if (crc32_of(header_bytes, preamble.header_size) != preamble.header_crc)
       fail("{}: header checksum mismatch (the file is corrupted)", path_);
     const std::byte* data = bytes + preamble.data_offset;
-    // Checked on every open: one CRC-32 pass costs far less than the forward pass that reads every
-    // weight anyway.
-    if (crc32_of(data, preamble.data_size) != preamble.data_crc)
+    // Checked on every open, before any byte of the data is used.
+    if (crc32_of_large(data, preamble.data_size) != preamble.data_crc)
       fail("{}: data checksum mismatch (the file is corrupted)", path_);
 
     const char* text = reinterpret_cast<const char*>(header_bytes);

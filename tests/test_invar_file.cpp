@@ -269,6 +269,29 @@ TEST(InvarFile, CorruptedFilesGiveClearErrors) {
   expect_error(variant(flipped_preamble), "preamble checksum mismatch");
 }
 
+TEST(InvarFile, LargeDataIsCheckedInTwoHalvesAsOneCrc) {
+  // 72 MiB of data: past the size from which the reader splits the CRC across two threads.
+  constexpr std::size_t kFloats = std::size_t{18} << 20;
+  std::string data = kConfig;
+  data.resize(64, '\0');
+  std::vector<float> values(kFloats);
+  for (std::size_t i = 0; i < kFloats; ++i) values[i] = static_cast<float>(i % 1000);
+  data += test::bytes_of(values);
+  const std::string header = header_with(R"({"name": "w", "dtype": "F32", "shape": [)" + std::to_string(kFloats) +
+                                         R"(], "offset": 64, "size": )" + std::to_string(kFloats * 4) + "}");
+  const std::string path = make_invar(header, data);
+  EXPECT_EQ(open_error(path), "(no error)");
+  const std::string good = test::read_file(path);
+  const std::size_t data_offset = good.size() - data.size();
+  for (const std::size_t at : {std::size_t{100}, data.size() / 2 - 1, data.size() / 2 + 1, data.size() - 1}) {
+    std::string flipped = good;
+    flipped[data_offset + at] ^= 1;
+    const std::string flipped_path = test::temp_dir() + "/flipped.invar";
+    test::write_file(flipped_path, flipped);
+    expect_error(flipped_path, "data checksum mismatch");
+  }
+}
+
 TEST(InvarFile, InconsistentHeadersAreRejected) {
   const std::string data = data_with_config();
   const auto header = [](const std::string& tensor) { return header_with(tensor); };
