@@ -27,6 +27,8 @@ std::size_t count_non_finite(const std::byte* data, std::size_t count, Bits expo
   return found;
 }
 
+}  // namespace
+
 std::size_t count_non_finite(const TensorData& tensor) {
   const std::size_t count = tensor.nbytes / dtype_size(tensor.dtype);
   switch (tensor.dtype) {
@@ -40,10 +42,8 @@ std::size_t count_non_finite(const TensorData& tensor) {
   return 0;
 }
 
-}  // namespace
-
 void ModelSource::check_finite(const std::string& name, const TensorData& tensor) const {
-  if (!checked_.insert(name).second) return;
+  if (!checked_.insert(name).second || verified_finite(name)) return;
   const std::size_t found = count_non_finite(tensor);
   if (found == 0) return;
   if (non_finite_ == NonFinite::Refuse)

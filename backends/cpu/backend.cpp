@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -34,15 +35,40 @@ std::int32_t* id_ptr(const Tensor& t) {
 std::int64_t cols_of(const Tensor& t) { return t.shape[t.shape.rank - 1]; }
 std::int64_t rows_of(const Tensor& t) { return cols_of(t) == 0 ? 0 : t.numel() / cols_of(t); }
 
-// Asks the kernel to reclaim the whole pages inside [data, data + bytes): after packing, the source
-// of a packed weight (usually pages of the mapped model file) is not read again, so it should not
-// stay resident beside the packed copy. MADV_PAGEOUT never changes the contents (a later read
-// faults the page back in), and where the kernel lacks it the call fails harmlessly.
+// Whether [data, data + bytes) lies inside one read-only mapping of a file (/proc/self/maps): a
+// weight read in place from the mapped model file, not one copied to the heap (an unaligned
+// tensor, a strided view copied out), whose pages MADV_DONTNEED would zero.
+bool in_read_only_file_mapping(const void* data, std::size_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(data), end = begin + bytes;
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return false;
+  bool found = false;
+  char line[4096];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long low = 0, high = 0, inode = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s %*s %*s %lu", &low, &high, perms, &inode) != 4) continue;
+    if (begin >= low && begin < high) {
+      found = end <= high && perms[1] == '-' && inode != 0;
+      break;
+    }
+  }
+  std::fclose(maps);
+  return found;
+}
+
+// Unmaps the whole pages inside [data, data + bytes) from this process when they are pages of a
+// read-only mapped file: after packing, the source of a packed weight is not read again, so it
+// should not count as resident beside the packed copy. MADV_DONTNEED there only drops this
+// process's page-table entries (a later read maps the page again, unchanged) and leaves the file
+// in the page cache. (MADV_PAGEOUT, used before, evicted it from the cache too, so the next run of
+// a command read every linear layer's weights from disk again.)
 void release_pages(const void* data, std::size_t bytes) {
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
   const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
+  if (end > begin && in_read_only_file_mapping(data, bytes))
+    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 // The packed weights of a backend's stores, by handle: what `linear` multiplies by with oneDNN, and

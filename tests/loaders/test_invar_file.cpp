@@ -269,6 +269,29 @@ TEST(InvarFile, CorruptedFilesGiveClearErrors) {
   expect_error(variant(flipped_preamble), "preamble checksum mismatch");
 }
 
+TEST(InvarFile, LargeDataIsCheckedInTwoHalvesAsOneCrc) {
+  // 72 MiB of data: past the size from which the reader splits the CRC across two threads.
+  constexpr std::size_t kFloats = std::size_t{18} << 20;
+  std::string data = kConfig;
+  data.resize(64, '\0');
+  std::vector<float> values(kFloats);
+  for (std::size_t i = 0; i < kFloats; ++i) values[i] = static_cast<float>(i % 1000);
+  data += test::bytes_of(values);
+  const std::string header = header_with(R"({"name": "w", "dtype": "F32", "shape": [)" + std::to_string(kFloats) +
+                                         R"(], "offset": 64, "size": )" + std::to_string(kFloats * 4) + "}");
+  const std::string path = make_invar(header, data);
+  EXPECT_EQ(open_error(path), "(no error)");
+  const std::string good = test::read_file(path);
+  const std::size_t data_offset = good.size() - data.size();
+  for (const std::size_t at : {std::size_t{100}, data.size() / 2 - 1, data.size() / 2 + 1, data.size() - 1}) {
+    std::string flipped = good;
+    flipped[data_offset + at] ^= 1;
+    const std::string flipped_path = test::temp_dir() + "/flipped.invar";
+    test::write_file(flipped_path, flipped);
+    expect_error(flipped_path, "data checksum mismatch");
+  }
+}
+
 TEST(InvarFile, InconsistentHeadersAreRejected) {
   const std::string data = data_with_config();
   const auto header = [](const std::string& tensor) { return header_with(tensor); };
@@ -292,6 +315,62 @@ TEST(InvarFile, InconsistentHeadersAreRejected) {
   expect_error(make_invar(R"({"files": []})", data), "no 'tensors' list");
   expect_error(make_invar("[1, 2", data), "not valid JSON");
   expect_error(make_invar(header_with(""), data, 2), "format version 2; this invar reads version 1");
+}
+
+// --- "finite": the writer's non-finite check, recorded -------------------------------------------
+
+namespace {
+
+// Data: config.json at 0, [1, 2, NaN, 4, 5, 6] at 64.
+std::string data_with_nan() {
+  std::string data = kConfig;
+  data.resize(64, '\0');
+  return data + test::bytes_of(std::vector<float>{1, 2, std::numeric_limits<float>::quiet_NaN(), 4, 5, 6});
+}
+const std::string kTensorW = R"({"name": "w", "dtype": "F32", "shape": [2, 3], "offset": 64, "size": 24)";
+
+std::string check_finite_error(const std::string& path) {
+  const auto source = ModelSource::open(path);
+  try {
+    source->check_finite("w", source->tensor("w"));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(InvarFile, FiniteMarksOnlyTheTensorsTheWriterFoundFinite) {
+  // Unmarked (a file of an older writer): the reader scans the tensor and refuses it.
+  EXPECT_NE(check_finite_error(make_invar(header_with(kTensorW + "}"), data_with_nan())).find("weight 'w' holds 1 "),
+            std::string::npos);
+  // The writer marks a finite tensor, and not one holding NaN, which its reader then still refuses.
+  const std::string again = test::temp_dir() + "/again.invar";
+  const auto marked = [&](const std::string& path) {
+    std::ofstream out(again, std::ios::binary);
+    write_invar_file(*ModelSource::open(path), out, std::nullopt);
+    out.close();
+    return test::read_file(again).find(R"("finite":true)") != std::string::npos;
+  };
+  EXPECT_TRUE(marked(make_invar(header_with(kTensorW + "}"), data_with_config())));
+  EXPECT_FALSE(marked(make_invar(header_with(kTensorW + "}"), data_with_nan())));
+  EXPECT_NE(check_finite_error(again).find("weight 'w' holds 1 "), std::string::npos);
+  // A finite value rounded to F16 beyond its range becomes infinity: not marked either.
+  std::string big = kConfig;
+  big.resize(64, '\0');
+  big += test::bytes_of(std::vector<float>{1, 2, 1e6f, 4, 5, 6});
+  const std::string path = make_invar(header_with(kTensorW + "}"), big);
+  const std::string half = test::temp_dir() + "/half.invar";
+  std::ofstream out(half, std::ios::binary);
+  write_invar_file(*ModelSource::open(path), out, DType::F16);
+  out.close();
+  EXPECT_EQ(test::read_file(half).find(R"("finite":true)"), std::string::npos);
+  // A marked tensor is not scanned again: the data CRC vouches for the bytes the writer checked.
+  EXPECT_EQ(check_finite_error(make_invar(header_with(kTensorW + R"(, "finite": true})"), data_with_nan())),
+            "(no error)");
+  expect_error(make_invar(header_with(kTensorW + R"(, "finite": 1})"), data_with_config()),
+               "tensor 'w': 'finite' must be true or false");
 }
 
 // --- int8 tensors (invar convert --dtype int8) ---------------------------------------------------
