@@ -80,7 +80,12 @@ class RowRun {
 };
 
 // `invar merge` hands the partial results over here, then re-runs their command: its RowRun then
-// takes the records from them instead of computing.
+// takes the records from them instead of computing. Per thread: the next RowRun this thread makes.
 void merge_from(RunHeader header, Chunks chunks);
+
+// Reads the partial results at `paths` (one of each shard, all of one run, in any order; fails
+// naming the part that is not) and hands them to merge_from(). Their header, whose command the
+// caller runs again.
+RunHeader merge_parts(const std::vector<std::string>& paths);
 
 }  // namespace invar::run
