@@ -146,7 +146,10 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   command_ = spec_.control.command;
   const bool from_standard_input = spec_.control.standard_input;
   const Ranks processes = ranks();
-  merging_ = merge_source().has_value();
+  // Taken at once, so that a run that fails before process() leaves none for the thread's next run.
+  merge_ = std::move(merge_source());
+  merge_source().reset();
+  merging_ = merge_.has_value();
   sharded_ = !spec_.control.shard.empty();
   if (sharded_ && processes.size > 1) fail("--shard splits the input for separate jobs, mpirun for ranks: choose one");
   if (sharded_) std::tie(part_, parts_) = parse_shard(spec_.control.shard);
@@ -211,8 +214,8 @@ void RowRun::load_progress(Chunks& done) {
 bool RowRun::process(const Work& work) {
   Chunks mine;
   if (merging_) {
-    auto [header, chunks] = std::move(*merge_source());
-    merge_source().reset();
+    auto [header, chunks] = std::move(*merge_);
+    merge_.reset();
     if (header.fingerprint != fingerprint_)
       fail("the partial results were made from other input files or options than these (their command: {})",
            fmt::join(header.command, " "));

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run/run_file.hpp"
@@ -74,6 +75,7 @@ class RowRun {
   std::string fingerprint_;
   std::size_t part_ = 0, parts_ = 1;  // the shard or rank this process runs, of how many
   bool sharded_ = false, merging_ = false;
+  std::optional<std::pair<RunHeader, Chunks>> merge_;  // the partial results a merge takes (merge_from)
   std::string progress_path_;  // empty = no progress file (standard output, or input from standard input)
   std::optional<ChunkAppender> appender_;
   std::vector<std::string> records_;

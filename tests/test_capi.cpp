@@ -417,6 +417,16 @@ TEST(CApiFileJobs, TranslationShardsJoinedGiveTheBytesOfOneCall) {
   ASSERT_EQ(invar_translate_file(model, input.c_str(), (dir + "/joined").c_str(), &search, &join), INVAR_OK)
       << invar_last_error();
   EXPECT_EQ(read_file(dir + "/joined"), translated);
+  // A join that fails after taking the parts leaves nothing behind: the thread's next job computes.
+  EXPECT_EQ(invar_translate_file(model, input.c_str(), (dir + "/missing/joined").c_str(), &search, &join),
+            INVAR_ERROR_INPUT);
+  EXPECT_NE(std::string(invar_last_error()).find("does not exist"), std::string::npos) << invar_last_error();
+  invar_run_options first_half;
+  invar_run_options_init(&first_half);
+  first_half.shards = 2;
+  ASSERT_EQ(invar_translate_file(model, input.c_str(), (dir + "/again").c_str(), &search, &first_half), INVAR_OK)
+      << invar_last_error();
+  EXPECT_EQ(read_file(dir + "/again"), read_file(parts[1]));  // parts[1] is shard 0
 
   invar_run_options bad;
   invar_run_options_init(&bad);
