@@ -400,6 +400,12 @@ TEST(CApiFileJobs, TranslationShardsJoinedGiveTheBytesOfOneCall) {
     ASSERT_EQ(invar_translate_file(model, input.c_str(), parts.back().c_str(), &search, &run), INVAR_OK)
         << invar_last_error();
   }
+  invar_run_options bad;
+  invar_run_options_init(&bad);
+  bad.shard = 2;
+  bad.shards = 2;
+  EXPECT_EQ(invar_translate_file(model, input.c_str(), whole.c_str(), &search, &bad), INVAR_ERROR_ARGUMENT);
+  EXPECT_EQ(invar_embed_file(model, input.c_str(), whole.c_str(), nullptr), INVAR_ERROR_MODEL_KIND);
   std::vector<const char*> names{parts[0].c_str(), parts[1].c_str()};
   invar_run_options join;
   invar_run_options_init(&join);
@@ -427,14 +433,22 @@ TEST(CApiFileJobs, TranslationShardsJoinedGiveTheBytesOfOneCall) {
   ASSERT_EQ(invar_translate_file(model, input.c_str(), (dir + "/again").c_str(), &search, &first_half), INVAR_OK)
       << invar_last_error();
   EXPECT_EQ(read_file(dir + "/again"), read_file(parts[1]));  // parts[1] is shard 0
-
-  invar_run_options bad;
-  invar_run_options_init(&bad);
-  bad.shard = 2;
-  bad.shards = 2;
-  EXPECT_EQ(invar_translate_file(model, input.c_str(), whole.c_str(), &search, &bad), INVAR_ERROR_ARGUMENT);
-  EXPECT_EQ(invar_embed_file(model, input.c_str(), whole.c_str(), nullptr), INVAR_ERROR_MODEL_KIND);
   invar_model_free(model);
+
+  // The C++ wrapper: the same job, and a failure as api::Error with the status.
+  invar_model_options options;
+  invar_model_options_init(&options);
+  options.threads = 1;
+  options.batch_size = 1;
+  api::Model wrapped(fixture("core/marian"), &options);
+  wrapped.translate_file(input, dir + "/wrapped", &search);
+  EXPECT_EQ(read_file(dir + "/wrapped"), translated);
+  try {
+    wrapped.embed_file(input, dir + "/never");
+    ADD_FAILURE() << "embed_file on a seq2seq model did not throw";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.status(), INVAR_ERROR_MODEL_KIND);
+  }
 }
 
 }  // namespace
