@@ -1,11 +1,15 @@
 // Encoder calls: embed, classify and pseudo-log-likelihood, as `invar embed`, `classify` and `pll`
 // compute them (tools/cmd_encode.cpp), on TextEncoder.
 #include <cmath>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include "capi/file_job.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "capi/results.hpp"
+#include "core/json_number.hpp"
 
 namespace invar::capi {
 namespace {
@@ -17,16 +21,19 @@ std::vector<TextInput> text_inputs(const char* const* texts, const char* const* 
   return inputs;
 }
 
-// Tokenized inputs truncated to `limit`; fails naming the text whose ids the model cannot take.
+std::string text_index(std::size_t i) { return fmt::format("texts[{}]", i); }
+
+// Tokenized inputs truncated to `limit`; fails naming (by `where`) the text whose ids the model
+// cannot take.
 std::vector<Encoding> encode(TextEncoder& encoder, const std::vector<TextInput>& inputs, bool pairs,
-                             std::size_t limit) {
+                             std::size_t limit, const std::function<std::string(std::size_t)>& where = text_index) {
   std::size_t truncated = 0;
   auto encodings = encoder.encode(inputs, pairs, truncated, limit);
   for (std::size_t i = 0; i < encodings.size(); ++i) {
     try {
       encoder.model().check_inputs(std::span(&encodings[i], 1));
     } catch (const Error& e) {
-      fail("texts[{}]: {}", i, e.what());
+      fail("{}: {}", where(i), e.what());
     }
   }
   return encodings;
@@ -86,6 +93,31 @@ invar_status invar_embed(invar_model* model, const char* const* texts, size_t co
     out->values = new float[count * out->dimension];
     for (std::size_t i = 0; i < count; ++i) std::copy(vectors[i].begin(), vectors[i].end(), out->values + i * out->dimension);
     *embeddings = out.release();
+  });
+}
+
+invar_status invar_embed_file(invar_model* model, const char* input, const char* output,
+                              const invar_run_options* run) {
+  return guarded([&] {
+    invar::TextEncoder& encoder = encoder_of(model, "embed_file");
+    const invar::EmbeddingSettings settings = encoder.default_embedding_settings();
+    run_file_job({.input = input,
+                  .output = output,
+                  .run = run,
+                  .settings = {"embed", "--model", encoder.source().path(), "--batch-size",
+                               std::to_string(model->batch_size)},
+                  .chunk = 8 * model->batch_size,
+                  .work = [&](std::span<const std::string> lines, std::size_t first) {
+                    std::vector<invar::TextInput> inputs;
+                    for (const auto& line : lines) inputs.push_back({line, ""});
+                    const auto encodings = encode(encoder, inputs, false, encoder.embedding_length(), [&](std::size_t i) {
+                      return fmt::format("{}:{}", input, first + i + 1);
+                    });
+                    std::vector<std::string> records;
+                    for (const auto& vector : encoder.embed(encodings, settings, batches(*model)))
+                      records.push_back(R"({"embedding": )" + invar::json_array_text(vector) + "}");
+                    return records;
+                  }});
   });
 }
 

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "capi/file_job.hpp"
 #include "capi/guard.hpp"
 #include "capi/model.hpp"
 #include "capi/results.hpp"
+#include "core/printable.hpp"
 
 namespace invar::capi {
 namespace {
@@ -63,6 +65,18 @@ SearchSettings search_settings(Translator& translator, const invar_search_option
   } catch (const Error& e) {
     throw ArgumentError(e.what());
   }
+}
+
+// Every field of `options` (NULL = the defaults), for a file job's fingerprint.
+std::string options_text(const invar_search_options* options) {
+  invar_search_options o;
+  invar_search_options_init(&o);
+  if (options != nullptr) o = *options;
+  return fmt::format("beams={} return={} max_length={} max_new={} min_length={} no_repeat={} encoder_no_repeat={} "
+                     "repetition={} length={} early={} sample={} temperature={} top_k={} top_p={} seed={} truncate={}",
+                     o.num_beams, o.num_return_sequences, o.max_length, o.max_new_tokens, o.min_length,
+                     o.no_repeat_ngram_size, o.encoder_no_repeat_ngram_size, o.repetition_penalty, o.length_penalty,
+                     o.early_stopping, o.do_sample, o.temperature, o.top_k, o.top_p, o.seed, o.truncate);
 }
 
 // One generate or translate call: its translator, texts, settings and batching.
@@ -174,6 +188,29 @@ invar_status invar_translate(invar_model* model, const char* const* texts, size_
     out->count = count;
     out->texts = new_strings(best);
     return out.release();
+  });
+}
+
+invar_status invar_translate_file(invar_model* model, const char* input, const char* output,
+                                  const invar_search_options* options, const invar_run_options* run) {
+  return guarded([&] {
+    invar::Translator& translator = translator_of(model, "translate_file");
+    const invar::SearchSettings settings = search_settings(translator, options);
+    run_file_job({.input = input,
+                  .output = output,
+                  .run = run,
+                  .settings = {"translate", "--model", model->source->path(), "--batch-size",
+                               std::to_string(model->batch_size), "--search", options_text(options)},
+                  .chunk = 8 * model->batch_size,
+                  .work = [&](std::span<const std::string> lines, std::size_t first) {
+                    invar::TranslateOptions batching{.batch_size = model->batch_size};
+                    batching.where = [&](std::size_t i) { return fmt::format("{}:{}", input, first + i + 1); };
+                    if (options != nullptr && options->truncate) batching.truncated = [](std::size_t) {};
+                    std::vector<std::string> records;
+                    for (auto& text : translator.translate({lines.begin(), lines.end()}, settings, batching))
+                      records.push_back(invar::one_line(std::move(text)));
+                    return records;
+                  }});
   });
 }
 

@@ -23,6 +23,12 @@ class KindError : public Error {
   using Error::Error;
 };
 
+// A file job's progress callback asked it to stop (INVAR_ERROR_STOPPED).
+class Stopped : public Error {
+ public:
+  using Error::Error;
+};
+
 // Sets this thread's last error and returns `status`.
 invar_status failed(invar_status status, const char* message);
 
@@ -41,6 +47,8 @@ invar_status guarded(Body&& body) noexcept {
     return failed(INVAR_ERROR_ARGUMENT, e.what());
   } catch (const KindError& e) {
     return failed(INVAR_ERROR_MODEL_KIND, e.what());
+  } catch (const Stopped& e) {
+    return failed(INVAR_ERROR_STOPPED, e.what());
   } catch (const Error& e) {
     return failed(INVAR_ERROR_INPUT, e.what());
   } catch (const std::bad_alloc&) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/utf8.hpp"
 
 namespace invar {
@@ -42,6 +44,11 @@ std::string printable(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string one_line(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return text;
 }
 
 }  // namespace invar

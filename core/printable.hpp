@@ -12,4 +12,8 @@ namespace invar {
 // non-ASCII letters included, is kept.
 std::string printable(std::string_view text);
 
+// A generated text can hold line breaks (byte-level BPE has tokens for them); plain-text output
+// turns them into spaces to stay one line per input.
+std::string one_line(std::string text);
+
 }  // namespace invar

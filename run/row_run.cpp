@@ -19,7 +19,8 @@ namespace invar::run {
 namespace {
 
 std::optional<std::pair<RunHeader, Chunks>>& merge_source() {
-  static std::optional<std::pair<RunHeader, Chunks>> source;
+  // Per thread: C API jobs on other threads run their own RowRuns meanwhile.
+  thread_local std::optional<std::pair<RunHeader, Chunks>> source;
   return source;
 }
 
@@ -106,11 +107,49 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
 
 void merge_from(RunHeader header, Chunks chunks) { merge_source() = std::pair{std::move(header), std::move(chunks)}; }
 
+namespace {
+
+bool same_run(const RunHeader& a, const RunHeader& b) {
+  return a.fingerprint == b.fingerprint && a.rows == b.rows && a.chunk == b.chunk && a.shards == b.shards &&
+         a.command == b.command;
+}
+
+}  // namespace
+
+RunHeader merge_parts(const std::vector<std::string>& paths) {
+  if (paths.empty()) fail("no partial results to merge");
+  std::vector<std::string> seen;
+  RunHeader first;
+  Chunks chunks;
+  for (const auto& path : paths) {
+    RunFile part = read_run_file(path);
+    if (part.header.kind != "partial") fail("{}: not a partial result (--shard writes those)", path);
+    if (seen.empty()) {
+      first = part.header;
+      seen.resize(first.shards);
+    } else if (!same_run(part.header, first)) {
+      fail("{}: a part of another run than {} (other command, input, options or shard count)", path, paths.front());
+    }
+    auto& owner = seen[part.header.shard];
+    if (!owner.empty()) fail("{}: shard {}/{} is already given by {}", path, part.header.shard, first.shards, owner);
+    owner = path;
+    chunks.merge(part.chunks);
+  }
+  const auto missing = std::find(seen.begin(), seen.end(), std::string());
+  if (missing != seen.end())
+    fail("shard {}/{} is missing: give all {} parts", missing - seen.begin(), first.shards, first.shards);
+  merge_from(first, std::move(chunks));
+  return first;
+}
+
 RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
   command_ = spec_.control.command;
   const bool from_standard_input = spec_.control.standard_input;
   const Ranks processes = ranks();
-  merging_ = merge_source().has_value();
+  // Taken at once, so that a run that fails before process() leaves none for the thread's next run.
+  merge_ = std::move(merge_source());
+  merge_source().reset();
+  merging_ = merge_.has_value();
   sharded_ = !spec_.control.shard.empty();
   if (sharded_ && processes.size > 1) fail("--shard splits the input for separate jobs, mpirun for ranks: choose one");
   if (sharded_) std::tie(part_, parts_) = parse_shard(spec_.control.shard);
@@ -175,8 +214,8 @@ void RowRun::load_progress(Chunks& done) {
 bool RowRun::process(const Work& work) {
   Chunks mine;
   if (merging_) {
-    auto [header, chunks] = std::move(*merge_source());
-    merge_source().reset();
+    auto [header, chunks] = std::move(*merge_);
+    merge_.reset();
     if (header.fingerprint != fingerprint_)
       fail("the partial results were made from other input files or options than these (their command: {})",
            fmt::join(header.command, " "));

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run/run_file.hpp"
@@ -74,13 +75,19 @@ class RowRun {
   std::string fingerprint_;
   std::size_t part_ = 0, parts_ = 1;  // the shard or rank this process runs, of how many
   bool sharded_ = false, merging_ = false;
+  std::optional<std::pair<RunHeader, Chunks>> merge_;  // the partial results a merge takes (merge_from)
   std::string progress_path_;  // empty = no progress file (standard output, or input from standard input)
   std::optional<ChunkAppender> appender_;
   std::vector<std::string> records_;
 };
 
 // `invar merge` hands the partial results over here, then re-runs their command: its RowRun then
-// takes the records from them instead of computing.
+// takes the records from them instead of computing. Per thread: the next RowRun this thread makes.
 void merge_from(RunHeader header, Chunks chunks);
+
+// Reads the partial results at `paths` (one of each shard, all of one run, in any order; fails
+// naming the part that is not) and hands them to merge_from(). Their header, whose command the
+// caller runs again.
+RunHeader merge_parts(const std::vector<std::string>& paths);
 
 }  // namespace invar::run

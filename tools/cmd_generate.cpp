@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
 #include "engine/translator.hpp"
@@ -68,12 +69,6 @@ void warn_truncated(std::size_t truncated, std::size_t total, std::int64_t posit
                truncated, total, positions);
 }
 
-// A generated text can hold line breaks (byte-level BPE has tokens for them); plain-text output
-// turns them into spaces to stay one line per input.
-std::string one_line(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-  return text;
-}
 
 // The output line of one input's hypotheses.
 std::string generation_line(const std::vector<Translation>& hyps, bool best_text_only) {

@@ -2,11 +2,8 @@
 // command gives when run whole. It checks the parts (one of each shard, the same command, input
 // and options), then runs the command again with their records in place of the computation
 // (run/row_run.hpp): the input files are read again and must be unchanged; models are not opened.
-#include <fmt/format.h>
-
 #include <algorithm>
 
-#include "core/error.hpp"
 #include "tools/command.hpp"
 #include "tools/run_control.hpp"
 
@@ -18,34 +15,8 @@ struct MergeOptions {
   std::string output = "-";
 };
 
-bool same_run(const run::RunHeader& a, const run::RunHeader& b) {
-  return a.fingerprint == b.fingerprint && a.rows == b.rows && a.chunk == b.chunk && a.shards == b.shards &&
-         a.command == b.command;
-}
-
 void run_merge(const MergeOptions& options) {
-  std::vector<std::string> seen;
-  run::RunHeader first;
-  run::Chunks chunks;
-  for (const auto& path : options.parts) {
-    run::RunFile part = run::read_run_file(path);
-    if (part.header.kind != "partial") fail("{}: not a partial result (--shard writes those)", path);
-    if (seen.empty()) {
-      first = part.header;
-      seen.resize(first.shards);
-    } else if (!same_run(part.header, first)) {
-      fail("{}: a part of another run than {} (other command, input, options or shard count)", path,
-           options.parts.front());
-    }
-    auto& owner = seen[part.header.shard];
-    if (!owner.empty()) fail("{}: shard {}/{} is already given by {}", path, part.header.shard, first.shards, owner);
-    owner = path;
-    chunks.merge(part.chunks);
-  }
-  const auto missing = std::find(seen.begin(), seen.end(), std::string());
-  if (missing != seen.end())
-    fail("shard {}/{} is missing: give all {} parts", missing - seen.begin(), first.shards, first.shards);
-  run::merge_from(first, std::move(chunks));
+  const run::RunHeader first = run::merge_parts(options.parts);
   CLI::App app;
   app.require_subcommand(1);
   add_commands(app);

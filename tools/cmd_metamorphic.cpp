@@ -217,6 +217,7 @@ struct CompositionalityArguments {
   std::string contexts, insertions;
   ProbeSettings probe;
   OutputOptions out;
+  RunControl control;  // of the model's entailment scores and probe features (eval/metamorphic/rows.hpp)
 };
 
 void run_compositionality_command(const CompositionalityArguments& args) {
@@ -225,13 +226,31 @@ void run_compositionality_command(const CompositionalityArguments& args) {
   if (!(args.probe.held_out >= 0 && args.probe.held_out < 1)) fail("--held-out must be in [0, 1), got {}", args.probe.held_out);
   const auto contexts = read_contexts(args.contexts);
   const auto insertions = read_insertions(args.insertions);
-  auto backend = open_backend(args.model.compute);
+  if (!args.control.shard.empty() && args.out.output == "-") fail("--shard writes a partial result: give --output FILE");
+  std::unique_ptr<Backend> backend;
+  std::optional<ModelUnderTest> opened;
   // Every input runs twice: for its entailment score, then for the probe's hidden states.
   Progress progress("compositionality", 2 * contexts.size() * insertions.size());
-  ModelUnderTest model(args.model.model, *backend,
-                       {args.model.label, args.model.compute.batch_size, [&progress](std::size_t done) { progress.advance(done); }});
-  if (model.regression()) fail("{}: compositionality needs an NLI classifier, not a regression model", args.model.model);
-  const auto result = run_compositionality(model, contexts, insertions, args.probe);
+  const auto open = [&]() -> ModelUnderTest& {
+    if (!opened) {
+      backend = open_backend(args.model.compute);
+      opened.emplace(args.model.model, *backend,
+                     ModelSettings{args.model.label, args.model.compute.batch_size,
+                                   [&progress](std::size_t done) { progress.advance(done); }});
+      if (opened->regression())
+        fail("{}: compositionality needs an NLI classifier, not a regression model", args.model.model);
+    }
+    return *opened;
+  };
+  std::vector<ProbeInput> inputs;
+  const auto row_run = run_probe_rows(row_run_spec(args.control, {.inputs = {"--contexts", "--insertions"},
+                                                                  .output = args.out.output,
+                                                                  .chunk = chunk_rows(args.model.compute)}),
+                                      contexts, insertions, open, inputs);
+  if (!row_run) return;
+  // The model's labels and layers name the report's settings; a merge opens the model for them alone.
+  ModelUnderTest& model = open();
+  const auto result = fit_compositionality(contexts, insertions, inputs, probe_layer(model), args.probe);
   const ReportSettings settings{{"model", args.model.model},
                                 {"entailment score", fmt::format("P({})", model.class_names()[model.score_label()])},
                                 {"probe", fmt::format("L2 logistic regression (liblinear), C = {}, held-out share {}, seed {}",
@@ -240,6 +259,7 @@ void run_compositionality_command(const CompositionalityArguments& args) {
   if (!args.out.report.empty()) write_compositionality_html(args.out.report, contexts, insertions, result, settings);
   write_result(args.out, args.out.json ? compositionality_json(contexts, insertions, result, settings).dump(2) + '\n'
                                        : compositionality_text(contexts, insertions, result, settings));
+  row_run->close();
 }
 
 void setup_compositionality(CLI::App& parent) {
@@ -257,6 +277,7 @@ void setup_compositionality(CLI::App& parent) {
   app->add_option("--seed", args->probe.seed, "Seed of the probe's held-out split")->capture_default_str();
   app->add_option("--C", args->probe.C, "Inverse L2 regularisation strength of the probe")->capture_default_str();
   add_output_options(*app, args->out, false);
+  add_run_control_options(*app, args->control);
   app->callback([args] { run_compositionality_command(*args); });
 }
 
@@ -269,6 +290,7 @@ struct TransitivityArguments {
   std::uint64_t seed = 0;
   ModelOptions compute;
   OutputOptions out;
+  RunControl control;  // of the pair model's judgements (eval/metamorphic/rows.hpp)
 };
 
 PairJudge model_judge(ModelUnderTest& model, const std::vector<std::string>& labels) {
@@ -297,14 +319,29 @@ void run_transitivity_command(const TransitivityArguments& args) {
   ReportSettings settings{{"triplets", args.triplets.empty() ? fmt::format("{} sampled from {} (seed {})", args.samples, args.words, args.seed)
                                                              : args.triplets}};
   std::vector<RelationTransitivity> results;
+  std::unique_ptr<RowRun> row_run;
   if (!args.model.empty()) {
-    auto backend = open_backend(args.compute);
+    if (!args.control.shard.empty() && args.out.output == "-") fail("--shard writes a partial result: give --output FILE");
+    std::unique_ptr<Backend> backend;
+    std::optional<ModelUnderTest> model;
     Progress progress("transitivity", 3 * triplets.size());
-    ModelUnderTest model(args.model, *backend, {args.labels.front(), args.compute.batch_size, [&progress](std::size_t done) { progress.advance(done); }});
-    if (model.regression() || model.class_names().empty()) fail("{}: transitivity needs a pair classifier", args.model);
+    const auto judge = [&] {
+      backend = open_backend(args.compute);
+      model.emplace(args.model, *backend, ModelSettings{args.labels.front(), args.compute.batch_size,
+                                                        [&progress](std::size_t done) { progress.advance(done); }});
+      if (model->regression() || model->class_names().empty()) fail("{}: transitivity needs a pair classifier", args.model);
+      return model_judge(*model, args.labels);
+    };
+    TripletJudgements judgements;
+    row_run = run_triplet_rows(row_run_spec(args.control, {.inputs = {"--triplets", "--words"},
+                                                           .output = args.out.output,
+                                                           .chunk = chunk_rows(args.compute)}),
+                               triplets, args.labels.size(), judge, judgements);
+    if (!row_run) return;
     settings.push_back({"model", args.model});
-    results = run_transitivity(triplets, args.labels, model_judge(model, args.labels));
+    results = count_transitivity(triplets, args.labels, judgements);
   } else {
+    if (!args.control.shard.empty()) fail("--shard splits what -m MODEL computes; with --pair-labels nothing is");
     settings.push_back({"pair labels", args.pair_labels});
     results = run_transitivity(triplets, args.labels, pair_label_file_judge(args.pair_labels, args.labels));
   }
@@ -312,6 +349,7 @@ void run_transitivity_command(const TransitivityArguments& args) {
   if (!args.out.report.empty()) write_transitivity_html(args.out.report, triplets, results, settings);
   write_result(args.out, args.out.json ? transitivity_json(triplets, results, settings).dump(2) + '\n'
                                        : transitivity_text(results, settings));
+  if (row_run) row_run->close();
 }
 
 void setup_transitivity(CLI::App& parent) {
@@ -327,6 +365,7 @@ void setup_transitivity(CLI::App& parent) {
   app->add_option("--label", args->labels, "A relation R: the label that means R(a, b); repeatable (one relation each)");
   add_compute_options(*app, args->compute);
   add_output_options(*app, args->out, false);
+  add_run_control_options(*app, args->control);
   app->callback([args] { run_transitivity_command(*args); });
 }
 

@@ -1,7 +1,6 @@
 // `invar robustness expand|score|ablate`: semantic robustness on template-based test beds
 // (La Malfa & Kwiatkowska, AAAI 2022). See eval/robustness/ and docs/robustness.md.
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <span>
 
@@ -291,13 +290,16 @@ struct AblateArguments {
   double tolerance = 1e-4;
   bool json = false;
   std::string csv, report;
+  std::string output = "-";
   ModelOptions compute;
+  RunControl control;  // of the layers' features (eval/robustness/ablation.hpp)
 };
 
 void run_ablate(const AblateArguments& args) {
   if (args.train.empty() || args.task.empty()) fail("ablate needs --train and --task (labelled text files)");
   const LabelledSet train = read_labelled_set(args.train, args.bed.columns);
   const Bed bed = make_bed(read_labelled_set(args.task, args.bed.columns), generated_texts(args.bed));
+  if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
   auto backend = open_backend(args.compute);
   auto source = ModelSource::open(args.model);
   TextEncoder encoder(*source, *backend);
@@ -305,18 +307,25 @@ void run_ablate(const AblateArguments& args) {
   for (const auto& name : args.pooling) options.pooling.push_back(parse_pooling(name));
   options.regression.C = args.C;
   options.regression.tolerance = args.tolerance;
-  const std::size_t per_layer = train.texts.size() + all_texts(bed).size();
-  Progress progress("layers", per_layer * static_cast<std::size_t>(encoder.model().spec().layers + 1));
-  options.batches = {args.compute.batch_size, [&](std::size_t n) { progress.advance(n); }};
-  const Ablation ablation = ablate(encoder, train, bed, options);
+  options.batch_size = args.compute.batch_size;
+  std::vector<PerInput> features;
+  const auto row_run = run_layer_rows(
+      row_run_spec(args.control, {.inputs = {"--train", "--task", "--templates", "--phenomena"},
+                                  .output = args.output,
+                                  .chunk = chunk_rows(args.compute)}),
+      encoder, train, bed, options, features);
+  if (!row_run) return;
+  const Ablation ablation = ablate(encoder, train, bed, options, features);
   if (!args.csv.empty()) {
     AtomicOutput out(args.csv);
     out.stream() << ablation_csv(ablation, bed.phenomena);
     out.commit();
   }
   if (!args.report.empty()) write_ablation_html(args.report, ablation, bed.phenomena);
-  if (args.json) std::cout << ablation_json(ablation, bed.phenomena).dump(2) << '\n';
-  else std::cout << ablation_text(ablation, bed.phenomena);
+  AtomicOutput out(args.output);
+  out.stream() << (args.json ? ablation_json(ablation, bed.phenomena).dump(2) + '\n' : ablation_text(ablation, bed.phenomena));
+  out.commit();
+  row_run->close();
 }
 
 void setup_ablate(CLI::App& parent) {
@@ -340,6 +349,9 @@ void setup_ablate(CLI::App& parent) {
   app->add_flag("--json", args->json, "Print the result as JSON instead of the table");
   app->add_option("--csv", args->csv, "Write one CSV row per layer and set");
   app->add_option("--report", args->report, "Write a self-contained HTML report with the layer chart");
+  app->add_option("-o,--output", args->output, "Write the result (table or --json) here, atomically ('-' = standard output)")
+      ->capture_default_str();
+  add_run_control_options(*app, args->control);
   app->callback([args] { run_ablate(*args); });
 }
 

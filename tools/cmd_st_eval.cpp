@@ -10,9 +10,11 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/style_transfer/report.hpp"
+#include "eval/style_transfer/rows.hpp"
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/run_control.hpp"
 
 namespace invar::cli {
 namespace {
@@ -28,6 +30,7 @@ struct StEvalArguments {
   bool empty_as_zero = false;
   bool json = false, csv = false, latex = false;
   std::string output = "-", report;
+  RunControl control;  // of the per-segment scores (eval/style_transfer/rows.hpp)
 };
 
 // "NAME=FILE" → {NAME, FILE}; without "NAME=", the file's stem names it unless a name is required.
@@ -81,17 +84,6 @@ std::vector<std::pair<std::string, std::string>> settings_of(const StEvalArgumen
       {"empty outputs", args.empty_as_zero ? "scored as bert_score and NLTK do (0; WMD undefined)" : "an error"}};
 }
 
-// A progress bar per stage on stderr (when it is a terminal).
-style_transfer::ProgressSink progress_bars(std::shared_ptr<std::unique_ptr<Progress>> bar) {
-  return {[bar](const std::string& stage, std::size_t total) {
-            bar->reset();
-            *bar = std::make_unique<Progress>("st-eval " + stage, total);
-          },
-          [bar](std::size_t done) {
-            if (*bar) (*bar)->advance(done);
-          }};
-}
-
 void run(StEvalArguments args) {
   if (args.json + args.csv + args.latex > 1) fail("--json, --csv and --latex are exclusive");
   if (args.nltk == "3.6.2")
@@ -105,11 +97,13 @@ void run(StEvalArguments args) {
   style_transfer::Evaluation e;
   e.segments = read_segments(args);
   if (!args.empty_as_zero) style_transfer::check_outputs(e.segments);
+  if (!args.control.shard.empty() && args.output == "-") fail("--shard writes a partial result: give --output FILE");
   const auto backend = open_backend(args.compute);
   style_transfer::Models models(args.models, *backend);
-  auto bar = std::make_shared<std::unique_ptr<Progress>>();
-  e.scores = style_transfer::score_segments(e.segments, models, progress_bars(bar));
-  bar->reset();
+  const auto row_run = style_transfer::run_segment_rows(
+      row_run_spec(args.control, {.inputs = {"--inputs", "--ref", "--bertscore-baseline"}, .output = args.output}),
+      e.segments, models, e.scores);
+  if (!row_run) return;
   e.study = style_transfer::meta_evaluate(e.segments, e.scores);
   e.settings = settings_of(args, models);
 
@@ -124,6 +118,7 @@ void run(StEvalArguments args) {
     out.stream() << (args.csv ? style_transfer::segments_csv(e)
                               : args.latex ? style_transfer::evaluation_latex(e) : style_transfer::evaluation_text(e));
   out.commit();
+  row_run->close();
 }
 
 void add_model_settings(CLI::App* app, StEvalArguments& args) {
@@ -176,6 +171,7 @@ void setup(CLI::App& root) {
   app->add_flag("--latex", args->latex, "LaTeX tables: system means and correlations per group");
   app->add_option("-o,--output", args->output, "Write here instead of standard output (complete or not at all)");
   app->add_option("--report", args->report, "Also write an HTML report with the cross-metric heat maps");
+  add_run_control_options(*app, args->control);
   app->footer(
       "Human dimensions and the metrics meta-evaluated against them: meaning ~ self-/ref- BLEU, chrF, METEOR, "
       "BERTScore, WMD, WVCOS and STS; formality ~ formality; fluency ~ PLL and PPPL; combined ~ none. A metric whose "

@@ -165,39 +165,63 @@ CompositionalityResult count_compositionality(const std::vector<Context>& contex
   return result;
 }
 
-CompositionalityResult run_compositionality(ModelUnderTest& model, const std::vector<Context>& contexts,
-                                            const std::vector<Insertion>& insertions, const ProbeSettings& settings) {
-  auto& encoder = model.encoder();
-  const auto& spec = encoder.model().spec();
+std::size_t probe_layer(ModelUnderTest& model) {
+  const auto& spec = model.encoder().model().spec();
   if (spec.layers < 2) fail("{}: the probe reads the second-to-last layer; the model has {} layer", model.path(), spec.layers);
+  return static_cast<std::size_t>(spec.layers - 1);
+}
+
+std::vector<ProbeInput> probe_inputs(ModelUnderTest& model, const std::vector<Context>& contexts,
+                                     const std::vector<Insertion>& insertions, std::size_t begin, std::size_t end) {
+  auto& encoder = model.encoder();
+  const auto layer = static_cast<std::int64_t>(probe_layer(model));
   const std::size_t m_count = insertions.size();
   std::vector<std::string> premises, hypotheses;
   std::vector<TextInput> inputs;
-  for (const auto& context : contexts)
-    for (const auto& insertion : insertions) {
-      premises.push_back(context.fill(insertion.x));
-      hypotheses.push_back(context.fill(insertion.y));
-      inputs.push_back({premises.back(), hypotheses.back()});
-    }
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto& context = contexts[i / m_count];
+    const auto& insertion = insertions[i % m_count];
+    premises.push_back(context.fill(insertion.x));
+    hypotheses.push_back(context.fill(insertion.y));
+    inputs.push_back({premises.back(), hypotheses.back()});
+  }
   const auto entailment_scores = model.classify(premises, hypotheses).scores;
   std::size_t truncated = 0;
   const auto encodings = encoder.encode(inputs, true, truncated);
-  const auto layer = spec.layers - 1;
   const auto hidden = encoder.batched<std::vector<float>>(
       encodings, model.batches(), [&](std::span<const Encoding> batch) { return encoder.model().hidden_states(batch, layer); });
-  const auto width = static_cast<std::size_t>(spec.hidden);
-  learn::SparseMatrix features;
-  features.cols = 2 * width;
-  std::vector<int> labels;
-  for (std::size_t i = 0; i < encodings.size(); ++i) {
-    const auto& context = contexts[i / m_count];
-    const auto& insertion = insertions[i % m_count];
+  const auto width = static_cast<std::size_t>(encoder.model().spec().hidden);
+  std::vector<ProbeInput> out;
+  for (std::size_t k = 0; k < encodings.size(); ++k) {
+    const auto& context = contexts[(begin + k) / m_count];
+    const auto& insertion = insertions[(begin + k) % m_count];
     std::vector<std::pair<std::uint32_t, double>> row;
-    mean_rows(hidden[i], width, insertion_span(encoder.tokenizer(), encodings[i], 0, context, insertion.x), row, 0);
-    mean_rows(hidden[i], width, insertion_span(encoder.tokenizer(), encodings[i], 1, context, insertion.y), row,
+    mean_rows(hidden[k], width, insertion_span(encoder.tokenizer(), encodings[k], 0, context, insertion.x), row, 0);
+    mean_rows(hidden[k], width, insertion_span(encoder.tokenizer(), encodings[k], 1, context, insertion.y), row,
               static_cast<std::uint32_t>(width));
+    ProbeInput input{entailment_scores[k], {}};
+    for (const auto& entry : row) input.features.push_back(entry.second);
+    out.push_back(std::move(input));
+  }
+  return out;
+}
+
+CompositionalityResult fit_compositionality(const std::vector<Context>& contexts,
+                                            const std::vector<Insertion>& insertions,
+                                            const std::vector<ProbeInput>& inputs, std::size_t layer,
+                                            const ProbeSettings& settings) {
+  const std::size_t m_count = insertions.size();
+  learn::SparseMatrix features;
+  features.cols = inputs.empty() ? 0 : inputs.front().features.size();
+  std::vector<int> labels;
+  std::vector<double> entailment_scores;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<std::pair<std::uint32_t, double>> row;
+    for (std::size_t d = 0; d < inputs[i].features.size(); ++d)
+      row.push_back({static_cast<std::uint32_t>(d), inputs[i].features[d]});
     features.add_row(row);
-    labels.push_back(insertion.relation == LexicalRelation::Hypernym);
+    labels.push_back(insertions[i % m_count].relation == LexicalRelation::Hypernym);
+    entailment_scores.push_back(inputs[i].entailment);
   }
   if (std::count(labels.begin(), labels.end(), 1) == 0 || std::count(labels.begin(), labels.end(), 0) == 0)
     fail("the probe needs insertion pairs labelled hypernym and others (hyponym or none)");
@@ -216,12 +240,12 @@ CompositionalityResult run_compositionality(ModelUnderTest& model, const std::ve
   probe.fit(features.select_rows(split.train), pick(labels, split.train), 2, {.C = settings.C});
   const auto probabilities = probe.predict_proba(features);
   std::vector<std::vector<double>> probe_scores(contexts.size()), entailment(contexts.size());
-  for (std::size_t i = 0; i < encodings.size(); ++i) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
     probe_scores[i / m_count].push_back(probabilities[i][1]);
     entailment[i / m_count].push_back(entailment_scores[i]);
   }
   auto result = count_compositionality(contexts, insertions, probe_scores, entailment);
-  result.probe = {split.train.size(), split.held_out.size(), std::numeric_limits<double>::quiet_NaN(), static_cast<std::size_t>(layer)};
+  result.probe = {split.train.size(), split.held_out.size(), std::numeric_limits<double>::quiet_NaN(), layer};
   if (!split.held_out.empty()) {
     const auto predicted = probe.predict(features.select_rows(split.held_out));
     std::size_t correct = 0;

@@ -74,7 +74,22 @@ struct ProbeSettings {
 // layer, averaged over the tokens of x in the premise and of y in the hypothesis (concatenated).
 // Token spans are found by tokenizing the text up to each word; an insertion whose tokens merge
 // with the context's fails naming the context's line.
-CompositionalityResult run_compositionality(ModelUnderTest& model, const std::vector<Context>& contexts,
-                                            const std::vector<Insertion>& insertions, const ProbeSettings& settings);
+// The model's part, per input of the contexts × insertions grid (context by context): its entailment
+// score and the probe's features (the two mean hidden states, concatenated).
+struct ProbeInput {
+  double entailment = 0;
+  std::vector<double> features;
+};
+// The layer the probe reads (fails when the model has fewer than two).
+std::size_t probe_layer(ModelUnderTest& model);
+// Inputs [begin, end) of the grid.
+std::vector<ProbeInput> probe_inputs(ModelUnderTest& model, const std::vector<Context>& contexts,
+                                     const std::vector<Insertion>& insertions, std::size_t begin, std::size_t end);
+// The probe fitted on every input's features, and the counts.
+CompositionalityResult fit_compositionality(const std::vector<Context>& contexts,
+                                            const std::vector<Insertion>& insertions,
+                                            const std::vector<ProbeInput>& inputs, std::size_t layer,
+                                            const ProbeSettings& settings);
+
 
 }  // namespace invar::metamorphic

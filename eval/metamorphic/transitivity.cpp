@@ -80,9 +80,7 @@ std::vector<Triplet> sample_triplets(const std::vector<Word>& words, std::size_t
   return out;
 }
 
-std::vector<RelationTransitivity> run_transitivity(const std::vector<Triplet>& triplets,
-                                                   const std::vector<std::string>& relations, const PairJudge& judge) {
-  if (relations.empty()) fail("transitivity needs at least one relation");
+TripletJudgements judge_triplets(std::span<const Triplet> triplets, std::size_t relations, const PairJudge& judge) {
   std::vector<std::pair<std::string, std::string>> premises;
   for (const auto& t : triplets) {
     premises.push_back({t.a, t.b});
@@ -92,12 +90,24 @@ std::vector<RelationTransitivity> run_transitivity(const std::vector<Triplet>& t
   std::vector<std::pair<std::string, std::string>> conclusions;
   for (const auto& t : triplets) conclusions.push_back({t.a, t.c});
   const auto conclusion_judgements = judge(conclusions);
+  TripletJudgements out(relations);
+  for (std::size_t r = 0; r < relations; ++r)
+    for (std::size_t k = 0; k < triplets.size(); ++k)
+      out[r].push_back({premise_judgements[r][2 * k], premise_judgements[r][2 * k + 1], conclusion_judgements[r][k]});
+  return out;
+}
+
+std::vector<RelationTransitivity> count_transitivity(const std::vector<Triplet>& triplets,
+                                                     const std::vector<std::string>& relations,
+                                                     const TripletJudgements& judgements) {
+  if (relations.empty()) fail("transitivity needs at least one relation");
   std::vector<RelationTransitivity> out;
   for (std::size_t r = 0; r < relations.size(); ++r) {
     RelationTransitivity result{relations[r], {}, {}, {}};
     for (std::size_t k = 0; k < triplets.size(); ++k) {
-      const bool premise = premise_judgements[r][2 * k] && premise_judgements[r][2 * k + 1];
-      const bool violated = premise && !conclusion_judgements[r][k];
+      const auto& [ab, bc, ac] = judgements[r][k];
+      const bool premise = ab && bc;
+      const bool violated = premise && !ac;
       add(result.overall, premise, violated);
       add(result.groups[triplets[k].group], premise, violated);
       if (violated) result.violating.push_back(k);
@@ -105,6 +115,12 @@ std::vector<RelationTransitivity> run_transitivity(const std::vector<Triplet>& t
     out.push_back(std::move(result));
   }
   return out;
+}
+
+std::vector<RelationTransitivity> run_transitivity(const std::vector<Triplet>& triplets,
+                                                   const std::vector<std::string>& relations, const PairJudge& judge) {
+  if (relations.empty()) fail("transitivity needs at least one relation");
+  return count_transitivity(triplets, relations, judge_triplets(triplets, relations.size(), judge));
 }
 
 PairJudge pair_label_file_judge(const std::string& path, const std::vector<std::string>& relations) {

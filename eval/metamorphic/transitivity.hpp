@@ -2,9 +2,11 @@
 // Three-way transitivity (Manino et al. 2022, §6, Table 5): for a relation R predicted by a pair
 // model f (synonymy, hypernymy, ...), a triplet of words (a, b, c) whose premise R(a, b) ∧ R(b, c)
 // holds is a test case, violated when ¬R(a, c).
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +49,16 @@ struct RelationTransitivity {
 };
 
 // Judges (a, b) and (b, c) of every triplet, then (a, c) of those whose premise holds.
+// Per relation, per triplet: R(a, b), R(b, c), R(a, c) as the judge says; the judge sees every
+// premise pair of `triplets` in one call, then every conclusion pair.
+using TripletJudgements = std::vector<std::vector<std::array<bool, 3>>>;
+TripletJudgements judge_triplets(std::span<const Triplet> triplets, std::size_t relations, const PairJudge& judge);
+
+std::vector<RelationTransitivity> count_transitivity(const std::vector<Triplet>& triplets,
+                                                     const std::vector<std::string>& relations,
+                                                     const TripletJudgements& judgements);
+
+// count_transitivity on the judge's judgements of every triplet.
 std::vector<RelationTransitivity> run_transitivity(const std::vector<Triplet>& triplets,
                                                    const std::vector<std::string>& relations, const PairJudge& judge);
 

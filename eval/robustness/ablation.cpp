@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 
 #include "core/error.hpp"
+#include "run/progress.hpp"
+#include "run/record.hpp"
 
 namespace invar::robustness {
 
@@ -33,38 +36,75 @@ std::string pooling_names(const std::vector<Pooling>& modes) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
+EmbeddingSettings feature_settings(const TextEncoder& encoder, const AblationOptions& options) {
+  EmbeddingSettings settings = encoder.default_embedding_settings();
+  if (!options.pooling.empty()) settings.modes = options.pooling;
+  settings.normalize = false;
+  return settings;
+}
+
 }  // namespace
 
-Ablation ablate(TextEncoder& encoder, const LabelledSet& train, const Bed& bed, const AblationOptions& options) {
+std::unique_ptr<run::RowRun> run_layer_rows(run::RowRunSpec spec, TextEncoder& encoder, const LabelledSet& train,
+                                            const Bed& bed, const AblationOptions& options,
+                                            std::vector<PerInput>& features) {
+  probe_classes(train, bed);
+  // The probes' texts: the training texts, then the task's, then the generated ones.
+  std::vector<TextInput> texts;
+  for (const auto& text : train.texts) texts.push_back({text, ""});
+  for (const auto& text : all_texts(bed)) texts.push_back({text, ""});
+  const std::size_t layers = static_cast<std::size_t>(encoder.model().spec().layers) + 1;
+  spec.rows = layers * texts.size();
+  auto row_run = std::make_unique<run::RowRun>(std::move(spec));
+  EmbeddingSettings settings = feature_settings(encoder, options);
+  run::Progress progress("layers", layers * texts.size());
+  const bool writes = row_run->process([&](std::size_t begin, std::size_t end) {
+    std::vector<std::string> records;
+    for (std::size_t row = begin; row < end;) {
+      const std::size_t layer = row / texts.size(), first = row % texts.size();
+      const std::size_t last = std::min(texts.size(), first + (end - row));
+      std::size_t truncated = 0;
+      const auto encodings = encoder.encode(std::span(texts).subspan(first, last - first), false, truncated);
+      settings.layer = static_cast<std::int64_t>(layer);
+      for (const auto& feature :
+           encoder.embed(encodings, settings, {options.batch_size, [&](std::size_t n) { progress.advance(n); }}))
+        records.push_back(run::RecordWriter().put(feature).str());
+      row += last - first;
+    }
+    return records;
+  });
+  if (!writes) return nullptr;
+  features.assign(layers, {});
+  const auto& records = row_run->records();
+  for (std::size_t row = 0; row < records.size(); ++row) {
+    run::RecordReader record(records[row], "robustness ablate");
+    features[row / texts.size()].push_back(record.get_floats());
+    record.finish();
+  }
+  return row_run;
+}
+
+Ablation ablate(TextEncoder& encoder, const LabelledSet& train, const Bed& bed, const AblationOptions& options,
+                const std::vector<PerInput>& features) {
   Ablation result;
   result.model = encoder.source().path();
   result.classes = probe_classes(train, bed);
   result.train_texts = train.texts.size();
-  EmbeddingSettings settings = encoder.default_embedding_settings();
-  if (!options.pooling.empty()) settings.modes = options.pooling;
-  settings.normalize = false;
+  const EmbeddingSettings settings = feature_settings(encoder, options);
   result.pooling = pooling_names(settings.modes);
 
-  // Rows: the training texts, then the task's, then the generated ones (all_texts order).
-  std::vector<TextInput> inputs;
   std::vector<int> labels;
-  for (std::size_t i = 0; i < train.texts.size(); ++i) {
-    inputs.push_back({train.texts[i], ""});
-    labels.push_back(class_index(result.classes, train.labels[i]));
-  }
-  for (const auto& text : all_texts(bed)) inputs.push_back({text, ""});
-  std::size_t truncated = 0;
-  const auto encodings = encoder.encode(inputs, false, truncated);
+  for (const auto& label : train.labels) labels.push_back(class_index(result.classes, label));
   std::vector<std::size_t> train_rows(train.texts.size());
   for (std::size_t i = 0; i < train_rows.size(); ++i) train_rows[i] = i;
   const std::size_t width = encoder.embedding_width(settings);
 
-  for (std::int64_t layer = 0; layer <= encoder.model().spec().layers; ++layer) {
-    settings.layer = layer;
-    const learn::SparseMatrix features = learn::SparseMatrix::from_dense(encoder.embed(encodings, settings, options.batches), width);
+  for (std::size_t at = 0; at < features.size(); ++at) {
+    const auto layer = static_cast<std::int64_t>(at);
+    const learn::SparseMatrix features_of_layer = learn::SparseMatrix::from_dense(features[at], width);
     learn::LogisticRegression probe;
-    probe.fit(features.select_rows(train_rows), labels, result.classes.size(), options.regression);
-    const auto predicted = probe.predict(features);
+    probe.fit(features_of_layer.select_rows(train_rows), labels, result.classes.size(), options.regression);
+    const auto predicted = probe.predict(features_of_layer);
     std::vector<std::string> test_predictions;
     for (std::size_t i = train_rows.size(); i < predicted.size(); ++i)
       test_predictions.push_back(result.classes[static_cast<std::size_t>(predicted[i])]);

@@ -3,21 +3,24 @@
 // encoder already separates. For every layer 0 (embeddings) .. L, the pooled hidden states of the
 // training texts train an L2 logistic-regression probe (eval/learn, liblinear as scikit-learn
 // calls it), whose accuracy is then measured on the task's test set and on each phenomenon set.
+// The features are computed as one row run (run/row_run.hpp: --resume, --shard, mpirun), the probes
+// fitted afterwards on every row by the process that writes the output.
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/text_encoder.hpp"
 #include "eval/learn/logreg.hpp"
 #include "eval/robustness/scoring.hpp"
+#include "run/row_run.hpp"
 
 namespace invar::robustness {
 
 struct AblationOptions {
   std::vector<Pooling> pooling;  // empty: the model's own (modules.json, else mean)
   learn::LogisticRegressionOptions regression;
-  BatchOptions batches;
+  std::size_t batch_size = 32;
 };
 
 struct LayerResult {
@@ -35,8 +38,18 @@ struct Ablation {
   std::vector<LayerResult> layers;   // 0 .. L
 };
 
-// Fails when the training set has fewer than two labels, or a task or phenomenon label never
-// occurs in it. Each layer re-runs the encoder up to that layer.
-Ablation ablate(TextEncoder& encoder, const LabelledSet& train, const Bed& bed, const AblationOptions& options);
+// The pooled hidden states of every layer 0 .. L (each layer re-runs the encoder up to it): a row is
+// one text under one layer, layer by layer, each over the training texts and then the bed's
+// (all_texts order); its record the text's features, exactly. spec.rows is set here. Null when this
+// process's part went elsewhere; otherwise `features` holds them by layer and text, and the run is
+// closed once the output is written. Fails first, before any model work, as ablate() does.
+std::unique_ptr<run::RowRun> run_layer_rows(run::RowRunSpec spec, TextEncoder& encoder, const LabelledSet& train,
+                                            const Bed& bed, const AblationOptions& options,
+                                            std::vector<PerInput>& features);
+
+// The probes on `features` (from run_layer_rows). Fails when the training set has fewer than two
+// labels, or a task or phenomenon label never occurs in it.
+Ablation ablate(TextEncoder& encoder, const LabelledSet& train, const Bed& bed, const AblationOptions& options,
+                const std::vector<PerInput>& features);
 
 }  // namespace invar::robustness

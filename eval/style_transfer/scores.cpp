@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <span>
 
 #include "core/error.hpp"
 #include "eval/metrics/corpus/common.hpp"
@@ -31,8 +33,8 @@ std::string variant_name(Variant v, const std::string& metric) {
 
 class Scoring {
  public:
-  Scoring(const std::vector<Segment>& segments, Models& models, const ProgressSink& progress)
-      : segments_(segments), models_(models), progress_(progress) {}
+  Scoring(const std::vector<Segment>& segments, std::span<const std::size_t> rows, Models& models)
+      : segments_(segments), rows_(rows), models_(models) {}
 
   Scores run() {
     std::vector<Variant> variants{Variant::Self};
@@ -51,26 +53,17 @@ class Scoring {
   }
 
  private:
-  // fn(i) for every segment on the settings' threads, as one progress stage.
+  // fn(i) for every segment i of the rows, on the settings' threads.
   std::vector<double> each(const std::string& stage, const std::function<double(std::size_t)>& fn) {
-    std::vector<double> values(segments_.size());
-    start(stage, segments_.size());
-    metrics::parallel_for(segments_.size(), models_.settings().threads, [&](std::size_t i) {
+    std::vector<double> values(rows_.size());
+    metrics::parallel_for(rows_.size(), models_.settings().threads, [&](std::size_t k) {
       try {
-        values[i] = fn(i);
+        values[k] = fn(rows_[k]);
       } catch (const Error& e) {
-        fail("{}: {}: {}", segments_[i].where, stage, e.what());
+        fail("{}: {}: {}", segments_[rows_[k]].where, stage, e.what());
       }
     });
-    advance(segments_.size());
     return values;
-  }
-
-  void start(const std::string& stage, std::size_t total) const {
-    if (progress_.start) progress_.start(stage, total);
-  }
-  void advance(std::size_t done) const {
-    if (progress_.advance) progress_.advance(done);
   }
 
   void add(std::string name, Dimension dimension, bool higher_is_better, std::string settings,
@@ -111,8 +104,9 @@ class Scoring {
     return metrics::reference_count(refs);
   }
 
-  // bert_score's F1, one score() call per system (as `invar metric bertscore` over that system's
-  // output file: idf and padding depend on the batch of the call).
+  // bert_score's F1, per system as `invar metric bertscore` over that system's output file: the idf
+  // weights come from every compared text of the system, the rows are whole matching batches of it
+  // (eval/style_transfer/rows.hpp), so padding falls as in one call over the system.
   void bertscore(Variant v) {
     TextEncoder* encoder = models_.bertscore();
     if (!encoder) {
@@ -122,21 +116,29 @@ class Scoring {
     const auto& settings = models_.settings();
     metrics::BertScorer scorer(*encoder, {.layer = models_.bertscore_layer(),
                                           .idf = settings.bertscore_idf,
-                                          .batch_size = settings.bertscore_batch_size,
-                                          .progress = [this](std::size_t done) { advance(done); }});
-    std::vector<double> values(segments_.size(), kNaN);
-    start(variant_name(v, "BERTScore"), 2 * segments_.size());
+                                          .batch_size = settings.bertscore_batch_size});
+    std::vector<double> values(rows_.size(), kNaN);
     for (const auto& system : systems_of(segments_)) {
       std::vector<std::size_t> rows;
       std::vector<std::string> hyps;
       std::vector<std::vector<std::string>> refs;
-      for (std::size_t i = 0; i < segments_.size(); ++i)
-        if (segments_[i].system == system) {
-          rows.push_back(i);
-          hyps.push_back(segments_[i].output);
+      for (std::size_t k = 0; k < rows_.size(); ++k)
+        if (const Segment& s = segments_[rows_[k]]; s.system == system) {
+          rows.push_back(k);
+          hyps.push_back(s.output);
           std::vector<std::string> input;
-          refs.push_back(compared(segments_[i], v, input));
+          refs.push_back(compared(s, v, input));
         }
+      if (rows.empty()) continue;
+      if (settings.bertscore_idf) {
+        std::vector<std::vector<std::string>> system_refs;
+        for (const auto& s : segments_)
+          if (s.system == system) {
+            std::vector<std::string> input;
+            system_refs.push_back(compared(s, v, input));
+          }
+        scorer.weigh_by(system_refs);
+      }
       auto scores = scorer.score(hyps, refs);
       for (std::size_t k = 0; k < rows.size(); ++k) {
         if (models_.bertscore_baseline()) scores[k] = metrics::rescale(scores[k], *models_.bertscore_baseline());
@@ -179,11 +181,14 @@ class Scoring {
   // `invar classify` on the outputs (formality) and `invar classify --pairs` on (input, output) (STS).
   std::vector<double> regress(TextEncoder& encoder, const std::string& stage, bool pairs) {
     std::vector<TextInput> inputs;
-    for (const auto& s : segments_) inputs.push_back(pairs ? TextInput{s.input, s.output} : TextInput{s.output, {}});
+    for (std::size_t i : rows_) {
+      const Segment& s = segments_[i];
+      inputs.push_back(pairs ? TextInput{s.input, s.output} : TextInput{s.output, {}});
+    }
+    if (inputs.empty()) return {};
     std::size_t truncated = 0;
     const auto encodings = encoder.encode(inputs, pairs, truncated);
-    start(stage, encodings.size());
-    const auto logits = encoder.logits(encodings, {models_.settings().batch_size, [this](std::size_t n) { advance(n); }});
+    const auto logits = encoder.logits(encodings, {models_.settings().batch_size, {}});
     std::vector<double> out;
     for (const auto& l : logits) out.push_back(l[0]);
     return out;
@@ -212,14 +217,12 @@ class Scoring {
     }
     const auto mask = *encoder->tokenizer().mask_id();
     std::vector<double> pll, pppl;
-    start("PLL", segments_.size());
-    for (const auto& s : segments_) {
-      const auto result = encoder->pll(encoder->tokenizer().encode(s.output), mask);
+    for (std::size_t i : rows_) {
+      const auto result = encoder->pll(encoder->tokenizer().encode(segments_[i].output), mask);
       double total = 0;
       for (double t : result.per_token) total += t;
       pll.push_back(total);
       pppl.push_back(result.per_token.empty() ? kNaN : std::exp(-total / static_cast<double>(result.per_token.size())));
-      advance(1);
     }
     const std::string settings = "mlm:" + models_.settings().mlm;
     add("PLL", Dimension::Fluency, true, settings + "|sum:natural-log", std::move(pll));
@@ -227,15 +230,15 @@ class Scoring {
   }
 
   const std::vector<Segment>& segments_;
+  std::span<const std::size_t> rows_;
   Models& models_;
-  const ProgressSink& progress_;
   Scores out_;
 };
 
 }  // namespace
 
-Scores score_segments(const std::vector<Segment>& segments, Models& models, const ProgressSink& progress) {
-  return Scoring(segments, models, progress).run();
+Scores score_segments(const std::vector<Segment>& segments, std::span<const std::size_t> rows, Models& models) {
+  return Scoring(segments, rows, models).run();
 }
 
 }  // namespace invar::style_transfer

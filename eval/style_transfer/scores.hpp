@@ -7,7 +7,7 @@
 // classify [--pairs]`); the pseudo-log-likelihood of the output and its pseudo-perplexity (`invar
 // pll --ppl`). A metric whose model or data is missing is not computed, with the reason.
 #include <cstddef>
-#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,12 +34,11 @@ struct Scores {
   std::vector<NotComputed> not_computed;
 };
 
-// Called when a stage starts (its name and number of items) and as items finish.
-struct ProgressSink {
-  std::function<void(const std::string& stage, std::size_t total)> start;
-  std::function<void(std::size_t done)> advance;
-};
-
-Scores score_segments(const std::vector<Segment>& segments, Models& models, const ProgressSink& progress = {});
+// The metrics, their settings and what is not computed, with the values of the segments `rows`
+// (indices into `segments`) only, in that order: a row run computes its chunks so
+// (eval/style_transfer/rows.hpp), and no rows give the metrics without values. Every segment is
+// read for what is global to them: the reference count of the signatures and BERTScore's idf
+// weights (from every compared text of a system).
+Scores score_segments(const std::vector<Segment>& segments, std::span<const std::size_t> rows, Models& models);
 
 }  // namespace invar::style_transfer

@@ -41,7 +41,8 @@ typedef enum invar_status {
                                  classification head, a masked-LM head) */
   INVAR_ERROR_INPUT = 3,      /* invar refused a file, a model, a text or a setting */
   INVAR_ERROR_MEMORY = 4,     /* out of memory */
-  INVAR_ERROR_INTERNAL = 5    /* anything else: a bug, please report the message */
+  INVAR_ERROR_INTERNAL = 5,   /* anything else: a bug, please report the message */
+  INVAR_ERROR_STOPPED = 6     /* a file job's progress callback asked it to stop (invar_run_options) */
 } invar_status;
 
 /* The message of the last call on this thread that did not return INVAR_OK ("" when none); valid
@@ -204,6 +205,46 @@ typedef struct invar_texts {
 INVAR_API invar_status invar_translate(invar_model* model, const char* const* texts, size_t count,
                                        const invar_search_options* options, invar_texts** translations);
 INVAR_API void invar_texts_free(invar_texts* texts);
+
+/* ---- long jobs over files: resume, shards (docs/scale-out.md) ---- */
+/* A file job reads its input file (one text per line), computes it in chunks of 8 × the model's
+ * batch_size lines and writes one output line per input line, atomically, as the invar command
+ * line writes them. Finished chunks are kept beside the output (OUTPUT.invar-progress, removed once
+ * the output is written), so a job that was stopped (a crash, a kill, the progress callback)
+ * continues with `resume` to the bytes of an uninterrupted job; the progress belongs to one input
+ * and one set of settings (the model's path and batch size, the search options), and a resume with
+ * others fails (INVAR_ERROR_INPUT). A job split into `shards` parts, each run separately (any
+ * process, any machine), is joined by one more call with `parts`: again the bytes of one whole job.
+ * Each call uses the model from one thread, as the other calls do; jobs on different models run
+ * concurrently. */
+
+/* Called before each chunk the call computes, with the lines this call finished so far and the
+ * input's line count; a nonzero return stops the job: the call returns INVAR_ERROR_STOPPED, the
+ * finished chunks stay in the progress file and the output is not written. */
+typedef int (*invar_progress_fn)(size_t done, size_t total, void* user);
+
+typedef struct invar_run_options {
+  int resume;               /* nonzero: continue from the progress kept beside the output */
+  size_t shard;             /* with shards > 1: compute part `shard` (0 <= shard < shards) and write */
+  size_t shards;            /*   a partial result to the output; 0 or 1 = the whole input */
+  const char* const* parts; /* part_count partial results (one of each shard, any order): join them into */
+  size_t part_count;        /*   the output instead of computing; the input must be unchanged since */
+  invar_progress_fn progress; /* NULL = none */
+  void* user;               /* handed to progress */
+} invar_run_options;
+
+/* Defaults: no resume, the whole input, nothing to join, no callback. */
+INVAR_API void invar_run_options_init(invar_run_options* options);
+
+/* Sentence embeddings of every line of `input` (as invar_embed) into `output`, one JSON line
+ * {"embedding": [...]} per input line, as `invar embed -i INPUT -o OUTPUT` writes them. run NULL =
+ * the defaults. */
+INVAR_API invar_status invar_embed_file(invar_model* model, const char* input, const char* output,
+                                        const invar_run_options* run);
+/* The translation of every line of `input` (as invar_translate) into `output`, one line each, as
+ * `invar translate` writes them. options NULL = the model's settings; run NULL = the defaults. */
+INVAR_API invar_status invar_translate_file(invar_model* model, const char* input, const char* output,
+                                            const invar_search_options* options, const invar_run_options* run);
 
 /* ---- metrics: sacrebleu 2.4.3-exact BLEU, chrF, TER ---- */
 

@@ -117,6 +117,17 @@ class Model {
         [&](invar_texts** out) { return invar_translate(model_.get(), p.data(), p.size(), options, out); });
   }
 
+  // File jobs (invar.h: resume, shards, the join of parts); a stop asked by run->progress throws
+  // Error with INVAR_ERROR_STOPPED.
+  void embed_file(const std::string& input, const std::string& output, const invar_run_options* run = nullptr) {
+    check(invar_embed_file(model_.get(), input.c_str(), output.c_str(), run));
+  }
+
+  void translate_file(const std::string& input, const std::string& output,
+                      const invar_search_options* options = nullptr, const invar_run_options* run = nullptr) {
+    check(invar_translate_file(model_.get(), input.c_str(), output.c_str(), options, run));
+  }
+
   invar_model* get() const noexcept { return model_.get(); }
 
  private:

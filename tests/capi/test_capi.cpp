@@ -4,7 +4,9 @@
 // message without leaking (the sanitizer run covers this file like the others).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -306,6 +308,147 @@ TEST(CApiMetrics, SeveralReferenceStreamsAndMissingReferences) {
   EXPECT_NE(std::string(score->signature).find("nrefs:var"), std::string::npos) << score->signature;
   EXPECT_NE(std::string(one->signature).find("nrefs:1"), std::string::npos);
   invar_score_free(score);
+}
+
+// ---- file jobs: resume, shards ----
+
+// A model of the fixtures on one thread with batches of one text: chunks of 8 lines.
+invar_model* open_for_files(const std::string& folder) {
+  invar_model_options options;
+  invar_model_options_init(&options);
+  options.threads = 1;
+  options.batch_size = 1;
+  invar_model* model = nullptr;
+  EXPECT_EQ(invar_model_open(fixture(folder).c_str(), &options, &model), INVAR_OK) << invar_last_error();
+  return model;
+}
+
+// 20 lines of the Marian golden's sources, varied so that lengths differ: three chunks.
+std::string file_job_input() {
+  const auto texts = case_strings(load_json(fixture("core/marian/golden.json")), "text");
+  std::string lines;
+  for (std::size_t i = 0; i < 20; ++i) lines += texts[i % texts.size()] + std::string(i % 3, '!') + "\n";
+  return lines;
+}
+
+// Stops the job before its chunk `stop_at` (0-based), counting the calls.
+struct StopAt {
+  std::size_t stop_at = 0;
+  std::size_t calls = 0;
+  static int callback(size_t done, size_t total, void* user) {
+    auto& self = *static_cast<StopAt*>(user);
+    EXPECT_EQ(total, 20u);
+    EXPECT_EQ(done, 8 * self.calls);
+    return self.calls++ == self.stop_at ? 1 : 0;
+  }
+};
+
+TEST(CApiFileJobs, AnEmbeddingJobStoppedAndResumedGivesTheBytesOfOneCall) {
+  const std::string dir = temp_dir(), input = dir + "/in.txt", whole = dir + "/whole.jsonl", out = dir + "/out.jsonl";
+  write_file(input, file_job_input());
+  invar_model* model = open_for_files("core/bert-wordpiece");
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(invar_embed_file(model, input.c_str(), whole.c_str(), nullptr), INVAR_OK) << invar_last_error();
+  // The command line's bytes, as the header says.
+  const auto cli = run_cli({"-q", "embed", "-m", fixture("core/bert-wordpiece"), "-i", input, "-o", dir + "/cli.jsonl",
+                            "--batch-size", "1", "--threads", "1"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(read_file(whole), read_file(dir + "/cli.jsonl"));
+
+  invar_run_options run;
+  invar_run_options_init(&run);
+  StopAt stop{.stop_at = 2};
+  run.progress = &StopAt::callback;
+  run.user = &stop;
+  EXPECT_EQ(invar_embed_file(model, input.c_str(), out.c_str(), &run), INVAR_ERROR_STOPPED);
+  EXPECT_NE(std::string(invar_last_error()).find("stopped by the progress callback after 16 of 20 lines"),
+            std::string::npos)
+      << invar_last_error();
+  EXPECT_FALSE(std::filesystem::exists(out));
+  ASSERT_TRUE(std::filesystem::exists(out + ".invar-progress"));
+  // Resumed: the two finished chunks are taken from the progress file, the third computed.
+  StopAt count{.stop_at = 99};
+  run.user = &count;
+  run.resume = 1;
+  ASSERT_EQ(invar_embed_file(model, input.c_str(), out.c_str(), &run), INVAR_OK) << invar_last_error();
+  EXPECT_EQ(count.calls, 1u);
+  EXPECT_EQ(read_file(out), read_file(whole));
+  EXPECT_FALSE(std::filesystem::exists(out + ".invar-progress"));
+  invar_model_free(model);
+}
+
+TEST(CApiFileJobs, TranslationShardsJoinedGiveTheBytesOfOneCall) {
+  const std::string dir = temp_dir(), input = dir + "/in.txt", whole = dir + "/whole.txt";
+  write_file(input, file_job_input());
+  invar_model* model = open_for_files("core/marian");
+  ASSERT_NE(model, nullptr);
+  invar_search_options search;
+  invar_search_options_init(&search);
+  search.num_beams = 2;
+  search.max_length = 24;
+  ASSERT_EQ(invar_translate_file(model, input.c_str(), whole.c_str(), &search, nullptr), INVAR_OK) << invar_last_error();
+  const std::string translated = read_file(whole);
+  EXPECT_EQ(std::count(translated.begin(), translated.end(), '\n'), 20);
+
+  std::vector<std::string> parts;
+  for (std::size_t k = 2; k-- > 0;) {  // last first: the join takes them in any order
+    parts.push_back(dir + "/part" + std::to_string(k));
+    invar_run_options run;
+    invar_run_options_init(&run);
+    run.shard = k;
+    run.shards = 2;
+    ASSERT_EQ(invar_translate_file(model, input.c_str(), parts.back().c_str(), &search, &run), INVAR_OK)
+        << invar_last_error();
+  }
+  invar_run_options bad;
+  invar_run_options_init(&bad);
+  bad.shard = 2;
+  bad.shards = 2;
+  EXPECT_EQ(invar_translate_file(model, input.c_str(), whole.c_str(), &search, &bad), INVAR_ERROR_ARGUMENT);
+  EXPECT_EQ(invar_embed_file(model, input.c_str(), whole.c_str(), nullptr), INVAR_ERROR_MODEL_KIND);
+  std::vector<const char*> names{parts[0].c_str(), parts[1].c_str()};
+  invar_run_options join;
+  invar_run_options_init(&join);
+  join.parts = names.data();
+  join.part_count = 1;
+  EXPECT_EQ(invar_translate_file(model, input.c_str(), (dir + "/joined").c_str(), &search, &join), INVAR_ERROR_INPUT);
+  EXPECT_NE(std::string(invar_last_error()).find("shard 0/2 is missing"), std::string::npos) << invar_last_error();
+  join.part_count = 2;
+  // Parts of a job with other settings are refused.
+  invar_search_options greedy = search;
+  greedy.num_beams = 1;
+  EXPECT_EQ(invar_translate_file(model, input.c_str(), (dir + "/joined").c_str(), &greedy, &join), INVAR_ERROR_INPUT);
+  EXPECT_NE(std::string(invar_last_error()).find("other input files or options"), std::string::npos)
+      << invar_last_error();
+  ASSERT_EQ(invar_translate_file(model, input.c_str(), (dir + "/joined").c_str(), &search, &join), INVAR_OK)
+      << invar_last_error();
+  EXPECT_EQ(read_file(dir + "/joined"), translated);
+  // A join that fails after taking the parts leaves nothing behind: the thread's next job computes.
+  EXPECT_EQ(invar_translate_file(model, input.c_str(), (dir + "/missing/joined").c_str(), &search, &join),
+            INVAR_ERROR_INPUT);
+  EXPECT_NE(std::string(invar_last_error()).find("does not exist"), std::string::npos) << invar_last_error();
+  invar_run_options first_half;
+  invar_run_options_init(&first_half);
+  first_half.shards = 2;
+  ASSERT_EQ(invar_translate_file(model, input.c_str(), (dir + "/again").c_str(), &search, &first_half), INVAR_OK)
+      << invar_last_error();
+  EXPECT_EQ(read_file(dir + "/again"), read_file(parts[1]));  // parts[1] is shard 0
+  invar_model_free(model);
+
+  // The C++ wrapper: the same job, and a failure as api::Error with the status.
+  invar_model_options options;
+  invar_model_options_init(&options);
+  options.threads = 1;
+  options.batch_size = 1;
+  api::Model wrapped(fixture("core/marian"), &options);
+  wrapped.translate_file(input, dir + "/wrapped", &search);
+  EXPECT_EQ(read_file(dir + "/wrapped"), translated);
+  try {
+    wrapped.embed_file(input, dir + "/never");
+    ADD_FAILURE() << "embed_file on a seq2seq model did not throw";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.status(), INVAR_ERROR_MODEL_KIND);
+  }
 }
 
 }  // namespace

@@ -330,6 +330,14 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
                "labels\tnegative\tpositive\nslot\tADJ\tgood\tgreat\tawful\nslot\tTHING\tfilm\tplot\n"
                "flip\tNOT\t\tnot\ntemplate\tnegation\tpositive\tThe @THING@ is @NOT@ @ADJ@.\n"
                "template\tirony\tnegative\tWhat a @ADJ@ @THING@, I slept through it.\n");
+    write_file(dir_ + "/contexts.tsv", "I saw a {} in the garden.\tupward\nI did not see a {} in the garden.\tdownward\n"
+                                       "Every {} likes to run.\tdownward\nSome {} was sleeping.\tupward\n");
+    write_file(dir_ + "/insertions.tsv", "animal\tdog\thypernym\ndog\tanimal\thyponym\nbird\tsparrow\thypernym\n"
+                                         "sparrow\tbird\thyponym\ncat\ttable\tnone\nflower\trose\thypernym\n"
+                                         "rose\tflower\thyponym\ncar\ttree\tnone\n");
+    write_file(dir_ + "/words.tsv", "car\ten\nauto\ten\nvehicle\ten\nbig\ten\nlarge\ten\nhuge\ten\nHund\tde\nKöter\tde\nTier\tde\n");
+    write_file(dir_ + "/informal.txt", source_lines(30));
+    write_file(dir_ + "/formal.txt", after_first_line(source_lines(31)));
   }
 
   std::vector<std::string> args() const {
@@ -349,6 +357,30 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
       return {"-q", "metamorphic", "pairwise", "-m", fixture("core/xlmr"), "--sources", input_, "--transform",
               "suffix:Thanks.", "--property", "similarity", "--embeddings", "--delta", "0.9", "--per-source", files_[0],
               "--batch-size", "2", "--threads", "1"};
+    // metamorphic compositionality: 4 contexts × 8 insertions; transitivity: 40 sampled triplets.
+    if (GetParam() == "compositionality")
+      return {"-q", "metamorphic", "compositionality", "-m", fixture("core/bert-pair-cls"), "--label", "1",
+              "--contexts", dir_ + "/contexts.tsv", "--insertions", dir_ + "/insertions.tsv", "--report", files_[0],
+              "--batch-size", "2", "--threads", "1", "--json"};
+    if (GetParam() == "transitivity")
+      return {"-q", "metamorphic", "transitivity", "-m", fixture("core/bert-pair-cls"), "--label", "paraphrase",
+              "--label", "not_paraphrase", "--words", dir_ + "/words.tsv", "--samples", "40", "--report", files_[0],
+              "--batch-size", "2", "--threads", "1", "--json"};
+    // robustness ablate: the 50 training and 58 test texts under each of the 3 layers, in chunks of 16.
+    const std::string bundled = std::string(INVAR_SOURCE_DIR) + "/examples/robustness/";
+    if (GetParam() == "ablate")
+      return {"-q", "robustness", "ablate", "-m", fixture("core/bert-pair-cls"), "--train", bundled + "train.tsv",
+              "--task", bundled + "task.tsv", "--templates", dir_ + "/small.tsv", "--csv", files_[0], "--report",
+              files_[1], "--batch-size", "2", "--threads", "1", "--json"};
+    // st-eval: 3 systems of 30 outputs, each padded to 32 rows (BERTScore batches of 4), in chunks
+    // of 32; idf from each system's every reference.
+    if (GetParam() == "st_eval")
+      return {"-q", "st-eval", "--inputs", dir_ + "/informal.txt", "--system", "a=" + dir_ + "/formal.txt",
+              "--system", "b=" + dir_ + "/informal.txt", "--system", "c=" + input_, "--ref", dir_ + "/formal.txt",
+              "--formality", fixture("core/xlmr-regression"), "--sts", fixture("core/xlmr-regression"), "--mlm",
+              fixture("core/xlmr-mlm"), "--bertscore-model", fixture("core/bert-wordpiece"), "--bertscore-layer", "2",
+              "--bertscore-idf", "--bertscore-batch-size", "4", "--vectors", kWordVectors, "--report", files_[0],
+              "--batch-size", "2", "--threads", "1", "--json"};
     const std::vector<std::string> common{"--batch-size", "2", "--threads", "1", "--max-length", "16", "--json"};
     if (GetParam() == "isometry")
       return with({"-q", "isometry", "--pairs", input_, "--pairs", dir_ + "/in2.txt", "--translator", kMarian,
@@ -370,14 +402,24 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
     return out;
   }
 
+  // An option that changes the run (a resume with it is refused).
+  std::vector<std::string> other_option() const {
+    if (GetParam() == "st_eval") return {"--unit-vectors"};
+    return {"--seed", "3"};
+  }
+
   std::vector<std::string> files_ = {dir_ + "/file1", dir_ + "/file2"};
 };
 
 TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
   whole_output(args());
   const auto expected = outputs(dir_ + "/whole");
-  // The report and --per-pair; B and --predictions; --per-source (and --csv).
-  const std::size_t files = GetParam() == "isometry" || GetParam() == "metamorphic_pairwise" ? 2u : 3u;
+  // The report and --per-pair; B and --predictions; --per-source (and --csv); --report (and --csv).
+  const std::size_t files = GetParam() == "isometry" || GetParam() == "metamorphic_pairwise" ||
+                                    GetParam() == "st_eval" || GetParam() == "compositionality" ||
+                                    GetParam() == "transitivity"
+                                ? 2u
+                                : 3u;
   ASSERT_EQ(expected.size(), files);
   for (const auto& text : expected) ASSERT_FALSE(text.empty());
   for (std::size_t shards : {2, 3}) {
@@ -389,9 +431,9 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards,
                          ::testing::Values("isometry", "lip", "lip_se", "metamorphic_single", "metamorphic_pairwise",
-                                           "robustness"));
+                                           "robustness", "ablate", "st_eval", "compositionality", "transitivity"));
 
-// metamorphic and robustness keep the models' outputs beside --output: a run whose progress file
+// metamorphic, robustness and st-eval keep the models' outputs beside --output: a run whose progress file
 // was cut off in its second chunk continues to the bytes of the whole run.
 class ModelReportResume : public ModelReportShards {};
 
@@ -402,7 +444,7 @@ TEST_P(ModelReportResume, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsByt
   const std::string out = dir_ + "/out";
   ASSERT_NO_FATAL_FAILURE(write_cut_progress(args(), out, 1, 40));
   for (const auto& file : files_) std::filesystem::remove(file);
-  const auto other = run_cli(with(args(), {"-o", out, "--resume", "--seed", "3"}));
+  const auto other = run_cli(with(with(args(), {"-o", out, "--resume"}), other_option()));
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_NE(other.err.find("cannot resume"), std::string::npos) << other.err;
   const auto resumed = run_cli(with(args(), {"-o", out, "--resume"}));
@@ -412,7 +454,8 @@ TEST_P(ModelReportResume, ResumeFromAnIncompleteProgressFileGivesTheWholeRunsByt
 }
 
 INSTANTIATE_TEST_SUITE_P(Commands, ModelReportResume,
-                         ::testing::Values("metamorphic_single", "metamorphic_pairwise", "robustness"));
+                         ::testing::Values("metamorphic_single", "metamorphic_pairwise", "robustness", "ablate",
+                                           "st_eval", "compositionality", "transitivity"));
 
 TEST_F(RunControl, MetamorphicShardsSplitWhatTheModelComputes) {
   write_file(input_, "source\tsingle\nother\tpair\n");
@@ -530,7 +573,11 @@ class Mpirun : public RunControl, public ::testing::WithParamInterface<MpiCase> 
 
   std::vector<std::string> args(const MpiCase& c) {
     std::vector<std::string> out;
-    for (const auto& arg : c.args) out.push_back(arg == "@in" ? input_ : arg == "@ref" ? dir_ + "/ref" : arg);
+    for (std::string arg : c.args) {  // "@in" and "@ref" also inside a value (st-eval's --system NAME=FILE)
+      for (const auto& [name, path] : {std::pair{std::string("@in"), input_}, {std::string("@ref"), dir_ + "/ref"}})
+        if (const auto at = arg.find(name); at != std::string::npos) arg.replace(at, name.size(), path);
+      out.push_back(arg);
+    }
     return out;
   }
 };
@@ -572,6 +619,18 @@ INSTANTIATE_TEST_SUITE_P(
                  "--classifier", "se", "-m", fixture("core/bert-wordpiece"), "--preset", "invar", "--batch-size", "2",
                  "--threads", "1", "--json"},
                 "\t"},
+        MpiCase{"ablate",
+                {"robustness", "ablate", "-m", fixture("core/bert-pair-cls"), "--train",
+                 std::string(INVAR_SOURCE_DIR) + "/examples/robustness/train.tsv", "--task",
+                 std::string(INVAR_SOURCE_DIR) + "/examples/robustness/task.tsv", "--bundled", "--max-per-template",
+                 "2", "--batch-size", "2", "--threads", "1", "--json"},
+                ""},
+        MpiCase{"st_eval",
+                {"st-eval", "--inputs", "@in", "--system", "a=@ref", "--system", "b=@in", "--ref", "@ref",
+                 "--formality", fixture("core/xlmr-regression"), "--mlm", fixture("core/xlmr-mlm"),
+                 "--bertscore-model", kBertScoreModel, "--bertscore-layer", "2", "--bertscore-batch-size", "4",
+                 "--vectors", kWordVectors, "--batch-size", "2", "--threads", "1", "--json"},
+                ""},
         MpiCase{"bleu", {"metric", "bleu", "-i", "@in", "-r", "@ref", "--json"}, "", 1100},
         MpiCase{"ter_sentence", {"metric", "ter", "-i", "@in", "-r", "@ref", "--sentence"}, "", 1100},
         MpiCase{"bertscore",
