@@ -1,8 +1,6 @@
 // .invar model files: the layout is described in docs/model-format.md.
 #include "loaders/invar_file.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <map>
 #include <span>
 
+#include "core/crc32.hpp"
 #include "core/error.hpp"
 #include "core/quantize.hpp"
 #include "loaders/mapped_file.hpp"
@@ -39,18 +38,6 @@ struct Preamble {
 };
 
 constexpr std::size_t kPreambleCrcOffset = 56;
-
-// zlib's CRC-32 (ISO-HDLC, the one of zip and PNG) over any number of bytes.
-std::uint32_t crc32_of(std::uint32_t crc, const std::byte* data, std::uint64_t size) {
-  while (size > 0) {
-    const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(size, 1u << 30));
-    crc = static_cast<std::uint32_t>(::crc32(crc, reinterpret_cast<const Bytef*>(data), chunk));
-    data += chunk;
-    size -= chunk;
-  }
-  return crc;
-}
-std::uint32_t crc32_of(const std::byte* data, std::uint64_t size) { return crc32_of(0, data, size); }
 
 std::uint64_t align_up(std::uint64_t offset) { return (offset + kInvarAlignment - 1) / kInvarAlignment * kInvarAlignment; }
 
