@@ -260,8 +260,8 @@ void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<Text
   const auto hypotheses = zero_shot.labels.empty() ? std::vector<std::string>{} : zero_shot_hypotheses(zero_shot);
   const std::size_t per_line = hypotheses.empty() ? 1 : hypotheses.size();
   Progress progress("classify", lines.size());
-  RowRun row_run(RowRunSpec{.command = o.command, .control = &o.control, .inputs = {"--input"},
-                            .output = o.model.output, .rows = lines.size(), .chunk = chunk_rows(o.model)});
+  RowRun row_run(row_run_spec(o.control, {.inputs = {"--input"}, .output = o.model.output, .rows = lines.size(),
+                                          .chunk = chunk_rows(o.model)}));
   std::unique_ptr<ModelSource> source;
   std::unique_ptr<Backend> backend;
   std::optional<Translator> translator;
