@@ -142,24 +142,25 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
 
 RowRun::~RowRun() = default;
 
-std::size_t RowRun::chunk_count() const { return (spec_.rows + spec_.chunk - 1) / spec_.chunk; }
+RunHeader RowRun::header(std::size_t part, const std::string& kind) const {
+  return {.kind = kind, .fingerprint = fingerprint_, .rows = spec_.rows, .chunk = spec_.chunk, .shard = part,
+          .shards = parts_, .command = command_};
+}
 
 std::vector<std::string> RowRun::run_chunk(const Work& work, std::size_t index) {
   const std::size_t begin = index * spec_.chunk, end = std::min(spec_.rows, begin + spec_.chunk);
   auto records = work(begin, end);
   if (records.size() != end - begin)
     fail("internal: rows {} to {} gave {} records", begin + 1, end, records.size());
-  if (appender_) appender_->append(chunk_block(index, records));
+  if (appender_) appender_->append(chunk_block(fingerprint_, index, records));
   return records;
 }
 
 // The chunks an earlier run of the same input and options finished (--resume); the progress file
 // starts anew otherwise.
 void RowRun::load_progress(Chunks& done) {
-  const RunHeader header{.kind = "progress", .fingerprint = fingerprint_, .rows = spec_.rows, .chunk = spec_.chunk,
-                         .shard = part_, .shards = parts_, .command = command_};
   if (!spec_.control.resume || !std::filesystem::exists(progress_path_)) {
-    appender_.emplace(progress_path_, header);
+    appender_.emplace(progress_path_, header(part_, "progress"));
     return;
   }
   RunFile file = read_run_file(progress_path_);
@@ -169,7 +170,7 @@ void RowRun::load_progress(Chunks& done) {
          "run without --resume to start over",
          progress_path_, fmt::join(file.header.command, " "));
   done = std::move(file.chunks);
-  appender_.emplace(progress_path_, header, file.complete_bytes);
+  appender_.emplace(progress_path_, header(part_, "progress"), file.complete_bytes);
 }
 
 bool RowRun::process(const Work& work) {
@@ -177,15 +178,15 @@ bool RowRun::process(const Work& work) {
   if (merging_) {
     auto [header, chunks] = std::move(*merge_source());
     merge_source().reset();
-    if (header.fingerprint != fingerprint_)
+    if (header.fingerprint != fingerprint_ || header.rows != spec_.rows || header.chunk != spec_.chunk)
       fail("the partial results were made from other input files or options than these (their command: {})",
            fmt::join(header.command, " "));
     collect(chunks);
     return true;
   }
   if (!progress_path_.empty()) load_progress(mine);
-  const std::size_t chunks = chunk_count();
-  for (std::size_t c = part_ * chunks / parts_; c < (part_ + 1) * chunks / parts_; ++c)
+  const auto [first, last] = part_chunks(header(part_, "progress"));
+  for (std::size_t c = first; c < last; ++c)
     if (!mine.count(c)) mine[c] = run_chunk(work, c);
   appender_.reset();
   return hand_over(mine);
@@ -194,12 +195,10 @@ bool RowRun::process(const Work& work) {
 // Single process: keeps the records. --shard: writes them as a partial result. MPI: gathers them on rank 0.
 bool RowRun::hand_over(const Chunks& mine) {
   std::string blocks;
-  for (const auto& [index, records] : mine) blocks += chunk_block(index, records);
+  for (const auto& [index, records] : mine) blocks += chunk_block(fingerprint_, index, records);
   if (sharded_) {
     AtomicOutput out(spec_.output);
-    out.stream() << header_line({.kind = "partial", .fingerprint = fingerprint_, .rows = spec_.rows,
-                                 .chunk = spec_.chunk, .shard = part_, .shards = parts_, .command = command_})
-                 << blocks;
+    out.stream() << header_line(header(part_, "partial")) << blocks;
     out.commit();
     close();
     return false;
@@ -215,7 +214,7 @@ bool RowRun::hand_over(const Chunks& mine) {
   }
   Chunks all;
   for (std::size_t rank = 0; rank < gathered.size(); ++rank)
-    read_chunk_blocks(gathered[rank], fmt::format("rank {}", rank), all);
+    read_chunk_blocks(gathered[rank], header(rank, ""), fmt::format("rank {}", rank), all);
   collect(all);
   return true;
 }
@@ -223,7 +222,7 @@ bool RowRun::hand_over(const Chunks& mine) {
 void RowRun::collect(const Chunks& all) {
   records_.clear();
   records_.reserve(spec_.rows);
-  for (std::size_t c = 0; c < chunk_count(); ++c) {
+  for (std::size_t c = 0; c < chunk_count(header(0, "")); ++c) {
     const auto found = all.find(c);
     const std::size_t expected = std::min(spec_.rows, (c + 1) * spec_.chunk) - c * spec_.chunk;
     if (found == all.end() || found->second.size() != expected)

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.hpp"
 #include "tools/command.hpp"
@@ -24,7 +25,7 @@ bool same_run(const run::RunHeader& a, const run::RunHeader& b) {
 }
 
 void run_merge(const MergeOptions& options) {
-  std::vector<std::string> seen;
+  std::map<std::size_t, std::string> seen;  // shard -> its part; not sized by a count read from a file
   run::RunHeader first;
   run::Chunks chunks;
   for (const auto& path : options.parts) {
@@ -32,7 +33,6 @@ void run_merge(const MergeOptions& options) {
     if (part.header.kind != "partial") fail("{}: not a partial result (--shard writes those)", path);
     if (seen.empty()) {
       first = part.header;
-      seen.resize(first.shards);
     } else if (!same_run(part.header, first)) {
       fail("{}: a part of another run than {} (other command, input, options or shard count)", path,
            options.parts.front());
@@ -42,9 +42,9 @@ void run_merge(const MergeOptions& options) {
     owner = path;
     chunks.merge(part.chunks);
   }
-  const auto missing = std::find(seen.begin(), seen.end(), std::string());
-  if (missing != seen.end())
-    fail("shard {}/{} is missing: give all {} parts", missing - seen.begin(), first.shards, first.shards);
+  std::size_t missing = 0;
+  while (seen.count(missing)) ++missing;
+  if (missing < first.shards) fail("shard {}/{} is missing: give all {} parts", missing, first.shards, first.shards);
   run::merge_from(first, std::move(chunks));
   CLI::App app;
   app.require_subcommand(1);
