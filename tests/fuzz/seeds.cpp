@@ -36,6 +36,14 @@ std::uint64_t le64(const std::string& bytes, std::size_t at) {
   return value;
 }
 
+// A model folder, not one of the tokenizer fixtures, which hold a config.json but no weights.
+bool has_weights(const fs::path& folder) {
+  for (const char* file : {"model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+                           "pytorch_model.bin.index.json"})
+    if (fs::exists(folder / file)) return true;
+  return false;
+}
+
 // With `int8`, every floating matrix is stored as I8 with its scales (what `invar convert --dtype
 // int8` does to the model's linear-layer matrices), so that the fuzzer reaches the scales' checks.
 void write_invar_seed(const fs::path& folder, const fs::path& out, bool int8 = false) {
@@ -119,7 +127,7 @@ int main(int argc, char** argv) {
       if (!group.is_directory()) continue;
       const std::string prefix = group.path().filename().string() + "_";
       for (const auto& folder : fs::directory_iterator(group.path()))
-        if (fs::exists(folder.path() / "config.json"))
+        if (fs::exists(folder.path() / "config.json") && has_weights(folder.path()))
           write_invar_seed(folder.path(), out / "invar_file" / (prefix + folder.path().filename().string()));
       for (const auto& file : fs::recursive_directory_iterator(group.path()))
         if (file.path().extension() == ".tsv")
