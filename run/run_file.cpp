@@ -11,10 +11,10 @@
 #include <cstring>
 #include <new>
 #include <filesystem>
-#include <fstream>
 
 #include "core/crc32.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 
 namespace invar::run {
 
@@ -175,15 +175,7 @@ std::size_t read_blocks(std::string_view bytes, std::size_t offset, const RunHea
 }
 
 RunFile read_regular_run_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open: {}", path, std::strerror(errno));
-  // Read by its size (not `<< rdbuf()`, which stops quietly where memory runs out).
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) fail("{}: cannot read its size: {}", path, error.message());
-  std::string bytes(size, '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-    fail("{}: cannot read all its {} bytes", path, bytes.size());
+  const std::string bytes = read_whole_file(path);
   const auto eol = bytes.find('\n');
   if (eol == std::string::npos) fail("{}:1: not a partial result or progress file of invar (no header line)", path);
   RunFile file;
