@@ -3,7 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,6 +58,18 @@ bool LineReader::next(std::string& line) {
 }
 
 std::string LineReader::where() const { return fmt::format("{}:{}", path_, line_number_); }
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open: {}", path, std::strerror(errno));
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) fail("{}: cannot read its size: {}", path, error.message());
+  std::string bytes(size, '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    fail("{}: cannot read all its {} bytes", path, bytes.size());
+  return bytes;
+}
 
 std::vector<std::string> read_lines(const std::string& path) {
   LineReader reader(path);

@@ -34,6 +34,11 @@ class LineReader {
 
 std::vector<std::string> read_lines(const std::string& path);
 
+// The whole of a file, read by its size: `<< rdbuf()` stops quietly where memory runs out, while
+// here std::bad_alloc reaches the caller, which names what it was reading. Fails naming the file
+// when it cannot be read whole.
+std::string read_whole_file(const std::string& path);
+
 enum class TableFormat { Text, Tsv, Csv, Jsonl };
 
 // Guesses the format from the extension (.tsv, .csv, .jsonl/.json, anything else = text).

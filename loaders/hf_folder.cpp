@@ -1,11 +1,10 @@
 // A Hugging Face model folder as save_pretrained (and sentence-transformers) write it.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/pytorch.hpp"
 #include "loaders/safetensors.hpp"
@@ -17,18 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot read", path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (!in && !in.eof()) fail("{}: cannot read", path);
-  return buffer.str();
-}
-
 nlohmann::json parse_json_file(const std::string& path) {
   try {
-    return nlohmann::json::parse(slurp(path));
+    return nlohmann::json::parse(read_whole_file(path));
   } catch (const nlohmann::json::exception& e) {
     fail("{}: not valid JSON: {}", path, e.what());
   }
@@ -72,7 +62,7 @@ class HfFolderSource : public ModelSource {
   }
   std::string read_file(const std::string& name) const override {
     if (!has_file(name)) fail("{}: no file '{}'", path_, name);
-    return slurp(path_ + "/" + name);
+    return read_whole_file(path_ + "/" + name);
   }
   std::vector<std::string> file_names() const override { return files_; }
   std::vector<std::string> tensor_names() const override { return tensors_.names(); }

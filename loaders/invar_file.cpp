@@ -13,6 +13,7 @@
 #include <span>
 #include <thread>
 
+#include "core/crc32.hpp"
 #include "core/error.hpp"
 #include "core/quantize.hpp"
 #include "loaders/mapped_file.hpp"
@@ -40,18 +41,6 @@ struct Preamble {
 };
 
 constexpr std::size_t kPreambleCrcOffset = 56;
-
-// zlib's CRC-32 (ISO-HDLC, the one of zip and PNG) over any number of bytes.
-std::uint32_t crc32_of(std::uint32_t crc, const std::byte* data, std::uint64_t size) {
-  while (size > 0) {
-    const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(size, 1u << 30));
-    crc = static_cast<std::uint32_t>(::crc32(crc, reinterpret_cast<const Bytef*>(data), chunk));
-    data += chunk;
-    size -= chunk;
-  }
-  return crc;
-}
-std::uint32_t crc32_of(const std::byte* data, std::uint64_t size) { return crc32_of(0, data, size); }
 
 // The same CRC of a large range on two threads, joined by zlib's crc32_combine: opening an .invar
 // file checks its whole data section, and zlib's single pass (≈ 2.3 GB/s) was half of the start-up

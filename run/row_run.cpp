@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -118,7 +119,7 @@ bool same_run(const RunHeader& a, const RunHeader& b) {
 
 RunHeader merge_parts(const std::vector<std::string>& paths) {
   if (paths.empty()) fail("no partial results to merge");
-  std::vector<std::string> seen;
+  std::map<std::size_t, std::string> seen;  // shard -> its part; not sized by a count read from a file
   RunHeader first;
   Chunks chunks;
   for (const auto& path : paths) {
@@ -126,7 +127,6 @@ RunHeader merge_parts(const std::vector<std::string>& paths) {
     if (part.header.kind != "partial") fail("{}: not a partial result (--shard writes those)", path);
     if (seen.empty()) {
       first = part.header;
-      seen.resize(first.shards);
     } else if (!same_run(part.header, first)) {
       fail("{}: a part of another run than {} (other command, input, options or shard count)", path, paths.front());
     }
@@ -135,9 +135,9 @@ RunHeader merge_parts(const std::vector<std::string>& paths) {
     owner = path;
     chunks.merge(part.chunks);
   }
-  const auto missing = std::find(seen.begin(), seen.end(), std::string());
-  if (missing != seen.end())
-    fail("shard {}/{} is missing: give all {} parts", missing - seen.begin(), first.shards, first.shards);
+  std::size_t missing = 0;
+  while (seen.count(missing)) ++missing;
+  if (missing < first.shards) fail("shard {}/{} is missing: give all {} parts", missing, first.shards, first.shards);
   merge_from(first, std::move(chunks));
   return first;
 }
@@ -181,24 +181,25 @@ RowRun::RowRun(RowRunSpec spec) : spec_(std::move(spec)) {
 
 RowRun::~RowRun() = default;
 
-std::size_t RowRun::chunk_count() const { return (spec_.rows + spec_.chunk - 1) / spec_.chunk; }
+RunHeader RowRun::header(std::size_t part, const std::string& kind) const {
+  return {.kind = kind, .fingerprint = fingerprint_, .rows = spec_.rows, .chunk = spec_.chunk, .shard = part,
+          .shards = parts_, .command = command_};
+}
 
 std::vector<std::string> RowRun::run_chunk(const Work& work, std::size_t index) {
   const std::size_t begin = index * spec_.chunk, end = std::min(spec_.rows, begin + spec_.chunk);
   auto records = work(begin, end);
   if (records.size() != end - begin)
     fail("internal: rows {} to {} gave {} records", begin + 1, end, records.size());
-  if (appender_) appender_->append(chunk_block(index, records));
+  if (appender_) appender_->append(chunk_block(fingerprint_, index, records));
   return records;
 }
 
 // The chunks an earlier run of the same input and options finished (--resume); the progress file
 // starts anew otherwise.
 void RowRun::load_progress(Chunks& done) {
-  const RunHeader header{.kind = "progress", .fingerprint = fingerprint_, .rows = spec_.rows, .chunk = spec_.chunk,
-                         .shard = part_, .shards = parts_, .command = command_};
   if (!spec_.control.resume || !std::filesystem::exists(progress_path_)) {
-    appender_.emplace(progress_path_, header);
+    appender_.emplace(progress_path_, header(part_, "progress"));
     return;
   }
   RunFile file = read_run_file(progress_path_);
@@ -208,7 +209,7 @@ void RowRun::load_progress(Chunks& done) {
          "run without --resume to start over",
          progress_path_, fmt::join(file.header.command, " "));
   done = std::move(file.chunks);
-  appender_.emplace(progress_path_, header, file.complete_bytes);
+  appender_.emplace(progress_path_, header(part_, "progress"), file.complete_bytes);
 }
 
 bool RowRun::process(const Work& work) {
@@ -216,15 +217,15 @@ bool RowRun::process(const Work& work) {
   if (merging_) {
     auto [header, chunks] = std::move(*merge_);
     merge_.reset();
-    if (header.fingerprint != fingerprint_)
+    if (header.fingerprint != fingerprint_ || header.rows != spec_.rows || header.chunk != spec_.chunk)
       fail("the partial results were made from other input files or options than these (their command: {})",
            fmt::join(header.command, " "));
     collect(chunks);
     return true;
   }
   if (!progress_path_.empty()) load_progress(mine);
-  const std::size_t chunks = chunk_count();
-  for (std::size_t c = part_ * chunks / parts_; c < (part_ + 1) * chunks / parts_; ++c)
+  const auto [first, last] = part_chunks(header(part_, "progress"));
+  for (std::size_t c = first; c < last; ++c)
     if (!mine.count(c)) mine[c] = run_chunk(work, c);
   appender_.reset();
   return hand_over(mine);
@@ -233,12 +234,10 @@ bool RowRun::process(const Work& work) {
 // Single process: keeps the records. --shard: writes them as a partial result. MPI: gathers them on rank 0.
 bool RowRun::hand_over(const Chunks& mine) {
   std::string blocks;
-  for (const auto& [index, records] : mine) blocks += chunk_block(index, records);
+  for (const auto& [index, records] : mine) blocks += chunk_block(fingerprint_, index, records);
   if (sharded_) {
     AtomicOutput out(spec_.output);
-    out.stream() << header_line({.kind = "partial", .fingerprint = fingerprint_, .rows = spec_.rows,
-                                 .chunk = spec_.chunk, .shard = part_, .shards = parts_, .command = command_})
-                 << blocks;
+    out.stream() << header_line(header(part_, "partial")) << blocks;
     out.commit();
     close();
     return false;
@@ -254,7 +253,7 @@ bool RowRun::hand_over(const Chunks& mine) {
   }
   Chunks all;
   for (std::size_t rank = 0; rank < gathered.size(); ++rank)
-    read_chunk_blocks(gathered[rank], fmt::format("rank {}", rank), all);
+    read_chunk_blocks(gathered[rank], header(rank, ""), fmt::format("rank {}", rank), all);
   collect(all);
   return true;
 }
@@ -262,7 +261,7 @@ bool RowRun::hand_over(const Chunks& mine) {
 void RowRun::collect(const Chunks& all) {
   records_.clear();
   records_.reserve(spec_.rows);
-  for (std::size_t c = 0; c < chunk_count(); ++c) {
+  for (std::size_t c = 0; c < chunk_count(header(0, "")); ++c) {
     const auto found = all.find(c);
     const std::size_t expected = std::min(spec_.rows, (c + 1) * spec_.chunk) - c * spec_.chunk;
     if (found == all.end() || found->second.size() != expected)

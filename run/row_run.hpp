@@ -64,7 +64,8 @@ class RowRun {
   void write_lines();
 
  private:
-  std::size_t chunk_count() const;
+  // The run's header for its part `part` (a file of `kind`).
+  RunHeader header(std::size_t part, const std::string& kind) const;
   std::vector<std::string> run_chunk(const Work& work, std::size_t index);
   void load_progress(Chunks& done);
   bool hand_over(const Chunks& mine);

@@ -240,6 +240,11 @@ void run(const BertScoreArguments& args) {
   warn_empty(hyps, refs);
   if (baseline)
     for (auto& s : scores) s = metrics::rescale(s, *baseline);
+  // JSON writes a score that is not finite as null: each line holding one is named, as every command's JSON does.
+  if (args.json)
+    for (std::size_t i = 0; i < scores.size(); ++i)
+      if (!std::isfinite(scores[i].precision) || !std::isfinite(scores[i].recall) || !std::isfinite(scores[i].f1))
+        warn_non_finite(args.model.input, i + 1);
   const std::string hash =
       metrics::bertscore_hash(metrics::bertscore_model_name(args.model.model), layer, args.idf, baseline.has_value());
   write_output(args, scores, hash, layer);

@@ -3,14 +3,16 @@
 # only the fuzz executables linked) and runs each for a bounded time on seeds made from the test
 # fixtures: safetensors headers, pytorch_model.bin files and their data.pkl, .invar files, config and
 # tokenizer files, vocabularies, tokenizer.json, TSV/CSV tables (and JSONL made from them), word vectors
-# (.vec and a trained .bin), robustness template files. Fails on any crash, leak, hang or sanitizer
+# (.vec and a trained .bin), robustness template files, run files (a part and a progress file),
+# st-eval's judgement tables. Fails on any crash, leak, hang or sanitizer
 # report; the input that caused it is left in build-fuzz/fuzz-artifacts/.
 #   tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 build=build-fuzz
-targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tokenizer_json tables word_vectors templates)
+targets=(safetensors_header unpickler pytorch_checkpoint invar_file model_folder vocabulary tokenizer_json tables word_vectors
+  templates run_files st_eval_tables)
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINVAR_FUZZ=ON -DINVAR_BENCH=OFF \
   -DINVAR_OPENCL=OFF >/dev/null
@@ -56,6 +58,10 @@ done < <(find tests/fixtures -name '*.tsv' -o -name '*.csv' -o -path '*/st_eval/
 for file in examples/robustness/{negation,mixed,irony}.tsv; do
   cat examples/robustness/slots.tsv "$file" >"$seeds/templates/$(basename "$file")"
 done
+
+# fuzz_st_eval_tables: byte 0 picks TSV (0) or CSV (1); the paper-layout fixture, and as CSV.
+{ printf '\0'; cat tests/fixtures/st_eval/judgements.tsv; } >"$seeds/st_eval_tables/judgements.tsv"
+{ printf '\1'; tr '\t' , <tests/fixtures/st_eval/judgements.tsv; } >"$seeds/st_eval_tables/judgements.csv"
 
 for target in "${targets[@]}"; do
   corpus=$build/fuzz-corpus/$target

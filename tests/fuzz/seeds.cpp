@@ -6,7 +6,9 @@
 // - vocabulary: the vocabulary files of fuzz_support.hpp's list, each after its index byte;
 // - tables: the TSV fixtures as JSONL (there are no JSONL fixtures), after fuzz_tables' JSONL byte;
 // - word_vectors: the .vec fixture after byte 0, and a small fastText .bin model trained here after
-//   byte 1 (there are no .bin fixtures: a trained model is the only valid one).
+//   byte 1 (there are no .bin fixtures: a trained model is the only valid one);
+// - run_files: a partial result of two shards and a progress file cut off in its last chunk, as
+//   run/run_file.hpp writes them (with their checksums).
 //   invar_fuzz_seeds OUT_DIR
 #include <fasttext/fasttext.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +27,7 @@
 #include "fuzz_support.hpp"
 #include "loaders/invar_file.hpp"
 #include "loaders/model_source.hpp"
+#include "run/run_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,6 +37,14 @@ std::uint64_t le64(const std::string& bytes, std::size_t at) {
   std::uint64_t value = 0;
   for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
   return value;
+}
+
+// A model folder, not one of the tokenizer fixtures, which hold a config.json but no weights.
+bool has_weights(const fs::path& folder) {
+  for (const char* file : {"model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+                           "pytorch_model.bin.index.json"})
+    if (fs::exists(folder / file)) return true;
+  return false;
 }
 
 // With `int8`, every floating matrix is stored as I8 with its scales (what `invar convert --dtype
@@ -105,6 +116,25 @@ void write_word_vector_seeds(const fs::path& out) {
   fs::remove(corpus);
 }
 
+void write_run_file_seeds(const fs::path& out) {
+  namespace run = invar::run;
+  run::RunHeader header{.kind = "partial", .fingerprint = "0123456789abcdef0123456789abcdef", .rows = 7, .chunk = 2,
+                        .shard = 1, .shards = 2, .command = {"metric", "bleu", "--hyp", "h.txt", "--ref", "r.txt"}};
+  std::string partial = run::header_line(header);
+  for (std::size_t index = 2; index < 4; ++index)
+    partial += run::chunk_block(header.fingerprint, index, index == 3 ? std::vector<std::string>{"6\t0x1p+0"}
+                                                                        : std::vector<std::string>{"a\tb", ""});
+  std::ofstream(out / "partial", std::ios::binary) << partial;
+  header.kind = "progress";
+  header.shard = 0;
+  header.shards = 1;
+  std::string progress = run::header_line(header);
+  for (std::size_t index = 0; index < 3; ++index)
+    progress += run::chunk_block(header.fingerprint, index, {"x" + std::to_string(index), "y"});
+  progress += run::chunk_block(header.fingerprint, 3, {"last"}).substr(0, 25);
+  std::ofstream(out / "progress", std::ios::binary) << progress;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,13 +143,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path out = argv[1];
-  for (const char* target : {"invar_file", "vocabulary", "tables", "word_vectors"}) fs::create_directories(out / target);
+  for (const char* target : {"invar_file", "vocabulary", "tables", "word_vectors", "run_files"}) fs::create_directories(out / target);
   try {
     for (const auto& group : fs::directory_iterator(INVAR_FIXTURES_DIR)) {
       if (!group.is_directory()) continue;
       const std::string prefix = group.path().filename().string() + "_";
       for (const auto& folder : fs::directory_iterator(group.path()))
-        if (fs::exists(folder.path() / "config.json"))
+        if (fs::exists(folder.path() / "config.json") && has_weights(folder.path()))
           write_invar_seed(folder.path(), out / "invar_file" / (prefix + folder.path().filename().string()));
       for (const auto& file : fs::recursive_directory_iterator(group.path()))
         if (file.path().extension() == ".tsv")
@@ -129,6 +159,7 @@ int main(int argc, char** argv) {
                      true);
     write_vocabulary_seeds(out / "vocabulary");
     write_word_vector_seeds(out / "word_vectors");
+    write_run_file_seeds(out / "run_files");
   } catch (const invar::Error& e) {
     std::fprintf(stderr, "invar_fuzz_seeds: %s\n", e.what());
     return 1;

@@ -75,6 +75,22 @@ TEST(HardeningMemoryDeathTest, VocabularyTablesAreSizedByTheirTokens) {
       ::testing::ExitedWithCode(0), "");
 }
 
+// Issue 27, item 7: a model folder's file is read whole or not at all: running out of memory names
+// the folder (it used to stop reading quietly, and the cut-off JSON was reported as invalid).
+TEST(HardeningMemoryDeathTest, OutOfMemoryReadingAFolderFileNamesTheFolder) {
+  if (test::under_address_sanitizer()) GTEST_SKIP() << "address-space limits do not work under ASan";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string dir = test::model_copy(test::fixture("core/bert-wordpiece"));
+  const std::string config = test::read_file(dir + "/tokenizer_config.json");
+  test::write_file(dir + "/tokenizer_config.json", std::string(std::size_t{48} << 20, ' ') + config);
+  EXPECT_EXIT(test::exit_reporting_error([&] {
+                const auto source = ModelSource::open(dir);
+                test::limit_address_space(std::size_t{24} << 20);
+                make_tokenizer(*source);
+              }),
+              ::testing::ExitedWithCode(2), "out of memory while reading the tokenizer files");
+}
+
 // A sinusoidal position table is computed, so only a bound on config.json's
 // max_position_embeddings keeps it from taking any memory the file asks for.
 TEST(HardeningMemory, ComputedPositionTableIsBounded) {

@@ -130,6 +130,25 @@ TEST(NonFiniteWeights, PllAndScoreWriteNull) {
   EXPECT_NE(allowed.err.find("<stdin>:1: the output holds non-finite values"), std::string::npos) << allowed.err;
 }
 
+// Issue 27, item 7: BERTScore's JSON lines of a poisoned model are null and each is named.
+TEST(NonFiniteWeights, BertScoreJsonNamesEveryNullLine) {
+  const auto bert = test::poisoned_copy(test::fixture("core/bert-wordpiece"), "embeddings.LayerNorm.weight", kNaN);
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/ref.txt", "a cat\nthe dog\n");
+  const std::vector<std::string> args{"metric", "bertscore", "-m", bert, "--allow-non-finite", "--layer", "2", "-r",
+                                      dir + "/ref.txt", "--json"};
+  for (const bool sentence : {true, false}) {
+    auto command = args;
+    if (sentence) command.push_back("--sentence");
+    const auto result = test::run_cli(command, "a cat\nthe dog\n");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const json first = sentence ? json_lines(result.out).at(0) : json::parse(result.out);  // the summary is indented
+    EXPECT_TRUE(first["P"].is_null()) << result.out;  // F is 0 there, as bert_score fills a NaN F
+    EXPECT_NE(result.err.find("<stdin>:1: the output holds non-finite values"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("<stdin>:2: the output holds non-finite values"), std::string::npos) << result.err;
+  }
+}
+
 TEST(NonFiniteOutput, StatsWriteNullForInfinity) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/p.txt", "1\n1\n");
