@@ -89,17 +89,20 @@ void report_truncated(const EncoderRun& run, std::size_t total) {
 using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::size_t begin, std::size_t end)>;
 
 // Runs `records` on the chunks of `rows` input rows (run/row_run.hpp: --resume, --shard, MPI)
-// and hands back the RowRun when this process writes the output. The model opens, and `prepare`
-// runs, with the first chunk this process computes.
+// and hands back the RowRun when this process writes the output. The model opens (unless the
+// command had to open it already: `opened`), and `prepare` runs, with the first chunk this process
+// computes.
 std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, const std::vector<std::size_t>& lines, std::size_t rows,
                                  std::size_t chunk,
-                               const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
+                               const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records,
+                               std::unique_ptr<ModelSource> opened = {}) {
   auto row_run = std::make_unique<RowRun>(row_run_spec(options.control, {.inputs = {"--input"}, .output = options.model.output,
                                                          .rows = rows, .chunk = chunk}));
   std::optional<EncoderRun> run;
   const bool writes = row_run->process([&](std::size_t begin, std::size_t end) {
     if (!run) {
-      auto source = open_model(options.model);  // before the backend, as the errors of both come in that order
+      // Before the backend, as the errors of both come in that order.
+      auto source = opened ? std::move(opened) : open_model(options.model);
       run.emplace(std::move(source), open_backend(options.model), encoder_run_options(options, lines));
       prepare(*run);
     }
@@ -112,8 +115,10 @@ std::unique_ptr<RowRun> run_rows(const EncodeOptions& options, const std::vector
 
 // run_rows for commands whose records are their output lines.
 void write_rows(const EncodeOptions& options, const std::vector<std::size_t>& lines, std::size_t rows,
-                const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records) {
-  if (auto run = run_rows(options, lines, rows, chunk_rows(options.model), prepare, records)) run->write_lines();
+                const std::function<void(EncoderRun&)>& prepare, const ChunkRecords& records,
+                std::unique_ptr<ModelSource> opened = {}) {
+  if (auto run = run_rows(options, lines, rows, chunk_rows(options.model), prepare, records, std::move(opened)))
+    run->write_lines();
 }
 
 // ---- embed / similarity ----
@@ -264,7 +269,7 @@ std::string classification_line(const std::vector<float>& logits, bool regressio
 // A BART/mBART sequence classifier (Translator::classify): the encoders' output lines, or with
 // --zero-shot one line {"labels", "scores"} per text as the zero-shot-classification pipeline gives.
 void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<TextInput>& lines,
-                          const std::vector<std::size_t>& line_numbers) {
+                          const std::vector<std::size_t>& line_numbers, std::unique_ptr<ModelSource> source) {
   const EncodeOptions& o = options.encode;
   const ZeroShotSettings& zero_shot = options.zero_shot;
   const auto hypotheses = zero_shot.labels.empty() ? std::vector<std::string>{} : zero_shot_hypotheses(zero_shot);
@@ -272,13 +277,11 @@ void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<Text
   Progress progress("classify", lines.size());
   RowRun row_run(row_run_spec(o.control, {.inputs = {"--input"}, .output = o.model.output, .rows = lines.size(),
                                            .chunk = chunk_rows(o.model)}));
-  std::unique_ptr<ModelSource> source;
   std::unique_ptr<Backend> backend;
   std::optional<Translator> translator;
   std::int64_t entailment = 0;
   const bool writes = row_run.process([&](std::size_t begin, std::size_t end) {
     if (!translator) {
-      source = open_model(o.model);
       backend = open_backend(o.model);
       translator.emplace(*source, *backend);
       if (!hypotheses.empty()) entailment = entailment_id(translator->model().config().label2id, translator->model().config().where);
@@ -321,8 +324,11 @@ void run_classify(const ClassifyOptions& options) {
   const Inputs inputs = read_input(options.encode, options.pairs);
   const auto& lines = inputs.rows;
   const auto& line_numbers = inputs.lines;
-  if (load_model_config(*open_model(options.encode.model)).is_encoder_decoder)
-    return run_seq2seq_classify(options, lines, line_numbers);
+  // Opened once: which kind of classifier it is decides the path, which then runs on it (an .invar
+  // file's checksum is verified once per open).
+  auto source = open_model(options.encode.model);
+  if (load_model_config(*source).is_encoder_decoder)
+    return run_seq2seq_classify(options, lines, line_numbers, std::move(source));
   if (!options.zero_shot.labels.empty())
     fail("--zero-shot runs on BART and mBART sequence classifiers (e.g. facebook/bart-large-mnli); {} is an encoder",
          options.encode.model.model);
@@ -338,7 +344,8 @@ void run_classify(const ClassifyOptions& options) {
           records.push_back(classification_line(logits[i], spec.regression, spec.multi_label, spec.labels));
         }
         return records;
-      });
+      },
+      std::move(source));
 }
 
 // ---- pll ----
