@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -227,6 +228,78 @@ TEST(MetamorphicRelation, BuiltInDiagramsFollowTheNotation) {
     EXPECT_NE(svg.find("<ellipse"), std::string::npos) << name;
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << name;
   }
+}
+
+namespace {
+
+// A relation's arrows as "from-label -f-> to-label", by the nodes' labels.
+std::multiset<std::string> arrow_strings(const Relation& relation) {
+  std::map<std::string, std::string> label;
+  for (const auto& node : relation.nodes) label[node.id] = node.label;
+  std::multiset<std::string> out;
+  for (const auto& arrow : relation.arrows) out.insert(label.at(arrow.from) + " -" + arrow.label + "-> " + label.at(arrow.to));
+  return out;
+}
+
+std::set<std::string> source_labels(const Relation& relation) {
+  std::set<std::string> out;
+  for (const auto& node : relation.nodes)
+    if (node.source) out.insert(node.label);
+  return out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(MetamorphicRelation, CompositionalityIsThePapersFigure4) {
+  // f = f₂ ∘ f₁: the probe g reads f₁'s representation, f₂ gives the entailment score; no t.
+  const auto r = compositionality_relation();
+  EXPECT_EQ(source_labels(r), (std::set<std::string>{"x₁", "x₂"}));
+  EXPECT_EQ(arrow_strings(r), (std::multiset<std::string>{"x₁ -f₁-> f₁(x₁)", "x₂ -f₁-> f₁(x₂)", "f₁(x₁) -g-> g(f₁(x₁))",
+                                                          "f₁(x₂) -g-> g(f₁(x₂))", "f₁(x₁) -f₂-> f(x₁)", "f₁(x₂) -f₂-> f(x₂)"}));
+  for (const auto& node : r.nodes) EXPECT_EQ(node.kind == NodeKind::Text, node.source) << node.label;
+  ASSERT_EQ(r.constraints.size(), 2u);
+  EXPECT_EQ(r.constraints[0].nodes, (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_EQ(r.constraints[0].label, "premise ≤");
+  EXPECT_EQ(r.constraints[1].nodes, (std::vector<std::string>{"f1", "f2"}));
+  const auto svg = relation_svg(r);
+  for (const auto* label : {"f₁(x₁)", "g(f₁(x₁))", "f(x₂)", "f₂", "premise ≤", "f = f₂ ∘ f₁"}) EXPECT_NE(svg.find(label), std::string::npos) << label;
+  EXPECT_EQ(svg.find(">t<"), std::string::npos);  // no transformation arrow
+}
+
+TEST(MetamorphicRelation, TransitivityIsThePapersFigure5) {
+  // Pair texts built from the three source words, f on each, one property on the three outputs.
+  const auto r = transitivity_relation();
+  EXPECT_EQ(source_labels(r), (std::set<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(arrow_strings(r), (std::multiset<std::string>{"a --> (a, b)", "b --> (a, b)", "b --> (b, c)", "c --> (b, c)",
+                                                          "a --> (a, c)", "c --> (a, c)", "(a, b) -f-> f(a, b)",
+                                                          "(b, c) -f-> f(b, c)", "(a, c) -f-> f(a, c)"}));
+  for (const auto& node : r.nodes) EXPECT_EQ(node.kind == NodeKind::Text, node.label.find("f(") == std::string::npos) << node.label;
+  ASSERT_EQ(r.constraints.size(), 1u);
+  EXPECT_EQ(r.constraints[0].nodes, (std::vector<std::string>{"ab", "bc", "ac"}));
+  EXPECT_EQ(r.constraints[0].label, "R(a, b) ∧ R(b, c) ⇒ R(a, c)");
+  // Drawn as one point joined by a dashed line from each output, carrying the property's label once.
+  const auto dot = relation_dot(r);
+  EXPECT_EQ(count_of(dot, "shape=point"), 1u);
+  EXPECT_EQ(count_of(dot, "-> \"property 1\" [style=dashed"), 3u);
+  EXPECT_EQ(count_of(dot, "R(a, b) ∧ R(b, c) ⇒ R(a, c)"), 1u);
+  const auto svg = relation_svg(r);
+  EXPECT_EQ(count_of(svg, "stroke-dasharray"), 3u);
+  for (const auto* label : {"(a, b)", "(b, c)", "(a, c)", "f(a, c)", "R(a, b) ∧ R(b, c) ⇒ R(a, c)"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+}
+
+TEST(MetamorphicRelation, AHubNeverTakesAUserNodesId) {
+  Relation r{"three", {{"property 1", "p", NodeKind::Numeric, true}, {"q", "q", NodeKind::Numeric, false},
+                       {"s", "s", NodeKind::Numeric, false}}, {}, {{{"property 1", "q", "s"}, "all equal"}}};
+  const auto dot = relation_dot(r);
+  EXPECT_EQ(count_of(dot, "-> \"property 1'\" [style=dashed"), 3u);
+  EXPECT_NE(relation_svg(r).find("all equal"), std::string::npos);
 }
 
 TEST(MetamorphicRelation, UserDefinedRelationIsDrawnFromItsDefinition) {
