@@ -86,6 +86,7 @@ void add_follow_ups(Suite& suite, const SuiteArguments& args, std::vector<std::v
   for (const auto& argument : args.transforms)
     for (const auto& t : parse_transformation(argument, args.seed)) {
       suite.names.push_back(t.name);
+      suite.descriptions.push_back(t.description);
       texts.emplace_back();
       for (std::size_t i = 0; i < suite.texts.size(); ++i) texts.back().push_back(t.apply(suite.texts[i], i));
     }
@@ -98,6 +99,7 @@ void add_follow_ups(Suite& suite, const SuiteArguments& args, std::vector<std::v
       fail("{}: {} follow-ups but {} has {} sources; follow-ups must be line-aligned with the sources", path,
            follow_up.size(), suite.path, suite.texts.size());
     suite.names.push_back(argument.substr(0, equals));
+    suite.descriptions.push_back("follow-ups from " + path);
     texts.push_back(std::move(follow_up));
   }
 }
@@ -256,6 +258,7 @@ void run_compositionality_command(const CompositionalityArguments& args) {
                                 {"probe", fmt::format("L2 logistic regression (liblinear), C = {}, held-out share {}, seed {}",
                                                       args.probe.C, args.probe.held_out, args.probe.seed)},
                                 {"ties", "pairs with equal probe scores are not test cases; equal entailment scores keep the order"}};
+  if (!args.out.per_source.empty()) write_compositionality_per_source(args.out.per_source, contexts, insertions, result);
   if (!args.out.report.empty()) write_compositionality_html(args.out.report, contexts, insertions, result, settings);
   write_result(args.out, args.out.json ? compositionality_json(contexts, insertions, result, settings).dump(2) + '\n'
                                        : compositionality_text(contexts, insertions, result, settings));
@@ -277,6 +280,8 @@ void setup_compositionality(CLI::App& parent) {
   app->add_option("--seed", args->probe.seed, "Seed of the probe's held-out split")->capture_default_str();
   app->add_option("--C", args->probe.C, "Inverse L2 regularisation strength of the probe")->capture_default_str();
   add_output_options(*app, args->out, false);
+  app->add_option("--per-source", args->out.per_source,
+                  "Write one JSON object per NLI input (JSONL, context by context): its texts, scores and violations");
   add_run_control_options(*app, args->control);
   app->callback([args] { run_compositionality_command(*args); });
 }
@@ -346,9 +351,10 @@ void run_transitivity_command(const TransitivityArguments& args) {
     results = run_transitivity(triplets, args.labels, pair_label_file_judge(args.pair_labels, args.labels));
   }
   settings.push_back({"R(a, b)", "the pair model's predicted label (argmax) is R"});
+  if (!args.out.per_source.empty()) write_transitivity_per_source(args.out.per_source, triplets, results);
   if (!args.out.report.empty()) write_transitivity_html(args.out.report, triplets, results, settings);
   write_result(args.out, args.out.json ? transitivity_json(triplets, results, settings).dump(2) + '\n'
-                                       : transitivity_text(results, settings));
+                                       : transitivity_text(triplets, results, settings));
   if (row_run) row_run->close();
 }
 
@@ -365,6 +371,8 @@ void setup_transitivity(CLI::App& parent) {
   app->add_option("--label", args->labels, "A relation R: the label that means R(a, b); repeatable (one relation each)");
   add_compute_options(*app, args->compute);
   add_output_options(*app, args->out, false);
+  app->add_option("--per-source", args->out.per_source,
+                  "Write one JSON object per triplet (JSONL, in order): its words and, per relation, the three judgements");
   add_run_control_options(*app, args->control);
   app->callback([args] { run_transitivity_command(*args); });
 }

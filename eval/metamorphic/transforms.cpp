@@ -57,11 +57,13 @@ std::vector<Transformation> neutral_transformations() {
 }
 
 Transformation prefix_transformation(std::string name, std::string sentence) {
-  return {std::move(name), [sentence](const std::string& text, std::size_t) { return join(sentence, text); }};
+  return {std::move(name), fmt::format("“{}” before the text", sentence),
+          [sentence](const std::string& text, std::size_t) { return join(sentence, text); }};
 }
 
 Transformation suffix_transformation(std::string name, std::string sentence) {
-  return {std::move(name), [sentence](const std::string& text, std::size_t) { return join(text, sentence); }};
+  return {std::move(name), fmt::format("“{}” after the text", sentence),
+          [sentence](const std::string& text, std::size_t) { return join(text, sentence); }};
 }
 
 Lexicon read_lexicon(const std::string& path) {
@@ -79,7 +81,8 @@ Lexicon read_lexicon(const std::string& path) {
 }
 
 Transformation substitution_transformation(std::string name, Lexicon lexicon) {
-  return {std::move(name), [lexicon = std::move(lexicon)](const std::string& text, std::size_t) {
+  const auto description = fmt::format("{} word substitutions", lexicon.size());
+  return {std::move(name), description, [lexicon = std::move(lexicon)](const std::string& text, std::size_t) {
             std::string out;
             for (std::size_t i = 0; i < text.size();) {
               if (!word_byte(static_cast<unsigned char>(text[i]))) {
@@ -108,7 +111,7 @@ Transformation substitution_transformation(std::string name, Lexicon lexicon) {
 
 Transformation noise_transformation(std::string name, double rate, std::uint64_t seed) {
   if (!(rate > 0 && rate <= 1)) fail("the character noise rate must be in (0, 1], got {}", rate);
-  return {std::move(name), [rate, seed](const std::string& text, std::size_t row) {
+  return {std::move(name), fmt::format("keyboard typos, rate {}, seed {}", rate, seed), [rate, seed](const std::string& text, std::size_t row) {
             std::mt19937_64 rng(seed + row);
             const auto threshold = static_cast<std::uint64_t>(rate * 1e9);
             std::string out = text;
@@ -142,7 +145,11 @@ std::vector<Transformation> parse_transformation(const std::string& argument, st
     fail("--transform '{}': expected neutral, prefix:TEXT, suffix:TEXT, lexicon:FILE or noise:RATE", argument);
   if (kind == "prefix") return {prefix_transformation(name.empty() ? "prefix" : name, value)};
   if (kind == "suffix") return {suffix_transformation(name.empty() ? "suffix" : name, value)};
-  if (kind == "lexicon") return {substitution_transformation(name.empty() ? "lexicon" : name, read_lexicon(value))};
+  if (kind == "lexicon") {
+    auto t = substitution_transformation(name.empty() ? "lexicon" : name, read_lexicon(value));
+    t.description += " from " + value;
+    return {std::move(t)};
+  }
   if (kind == "noise") {
     double rate = 0;
     try {

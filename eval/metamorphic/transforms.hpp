@@ -12,6 +12,7 @@ namespace invar::metamorphic {
 
 struct Transformation {
   std::string name;
+  std::string description;  // what it does, shown beside its counts: its sentence, file, rate
   // The follow-up of source `row` (the row lets seeded noise differ between inputs reproducibly).
   std::function<std::string(const std::string& text, std::size_t row)> apply;
 };

@@ -17,6 +17,7 @@
 #include "eval/metamorphic/compositionality.hpp"
 #include "eval/metamorphic/pairwise.hpp"
 #include "eval/metamorphic/relation.hpp"
+#include "eval/metamorphic/report.hpp"
 #include "eval/metamorphic/single.hpp"
 #include "eval/metamorphic/systematicity.hpp"
 #include "eval/metamorphic/transforms.hpp"
@@ -360,6 +361,29 @@ TEST(MetamorphicSuite, ScoreFileGivesTheCountsOfEachTransformation) {
   EXPECT_EQ(similar.transformations[0].violations, 2u);  // a: 0.4 apart, c: 0.6 apart
 }
 
+TEST(MetamorphicSuite, ReportsShowTheSourceTextsAndEachTransformationsSentence) {
+  Suite suite;
+  suite.path = "reviews.txt";
+  suite.line_numbers = {1, 2, 3};
+  suite.texts = {"A wonderful film.", "Terrible plot.", "A very long review that goes on and on about the film, its actors and its music."};
+  suite.source.scores = {0.9, 0.1, 0.5};
+  const auto t = prefix_transformation("prefix-1", "Seen on a Tuesday.");
+  suite.names = {t.name};
+  suite.descriptions = {t.description};
+  Outputs follow_up;
+  follow_up.scores = {0.2, 0.3, 0.6};  // (wonderful, terrible) and (wonderful, long) reversed
+  suite.follow_ups = {follow_up};
+  const auto result = run_suite(suite, {Arity::Pairwise, Property::Order});
+  const auto text = suite_text(suite, result, {});
+  EXPECT_NE(text.find("prefix-1        “Seen on a Tuesday.” before the text      3           2  0.6667"), std::string::npos) << text;
+  // Sources worst first, each with its text (cut to 60 characters).
+  const auto worst = text.find("A wonderful film.");
+  ASSERT_NE(worst, std::string::npos) << text;
+  EXPECT_LT(worst, text.find("Terrible plot."));
+  EXPECT_NE(text.find("A very long review that goes on and on about the film, its …"), std::string::npos) << text;
+  EXPECT_EQ(suite_json(suite, result, {})["transformations"][0]["description"], "“Seen on a Tuesday.” before the text");
+}
+
 TEST(MetamorphicSuite, JsonlScoresAndClassNames) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/scores.jsonl", R"({"source": "pos", "typo": "pos"})" "\n"
@@ -410,6 +434,51 @@ TEST(MetamorphicCompositionality, CountsByHand) {
   EXPECT_EQ(result.insertions[1].tests, 4u);
 }
 
+TEST(MetamorphicCompositionality, PerInputResultsByHand) {
+  // The case above: in each context the pair (1, 2) is violated, so inputs 1 and 2 have one violation
+  // in their two pairs and input 0 none.
+  const std::vector<Context> contexts{{"I saw a {}.", Monotonicity::Upward, "c:1"}, {"I saw no {}.", Monotonicity::Downward, "c:2"}};
+  const std::vector<Insertion> insertions{{"animal", "dog", LexicalRelation::Hypernym, "i:1"},
+                                          {"dog", "animal", LexicalRelation::Hyponym, "i:2"},
+                                          {"cat", "car", LexicalRelation::None, "i:3"}};
+  const auto result = count_compositionality(contexts, insertions, {{0.9, 0.5, 0.1}, {0.9, 0.5, 0.1}},
+                                             {{0.1, 0.8, 0.3}, {0.9, 0.2, 0.4}});
+  ASSERT_EQ(result.inputs.size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(result.inputs[i].counts.tests, 2u) << i;
+    EXPECT_EQ(result.inputs[i].counts.violations, i % 3 == 0 ? 0u : 1u) << i;
+  }
+  EXPECT_EQ(result.inputs[4].entailment, 0.2);
+  const auto dir = test::temp_dir();
+  write_compositionality_per_source(dir + "/inputs.jsonl", contexts, insertions, result);
+  const auto lines = test::read_file(dir + "/inputs.jsonl");
+  ASSERT_EQ(std::count(lines.begin(), lines.end(), '\n'), 6);
+  std::istringstream in(lines);
+  std::string line;
+  for (int k = 0; k < 5; ++k) std::getline(in, line);  // the fifth: context 2 with (dog, animal)
+  const auto fifth = nlohmann::json::parse(line);
+  EXPECT_EQ(fifth["input"], 5);
+  EXPECT_EQ(fifth["context"], "I saw no {}.");
+  EXPECT_EQ(fifth["context_where"], "c:2");
+  EXPECT_EQ(fifth["monotonicity"], "downward");
+  EXPECT_EQ(fifth["premise"], "I saw no dog.");
+  EXPECT_EQ(fifth["hypothesis"], "I saw no animal.");
+  EXPECT_EQ(fifth["relation"], "hyponym");
+  EXPECT_EQ(fifth["insertion_where"], "i:2");
+  EXPECT_EQ(fifth["probe"], 0.5);
+  EXPECT_EQ(fifth["entailment"], 0.2);
+  EXPECT_EQ(fifth["held_out"], false);
+  EXPECT_EQ(fifth["tests"], 2);
+  EXPECT_EQ(fifth["violations"], 1);
+  EXPECT_EQ(fifth["rate"], 0.5);
+  // The text report lists the inputs, worst first, by their premise and hypothesis.
+  const auto text = compositionality_text(contexts, insertions, result, {});
+  const auto worst = text.find("Inputs with the highest violation rates");
+  ASSERT_NE(worst, std::string::npos) << text;
+  EXPECT_LT(text.find("I saw a dog."), text.find("I saw a animal.", worst)) << text;
+  EXPECT_NE(text.find("I saw no cat.", worst), std::string::npos) << text;
+}
+
 TEST(MetamorphicCompositionality, ContextsAndInsertionsAreValidated) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/c.tsv", "I saw a {}.\tupward\nI saw nothing.\tdownward\n");
@@ -443,6 +512,43 @@ TEST(MetamorphicTransitivity, CountsByHandPerRelationAndGroup) {
   EXPECT_EQ(results[0].groups.at("de").tests, 1u);
   EXPECT_EQ(results[0].groups.at("de").violations, 1u);
   EXPECT_EQ(results[0].groups.at("en").violations, 0u);
+}
+
+TEST(MetamorphicTransitivity, PerTripletResultsByHand) {
+  const std::set<std::pair<std::string, std::string>> related{{"a", "b"}, {"b", "c"}, {"a", "c"}, {"x", "y"}, {"y", "z"}, {"b", "a"}};
+  const PairJudge judge = [&](const std::vector<std::pair<std::string, std::string>>& pairs) {
+    std::vector<std::vector<bool>> out(2);
+    for (const auto& p : pairs) {
+      out[0].push_back(related.count(p) > 0);
+      out[1].push_back(!related.count(p));  // "unrelated"
+    }
+    return out;
+  };
+  const std::vector<Triplet> triplets{{"a", "b", "c", "en", "t:1"}, {"x", "y", "z", "de", "t:2"}, {"c", "b", "a", "", "t:3"}};
+  const auto results = run_transitivity(triplets, {"R", "U"}, judge);
+  const auto dir = test::temp_dir();
+  write_transitivity_per_source(dir + "/triplets.jsonl", triplets, results);
+  std::istringstream in(test::read_file(dir + "/triplets.jsonl"));
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1]["triplet"], 2);
+  EXPECT_EQ(lines[1]["where"], "t:2");
+  EXPECT_EQ(lines[1]["a"], "x");
+  EXPECT_EQ(lines[1]["group"], "de");
+  EXPECT_EQ(lines[1]["relations"]["R"], (nlohmann::json{{"ab", true}, {"bc", true}, {"ac", false}, {"test", true}, {"violated", true}}));
+  EXPECT_EQ(lines[1]["relations"]["U"], (nlohmann::json{{"ab", false}, {"bc", false}, {"ac", true}, {"test", false}, {"violated", false}}));
+  EXPECT_EQ(lines[0]["relations"]["R"]["violated"], false);
+  EXPECT_EQ(lines[0]["relations"]["R"]["test"], true);
+  EXPECT_FALSE(lines[2].contains("group"));
+  // (c, b): unrelated, (b, a): related; no premise for either relation.
+  EXPECT_EQ(lines[2]["relations"]["R"], (nlohmann::json{{"ab", false}, {"bc", true}, {"ac", false}, {"test", false}, {"violated", false}}));
+  EXPECT_EQ(lines[2]["relations"]["U"], (nlohmann::json{{"ab", true}, {"bc", false}, {"ac", true}, {"test", false}, {"violated", false}}));
+  // The text report names the violating triplet's words.
+  const auto text = transitivity_text(triplets, results, {});
+  EXPECT_NE(text.find("Violating triplets of R (1 of 1):"), std::string::npos) << text;
+  EXPECT_NE(text.find("x  y  z  de     t:2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Violating triplets of U"), std::string::npos) << text;
 }
 
 TEST(MetamorphicTransitivity, SamplingIsSeededAndStaysInAGroup) {
@@ -657,9 +763,24 @@ TEST(MetamorphicCli, CompositionalityOnAnNliModel) {
   for (const auto* name : {"bert-pair-cls", "xlmr-pair-cls"}) {
     const auto run = test::run_cli({"-q", "metamorphic", "compositionality", "-m", model(name), "--label", "1", "--contexts",
                                     dir + "/contexts.tsv", "--insertions", dir + "/insertions.tsv", "--json", "--report",
-                                    dir + "/c.html"});
+                                    dir + "/c.html", "--per-source", dir + "/inputs.jsonl"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto result = json::parse(run.out);
+    // One line per input, context by context; each pair counted once for each of its two inputs.
+    const auto inputs = jsonl(test::read_file(dir + "/inputs.jsonl"));
+    ASSERT_EQ(inputs.size(), 32u);
+    int input_tests = 0, input_violations = 0, held_out = 0;
+    for (const auto& input : inputs) {
+      input_tests += input["tests"].get<int>();
+      input_violations += input["violations"].get<int>();
+      held_out += input["held_out"].get<bool>();
+    }
+    EXPECT_EQ(input_tests, 2 * result["overall"]["tests"].get<int>());
+    EXPECT_EQ(input_violations, 2 * result["overall"]["violations"].get<int>());
+    EXPECT_EQ(held_out, result["probe"]["held_out"].get<int>());
+    EXPECT_EQ(inputs[9]["premise"], "I did not see a dog in the garden.");
+    EXPECT_EQ(inputs[9]["hypothesis"], "I did not see a animal in the garden.");
+    EXPECT_EQ(inputs[9]["context_where"], dir + "/contexts.tsv:2");
     EXPECT_EQ(result["overall"]["tests"], 4 * 28);  // 8 insertions: 28 pairs per context, unless probe scores tie
     EXPECT_EQ(result["overall"]["violations"].get<int>(),
               result["upward"]["violations"].get<int>() + result["downward"]["violations"].get<int>());
@@ -696,9 +817,14 @@ TEST(MetamorphicCli, TransitivityOnAPairModel) {
   test::write_file(dir + "/labels.tsv", "car\tauto\tsyn\nauto\tvehicle\tsyn\ncar\tvehicle\tnone\n");
   test::write_file(dir + "/one.tsv", "car\tauto\tvehicle\n");
   const auto from_file = test::run_cli({"metamorphic", "transitivity", "--pair-labels", dir + "/labels.tsv", "--label", "syn",
-                                        "--triplets", dir + "/one.tsv", "--json"});
+                                        "--triplets", dir + "/one.tsv", "--json", "--per-source", dir + "/t.jsonl"});
   ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
   EXPECT_EQ(json::parse(from_file.out)["relations"][0]["violations"], 1);
+  const auto triplet = jsonl(test::read_file(dir + "/t.jsonl"));
+  ASSERT_EQ(triplet.size(), 1u);
+  EXPECT_EQ(triplet[0]["where"], dir + "/one.tsv:1");
+  EXPECT_EQ(triplet[0]["relations"]["syn"]["violated"], true);
+  EXPECT_EQ(triplet[0]["relations"]["syn"]["ac"], false);
   const auto unknown = test::run_cli({"metamorphic", "transitivity", "-m", model("bert-pair-cls"), "--label", "synonym",
                                       "--triplets", dir + "/triplets.tsv"});
   EXPECT_NE(error_of(unknown).find("unknown label 'synonym'"), std::string::npos);
