@@ -22,6 +22,8 @@
 #include "eval/metamorphic/systematicity.hpp"
 #include "eval/metamorphic/transforms.hpp"
 #include "eval/metamorphic/transitivity.hpp"
+#include "eval/metrics/lexical/wordnet.hpp"
+#include "eval/stats/random.hpp"
 #include "support/pairwise_reference.hpp"
 #include "support/test_support.hpp"
 
@@ -205,14 +207,208 @@ TEST(MetamorphicTransforms, NoiseIsSeededPerRowAndOnlyTouchesLetters) {
 }
 
 TEST(MetamorphicTransforms, ParsesTransformArguments) {
-  EXPECT_EQ(parse_transformation("neutral", 0).size(), 6u);
-  const auto named = parse_transformation("hello=prefix:Hello there.", 0);
+  EXPECT_EQ(parse_transformation("neutral", {}).size(), 6u);
+  const auto named = parse_transformation("hello=prefix:Hello there.", {});
   ASSERT_EQ(named.size(), 1u);
   EXPECT_EQ(named[0].name, "hello");
   EXPECT_EQ(named[0].apply("Hi.", 0), "Hello there. Hi.");
-  EXPECT_EQ(parse_transformation("suffix:Bye.", 0)[0].apply("Hi.", 0), "Hi. Bye.");
-  EXPECT_THROW(parse_transformation("noise:lots", 0), Error);
-  EXPECT_THROW(parse_transformation("shuffle:1", 0), Error);
+  EXPECT_EQ(parse_transformation("suffix:Bye.", {})[0].apply("Hi.", 0), "Hi. Bye.");
+  EXPECT_THROW(parse_transformation("noise:lots", {}), Error);
+  EXPECT_THROW(parse_transformation("shuffle:1", {}), Error);
+}
+
+namespace {
+
+bool ascii_letter(char c) { return static_cast<unsigned char>(c) < 0x80 && std::isalpha(static_cast<unsigned char>(c)); }
+
+// The documented draws: source `row` reads mt19937_64(seed + row); "with probability RATE" is a draw
+// below 10⁹ under RATE × 10⁹.
+struct Draws {
+  std::mt19937_64 rng;
+  Draws(std::uint64_t seed, std::size_t row) : rng(seed + row) {}
+  bool chance(double rate) { return stats::uniform_below(rng, 1000000000) < static_cast<std::uint64_t>(rate * 1e9); }
+  std::uint64_t below(std::uint64_t n) { return stats::uniform_below(rng, n); }
+};
+
+const metrics::WordNet& wordnet() {
+  static const metrics::WordNet db;  // Debian's wordnet-base, as the METEOR tests read it
+  return db;
+}
+
+std::shared_ptr<const metrics::WordNet> shared_wordnet() { return {&wordnet(), [](const metrics::WordNet*) {}}; }
+
+}  // namespace
+
+TEST(MetamorphicTransforms, CharDeleteFollowsTheDocumentedDraws) {
+  const std::string text = "Héllo, wörld 42!";
+  const auto t = char_delete_transformation("d", 0.3, 11);
+  for (std::size_t row = 0; row < 5; ++row) {
+    Draws draws(11, row);
+    std::string expected;
+    for (char c : text)
+      if (!ascii_letter(c) || !draws.chance(0.3)) expected += c;
+    EXPECT_EQ(t.apply(text, row), expected) << row;
+  }
+  EXPECT_NE(t.apply(text, 0), t.apply(text, 1));
+  // Rate 1: every ASCII letter goes; UTF-8 letters, digits and punctuation stay.
+  EXPECT_EQ(char_delete_transformation("d", 1, 3).apply(text, 0), "é, ö 42!");
+  EXPECT_THROW(char_delete_transformation("d", 0, 3), Error);
+  EXPECT_THROW(char_delete_transformation("d", 1.5, 3), Error);
+}
+
+TEST(MetamorphicTransforms, CharInsertAddsALetterAfterLettersOnly) {
+  const std::string text = "Ab c-D 9";
+  // Rate 1: a letter after each of A, b, c, D, in the case of the letter before it.
+  const auto all = char_insert_transformation("i", 1, 5).apply(text, 2);
+  ASSERT_EQ(all.size(), text.size() + 4) << all;
+  Draws draws(5, 2);
+  std::string expected;
+  for (char c : text) {
+    expected += c;
+    if (!ascii_letter(c)) continue;
+    ASSERT_TRUE(draws.chance(1));
+    const char letter = static_cast<char>('a' + draws.below(26));
+    expected += std::isupper(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(letter)) : letter;
+  }
+  EXPECT_EQ(all, expected);
+  EXPECT_TRUE(std::isupper(static_cast<unsigned char>(all[1])) && std::islower(static_cast<unsigned char>(all[3])));
+  EXPECT_EQ(all.substr(all.size() - 2), " 9");
+  const auto some = char_insert_transformation("i", 0.5, 5);
+  EXPECT_EQ(some.apply(text, 0), some.apply(text, 0));
+}
+
+TEST(MetamorphicTransforms, CharShuffleKeepsEachWordsLettersAndEnds) {
+  const std::string text = "The quick brown fox, jumps! A long sentence with interesting words.";
+  const auto t = char_shuffle_transformation("s", 1, 9);
+  const auto out = t.apply(text, 0);
+  ASSERT_EQ(out.size(), text.size());
+  EXPECT_NE(out, text);
+  EXPECT_EQ(out, t.apply(text, 0));
+  for (std::size_t i = 0; i < text.size();) {  // word by word
+    if (!ascii_letter(text[i])) {
+      EXPECT_EQ(out[i], text[i]) << i;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && ascii_letter(text[end])) ++end;
+    auto a = text.substr(i, end - i), b = out.substr(i, end - i);
+    if (a.size() < 4) EXPECT_EQ(a, b);  // "The", "fox", "A" are too short
+    EXPECT_EQ(a.front(), b.front());
+    EXPECT_EQ(a.back(), b.back());
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    i = end;
+  }
+  // "abcd" has two inner orders; the draw picks one of them by Fisher–Yates on "bc".
+  Draws draws(9, 4);
+  ASSERT_TRUE(draws.chance(1));
+  EXPECT_EQ(t.apply("abcd", 4), draws.below(2) == 1 ? "abcd" : "acbd");
+}
+
+TEST(MetamorphicTransforms, SentenceShuffleSplitsAtSentenceEnds) {
+  const auto t = sentence_shuffle_transformation("s", 2);
+  const std::string text = "He said \"Stop.\" It costs 3.5 euros!  Really?! Fine";
+  const std::vector<std::string> sentences{"He said \"Stop.\"", "It costs 3.5 euros!", "Really?!", "Fine"};
+  std::set<std::string> seen;
+  for (std::size_t row = 0; row < 12; ++row) {
+    const auto out = t.apply(text, row);
+    EXPECT_EQ(out, t.apply(text, row));
+    // The same four sentences joined with single spaces, in the order Fisher–Yates draws.
+    auto order = sentences;
+    Draws draws(2, row);
+    for (std::size_t n = order.size(); n > 1; --n) std::swap(order[n - 1], order[draws.below(n)]);
+    std::string expected = order[0];
+    for (std::size_t k = 1; k < order.size(); ++k) expected += " " + order[k];
+    EXPECT_EQ(out, expected) << row;
+    seen.insert(out);
+  }
+  EXPECT_GT(seen.size(), 2u);
+  EXPECT_EQ(t.apply("Only one sentence here.", 0), "Only one sentence here.");
+  EXPECT_EQ(t.apply("Version 2.0 is out", 0), "Version 2.0 is out");
+}
+
+TEST(MetamorphicTransforms, WordNetSensesAndAntonymsAsTheDataFilesList) {
+  // index.adj lists happy in 01148283 (happy; antonym unhappy), 01048406 (felicitous, happy),
+  // 02565584 (glad, happy), 01000442 (happy, well-chosen).
+  const auto happy = wordnet().senses("Happy");
+  ASSERT_EQ(happy.size(), 4u);
+  EXPECT_EQ(happy[0].lemma_names, std::vector<std::string>{"happy"});
+  EXPECT_EQ(happy[0].antonyms, std::vector<std::string>{"unhappy"});
+  EXPECT_EQ(happy[1].lemma_names, (std::vector<std::string>{"felicitous", "happy"}));
+  EXPECT_EQ(happy[3].lemma_names, (std::vector<std::string>{"happy", "well-chosen"}));
+  EXPECT_TRUE(happy[1].antonyms.empty());
+  // good: 4 noun, 21 adjective, 2 adverb synsets. Antonyms of the lemma good itself: evil (noun
+  // 04849241, pointer 0101), bad (noun 05142180), bad (adjective 01123148), evil (adjective 01129977);
+  // the adverb 00011093's antonym belongs to its other lemma, well.
+  const auto good = wordnet().senses("good");
+  EXPECT_EQ(good.size(), 27u);
+  std::vector<std::string> antonyms;
+  for (const auto& sense : good) antonyms.insert(antonyms.end(), sense.antonyms.begin(), sense.antonyms.end());
+  EXPECT_EQ(antonyms, (std::vector<std::string>{"evil", "bad", "bad", "evil"}));
+  EXPECT_TRUE(wordnet().senses("happier").empty());  // no morphy: inflected forms are not lemmas
+}
+
+TEST(MetamorphicTransforms, WordNetSynonymsAndAntonymsReplaceLemmasOnly) {
+  const std::vector<std::string> movie{"film", "picture", "moving picture", "moving-picture show", "motion picture",
+                                       "motion-picture show", "picture show", "pic", "flick"};
+  const std::vector<std::string> happy{"felicitous", "glad", "well-chosen"};
+  const auto synonym = wordnet_transformation("syn", WordRelation::Synonym, shared_wordnet(), 1, 4);
+  std::set<std::string> seen;
+  for (std::size_t row = 0; row < 10; ++row) {
+    // "The" is no lemma, "was" a function word; movie and happy are replaced, in WordNet's order of candidates.
+    Draws draws(4, row);
+    ASSERT_TRUE(draws.chance(1));
+    const auto first = movie[draws.below(movie.size())];
+    ASSERT_TRUE(draws.chance(1));
+    const auto second = happy[draws.below(happy.size())];
+    const auto out = synonym.apply("The movie was happy.", row);
+    EXPECT_EQ(out, "The " + first + " was " + second + ".") << row;
+    seen.insert(out);
+  }
+  EXPECT_GT(seen.size(), 2u);
+  // A capitalised word's replacement is capitalised; an inflected form ("movies") is kept.
+  EXPECT_EQ(wordnet_transformation("ant", WordRelation::Antonym, shared_wordnet(), 1, 0).apply("Happy movies", 0), "Unhappy movies");
+  const auto good = wordnet_transformation("ant", WordRelation::Antonym, shared_wordnet(), 1, 0).apply("good", 3);
+  EXPECT_TRUE(good == "evil" || good == "bad") << good;
+  // Function words stay although WordNet lists them (can: tin, will: volition).
+  EXPECT_EQ(synonym.apply("I can and will", 0), "I can and will");
+  EXPECT_EQ(wordnet_transformation("syn", WordRelation::Synonym, shared_wordnet(), 1e-9, 4).apply("The movie was happy.", 0),
+            "The movie was happy.");
+  const auto parsed = parse_transformation("syn=synonym:0.5", {.seed = 4, .wordnet = wordnet().directory()});
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0].name, "syn");
+  EXPECT_EQ(parsed[0].description, "WordNet synonyms, rate 0.5, seed 4");
+  EXPECT_THROW(parse_transformation("antonym:x", {}), Error);
+  EXPECT_THROW(parse_transformation("synonym:0.5", {.wordnet = test::temp_dir()}), Error);  // no WordNet there
+}
+
+TEST(MetamorphicTransforms, ParsesTheNewKinds) {
+  EXPECT_EQ(parse_transformation("char-insert:0.1", {})[0].name, "char-insert");
+  EXPECT_EQ(parse_transformation("x=char-delete:0.1", {})[0].name, "x");
+  EXPECT_EQ(parse_transformation("char-shuffle:1", {.seed = 3})[0].apply("abcdef", 0),
+            char_shuffle_transformation("c", 1, 3).apply("abcdef", 0));
+  EXPECT_EQ(parse_transformation("sentence-shuffle", {.seed = 1})[0].apply("A. B. C.", 5),
+            sentence_shuffle_transformation("s", 1).apply("A. B. C.", 5));
+  EXPECT_THROW(parse_transformation("char-delete:2", {}), Error);
+  EXPECT_THROW(parse_transformation("paraphrase:model", {}), Error);  // nothing to run a model with
+  // A model transformation's follow-ups come from one batched call.
+  std::size_t calls = 0;
+  const TransformTools tools{.seq2seq = [&calls](const std::string& model) -> TextMap {
+    return [&calls, model](const std::vector<std::string>& texts) {
+      ++calls;
+      std::vector<std::string> out;
+      for (const auto& t : texts) out.push_back(model + ": " + t);
+      return out;
+    };
+  }};
+  const auto paraphrase = parse_transformation("paraphrase:m", tools);
+  ASSERT_EQ(paraphrase.size(), 1u);
+  EXPECT_EQ(paraphrase[0].description, "paraphrase by m");
+  EXPECT_EQ(follow_up_texts(paraphrase[0], {"a", "b", "c"}), (std::vector<std::string>{"m: a", "m: b", "m: c"}));
+  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(follow_up_texts(char_delete_transformation("d", 1, 0), {"ab1", "c2"}), (std::vector<std::string>{"1", "2"}));
 }
 
 // ---- relations and diagrams ----
@@ -668,6 +864,38 @@ TEST(MetamorphicCli, SingleInputOnARegressorWithFollowUpFiles) {
   EXPECT_EQ(result["transformations"][1]["tests"], 6);
   EXPECT_EQ(result["transformations"][1]["violations"], violations);
   EXPECT_EQ(result["transformations"][1]["violating_lines"].size(), violations);
+}
+
+// paraphrase:MODEL gives the follow-ups `invar translate` gives with the model's own settings, and
+// the WordNet and character transformations run from the command line.
+TEST(MetamorphicCli, ParaphraseFollowUpsAreTheSeq2seqModelsOutputs) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/reviews.txt", kReviews);
+  const auto marian = test::fixture("core/marian");
+  const auto translated = test::run_cli({"-q", "translate", "-m", marian, "-i", dir + "/reviews.txt", "-o", dir + "/para.txt"});
+  ASSERT_EQ(translated.exit_code, 0) << translated.err;
+  const std::vector<std::string> common{"-q", "metamorphic", "single", "-m", model("xlmr-regression"), "--sources",
+                                        dir + "/reviews.txt", "--property", "order", "--json"};
+  const auto with = [&common](std::vector<std::string> more) {
+    more.insert(more.begin(), common.begin(), common.end());
+    return more;
+  };
+  const auto with_model = with({"--transform", "para=paraphrase:" + marian, "--per-source", dir + "/a.jsonl"});
+  const auto with_file = with({"--follow-ups", "para=" + dir + "/para.txt", "--per-source", dir + "/b.jsonl"});
+  const auto a = test::run_cli(with_model), b = test::run_cli(with_file);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(test::read_file(dir + "/a.jsonl"), test::read_file(dir + "/b.jsonl"));
+  EXPECT_EQ(json::parse(a.out)["transformations"][0]["description"], "paraphrase by " + marian);
+  EXPECT_EQ(json::parse(a.out)["transformations"][0]["violations"], json::parse(b.out)["transformations"][0]["violations"]);
+
+  const auto run = test::run_cli(with({"--transform", "synonym:1", "--transform", "char-shuffle:0.5", "--transform",
+                                       "sentence-shuffle", "--seed", "3", "--wordnet", wordnet().directory()}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = json::parse(run.out);
+  ASSERT_EQ(result["transformations"].size(), 3u);
+  EXPECT_EQ(result["transformations"][0]["description"], "WordNet synonyms, rate 1, seed 3");
+  EXPECT_EQ(result["settings"]["seed"], "3");
 }
 
 TEST(MetamorphicCli, SingleSimilarityOfEmbeddingsAndPairwiseEquivalence) {
