@@ -61,8 +61,9 @@ std::string rate_chart(const std::string& title, const std::string& x_label, con
 void add_diagram(report::HtmlReport& report, const Relation& relation) {
   report.heading("Relation");
   report.figure(relation_svg(relation),
-                "Circles are texts, squares numeric outputs; shaded nodes are source inputs; arrows apply the model f or "
-                "a transformation t; dashed lines join the outputs the property constrains.");
+                "Circles are texts, squares numeric outputs; shaded nodes are source inputs; arrows apply the model f (or "
+                "its parts f₁ and f₂, or a probe g) or a transformation t, and unlabelled arrows build a text from others; "
+                "dashed lines join the outputs the property constrains.");
 }
 
 std::string source_label(const Suite& suite, std::size_t i) {
