@@ -35,6 +35,30 @@ std::string join(const std::string& a, const std::string& b) {
 
 bool ascii_letter(unsigned char c) { return c < 0x80 && std::isalpha(c); }
 
+// The text with each word (a maximal run of word bytes) replaced by replace(word), in order.
+template <typename Replace>
+std::string map_words(const std::string& text, Replace replace) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!word_byte(static_cast<unsigned char>(text[i]))) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && word_byte(static_cast<unsigned char>(text[end]))) ++end;
+    out += replace(text.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+// `replacement`, capitalised when `word` is.
+std::string capitalised_like(const std::string& word, std::string replacement) {
+  if (std::isupper(static_cast<unsigned char>(word[0])) && !replacement.empty())
+    replacement[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(replacement[0])));
+  return replacement;
+}
+
 void check_rate(double rate, const char* what) {
   if (!(rate > 0 && rate <= 1)) fail("the {} rate must be in (0, 1], got {}", what, rate);
 }
@@ -51,6 +75,18 @@ template <typename It>
 void shuffle(It first, It last, std::mt19937_64& rng) {
   for (auto n = static_cast<std::uint64_t>(last - first); n > 1; --n)
     std::iter_swap(first + static_cast<std::ptrdiff_t>(n - 1), first + static_cast<std::ptrdiff_t>(stats::uniform_below(rng, n)));
+}
+
+// A random transformation: checks its rate, describes itself with it and the seed, and edits the
+// text of source `row` with draws from mt19937_64(seed + row).
+template <typename Edit>
+Transformation seeded(std::string name, const char* kind, const std::string& what, double rate, std::uint64_t seed, Edit edit) {
+  check_rate(rate, kind);
+  return {std::move(name), fmt::format("{}, rate {}, seed {}", what, rate, seed),
+          [chance = Chance(rate), seed, edit = std::move(edit)](const std::string& text, std::size_t row) {
+            std::mt19937_64 rng(seed + row);
+            return edit(text, rng, chance);
+          }};
 }
 
 std::pair<std::string, std::string> split_name(const std::string& argument) {
@@ -109,101 +145,83 @@ Lexicon read_lexicon(const std::string& path) {
 Transformation substitution_transformation(std::string name, Lexicon lexicon) {
   const auto description = fmt::format("{} word substitutions", lexicon.size());
   return {std::move(name), description, [lexicon = std::move(lexicon)](const std::string& text, std::size_t) {
-            std::string out;
-            for (std::size_t i = 0; i < text.size();) {
-              if (!word_byte(static_cast<unsigned char>(text[i]))) {
-                out += text[i++];
-                continue;
-              }
-              std::size_t end = i;
-              while (end < text.size() && word_byte(static_cast<unsigned char>(text[end]))) ++end;
-              std::string word = text.substr(i, end - i);
-              if (auto found = lexicon.find(word); found != lexicon.end()) {
-                word = found->second;
-              } else if (std::isupper(static_cast<unsigned char>(word[0]))) {
-                std::string lower = word;
-                lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
-                if (auto low = lexicon.find(lower); low != lexicon.end()) {
-                  word = low->second;
-                  word[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(word[0])));
-                }
-              }
-              out += word;
-              i = end;
-            }
-            return out;
+            return map_words(text, [&lexicon](const std::string& word) {
+              if (auto found = lexicon.find(word); found != lexicon.end()) return found->second;
+              if (!std::isupper(static_cast<unsigned char>(word[0]))) return word;
+              std::string lower = word;
+              lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
+              const auto low = lexicon.find(lower);
+              return low == lexicon.end() ? word : capitalised_like(word, low->second);
+            });
           }};
 }
 
 Transformation noise_transformation(std::string name, double rate, std::uint64_t seed) {
-  check_rate(rate, "character noise");
-  return {std::move(name), fmt::format("keyboard typos, rate {}, seed {}", rate, seed), [chance = Chance(rate), seed](const std::string& text, std::size_t row) {
-            std::mt19937_64 rng(seed + row);
-            std::string out = text;
-            for (std::size_t i = 0; i < out.size(); ++i) {
-              const auto c = static_cast<unsigned char>(out[i]);
-              if (!ascii_letter(c) || !chance(rng)) continue;
-              const bool swap = stats::uniform_below(rng, 2) == 1 && i + 1 < out.size() && std::isalpha(static_cast<unsigned char>(out[i + 1]));
-              if (swap) {
-                std::swap(out[i], out[i + 1]);
-                ++i;
-                continue;
-              }
-              const char* keys = neighbours(static_cast<char>(std::tolower(c)));
-              char key = keys[stats::uniform_below(rng, std::char_traits<char>::length(keys))];
-              out[i] = std::isupper(c) ? static_cast<char>(std::toupper(static_cast<unsigned char>(key))) : key;
-            }
-            return out;
-          }};
+  return seeded(std::move(name), "noise", "keyboard typos", rate, seed,
+                [](const std::string& text, std::mt19937_64& rng, const Chance& chance) {
+                  std::string out = text;
+                  for (std::size_t i = 0; i < out.size(); ++i) {
+                    const auto c = static_cast<unsigned char>(out[i]);
+                    if (!ascii_letter(c) || !chance(rng)) continue;
+                    const bool swap = stats::uniform_below(rng, 2) == 1 && i + 1 < out.size() &&
+                                      std::isalpha(static_cast<unsigned char>(out[i + 1]));
+                    if (swap) {
+                      std::swap(out[i], out[i + 1]);
+                      ++i;
+                      continue;
+                    }
+                    const char* keys = neighbours(static_cast<char>(std::tolower(c)));
+                    char key = keys[stats::uniform_below(rng, std::char_traits<char>::length(keys))];
+                    out[i] = std::isupper(c) ? static_cast<char>(std::toupper(static_cast<unsigned char>(key))) : key;
+                  }
+                  return out;
+                });
 }
 
 Transformation char_insert_transformation(std::string name, double rate, std::uint64_t seed) {
-  check_rate(rate, "char-insert");
-  return {std::move(name), fmt::format("random letters inserted, rate {}, seed {}", rate, seed),
-          [chance = Chance(rate), seed](const std::string& text, std::size_t row) {
-            std::mt19937_64 rng(seed + row);
-            std::string out;
-            for (char c : text) {
-              out += c;
-              const auto byte = static_cast<unsigned char>(c);
-              if (!ascii_letter(byte) || !chance(rng)) continue;
-              const auto letter = static_cast<char>('a' + stats::uniform_below(rng, 26));
-              out += std::isupper(byte) ? static_cast<char>(std::toupper(static_cast<unsigned char>(letter))) : letter;
-            }
-            return out;
-          }};
+  return seeded(std::move(name), "char-insert", "random letters inserted", rate, seed,
+                [](const std::string& text, std::mt19937_64& rng, const Chance& chance) {
+                  std::string out;
+                  for (char c : text) {
+                    out += c;
+                    const auto byte = static_cast<unsigned char>(c);
+                    if (!ascii_letter(byte) || !chance(rng)) continue;
+                    const auto letter = static_cast<char>('a' + stats::uniform_below(rng, 26));
+                    out += std::isupper(byte) ? static_cast<char>(std::toupper(static_cast<unsigned char>(letter)))
+                                              : letter;
+                  }
+                  return out;
+                });
 }
 
 Transformation char_delete_transformation(std::string name, double rate, std::uint64_t seed) {
-  check_rate(rate, "char-delete");
-  return {std::move(name), fmt::format("random letters deleted, rate {}, seed {}", rate, seed),
-          [chance = Chance(rate), seed](const std::string& text, std::size_t row) {
-            std::mt19937_64 rng(seed + row);
-            std::string out;
-            for (char c : text)
-              if (!ascii_letter(static_cast<unsigned char>(c)) || !chance(rng)) out += c;
-            return out;
-          }};
+  return seeded(std::move(name), "char-delete", "random letters deleted", rate, seed,
+                [](const std::string& text, std::mt19937_64& rng, const Chance& chance) {
+                  std::string out;
+                  for (char c : text)
+                    if (!ascii_letter(static_cast<unsigned char>(c)) || !chance(rng)) out += c;
+                  return out;
+                });
 }
 
 Transformation char_shuffle_transformation(std::string name, double rate, std::uint64_t seed) {
-  check_rate(rate, "char-shuffle");
-  return {std::move(name), fmt::format("inner letters of words shuffled, rate {}, seed {}", rate, seed),
-          [chance = Chance(rate), seed](const std::string& text, std::size_t row) {
-            std::mt19937_64 rng(seed + row);
-            std::string out = text;
-            for (std::size_t i = 0; i < out.size();) {
-              if (!ascii_letter(static_cast<unsigned char>(out[i]))) {
-                ++i;
-                continue;
-              }
-              std::size_t end = i;
-              while (end < out.size() && ascii_letter(static_cast<unsigned char>(out[end]))) ++end;
-              if (end - i >= 4 && chance(rng)) shuffle(out.begin() + static_cast<std::ptrdiff_t>(i + 1), out.begin() + static_cast<std::ptrdiff_t>(end - 1), rng);
-              i = end;
-            }
-            return out;
-          }};
+  return seeded(std::move(name), "char-shuffle", "inner letters of words shuffled", rate, seed,
+                [](const std::string& text, std::mt19937_64& rng, const Chance& chance) {
+                  std::string out = text;
+                  for (std::size_t i = 0; i < out.size();) {
+                    if (!ascii_letter(static_cast<unsigned char>(out[i]))) {
+                      ++i;
+                      continue;
+                    }
+                    std::size_t end = i;
+                    while (end < out.size() && ascii_letter(static_cast<unsigned char>(out[end]))) ++end;
+                    if (end - i >= 4 && chance(rng))
+                      shuffle(out.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                              out.begin() + static_cast<std::ptrdiff_t>(end - 1), rng);
+                    i = end;
+                  }
+                  return out;
+                });
 }
 
 const std::vector<std::string>& function_words() {
@@ -211,13 +229,13 @@ const std::vector<std::string>& function_words() {
       // articles and determiners
       "a", "an", "the", "this", "that", "these", "those", "some", "any", "each", "every", "all", "both", "no", "one",
       // pronouns
-      "i", "me", "my", "mine", "we", "us", "our", "ours", "you", "your", "yours", "he", "him", "his", "she", "her", "hers",
-      "it", "its", "they", "them", "their", "theirs", "who", "whom", "whose", "which", "what",
+      "i", "me", "my", "mine", "we", "us", "our", "ours", "you", "your", "yours", "he", "him", "his", "she", "her",
+      "hers", "it", "its", "they", "them", "their", "theirs", "who", "whom", "whose", "which", "what",
       // prepositions
-      "about", "above", "across", "after", "against", "along", "among", "around", "as", "at", "before", "behind", "below",
-      "beside", "between", "beyond", "by", "down", "during", "except", "for", "from", "in", "inside", "into", "like",
-      "near", "of", "off", "on", "onto", "out", "outside", "over", "past", "since", "through", "till", "to", "toward",
-      "towards", "under", "until", "up", "upon", "with", "within", "without",
+      "about", "above", "across", "after", "against", "along", "among", "around", "as", "at", "before", "behind",
+      "below", "beside", "between", "beyond", "by", "down", "during", "except", "for", "from", "in", "inside", "into",
+      "like", "near", "of", "off", "on", "onto", "out", "outside", "over", "past", "since", "through", "till", "to",
+      "toward", "towards", "under", "until", "up", "upon", "with", "within", "without",
       // conjunctions
       "and", "but", "or", "nor", "so", "yet", "if", "because", "although", "though", "while", "whether", "than",
       // auxiliaries and modals
@@ -228,10 +246,10 @@ const std::vector<std::string>& function_words() {
   return words;
 }
 
-Transformation wordnet_transformation(std::string name, WordRelation relation, std::shared_ptr<const metrics::WordNet> wordnet,
-                                      double rate, std::uint64_t seed) {
-  check_rate(rate, relation == WordRelation::Synonym ? "synonym" : "antonym");
-  const auto description = fmt::format("WordNet {}s, rate {}, seed {}", relation == WordRelation::Synonym ? "synonym" : "antonym", rate, seed);
+Transformation wordnet_transformation(std::string name, WordRelation relation,
+                                      std::shared_ptr<const metrics::WordNet> wordnet, double rate,
+                                      std::uint64_t seed) {
+  const char* kind = relation == WordRelation::Synonym ? "synonym" : "antonym";
   const auto candidates = [relation, wordnet](const std::string& word) {
     static const std::unordered_set<std::string> skipped(function_words().begin(), function_words().end());
     std::vector<std::string> out;
@@ -244,31 +262,17 @@ Transformation wordnet_transformation(std::string name, WordRelation relation, s
       }
     return out;
   };
-  return {std::move(name), description, [candidates, chance = Chance(rate), seed](const std::string& text, std::size_t row) {
-            std::mt19937_64 rng(seed + row);
-            std::string out;
-            for (std::size_t i = 0; i < text.size();) {
-              if (!word_byte(static_cast<unsigned char>(text[i]))) {
-                out += text[i++];
-                continue;
-              }
-              std::size_t end = i;
-              while (end < text.size() && word_byte(static_cast<unsigned char>(text[end]))) ++end;
-              const std::string word = text.substr(i, end - i);
-              i = end;
-              const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return ascii_letter(static_cast<unsigned char>(c)) || c == '-'; });
-              const auto options = letters ? candidates(word) : std::vector<std::string>{};
-              if (options.empty() || !chance(rng)) {
-                out += word;
-                continue;
-              }
-              std::string replacement = options[stats::uniform_below(rng, options.size())];
-              if (std::isupper(static_cast<unsigned char>(word[0])))
-                replacement[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(replacement[0])));
-              out += replacement;
-            }
-            return out;
-          }};
+  return seeded(std::move(name), kind, fmt::format("WordNet {}s", kind), rate, seed,
+                [candidates](const std::string& text, std::mt19937_64& rng, const Chance& chance) {
+                  return map_words(text, [&](const std::string& word) {
+                    const bool letters = std::all_of(word.begin(), word.end(), [](char c) {
+                      return ascii_letter(static_cast<unsigned char>(c)) || c == '-';
+                    });
+                    const auto options = letters ? candidates(word) : std::vector<std::string>{};
+                    if (options.empty() || !chance(rng)) return word;
+                    return capitalised_like(word, options[stats::uniform_below(rng, options.size())]);
+                  });
+                });
 }
 
 namespace {
