@@ -275,7 +275,7 @@ void setup_compositionality(CLI::App& parent) {
   app->add_option("--held-out", args->probe.held_out, "Share of inputs kept out of the probe's training to measure its accuracy")
       ->capture_default_str();
   app->add_option("--seed", args->probe.seed, "Seed of the probe's held-out split")->capture_default_str();
-  app->add_option("--C", args->probe.C, "Inverse L2 regularisation strength of the probe")->capture_default_str();
+  app->add_option("-C,--C", args->probe.C, "Inverse L2 regularisation strength of the probe (--C: the older spelling)")->capture_default_str();
   add_output_options(*app, args->out, false);
   add_run_control_options(*app, args->control);
   app->callback([args] { run_compositionality_command(*args); });
