@@ -253,6 +253,31 @@ TEST_P(CliConventions, CsvAndLatexTakeAFileAndStayASwitch) {
   }
 }
 
+// A shard's --csv FILE is its partial result, and merge gives the CSV of the whole run: the command
+// line a part records has the bare --csv (its FILE names the output, as --output does, which
+// merge's -o replaces).
+TEST_P(CliConventions, CsvFileShardsMergeIntoTheCsvOfTheWholeRun) {
+  const auto ref = file_with("ref.txt", kReferences);
+  const auto inputs = file_with("informal.txt", "hello there\nhow are you\n");
+  const auto outputs = file_with("outputs.txt", "hello there friend\nhow are you doing\n");
+  const std::vector<std::string> st_eval{"-q", "st-eval", "--inputs", inputs, "--system", "a=" + outputs, "-r", ref};
+  auto with = [&](const std::vector<std::string>& more) {
+    auto args = st_eval;
+    args.insert(args.end(), more.begin(), more.end());
+    return run(args);
+  };
+  const auto whole = with({"--csv"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string dir = invar::test::temp_dir();
+  for (const char* k : {"0", "1"}) {
+    const auto part = with({"--csv", dir + "/part." + k, "--shard", std::string(k) + "/2"});
+    ASSERT_EQ(part.exit_code, 0) << part.err;
+  }
+  const auto merged = run({"-q", "merge", dir + "/part.0", dir + "/part.1"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, whole.out);
+}
+
 // st-eval names references -r/--ref and empty outputs --empty as the metrics do; robustness expand
 // names its output's format --output-format as embed does. The older spellings stay.
 TEST_P(CliConventions, OlderSpellingsGiveTheSameRun) {
