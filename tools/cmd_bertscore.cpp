@@ -37,6 +37,7 @@ struct BertScoreArguments {
   bool sentence = false;
   bool json = false;
   bool csv = false;
+  int width = 6;  // -w: decimals of the text output; bert_score prints six
   std::string empty = "error";  // --empty; --empty-as-zero is "reference"
   bool empty_as_zero = false;
   RunControl control;
@@ -85,9 +86,9 @@ metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
   return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
 }
 
-// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456".
-std::string summary_line(const std::string& hash, const metrics::BertScore& m) {
-  return fmt::format("{} P: {:.6f} R: {:.6f} F1: {:.6f}", hash, m.precision, m.recall, m.f1);
+// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456" (at -w 6, its default).
+std::string summary_line(const std::string& hash, const metrics::BertScore& m, int width) {
+  return fmt::format("{} P: {:.{}f} R: {:.{}f} F1: {:.{}f}", hash, m.precision, width, m.recall, width, m.f1, width);
 }
 
 nlohmann::ordered_json summary_json(const std::string& hash, const metrics::BertScore& m,
@@ -109,7 +110,8 @@ void write_sentences(const std::vector<metrics::BertScore>& scores, const BertSc
     else if (args.csv)
       out.write_line(fmt::format("{},{},{}", s.precision, s.recall, s.f1));
     else  // bert_score's --seg_level lines
-      out.write_line(fmt::format("{:.6f}\t{:.6f}\t{:.6f}", s.precision, s.recall, s.f1));
+      out.write_line(fmt::format("{:.{}f}\t{:.{}f}\t{:.{}f}", s.precision, args.width, s.recall, args.width, s.f1,
+                                 args.width));
   }
 }
 
@@ -200,11 +202,11 @@ void write_output(const BertScoreArguments& args, const std::vector<metrics::Ber
   AtomicOutput out(args.model.output);
   if (args.sentence) {
     write_sentences(scores, args, out);
-    fmt::print(stderr, "{}\n", summary_line(hash, corpus));
+    fmt::print(stderr, "{}\n", summary_line(hash, corpus, args.width));
   } else if (args.json) {
     out.write_line(summary_json(hash, corpus, args, layer, scores.size()).dump(1));
   } else {
-    out.write_line(summary_line(hash, corpus));
+    out.write_line(summary_line(hash, corpus, args.width));
   }
   out.commit();
 }
@@ -287,6 +289,10 @@ void setup_bertscore(CLI::App& metric) {
   app->add_flag("--sentence,--sentence-level", args->sentence,
                 "Per-line P, R, F aligned with the hypotheses (the summary line goes to standard error)");
   app->add_flag("--json", args->json, "JSON summary, or JSON Lines {P, R, F} with --sentence (NaN as null)");
+  app->add_option("-w,--width", args->width,
+                  "Decimals of the text output's scores (bert_score prints 6; JSON and CSV are exact)")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
   add_output_form_option(*app, "--csv", args->csv, args->model.output, "With --sentence: CSV with a P,R,F header");
   app->add_option("--empty", args->empty,
                   "An empty hypothesis: error (naming its line) or reference (P = R = F = 0 with a warning, as "

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <utility>
 #include <string>
 #include <vector>
@@ -276,6 +277,29 @@ TEST_P(CliConventions, CsvFileShardsMergeIntoTheCsvOfTheWholeRun) {
   const auto merged = run({"-q", "merge", dir + "/part.0", dir + "/part.1"});
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(merged.out, whole.out);
+}
+
+// -w is the number of decimals in every metric's text output; each metric's default is the habit of
+// the implementation it reproduces (docs/cli.md): sacrebleu's 1, bert_score's 6.
+TEST_P(CliConventions, WidthIsTheDecimalsOfEveryMetric) {
+  const auto hyp = file_with("hyp.txt", kHypotheses), ref = file_with("ref.txt", kReferences);
+  const std::vector<std::string> bleu{"metric", "bleu", "-i", hyp, "-r", ref, "-b"};
+  const std::vector<std::string> bertscore{"-q", "metric", "bertscore", "-m", encoder(), "--layer", "2", "-i", hyp,
+                                           "-r", ref};
+  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const std::regex one_decimal(R"(\d+\.\d\n)"), two_decimals(R"(\d+\.\d\d\n)");
+  EXPECT_TRUE(std::regex_match(run(bleu).out, one_decimal)) << run(bleu).out;
+  EXPECT_TRUE(std::regex_match(run(with(bleu, {"-w", "2"})).out, two_decimals));
+  const auto six = run(bertscore);
+  ASSERT_EQ(six.exit_code, 0) << six.err;
+  EXPECT_TRUE(std::regex_search(six.out, std::regex(R"( P: 0\.\d{6} R: 0\.\d{6} F1: 0\.\d{6}\n$)"))) << six.out;
+  EXPECT_EQ(run(with(bertscore, {"-w", "6"})).out, six.out);
+  const auto two = run(with(bertscore, {"--width", "2"}));
+  EXPECT_TRUE(std::regex_search(two.out, std::regex(R"( P: 0\.\d\d R: 0\.\d\d F1: 0\.\d\d\n$)"))) << two.out;
+  EXPECT_EQ(run(with(bertscore, {"-w", "18"})).exit_code, 2);
 }
 
 // st-eval names references -r/--ref and empty outputs --empty as the metrics do; robustness expand
