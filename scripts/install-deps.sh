@@ -10,6 +10,7 @@ packages=(
   libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libxxhash-dev
   libopenmpi-dev openmpi-bin
   wordnet-base liblemon-dev libfasttext-dev
+  help2man zsh
   clang libclang-rt-14-dev
 )
 missing=()

@@ -18,6 +18,7 @@
 #include "tools/command.hpp"
 #include "run/record.hpp"
 #include "tools/model_command.hpp"
+#include "tools/output_form.hpp"
 #include "tools/run_control.hpp"
 #include "tools/text_input.hpp"
 
@@ -28,6 +29,7 @@ struct BertScoreArguments {
   ModelOptions model;
   TextInputOptions text;  // how hypothesis and reference files are read (the same for each)
   std::vector<std::string> refs;
+  std::string source;  // --source: compared with in place of references (self-BERTScore)
   std::optional<std::int64_t> layer;
   bool idf = false;
   std::string baseline;
@@ -35,6 +37,7 @@ struct BertScoreArguments {
   bool sentence = false;
   bool json = false;
   bool csv = false;
+  int width = 6;  // -w: decimals of the text output; bert_score prints six
   std::string empty = "error";  // --empty; --empty-as-zero is "reference"
   bool empty_as_zero = false;
   RunControl control;
@@ -42,7 +45,7 @@ struct BertScoreArguments {
 
 using References = std::vector<std::vector<std::string>>;
 
-// Hypotheses and the line-aligned reference files, as segment-major reference lists.
+// Hypotheses and the line-aligned reference files (or the source file), as segment-major reference lists.
 void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
                  References& refs) {
   const std::string name = args.model.input == "-" ? "standard input" : args.model.input;
@@ -50,10 +53,10 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
   if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
-  for (const auto& file : args.refs) {
+  for (const auto& file : args.source.empty() ? args.refs : std::vector<std::string>{args.source}) {
     auto lines = read_input_texts(file, args.text, kOneText).texts[0];
     if (lines.size() != hyps.size())
-      fail("{} has {} lines but the hypotheses ({}) have {}; references must be line-aligned with them", file,
+      fail("{} has {} lines but the hypotheses ({}) have {}; references and sources must be line-aligned with them", file,
            lines.size(), name, hyps.size());
     for (std::size_t i = 0; i < hyps.size(); ++i) refs[i].push_back(std::move(lines[i]));
   }
@@ -83,16 +86,17 @@ metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
   return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
 }
 
-// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456".
-std::string summary_line(const std::string& hash, const metrics::BertScore& m) {
-  return fmt::format("{} P: {:.6f} R: {:.6f} F1: {:.6f}", hash, m.precision, m.recall, m.f1);
+// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456" (at -w 6, its default).
+std::string summary_line(const std::string& hash, const metrics::BertScore& m, int width) {
+  return fmt::format("{} P: {:.{}f} R: {:.{}f} F1: {:.{}f}", hash, m.precision, width, m.recall, width, m.f1, width);
 }
 
 nlohmann::ordered_json summary_json(const std::string& hash, const metrics::BertScore& m,
                                     const BertScoreArguments& args, std::int64_t layer, std::size_t segments) {
   nlohmann::ordered_json out{{"name", "BERTScore"},   {"P", json_number(m.precision)}, {"R", json_number(m.recall)},
                              {"F", json_number(m.f1)},  {"hash", hash},             {"layer", layer},
-                             {"idf", args.idf},        {"segments", segments}};
+                             {"idf", args.idf},        {"segments", segments},
+                             {"compared_with", args.source.empty() ? "references" : "source"}};
   if (!args.baseline.empty()) out["baseline"] = args.baseline;
   out["invar_version"] = kVersion;
   return out;
@@ -106,7 +110,8 @@ void write_sentences(const std::vector<metrics::BertScore>& scores, const BertSc
     else if (args.csv)
       out.write_line(fmt::format("{},{},{}", s.precision, s.recall, s.f1));
     else  // bert_score's --seg_level lines
-      out.write_line(fmt::format("{:.6f}\t{:.6f}\t{:.6f}", s.precision, s.recall, s.f1));
+      out.write_line(fmt::format("{:.{}f}\t{:.{}f}\t{:.{}f}", s.precision, args.width, s.recall, args.width, s.f1,
+                                 args.width));
   }
 }
 
@@ -197,11 +202,11 @@ void write_output(const BertScoreArguments& args, const std::vector<metrics::Ber
   AtomicOutput out(args.model.output);
   if (args.sentence) {
     write_sentences(scores, args, out);
-    fmt::print(stderr, "{}\n", summary_line(hash, corpus));
+    fmt::print(stderr, "{}\n", summary_line(hash, corpus, args.width));
   } else if (args.json) {
     out.write_line(summary_json(hash, corpus, args, layer, scores.size()).dump(1));
   } else {
-    out.write_line(summary_line(hash, corpus));
+    out.write_line(summary_line(hash, corpus, args.width));
   }
   out.commit();
 }
@@ -220,7 +225,7 @@ void run(const BertScoreArguments& args) {
   // Chunks of whole matching batches (every segment has as many pairs as reference files), so
   // bert_score's batch padding floors the cosines it floors in one whole run.
   const std::size_t chunk = chunk_rows(args.model);
-  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--baseline"},
+  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--source", "--baseline"},
               .output = args.model.output, .rows = hyps.size(), .chunk = chunk}));
   std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
   for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
@@ -264,10 +269,13 @@ void setup_bertscore(CLI::App& metric) {
   app->get_option("--batch-size")
       ->description("Sentences per model batch, and pairs per matching batch (bert_score's batch_size: padding in "
                     "a batch can floor negative cosines at 0)");
-  app->add_option("-r,--ref", args->refs,
-                  "References, row-aligned with the hypotheses, read as they are (--input-format, --column) (repeat "
-                  "for several references: P, R and F are each the maximum over them)")
-      ->required();
+  auto* refs = app->add_option("-r,--ref", args->refs,
+                               "References, row-aligned with the hypotheses, read as they are (--input-format, "
+                               "--column) (repeat for several references: P, R and F are each the maximum over them)");
+  app->add_option("--source", args->source,
+                  "Sources, row-aligned, read as the references are: compare the outputs with their inputs (the "
+                  "self- variant of style transfer) instead of references, as the other metrics' --source")
+      ->excludes(refs);
   app->add_option("--layer", args->layer,
                   "Hidden states after this many layers (0 = embeddings); default: bert_score's layer for the "
                   "model's name (e.g. roberta-large 17), required for other models");
@@ -275,14 +283,17 @@ void setup_bertscore(CLI::App& metric) {
   app->add_option("--baseline", args->baseline,
                   "Rescale with the LAYER,P,R,F baseline file of bert_score (its row for the layer): "
                   "(x - b) / (1 - b)");
-  app->add_option("--max-length", args->max_length,
-                  "Truncate texts to this many tokens, special tokens included (0 = the tokenizer's "
-                  "model_max_length, capped by the model's positions)")
-      ->capture_default_str();
+  add_max_input_tokens_option(*app, args->max_length,
+                              "Truncate texts to this many tokens, special tokens included (0 = the tokenizer's "
+                              "model_max_length, capped by the model's positions)");
   app->add_flag("--sentence,--sentence-level", args->sentence,
                 "Per-line P, R, F aligned with the hypotheses (the summary line goes to standard error)");
   app->add_flag("--json", args->json, "JSON summary, or JSON Lines {P, R, F} with --sentence (NaN as null)");
-  app->add_flag("--csv", args->csv, "With --sentence: CSV with a P,R,F header");
+  app->add_option("-w,--width", args->width,
+                  "Decimals of the text output's scores (bert_score prints 6; JSON and CSV are exact)")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
+  add_output_form_option(*app, "--csv", args->csv, args->model.output, "With --sentence: CSV with a P,R,F header");
   app->add_option("--empty", args->empty,
                   "An empty hypothesis: error (naming its line) or reference (P = R = F = 0 with a warning, as "
                   "bert_score does)")
@@ -297,7 +308,11 @@ void setup_bertscore(CLI::App& metric) {
       "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0. An empty hypothesis is an error "
       "unless --empty reference; an empty reference scores 0 against its hypothesis (with a warning), as in "
       "bert_score.");
-  app->callback([args] { run(*args); });
+  app->callback([args] {
+    // One of the two is required, as -r alone was: a usage error, before any file is read.
+    if (args->refs.empty() && args->source.empty()) throw CLI::RequiredError("-r,--ref or --source");
+    run(*args);
+  });
 }
 
 INVAR_SUBCOMMAND("metric", "bertscore", setup_bertscore);

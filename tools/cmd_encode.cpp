@@ -41,9 +41,9 @@ void add_encode_options(CLI::App& command, EncodeOptions& options, const TextRol
   add_model_options(command, options.model);
   add_text_input_options(command, options.input, roles);
   add_batch_tokens_option(command, options.model);
-  command.add_option("--max-length", options.max_length,
-                     "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
-      ->capture_default_str();
+  add_max_input_tokens_option(command, options.max_length,
+                              "Truncate longer inputs to this many tokens, special tokens included (0 = the model's "
+                              "limit)");
   add_run_control_options(command, options.control);
 }
 
@@ -483,7 +483,7 @@ void setup_pll(CLI::App& root) {
   cmd->footer(std::string("Each non-special token is masked in turn; all masked copies of a line run as one batch "
                           "(--batch-size and --batch-tokens do not apply). Output: {\"pll\": x, \"tokens\": n, \"per_token\": [...]} "
                           "(natural log), plus \"ppl\" = exp(-pll/n) with --ppl. Lines are not truncated: one "
-                          "longer than the model's limit (or --max-length) is split into overlapping windows, half a "
+                          "longer than the model's limit (or --max-input-tokens) is split into overlapping windows, half a "
                           "window apart, each token scored in the window whose centre is nearest (\"windows\": k "
                           "is added to its line).") + kInputNote);
   add_encode_options(*cmd, options->encode);

@@ -287,7 +287,7 @@ void setup_compositionality(CLI::App& parent) {
   app->add_option("--held-out", args->probe.held_out, "Share of inputs kept out of the probe's training to measure its accuracy")
       ->capture_default_str();
   app->add_option("--seed", args->probe.seed, "Seed of the probe's held-out split")->capture_default_str();
-  app->add_option("--C", args->probe.C, "Inverse L2 regularisation strength of the probe")->capture_default_str();
+  app->add_option("-C,--C", args->probe.C, "Inverse L2 regularisation strength of the probe (--C: the older spelling)")->capture_default_str();
   add_output_options(*app, args->out, false);
   app->add_option("--per-source", args->out.per_source,
                   "Write one JSON object per NLI input (JSONL, context by context): its texts, scores and violations");

@@ -133,9 +133,9 @@ void setup_expand(CLI::App& parent) {
   add_bed_options(*app, args->bed);
   app->add_option("-o,--output", args->output, "Output file, written atomically ('-' = standard output)")
       ->capture_default_str();
-  app->add_option("--format", args->format,
+  app->add_option("--output-format,--format", args->format,
                   "tsv (text, label, phenomenon, template, replacements as JSON; no header) or jsonl; default from "
-                  "the output's extension, else tsv")
+                  "the output's extension, else tsv (--format: the older spelling)")
       ->check(CLI::IsMember({"tsv", "jsonl"}));
   app->callback([args] { run_expand(*args); });
 }

@@ -14,6 +14,7 @@
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/output_form.hpp"
 #include "tools/run_control.hpp"
 
 namespace invar::cli {
@@ -156,19 +157,24 @@ void setup(CLI::App& root) {
                   "combined, reference…); repeat for several groups (default group name: the file's stem)");
   app->add_option("--inputs", args->inputs, "Informal inputs, one per line");
   app->add_option("--system", args->systems, "NAME=FILE: a system's outputs, line-aligned with --inputs (repeat)");
-  app->add_option("--ref", args->refs, "References, line-aligned with --inputs (repeat for several)");
+  app->add_option("-r,--ref", args->refs, "References, line-aligned with --inputs (repeat for several)");
   app->add_option("--judgements", args->judgements,
                   "NAME=FILE: human judgements of a system's outputs (TSV/CSV with a header naming any of "
                   "meaning_human, formality_human, fluency_human, combined; None = not judged), row-aligned");
   app->add_option("--group", args->group, "Group (language) name of the --inputs data, or of a single --table");
   add_model_settings(app, *args);
   add_compute_options(*app, args->compute);
-  app->add_flag("--empty-as-zero", args->empty_as_zero,
-                "Score an empty output as bert_score and NLTK do (BERTScore and METEOR 0; WMD undefined) instead "
-                "of failing at its line");
+  app->add_option_function<std::string>(
+         "--empty", [args](const std::string& empty) { args->empty_as_zero = empty == "reference"; },
+         "An empty output: error (naming its line) or reference (scored as bert_score and NLTK do: BERTScore and "
+         "METEOR 0, WMD undefined), as the metrics' --empty")
+      ->check(CLI::IsMember({"error", "reference"}));
+  app->add_flag("--empty-as-zero", args->empty_as_zero, "The same as --empty reference (the older spelling)");
   app->add_flag("--json", args->json, "One JSON document: settings, metrics, systems, meta-evaluation, segments");
-  app->add_flag("--csv", args->csv, "Per-segment CSV: group, system, where, every metric, the human judgements");
-  app->add_flag("--latex", args->latex, "LaTeX tables: system means and correlations per group");
+  add_output_form_option(*app, "--csv", args->csv, args->output,
+                         "Per-segment CSV: group, system, where, every metric, the human judgements");
+  add_output_form_option(*app, "--latex", args->latex, args->output,
+                         "LaTeX tables: system means and correlations per group");
   app->add_option("-o,--output", args->output, "Write here instead of standard output (complete or not at all)");
   app->add_option("--report", args->report, "Also write an HTML report with the cross-metric heat maps");
   add_run_control_options(*app, args->control);

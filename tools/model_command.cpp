@@ -35,6 +35,11 @@ TokenizerChoice tokenizer_choice(const std::string& name) {
   return TokenizerChoice::Auto;
 }
 
+void add_max_input_tokens_option(CLI::App& command, std::size_t& tokens, const std::string& help) {
+  command.add_option("--max-input-tokens,--max-length", tokens, help + " (--max-length: the older spelling)")
+      ->capture_default_str();
+}
+
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options) {
   command
       .add_option("--batch-tokens", options.batch_tokens,

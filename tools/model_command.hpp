@@ -38,6 +38,11 @@ void add_tokenizer_option(CLI::App& command, std::string& choice);
 // The TokenizerChoice --tokenizer names.
 TokenizerChoice tokenizer_choice(const std::string& name);
 
+// Adds --max-input-tokens (and its older spelling --max-length): each input text truncated to this many
+// tokens, special tokens included. The name says "input" because --max-length in generate and
+// translate is the output's length, as in Hugging Face's generate().
+void add_max_input_tokens_option(CLI::App& command, std::size_t& tokens, const std::string& help);
+
 // Adds --batch-tokens, for the commands whose batches are length-sorted (engine/decode/batching.hpp).
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options);
 

@@ -76,7 +76,9 @@ TEST_F(InstallConsumers, InstallsHeadersLibrariesAndPackageFiles) {
                                  kLibdir + "/libinvar.so", kLibdir + "/cmake/invar/invarConfig.cmake",
                                  kLibdir + "/cmake/invar/invarConfigVersion.cmake", kLibdir + "/pkgconfig/invar.pc",
                                  "share/invar/examples/embed/embed.c", "share/invar/examples/embed/CMakeLists.txt",
-                                 "share/doc/invar/LICENSE"})
+                                 "share/doc/invar/LICENSE", "share/man/man1/invar.1",
+                                 "share/bash-completion/completions/invar", "share/bash-completion/completions/invar-full",
+                                 "share/zsh/site-functions/_invar"})
     EXPECT_TRUE(fs::exists(prefix() + "/" + file)) << file;
 }
 
