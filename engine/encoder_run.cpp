@@ -38,6 +38,17 @@ std::vector<Encoding> EncoderRun::encode(const std::vector<TextInput>& lines, st
   return out;
 }
 
+std::vector<Encoding> EncoderRun::encode_premises(const std::vector<TextInput>& lines, std::size_t begin,
+                                                  std::size_t end, const std::vector<std::string>& hypotheses) {
+  std::vector<TextInput> pairs;
+  pairs.reserve((end - begin) * hypotheses.size());
+  for (std::size_t i = begin; i < end; ++i)
+    for (const auto& hypothesis : hypotheses) pairs.push_back({lines[i].first, hypothesis});
+  auto out = encoder_.encode(pairs, true, cut_);
+  for (std::size_t k = 0; k < out.size(); ++k) check(out[k], begin + k / hypotheses.size());
+  return out;
+}
+
 BatchOptions EncoderRun::batches(std::function<void(std::size_t)> progress) const {
   return {options_.batch_size, std::move(progress), options_.batch_tokens};
 }

@@ -50,6 +50,10 @@ class EncoderRun {
   // Tokenizes lines[begin, end), truncating to the limit (counted in truncated()); errors name
   // the input line of each.
   std::vector<Encoding> encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end, bool pairs);
+  // Each of lines[begin, end) (its first text, the premise) paired with every hypothesis, in that
+  // order, as the zero-shot-classification pipeline builds its pairs; errors name the line.
+  std::vector<Encoding> encode_premises(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end,
+                                        const std::vector<std::string>& hypotheses);
   std::size_t truncated() const { return cut_; }
 
   // The batch size and token cap of the options, reporting finished inputs to `progress`.

@@ -538,7 +538,8 @@ namespace {
 // tokenizer_class (a RoBERTa-architecture model may carry a BERT tokenizer), else config.json's
 // (BARThez and mBART-50 checkpoints name theirs only there), else the model family's. A class
 // invar does not implement is an error, never the family's default instead. The fast variant
-// reads tokenizer.json where the folder has one (--tokenizer), else the same slow files.
+// reads tokenizer.json where the folder has one (--tokenizer), else the same slow files;
+// PreTrainedTokenizerFast (the generic class) reads tokenizer.json alone.
 const TokenizerClass& tokenizer_class_of(const TokenizerFiles& files) {
   const auto named = [&](const std::string& name, const std::string& where) -> const TokenizerClass& {
     if (const TokenizerClass* found = find_tokenizer_class(name)) return *found;
@@ -562,6 +563,9 @@ std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source, const Model
       return make_bpe_tokenizer(files, tokenizer_class);
     case TokenizerAlgorithm::MosesBpe:
       return make_fsmt_tokenizer(files, tokenizer_class);
+    case TokenizerAlgorithm::JsonOnly:
+      fail("{}: {} is read from tokenizer.json only (it has no slow tokenizer files){}", files.path(),
+           tokenizer_class.name, files.has("tokenizer.json") ? ": leave out --tokenizer slow" : ", and the folder has none");
   }
   fail("{}: unknown tokenizer algorithm", files.path());
 }

@@ -280,6 +280,60 @@ TEST(CliEncoder, ClassifyPairsAndRegression) {
     EXPECT_NEAR(lines[i]["score"].get<double>(), golden["cases"][i]["score"].get<double>(), 1e-4);
 }
 
+// The zero-shot-classification pipeline over an encoder NLI classifier: DeBERTa-v3's labels are
+// entailment (id 0), neutral, contradiction, so the pipeline's contradiction is the last logit.
+// Each line's scores follow from the logits `classify --pairs` gives for its premise-hypothesis
+// pairs (those logits are checked against Hugging Face above).
+TEST(CliEncoder, ZeroShotOnAnEncoderNliClassifier) {
+  const std::string nli = model("deberta-v3-nli");
+  const json golden = test::load_json(nli + "/golden.json");
+  const std::vector<std::string> labels{"technology", "weather", "sports"};
+  std::string premises, pairs;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto premise = golden["cases"][i]["text"].get<std::string>();
+    premises += premise + "\n";
+    for (const auto& label : labels) pairs += premise + "\tThis example is " + label + ".\n";
+  }
+  const auto pair_run = test::run_cli({"classify", "-m", nli, "--pairs"}, pairs);
+  ASSERT_EQ(pair_run.exit_code, 0) << pair_run.err;
+  const auto pair_lines = json_lines(pair_run.out);
+  ASSERT_EQ(pair_lines.size(), 12u);
+  for (const bool multi : {false, true}) {
+    SCOPED_TRACE(multi ? "multi-label" : "single-label");
+    std::vector<std::string> args{"classify", "-m", nli, "--zero-shot", "technology,weather,sports"};
+    if (multi) args.emplace_back("--multi-label");
+    const auto result = test::run_cli(args, premises);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto lines = json_lines(result.out);
+    ASSERT_EQ(lines.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+      std::vector<double> expected(3);
+      double sum = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const json& logits = pair_lines[i * 3 + k]["logits"];
+        const double entail = logits[0].get<double>(), contradiction = logits[2].get<double>();
+        expected[k] = multi ? 1.0 / (1.0 + std::exp(contradiction - entail)) : std::exp(entail);
+        sum += expected[k];
+      }
+      if (!multi)
+        for (double& e : expected) e /= sum;
+      ASSERT_EQ(lines[i]["labels"].size(), 3u);
+      for (std::size_t r = 0; r < 3; ++r) {
+        const auto at = std::find(labels.begin(), labels.end(), lines[i]["labels"][r].get<std::string>()) - labels.begin();
+        ASSERT_LT(static_cast<std::size_t>(at), labels.size());
+        EXPECT_NEAR(lines[i]["scores"][r].get<double>(), expected[static_cast<std::size_t>(at)], 1e-5);
+        if (r > 0) {
+          EXPECT_GE(lines[i]["scores"][r - 1].get<double>(), lines[i]["scores"][r].get<double>());
+        }
+      }
+    }
+  }
+  // A classifier without an entailment label is no NLI model: refused naming its config.json.
+  const auto no_nli = test::run_cli({"classify", "-m", model("bert-pair-cls"), "--zero-shot", "a,b"}, "x\n");
+  EXPECT_EQ(no_nli.exit_code, 1);
+  EXPECT_NE(no_nli.err.find("config.json: no label starts with 'entail'"), std::string::npos) << no_nli.err;
+}
+
 TEST(CliEncoder, PllAndPseudoPerplexity) {
   for (const char* name : {"bert-mlm", "xlmr-mlm"}) {
     SCOPED_TRACE(name);
