@@ -198,11 +198,13 @@ std::string relation_dot(const Relation& relation) {
     dot += fmt::format("  {} -> {} [label={}];\n", quoted(arrow.from), quoted(arrow.to), quoted(arrow.label));
   // A constraint is not a computation: dashed, undirected and left out of the ranking. Its label is
   // an xlabel: Graphviz 2.42's dot corrupts its heap laying out labels of such same-rank edges.
+  // Graphviz places xlabels edge to edge; two spaces on each side (which SVG does not draw) keep
+  // neighbouring labels apart.
   for (const auto& constraint : relation.constraints)
     for (std::size_t k = 0; k + 1 < constraint.nodes.size(); ++k)
       dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
                          quoted(constraint.nodes[k]), quoted(constraint.nodes[k + 1]),
-                         quoted(k == 0 ? constraint.label : ""));
+                         quoted(k == 0 && !constraint.label.empty() ? "  " + constraint.label + "  " : ""));
   return dot + "}\n";
 }
 
@@ -226,7 +228,14 @@ std::string relation_svg(const Relation& relation) {
   if (svg.empty()) fail("Graphviz could not render relation '{}' as SVG", relation.name);
   // The page embeds the <svg> element itself, without the XML prologue and DOCTYPE.
   const auto start = svg.find("<svg");
-  return start == std::string::npos ? svg : svg.substr(start);
+  if (start != std::string::npos) svg.erase(0, start);
+  // Graphviz keeps labels off each other and off nodes, not off edges: a dashed constraint may run
+  // through an arrow's label or its own. A white halo under every edge label keeps it readable.
+  const auto open_end = svg.find('>');
+  if (open_end != std::string::npos)
+    svg.insert(open_end + 1, "\n<style>.edge text { paint-order: stroke; stroke: #ffffff; stroke-width: 4px; "
+                             "stroke-linejoin: round; }</style>");
+  return svg;
 }
 
 }  // namespace invar::metamorphic
