@@ -36,7 +36,7 @@ std::string format_value(const LipResult& result, const MeanStd& value, int deci
   return fmt::format("{:.{}f} ± {:.{}f}", value.mean, decimals, value.std, decimals);
 }
 
-std::string format_p(double p) { return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p); }
+using report::format_p;
 
 std::string format_p(const LipResult& result, const MeanStd& p) {
   if (result.runs.size() == 1) return format_p(p.mean);
