@@ -170,6 +170,8 @@ std::string HtmlReport::html() const {
       // A table wider than the page scrolls sideways in its own box, the page does not; long text
       // cells wrap rather than widen the table without end; numbers never break.
       "div.scroll {{ overflow-x: auto; max-width: 100%; }}\n"
+      // ... with its first column (the row's name) kept in view while the rest scrolls.
+      "div.scroll th:first-child, div.scroll td:first-child {{ position: sticky; left: 0; background: #fff; }}\n"
       "table {{ border-collapse: collapse; margin: 0.3em 0 1em; }}\n"
       "th, td {{ border-bottom: 1px solid #ddd; padding: 0.3em 0.8em; text-align: left; vertical-align: top; "
       "max-width: 24em; overflow-wrap: break-word; }}\n"

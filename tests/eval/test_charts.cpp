@@ -395,6 +395,7 @@ TEST(HtmlReportTables, WideTablesScrollInTheirOwnBox) {
   EXPECT_LT(caption, scroll);
   EXPECT_LT(html.find("</table>\n</div>"), html.find("</figure>", scroll));
   EXPECT_NE(html.find("div.scroll { overflow-x: auto; max-width: 100%; }"), std::string::npos);
+  EXPECT_NE(html.find("div.scroll td:first-child { position: sticky; left: 0;"), std::string::npos);
   EXPECT_EQ(html.find("<caption>"), std::string::npos);
   // The title once, as the page's heading.
   EXPECT_EQ(html.find("<h1>wide</h1>"), html.rfind("<h1>"));
