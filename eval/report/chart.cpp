@@ -53,11 +53,20 @@ std::string svg(const BarChart& chart) {
   const double group = (chart.width - kLeftMargin - kRightMargin) / static_cast<double>(std::max<std::size_t>(1, chart.categories.size()));
   const auto labels = layout_categories(chart.categories, group);
   const double height = chart.height + std::max(0.0, labels.height - kLineHeight - 6);
-  std::string out = header(chart.width, static_cast<int>(height), chart.title);
+  // Rotated labels reach left of their bars: the chart grows to the left by what the longest
+  // reaches past its edge.
+  double shift = 0;
+  if (labels.rotated)
+    for (std::size_t c = 0; c < chart.categories.size(); ++c)
+      shift = std::max(shift, text_width(chart.categories[c]) * std::cos(kLabelAngle * M_PI / 180) + 4 -
+                                  (kLeftMargin + group * (static_cast<double>(c) + 0.5)));
+  shift = std::ceil(shift);
+  const int width = chart.width + static_cast<int>(shift);
+  std::string out = header(width, static_cast<int>(height), chart.title);
   std::vector<std::string> names;
   for (const auto& series : chart.series) names.push_back(series.name);
-  int legend_rows = legend(out, names, chart.width);
-  Frame frame{kLeftMargin, kTitleHeight + kLegendHeight * legend_rows + 14.0, chart.width - kRightMargin * 1.0,
+  int legend_rows = legend(out, names, width);
+  Frame frame{kLeftMargin + shift, kTitleHeight + kLegendHeight * legend_rows + 14.0, width - kRightMargin * 1.0,
               chart.height - kBottomMargin * 1.0};
   out += y_axis(frame, axis, chart.y_label);
 

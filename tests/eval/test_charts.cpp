@@ -263,7 +263,9 @@ TEST(ChartBars, CategoryLabelsWrapRatherThanOverlap) {
   }
   expect_no_overlap(value_boxes, 760);
 
-  // Narrower: rotated, all by the same angle, their baselines far enough apart for the 12-px font.
+  // Narrower: rotated, all by the same angle, their baselines far enough apart for the 12-px font;
+  // the first label, longest, reaches left past the y axis, and the chart grows to hold it.
+  bars.categories[0] = "[1,1] isometric, the translation keeps both judgements";
   bars.width = 300;
   const auto svg = report::svg(bars);
   elements = parse_svg(svg);
@@ -272,8 +274,9 @@ TEST(ChartBars, CategoryLabelsWrapRatherThanOverlap) {
   const double height = elements.front().number("height");
   for (std::size_t i = 0; i < labels.size(); ++i) {
     EXPECT_NE(labels[i].attributes.at("transform").find("rotate(-40 "), std::string::npos);
-    // The label runs from its anchor down-left at 40°: its lowest point stays on the chart.
+    // The label runs from its anchor down-left at 40°: its lowest and leftmost points stay on the chart.
     EXPECT_LE(labels[i].number("y") + width_of(labels[i].text()) * std::sin(40 * std::numbers::pi / 180), height);
+    EXPECT_GE(labels[i].number("x") - width_of(labels[i].text()) * std::cos(40 * std::numbers::pi / 180), 0);
     if (i > 0)
       EXPECT_GE((labels[i].number("x") - labels[i - 1].number("x")) * std::sin(40 * std::numbers::pi / 180), 12.0);
   }
