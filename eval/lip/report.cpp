@@ -36,11 +36,13 @@ std::string format_value(const LipResult& result, const MeanStd& value, int deci
   return fmt::format("{:.{}f} ± {:.{}f}", value.mean, decimals, value.std, decimals);
 }
 
-std::string format_p(double p) { return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p); }
+using report::format_p;
 
+// The spread of p over runs is not a p-value: printed in the mean's notation (a mean in four
+// decimals with a spread in scientific notation reads as two different scales).
 std::string format_p(const LipResult& result, const MeanStd& p) {
   if (result.runs.size() == 1) return format_p(p.mean);
-  return format_p(p.mean) + " ± " + format_p(p.std);
+  return format_p(p.mean) + " ± " + (p.mean < 1e-4 ? fmt::format("{:.2e}", p.std) : fmt::format("{:.4f}", p.std));
 }
 
 struct Test {

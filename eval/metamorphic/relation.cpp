@@ -52,6 +52,9 @@ const nlohmann::json& field_array(const nlohmann::json& object, const char* key,
   return object[key];
 }
 
+// An xlabel with room on each side (see relation_dot).
+std::string padded(const std::string& label) { return label.empty() ? label : "  " + label + "  "; }
+
 }  // namespace
 
 Relation single_relation(Property property) {
@@ -204,7 +207,8 @@ std::string relation_dot(const Relation& relation) {
     dot += fmt::format("  {} -> {} [label={}];\n", quoted(arrow.from), quoted(arrow.to), quoted(arrow.label));
   // A constraint is not a computation: dashed, undirected and left out of the ranking. Its label is
   // an xlabel: Graphviz 2.42's dot corrupts its heap laying out labels of such same-rank edges.
-  // A constraint on three or more nodes is one property, drawn as a point they all join (ranked
+  // Graphviz places xlabels edge to edge; two spaces on each side (which SVG does not draw) keep
+  // neighbouring labels apart. A constraint on three or more nodes is one property, drawn as a point they all join (ranked
   // after them) that carries the label.
   std::set<std::string> ids;
   for (const auto& node : relation.nodes) ids.insert(node.id);
@@ -215,13 +219,13 @@ std::string relation_dot(const Relation& relation) {
       while (!ids.insert(name).second) name += "'";
       const std::string hub = name;
       dot += fmt::format("  {} [label=\"\", shape=point, width=0.08, color=\"#d55e00\", fillcolor=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
-                         quoted(hub), quoted(constraint.label));
+                         quoted(hub), quoted(padded(constraint.label)));
       for (const auto& id : constraint.nodes)
         dot += fmt::format("  {} -> {} [style=dashed, dir=none, color=\"#d55e00\"];\n", quoted(id), quoted(hub));
       continue;
     }
     dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
-                       quoted(constraint.nodes[0]), quoted(constraint.nodes[1]), quoted(constraint.label));
+                       quoted(constraint.nodes[0]), quoted(constraint.nodes[1]), quoted(padded(constraint.label)));
   }
   return dot + "}\n";
 }
@@ -246,7 +250,14 @@ std::string relation_svg(const Relation& relation) {
   if (svg.empty()) fail("Graphviz could not render relation '{}' as SVG", relation.name);
   // The page embeds the <svg> element itself, without the XML prologue and DOCTYPE.
   const auto start = svg.find("<svg");
-  return start == std::string::npos ? svg : svg.substr(start);
+  if (start != std::string::npos) svg.erase(0, start);
+  // Graphviz keeps labels off each other and off nodes, not off edges: a dashed constraint may run
+  // through an arrow's label or its own. A white halo under every edge label keeps it readable.
+  const auto open_end = svg.find('>');
+  if (open_end != std::string::npos)
+    svg.insert(open_end + 1, "\n<style>.edge text { paint-order: stroke; stroke: #ffffff; stroke-width: 4px; "
+                             "stroke-linejoin: round; }</style>");
+  return svg;
 }
 
 }  // namespace invar::metamorphic

@@ -49,7 +49,8 @@ std::string rate_chart(const std::string& title, const std::string& x_label, con
   report::BarChart bars;
   bars.title = title;
   bars.x_label = x_label;
-  bars.y_label = "violation rate";
+  bars.y_label = report::directed_name("violation rate", false);
+  bars.y_min = 0.0;
   bars.categories = categories;
   bars.series = {{"violation rate", rates, {}}};
   bars.value_decimals = 3;

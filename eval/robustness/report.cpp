@@ -75,7 +75,6 @@ report::TextTable models_table(const ScoreResult& result, const Population& popu
   return table;
 }
 
-std::string p_text(double p) { return !std::isfinite(p) ? "nan" : p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p); }
 
 report::TextTable comparison_table(const ScoreResult& result) {
   const auto& a = result.populations[0];
@@ -89,7 +88,7 @@ report::TextTable comparison_table(const ScoreResult& result) {
     const auto& mb = k == 0 ? b.task : b.phenomena[k - 1];
     std::vector<std::string> row{c.column, mean_std_text(ma, a.models.size()), mean_std_text(mb, b.models.size())};
     if (c.tested) {
-      row.insert(row.end(), {number(c.welch.t), fmt::format("{:.2f}", c.welch.df), p_text(c.welch.pvalue), c.stars});
+      row.insert(row.end(), {number(c.welch.t), fmt::format("{:.2f}", c.welch.df), report::format_p(c.welch.pvalue), c.stars});
     } else {
       row.insert(row.end(), {"-", "-", "-", "needs ≥ 2 models each"});
     }
@@ -228,6 +227,7 @@ void write_score_html(const std::string& path, const ScoreResult& result) {
   report::BarChart bars;
   bars.title = "Accuracy per set";
   bars.y_label = "accuracy";
+  bars.y_min = 0.0;
   bars.y_max = 1.0;
   bars.categories = {"task"};
   bars.categories.insert(bars.categories.end(), result.phenomena.begin(), result.phenomena.end());
@@ -318,6 +318,7 @@ void write_ablation_html(const std::string& path, const Ablation& ablation, cons
   plot.y_label = "accuracy";
   plot.y_range = std::pair{0.0, 1.0};
   plot.x_range = std::pair{-0.5, static_cast<double>(ablation.layers.size()) - 0.5};
+  plot.x_integer = true;
   auto series = [&](const std::string& name, auto value) {
     report::ScatterSeries s{name, {}, {}, {}, true};
     for (const auto& layer : ablation.layers) {

@@ -26,9 +26,16 @@ std::vector<std::string> metric_names(const Scores& scores) {
   return out;
 }
 
+// The names in tables and figures, ↓ on those where lower is better (WMD, pseudo-perplexity).
+std::vector<std::string> directed_names(const Scores& scores) {
+  std::vector<std::string> out;
+  for (const auto& m : scores.metrics) out.push_back(report::directed_name(m.name, m.higher_is_better));
+  return out;
+}
+
 report::TextTable systems_table(const Evaluation& e, const std::string& group) {
   std::vector<std::string> header{"system", "segments"};
-  for (const auto& m : e.scores.metrics) header.push_back(m.name);
+  for (const auto& name : directed_names(e.scores)) header.push_back(name);
   for (Dimension d : kDimensions) header.push_back(std::string("human ") + dimension_name(d));
   auto table = report::TextTable::numeric(header, 1);
   for (const auto& s : e.study.systems_by_group) {
@@ -51,9 +58,10 @@ report::TextTable agreement_table(const Evaluation& e, const std::string& group)
   for (const auto& a : e.study.agreements) {
     if (a.group != group) continue;
     const auto& c = a.result.segment_pooled;
-    table.rows.push_back({e.scores.metrics[a.metric].name, dimension_name(a.dimension), std::to_string(c.n),
-                          cell(c.spearman.statistic), cell(c.spearman.pvalue), cell(c.pearson.statistic),
-                          cell(c.pearson.pvalue), cell(c.kendall.tau), cell(c.kendall.pvalue),
+    const auto& metric = e.scores.metrics[a.metric];
+    table.rows.push_back({report::directed_name(metric.name, metric.higher_is_better), dimension_name(a.dimension), std::to_string(c.n),
+                          cell(c.spearman.statistic), report::format_p(c.spearman.pvalue), cell(c.pearson.statistic),
+                          report::format_p(c.pearson.pvalue), cell(c.kendall.tau), report::format_p(c.kendall.pvalue),
                           pairs_text(a.result.pairwise)});
   }
   return table;
@@ -67,11 +75,12 @@ const CrossCorrelation& cross_of(const Evaluation& e, const std::string& group) 
 
 report::TextTable cross_table(const Evaluation& e, const std::string& group) {
   std::vector<std::string> header{"spearman"};
-  for (const auto& m : e.scores.metrics) header.push_back(m.name);
+  const auto names = directed_names(e.scores);
+  header.insert(header.end(), names.begin(), names.end());
   auto table = report::TextTable::numeric(header, 1);
   const auto& cross = cross_of(e, group);
   for (std::size_t a = 0; a < cross.spearman.size(); ++a) {
-    std::vector<std::string> row{e.scores.metrics[a].name};
+    std::vector<std::string> row{names[a]};
     for (double v : cross.spearman[a]) row.push_back(cell(v));
     table.rows.push_back(std::move(row));
   }
@@ -120,7 +129,8 @@ std::string latex_number(double v) { return std::isnan(v) ? "--" : fmt::format("
 
 std::string latex_systems(const Evaluation& e, const std::string& group) {
   std::string out = "\\begin{tabular}{l" + std::string(e.scores.metrics.size(), 'r') + "}\n\\hline\nSystem";
-  for (const auto& m : e.scores.metrics) out += " & " + report::latex_escape(m.name);
+  for (const auto& m : e.scores.metrics)
+    out += " & " + report::latex_escape(m.name) + (m.higher_is_better ? "" : " $\\downarrow$");
   out += " \\\\\n\\hline\n";
   for (const auto& s : e.study.systems_by_group) {
     if (s.group != group) continue;
@@ -145,7 +155,7 @@ std::string latex_agreement(const Evaluation& e, const std::string& group) {
 
 report::HeatMap heat_map(const Evaluation& e, const std::string& group) {
   return {.title = "Spearman correlation between metrics (segments, " + group_label(group) + ")",
-          .labels = metric_names(e.scores),
+          .labels = directed_names(e.scores),
           .values = cross_of(e, group).spearman};
 }
 
@@ -230,10 +240,10 @@ std::string evaluation_latex(const Evaluation& e) {
 
 void write_html_report(const std::string& path, const Evaluation& e) {
   report::HtmlReport html("Style-transfer evaluation");
-  html.heading("Style-transfer evaluation", 1)
-      .paragraph("Metrics of Briakou et al. (2021), \"Evaluating the Evaluation Metrics for Style Transfer\", against "
+  html.paragraph("Metrics of Briakou et al. (2021), \"Evaluating the Evaluation Metrics for Style Transfer\", against "
                  "the human judgements given. Similarity metrics and STS are compared with meaning judgements, the "
-                 "formality regressor with formality, PLL and pseudo-perplexity with fluency.")
+                 "formality regressor with formality, PLL and pseudo-perplexity with fluency. " +
+                 std::string(report::kLowerIsBetterNote) + ".")
       .settings(e.settings);
   for (const auto& n : e.scores.not_computed) html.paragraph("Not computed: " + n.metrics + " (" + n.reason + ")");
   for (const auto& group : e.study.groups) {

@@ -837,6 +837,7 @@ TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);  // the relation's diagram
   EXPECT_NE(html.find("prefix-3"), std::string::npos);
+  EXPECT_NE(html.find(">violation rate ↓</text>"), std::string::npos);  // lower is better, on the axis
 }
 
 TEST(MetamorphicCli, SingleInputOnARegressorWithFollowUpFiles) {

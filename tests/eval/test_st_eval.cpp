@@ -263,13 +263,20 @@ TEST(StEval, AlignedFilesAndMissingModels) {
 
 TEST(StEval, LatexAndHtmlReport) {
   const auto html = test::temp_dir() + "/report.html";
-  const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--latex", "--report", html});
+  const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--vectors", test::fixture("stmetrics/wordvecs.vec"),
+                                "--latex", "--report", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\\begin{tabular}"), std::string::npos);
   EXPECT_NE(r.out.find("self-BLEU & meaning &"), std::string::npos) << r.out;
   const auto page = test::read_file(html);
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_NE(page.find("Spearman correlation between metrics"), std::string::npos);
+  // The title once; WMD (lower is better) marked in the tables and the heat map, BLEU not.
+  EXPECT_EQ(page.find("Style-transfer evaluation</h"), page.rfind("Style-transfer evaluation</h"));
+  EXPECT_NE(page.find("<th class=\"num\">self-WMD ↓</th>"), std::string::npos);
+  EXPECT_NE(page.find(">self-WMD ↓</text>"), std::string::npos);
+  EXPECT_EQ(page.find("self-BLEU ↓"), std::string::npos);
+  EXPECT_NE(r.out.find("self-WMD $\\downarrow$"), std::string::npos);
 }
 
 // A group name comes from the file name, system names from the file: a newline must not end the
