@@ -148,8 +148,10 @@ struct ScoreArguments {
   std::vector<std::string> models, compare_models, predictions, compare_predictions;
   std::string model_list, compare_model_list;
   std::string name = "A", compare_name = "B";
+  std::vector<std::string> populations, population_predictions;  // NAME=LIST, repeatable
   std::vector<std::string> label_map;
   double tau = 0.05;
+  std::string chance = "uniform";
   bool json = false;
   std::string csv, latex, report;
   std::string output = "-";
@@ -179,17 +181,62 @@ std::vector<ModelScore> score_models(const std::vector<std::string>& models, std
   return scores;
 }
 
+// A population given on the command line: its name, models and prediction files.
+struct PopulationArguments {
+  std::string name;
+  std::vector<std::string> models, predictions;
+};
+
+// -m/--models/--predictions (--name), --compare-… (--compare-name), then every --population and
+// --population-predictions NAME=LIST in order of first mention, the two joining under one name.
+std::vector<PopulationArguments> population_arguments(const ScoreArguments& args) {
+  std::vector<PopulationArguments> out;
+  auto named = [&](const std::string& name) -> PopulationArguments& {
+    for (auto& p : out)
+      if (p.name == name) return p;
+    return out.emplace_back(PopulationArguments{name, {}, {}});
+  };
+  auto add = [&](const std::string& name, std::vector<std::string> models, const std::vector<std::string>& predictions) {
+    if (models.empty() && predictions.empty()) return;
+    auto& p = named(name);
+    p.models.insert(p.models.end(), models.begin(), models.end());
+    p.predictions.insert(p.predictions.end(), predictions.begin(), predictions.end());
+  };
+  add(args.name, with_list(args.models, args.model_list), args.predictions);
+  add(args.compare_name, with_list(args.compare_models, args.compare_model_list), args.compare_predictions);
+  auto split = [](const std::string& option, const std::string& value) {
+    const auto eq = value.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+      fail("{} expects NAME=LIST (a population's name and a file listing its {}), got '{}'", option,
+           option == "--population" ? "models" : "prediction files", value);
+    return std::pair{value.substr(0, eq), value.substr(eq + 1)};
+  };
+  for (const auto& value : args.populations) {
+    const auto [name, list] = split("--population", value);
+    const auto models = with_list({}, list);
+    if (models.empty()) fail("{}: population '{}' lists no models", list, name);
+    add(name, models, {});
+  }
+  for (const auto& value : args.population_predictions) {
+    const auto [name, list] = split("--population-predictions", value);
+    const auto files = with_list({}, list);
+    if (files.empty()) fail("{}: population '{}' lists no prediction files", list, name);
+    add(name, {}, files);
+  }
+  return out;
+}
+
 void run_score(const ScoreArguments& args) {
   if (args.task.empty()) fail("score needs the task's labelled test set: --task FILE");
   if (!(args.tau >= 0)) fail("--tau must be >= 0, got {}", args.tau);
-  const auto models = with_list(args.models, args.model_list);
-  const auto compare_models = with_list(args.compare_models, args.compare_model_list);
-  if (models.empty() && args.predictions.empty())
-    fail("score needs models: -m MODEL (repeatable), --models LIST or --predictions FILE");
+  const Chance chance = parse_chance(args.chance);
+  const auto populations_given = population_arguments(args);
+  if (populations_given.empty())
+    fail("score needs models: -m MODEL (repeatable), --models LIST, --predictions FILE or --population NAME=LIST");
   const Bed bed = make_bed(read_labelled_set(args.task, args.bed.columns), generated_texts(args.bed));
-  // Every model of both populations runs as one row run (--resume, --shard, mpirun).
-  std::vector<std::string> all_models = models;
-  all_models.insert(all_models.end(), compare_models.begin(), compare_models.end());
+  // Every model of every population runs as one row run (--resume, --shard, mpirun).
+  std::vector<std::string> all_models;
+  for (const auto& p : populations_given) all_models.insert(all_models.end(), p.models.begin(), p.models.end());
   std::vector<ModelPredictions> predicted;
   std::unique_ptr<RowRun> row_run;
   if (all_models.empty()) {
@@ -201,7 +248,8 @@ void run_score(const ScoreArguments& args) {
     std::unique_ptr<Backend> backend;
     row_run = run_prediction_rows(
         row_run_spec(args.control, {.inputs = {"--task", "--templates", "--phenomena", "--predictions", "--models",
-                                               "--compare-models", "--compare-predictions"},
+                                               "--compare-models", "--compare-predictions", "--population",
+                                               "--population-predictions"},
                                     .output = args.output,
                                     .chunk = chunk_rows(args.compute)}),
         {.models = all_models,
@@ -220,16 +268,15 @@ void run_score(const ScoreArguments& args) {
         fmt::print(stderr, "invar: warning: {}: {} texts were longer than {} tokens and were truncated\n", all_models[m],
                    predicted[m].truncated, predicted[m].max_length);
   }
-  const std::span<const ModelPredictions> first(predicted.data(), predicted.empty() ? 0 : models.size());
+  const Baselines sets = baselines(bed, chance);
   std::vector<Population> populations;
-  populations.push_back(
-      summarize(args.name, score_models(models, first, args.predictions, bed, args), bed.phenomena.size(), args.tau));
-  if (!compare_models.empty() || !args.compare_predictions.empty())
-    populations.push_back(summarize(args.compare_name,
-                                    score_models(compare_models, std::span(predicted).subspan(models.size()),
-                                                 args.compare_predictions, bed, args),
-                                    bed.phenomena.size(), args.tau));
-  const ScoreResult result = make_score_result(bed, args.tau, std::move(populations));
+  std::size_t first_model = 0;
+  for (const auto& p : populations_given) {
+    const std::span<const ModelPredictions> own(predicted.data() + first_model, p.models.size());
+    populations.push_back(summarize(p.name, score_models(p.models, own, p.predictions, bed, args), sets, args.tau));
+    first_model += p.models.size();
+  }
+  const ScoreResult result = make_score_result(bed, sets, args.tau, std::move(populations));
   auto write = [](const std::string& path, const std::string& text) {
     AtomicOutput out(path);
     out.stream() << text;
@@ -247,8 +294,8 @@ void setup_score(CLI::App& parent) {
   auto* app = parent.add_subcommand(
       "score",
       "Accuracy p on the task and p′ on each phenomenon (and template) for one model or a population, the verdicts "
-      "of τ-semantic robustness (E[p′] ≥ max(0, p − τ)) and bounded invariance (|E[p′] − p| ≤ τ), and Welch's "
-      "t-test between two populations");
+      "of τ-semantic robustness (E[p′] ≥ max(0, p − τ)) and bounded invariance (|E[p′] − p| ≤ τ) on "
+      "chance-corrected accuracies per population, model and template, and Welch's t-test between populations");
   app->add_option("--task", args->task, "The task's labelled test set: text and label columns (TSV, CSV or JSONL)");
   add_bed_options(*app, args->bed);
   app->add_option("--phenomena", args->bed.phenomena,
@@ -263,11 +310,22 @@ void setup_score(CLI::App& parent) {
   app->add_option("--compare-predictions", args->compare_predictions, "Precomputed predictions of the second population");
   app->add_option("--name", args->name, "Name of the first population")->capture_default_str();
   app->add_option("--compare-name", args->compare_name, "Name of the second population")->capture_default_str();
+  app->add_option("--population", args->populations,
+                  "NAME=LIST: a further population, LIST a file of its models one per line (repeatable; the paper "
+                  "compares 4 architectures × 2 training regimes)");
+  app->add_option("--population-predictions", args->population_predictions,
+                  "NAME=LIST: a further population's precomputed predictions, LIST a file of prediction files "
+                  "(joins --population NAME=… of the same name)");
   app->add_option("--label-map", args->label_map,
                   "MODEL_LABEL=TASK_LABEL (repeatable): how the models' id2label names (or the predictions' labels) "
                   "become task labels; every model label must be mapped")
       ->delimiter(',');
   app->add_option("--tau", args->tau, "τ of the robustness verdicts")->capture_default_str();
+  app->add_option("--chance", args->chance,
+                  "What the verdicts read as accuracy 0 (Definition 5): uniform = random guessing among the K labels "
+                  "(the paper's), majority = always predicting the set's most frequent label, none = plain accuracy")
+      ->check(CLI::IsMember({"uniform", "majority", "none"}))
+      ->capture_default_str();
   add_column_options(*app, args->bed);
   add_compute_options(*app, args->compute);
   app->add_flag("--json", args->json, "Print the result as JSON instead of the tables");

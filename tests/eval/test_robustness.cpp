@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -320,7 +321,7 @@ TEST(RobustnessScoring, PopulationMeanAndSampleStd) {
   models.push_back(score_model("a", bed, {"pos", "neg", "neg", "pos", "neg", "neg", "pos", "pos", "neg"}));
   models.push_back(score_model("b", bed, {"pos", "neg", "neg", "neg", "neg", "neg", "neg", "pos", "neg"}));
   models.push_back(score_model("c", bed, {"pos", "neg", "pos", "neg", "pos", "pos", "pos", "neg", "pos"}));
-  const Population p = summarize("P", models, bed.phenomena.size(), 0.05);
+  const Population p = summarize("P", models, baselines(bed, Chance::None), 0.05);
   EXPECT_DOUBLE_EQ(p.task.mean, 0.75);
   EXPECT_NEAR(p.task.std, 0.25, 1e-15);
   // negation: 3/3, 2/3, 1/3 → mean 2/3, std 1/3.
@@ -328,11 +329,149 @@ TEST(RobustnessScoring, PopulationMeanAndSampleStd) {
   EXPECT_NEAR(p.phenomena[0].std, 1.0 / 3, 1e-15);
   // irony: 2/2, 2/2, 0/2 → mean 2/3; both below 0.75 − 0.05: not robust.
   EXPECT_NEAR(p.phenomena[1].mean, 2.0 / 3, 1e-15);
-  EXPECT_FALSE(p.verdicts[0].robust);
-  EXPECT_FALSE(p.verdicts[1].robust);
+  EXPECT_FALSE(p.verdicts.phenomena[0].robust);
+  EXPECT_FALSE(p.verdicts.phenomena[1].robust);
   EXPECT_NEAR(p.templates.at("negation-1").mean, (1.0 + 1.0 + 0.0) / 3, 1e-15);
-  const auto single = summarize("S", {models[0]}, bed.phenomena.size(), 0.1);
+  const auto single = summarize("S", {models[0]}, baselines(bed, Chance::None), 0.1);
   EXPECT_EQ(single.task.std, 0.0);
+}
+
+namespace {
+
+// Task: 5 pos, 5 neg. irony: 24 neg and 1 pos (96 % one class, as invar's irony bed): irony-1 holds
+// 12 neg texts, irony-2 12 neg and the pos one.
+Bed skewed_bed() {
+  LabelledSet task{"task.tsv", {}, {}, {}};
+  for (int i = 0; i < 10; ++i) {
+    task.texts.push_back("t" + std::to_string(i));
+    task.labels.push_back(i < 5 ? "pos" : "neg");
+    task.line_numbers.push_back(static_cast<std::size_t>(i + 1));
+  }
+  std::vector<GeneratedText> generated;
+  for (int i = 0; i < 25; ++i)
+    generated.push_back({"i" + std::to_string(i), i == 24 ? "pos" : "neg", "irony", i < 12 ? "irony-1" : "irony-2", {}});
+  return make_bed(std::move(task), std::move(generated));
+}
+
+// Predictions: the task right but for `task_wrong` texts, irony texts predicted by `irony(i)`.
+std::vector<std::string> skewed_predictions(const Bed& bed, int task_wrong, const std::function<std::string(int)>& irony) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < bed.task.labels.size(); ++i)
+    out.push_back(static_cast<int>(i) < task_wrong ? (bed.task.labels[i] == "pos" ? "neg" : "pos") : bed.task.labels[i]);
+  for (int i = 0; i < 25; ++i) out.push_back(irony(i));
+  return out;
+}
+
+}  // namespace
+
+TEST(RobustnessScoring, BalanceAndChanceLevels) {
+  const Bed bed = small_bed();  // task pos 2 / neg 2; negation neg 2 / pos 1; irony pos 1 / neg 1
+  const Baselines uniform = baselines(bed, Chance::Uniform);
+  EXPECT_EQ(uniform.classes, 2u);
+  EXPECT_EQ(uniform.task.counts, (std::map<std::string, std::size_t>{{"neg", 2}, {"pos", 2}}));
+  EXPECT_EQ(uniform.task.majority, "neg");  // a tie goes to the first label in sort order
+  EXPECT_DOUBLE_EQ(uniform.task.majority_share, 0.5);
+  EXPECT_EQ(uniform.phenomena[0].majority, "neg");
+  EXPECT_DOUBLE_EQ(uniform.phenomena[0].majority_share, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(uniform.phenomena[0].chance, 0.5);
+  EXPECT_DOUBLE_EQ(uniform.templates.at("negation-2").chance, 0.5);
+  EXPECT_EQ(uniform.phenomenon_templates[0], (std::vector<std::string>{"negation-1", "negation-2"}));
+  EXPECT_TRUE(uniform.phenomenon_templates[1].empty());  // irony here is an external set
+  const Baselines majority = baselines(bed, Chance::Majority);
+  EXPECT_DOUBLE_EQ(majority.task.chance, 0.5);
+  EXPECT_DOUBLE_EQ(majority.phenomena[0].chance, 2.0 / 3);
+  // negation-2 holds only pos texts (share 1); a template uses its phenomenon's baseline.
+  EXPECT_DOUBLE_EQ(majority.templates.at("negation-2").majority_share, 1.0);
+  EXPECT_DOUBLE_EQ(majority.templates.at("negation-2").chance, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(baselines(bed, Chance::None).phenomena[0].chance, 0.0);
+
+  EXPECT_DOUBLE_EQ(chance_corrected(0.75, 0.5), 0.5);
+  EXPECT_DOUBLE_EQ(chance_corrected(0.25, 0.5), -0.5);
+  EXPECT_DOUBLE_EQ(chance_corrected(0.5, 0.25), 1.0 / 3);  // four labels: (0.5 − 0.25) / 0.75
+  EXPECT_DOUBLE_EQ(chance_corrected(0.7, 0.0), 0.7);
+  EXPECT_TRUE(std::isnan(chance_corrected(1.0, 1.0)));
+  EXPECT_FALSE(verdict(0.5, NAN, 0.05).defined);
+  EXPECT_FALSE(verdict(0.5, NAN, 0.05).robust);
+  EXPECT_EQ(parse_chance("majority"), Chance::Majority);
+  EXPECT_THROW(parse_chance("kappa"), Error);
+}
+
+// The case: a model right on 90 % of the task that calls every irony text negative scores
+// 0.96 on a 96 %-negative bed.
+TEST(RobustnessScoring, ChanceCorrectedVerdictsOnASkewedBed) {
+  const Bed bed = skewed_bed();
+  const ModelScore constant = score_model("constant", bed, skewed_predictions(bed, 1, [](int) { return "neg"; }));
+  EXPECT_DOUBLE_EQ(constant.task.value(), 0.9);
+  EXPECT_DOUBLE_EQ(constant.phenomena[0].value(), 0.96);
+
+  // Plain accuracy: 0.96 ≥ 0.9 − 0.05.
+  const Population none = summarize("P", {constant}, baselines(bed, Chance::None), 0.05);
+  EXPECT_TRUE(none.verdicts.phenomena[0].robust);
+  EXPECT_TRUE(none.verdicts.baseline_above_task[0]);  // 0.96 > 0.9: flagged whatever the chance level
+
+  // Uniform (1/2): p̂ = 0.8, p̂′ = 0.92 ≥ 0.75; irony-1 12/12 → 1, irony-2 12/13 → 11/13.
+  const Population uniform = summarize("P", {constant}, baselines(bed, Chance::Uniform), 0.05);
+  EXPECT_DOUBLE_EQ(uniform.task_corrected.mean, 0.8);
+  EXPECT_NEAR(uniform.phenomena_corrected[0].mean, 0.92, 1e-15);
+  EXPECT_TRUE(uniform.verdicts.phenomena[0].robust);
+  EXPECT_FALSE(uniform.verdicts.phenomena[0].bounded);  // 0.92 > 0.8 + 0.05
+  EXPECT_NEAR(uniform.templates_corrected.at("irony-2").mean, 11.0 / 13, 1e-15);
+  EXPECT_EQ(uniform.verdicts.every_template[0], std::optional<bool>(true));
+  EXPECT_TRUE(uniform.verdicts.baseline_above_task[0]);
+
+  // Majority: p̂ = (0.9 − 0.5) / 0.5 = 0.8, p̂′ = (0.96 − 0.96) / 0.04 = 0 < 0.75: not robust; irony-1
+  // (1 − 0.96) / 0.04 = 1 robust, irony-2 (12/13 − 0.96) / 0.04 < 0 not: not robust for every s.
+  const Population majority = summarize("P", {constant}, baselines(bed, Chance::Majority), 0.05);
+  EXPECT_NEAR(majority.phenomena_corrected[0].mean, 0.0, 1e-12);
+  EXPECT_FALSE(majority.verdicts.phenomena[0].robust);
+  EXPECT_TRUE(majority.verdicts.templates.at("irony-1").robust);
+  EXPECT_FALSE(majority.verdicts.templates.at("irony-2").robust);
+  EXPECT_EQ(majority.verdicts.every_template[0], std::optional<bool>(false));
+}
+
+// A population mean can be robust while one of its models is not.
+TEST(RobustnessScoring, PerModelVerdictsInsideAPopulation) {
+  const Bed bed = skewed_bed();
+  auto right = [&](int i) { return std::string(i == 24 ? "pos" : "neg"); };
+  const auto good = skewed_predictions(bed, 0, right);
+  // 20 of 25 irony texts right: accuracy 0.8, corrected 0.6; the wrong ones all in irony-2.
+  const auto weak = skewed_predictions(bed, 0, [&](int i) { return i >= 20 ? std::string(i == 24 ? "neg" : "pos") : right(i); });
+  std::vector<ModelScore> models{score_model("g1", bed, good), score_model("g2", bed, good), score_model("g3", bed, good),
+                                 score_model("weak", bed, weak)};
+  EXPECT_DOUBLE_EQ(models[3].phenomena[0].value(), 0.8);
+  // τ = 0.2: mean p̂′ = (1 + 1 + 1 + 0.6) / 4 = 0.9 ≥ 1 − 0.2, but the weak model's 0.6 is not.
+  const Population p = summarize("P", models, baselines(bed, Chance::Uniform), 0.2);
+  EXPECT_NEAR(p.phenomena_corrected[0].mean, 0.9, 1e-15);
+  EXPECT_TRUE(p.verdicts.phenomena[0].robust);
+  EXPECT_EQ(p.robust_models[0], 3u);
+  ASSERT_EQ(p.model_verdicts.size(), 4u);
+  EXPECT_TRUE(p.model_verdicts[0].phenomena[0].robust);
+  EXPECT_FALSE(p.model_verdicts[3].phenomena[0].robust);
+  EXPECT_DOUBLE_EQ(p.model_verdicts[3].phenomena[0].p_prime, 0.6);
+  // irony-1 all right for every model; the weak model gets 8 of 13 of irony-2: 2·8/13 − 1 = 3/13.
+  EXPECT_TRUE(p.model_verdicts[3].templates.at("irony-1").robust);
+  EXPECT_NEAR(p.model_verdicts[3].templates.at("irony-2").p_prime, 3.0 / 13, 1e-15);
+  EXPECT_EQ(p.model_verdicts[3].every_template[0], std::optional<bool>(false));
+  EXPECT_EQ(p.model_verdicts[0].every_template[0], std::optional<bool>(true));
+
+  // Reports carry the per-model and per-template verdicts.
+  const Baselines sets = baselines(bed, Chance::Uniform);
+  const auto result = make_score_result(bed, sets, 0.2, {p});
+  const json j = score_json(result);
+  EXPECT_EQ(j["chance"], "uniform");
+  EXPECT_EQ(j["phenomena"][0]["labels"]["neg"], 24);
+  EXPECT_DOUBLE_EQ(j["phenomena"][0]["majority_share"].get<double>(), 0.96);
+  EXPECT_EQ(j["populations"][0]["phenomena"]["irony"]["robust_models"], 3);
+  EXPECT_EQ(j["populations"][0]["models"][3]["phenomena"]["irony"]["robust"], false);
+  EXPECT_EQ(j["populations"][0]["models"][3]["phenomena"]["irony"]["every_template"], false);
+  EXPECT_EQ(j["populations"][0]["models"][3]["templates"]["irony-1"]["robust"], true);
+  // The population's irony-2: (1 + 1 + 1 + 3/13) / 4 = 21/26 ≥ 0.8.
+  EXPECT_NEAR(p.templates_corrected.at("irony-2").mean, 21.0 / 26, 1e-15);
+  EXPECT_EQ(j["populations"][0]["templates"]["irony-2"]["robust"], true);
+  const std::string text = score_text(result);
+  EXPECT_NE(text.find("neg 24 / pos 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("3/4"), std::string::npos) << text;
+  EXPECT_NE(text.find("irony-2"), std::string::npos) << text;
 }
 
 TEST(RobustnessScoring, WelchMatchesScipyGoldens) {
@@ -376,20 +515,25 @@ TEST(RobustnessReport, TablesCsvLatexAndJson) {
   almost[8] = "pos";
   std::vector<ModelScore> a{model("a1", wrong), model("a2", wrong), model("a3", almost)};
   std::vector<ModelScore> b{model("b1", right), model("b2", right), model("b3", almost)};
-  const auto result = make_score_result(bed, 0.05, {summarize("vanilla", a, 2, 0.05), summarize("augmented", b, 2, 0.05)});
-  ASSERT_EQ(result.comparisons.size(), 3u);
-  EXPECT_EQ(result.comparisons[0].column, "task");
-  EXPECT_FALSE(result.comparisons[0].tested ? std::isfinite(result.comparisons[0].welch.t) : false);
+  const Baselines sets = baselines(bed, Chance::Uniform);
+  const auto result = make_score_result(bed, sets, 0.05, {summarize("vanilla", a, sets, 0.05), summarize("augmented", b, sets, 0.05)});
+  ASSERT_EQ(result.comparisons.size(), 1u);
+  const auto& columns = result.comparisons[0].columns;
+  ASSERT_EQ(columns.size(), 3u);
+  EXPECT_EQ(columns[0].column, "task");
+  EXPECT_FALSE(columns[0].tested ? std::isfinite(columns[0].welch.t) : false);
   // negation: 0,0,1 vs 1,1,1 → not significant (the second sample is constant); irony 0,0,1/2 vs 1,1,1/2.
   const json j = score_json(result);
   EXPECT_EQ(j["populations"][1]["name"], "augmented");
   EXPECT_DOUBLE_EQ(j["populations"][1]["task"]["mean"].get<double>(), 1.0);
   EXPECT_EQ(j["populations"][0]["models"][2]["phenomena"]["irony"]["correct"], 1);
-  EXPECT_EQ(j["comparison"]["sets"].size(), 3u);
+  EXPECT_EQ(j["comparisons"][0]["sets"].size(), 3u);
   const std::string csv = score_csv(result);
-  EXPECT_NE(csv.find("vanilla,a1,task,task,4,4,1\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("augmented,b3,phenomenon,irony,1,2,0.5\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("vanilla,a1,template,negation-1,0,2,0\n"), std::string::npos) << csv;
+  // Binary labels: corrected = 2 accuracy − 1; robust when it is ≥ max(0, 2p − 1 − τ).
+  EXPECT_NE(csv.find("vanilla,a1,task,task,4,4,1,1,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("augmented,b3,phenomenon,irony,1,2,0.5,0,no\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("augmented,b1,phenomenon,irony,2,2,1,1,yes\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("vanilla,a1,template,negation-1,0,2,0,-1,no\n"), std::string::npos) << csv;
   const std::string latex = score_latex(result);
   EXPECT_NE(latex.find("Population & Task & negation & irony \\\\"), std::string::npos) << latex;
   EXPECT_NE(latex.find("vanilla & $1.0000 \\pm 0.0000$"), std::string::npos) << latex;
@@ -414,12 +558,14 @@ TEST(RobustnessReport, LatexStarsTheSecondPopulationWhereWelchIsSignificant) {
     predictions.insert(predictions.end(), rest.begin(), rest.end());
     b.push_back(score_model("b", bed, predictions));
   }
-  const auto result = make_score_result(bed, 0.05, {summarize("A", a, 2, 0.05), summarize("B", b, 2, 0.05)});
+  const Baselines sets = baselines(bed, Chance::Uniform);
+  const auto result = make_score_result(bed, sets, 0.05, {summarize("A", a, sets, 0.05), summarize("B", b, sets, 0.05)});
   const auto expected = stats::ttest_ind({0.5, 0.5, 0.75}, {1, 1, 0.75}, false);
-  EXPECT_DOUBLE_EQ(result.comparisons[0].welch.pvalue, expected.pvalue);
-  ASSERT_EQ(result.comparisons[0].stars, stars(expected.pvalue));
-  ASSERT_FALSE(result.comparisons[0].stars.empty());
-  EXPECT_NE(score_latex(result).find("B & $0.9167 \\pm 0.1443$$^{" + result.comparisons[0].stars + "}$"),
+  const Comparison& task = result.comparisons[0].columns[0];
+  EXPECT_DOUBLE_EQ(task.welch.pvalue, expected.pvalue);
+  ASSERT_EQ(task.stars, stars(expected.pvalue));
+  ASSERT_FALSE(task.stars.empty());
+  EXPECT_NE(score_latex(result).find("B & $0.9167 \\pm 0.1443$$^{" + task.stars + "}$"),
             std::string::npos)
       << score_latex(result);
 }
@@ -512,6 +658,64 @@ TEST(RobustnessCli, ComparesTwoPopulationsAndWritesEveryReport) {
   const std::string html = test::read_file(dir + "/r.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("Welch"), std::string::npos);
+}
+
+// More than two populations (the paper's 4 architectures × 2 regimes), from prediction files.
+TEST(RobustnessCli, ScoresSeveralPopulationsFromPredictionFiles) {
+  const std::string templates = write("small.tsv", kSmallTemplates);
+  const Bed bed = make_bed(read_labelled_set(bundled("task.tsv"), {}), [&] {
+    std::vector<std::string> warnings;
+    return expand(read_templates({templates}, warnings));
+  }());
+  const auto texts = all_texts(bed);
+  const std::size_t n_task = bed.task.texts.size();
+  // right: every label; flipped: the phenomenon texts wrong; constant: "negative" everywhere.
+  auto predictions = [&](const std::string& name, const std::function<std::string(std::size_t, const std::string&)>& f) {
+    std::string lines;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string& gold = i < n_task ? bed.task.labels[i] : bed.generated[i - n_task].label;
+      lines += texts[i] + "\t" + f(i, gold) + "\n";
+    }
+    return write(name, lines);
+  };
+  auto other = [](const std::string& label) { return std::string(label == "positive" ? "negative" : "positive"); };
+  const std::string right = predictions("right.tsv", [](std::size_t, const std::string& gold) { return gold; });
+  const std::string flipped = predictions("flipped.tsv", [&](std::size_t i, const std::string& gold) {
+    return i < n_task ? gold : other(gold);
+  });
+  const std::string constant = predictions("constant.tsv", [](std::size_t, const std::string&) { return "negative"; });
+  const std::string c_list = write("c.txt", constant + "\n" + constant + "\n");
+  const std::string f_list = write("f.txt", flipped + "\n");
+  const std::string dir = test::temp_dir();
+  const auto result = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                     "--predictions", right, "--predictions", right, "--name", "good",
+                                     "--population-predictions", "const=" + c_list, "--population-predictions",
+                                     "bad=" + f_list, "--json", "--latex", dir + "/p.tex", "--chance", "majority"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json j = json::parse(result.out);
+  ASSERT_EQ(j["populations"].size(), 3u);
+  EXPECT_EQ(j["populations"][1]["name"], "const");
+  EXPECT_EQ(j["populations"][1]["models"].size(), 2u);
+  EXPECT_EQ(j["chance"], "majority");
+  // Pairs good-const, good-bad, const-bad.
+  ASSERT_EQ(j["comparisons"].size(), 3u);
+  EXPECT_EQ(j["comparisons"][2]["first"], "const");
+  EXPECT_EQ(j["comparisons"][2]["second"], "bad");
+  EXPECT_EQ(j["populations"][0]["phenomena"]["negation"]["robust"], true);
+  EXPECT_EQ(j["populations"][2]["phenomena"]["negation"]["robust"], false);
+  const std::string latex = test::read_file(dir + "/p.tex");
+  EXPECT_NE(latex.find("const & "), std::string::npos) << latex;
+  EXPECT_NE(latex.find("bad & "), std::string::npos) << latex;
+  // A population named twice joins its lists; a malformed NAME=LIST is refused.
+  const auto joined = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                     "--population-predictions", "x=" + f_list, "--population-predictions",
+                                     "x=" + c_list, "--json"});
+  ASSERT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_EQ(json::parse(joined.out)["populations"][0]["models"].size(), 3u);
+  const auto bad = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                  "--population", "nolist"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--population expects NAME=LIST"), std::string::npos) << bad.err;
 }
 
 TEST(RobustnessCli, AblatesEveryLayer) {
