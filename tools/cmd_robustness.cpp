@@ -77,7 +77,7 @@ std::vector<GeneratedText> generated_texts(const BedArguments& args) {
     texts = expand(set, {.max_per_template = args.max_per_template, .seed = args.seed, .max_texts = args.max_texts});
   }
   for (const auto& path : args.phenomena) {
-    auto external = read_phenomenon_set(path, args.columns);
+    auto external = read_phenomenon_set(path, args.columns, texts);
     texts.insert(texts.end(), external.begin(), external.end());
   }
   if (files.empty() && args.phenomena.empty())

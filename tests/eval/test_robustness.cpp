@@ -812,6 +812,25 @@ TEST(RobustnessErrors, EmptyOrInconsistentSets) {
   EXPECT_NE(error_of([&] { read_phenomenon_set(missing, {}); }).find("missing.tsv:1: empty phenomenon"), std::string::npos);
 }
 
+// A challenge set whose phenomenon is also a template phenomenon is refused, naming its line; other
+// phenomena of the same file, and two external files sharing a name, are scored as given.
+TEST(RobustnessErrors, ExternalPhenomenonNamedLikeATemplatePhenomenonIsRefused) {
+  const std::vector<GeneratedText> generated{{"g", "negative", "negation", "negation-1", {}}};
+  const std::string clash = write("clash.tsv", "a text\tpositive\tsarcasm\nnot good\tnegative\tnegation\n");
+  EXPECT_NE(error_of([&] { read_phenomenon_set(clash, {}, generated); })
+                .find("clash.tsv:2: phenomenon 'negation' is also a template phenomenon"),
+            std::string::npos);
+  EXPECT_EQ(read_phenomenon_set(clash, {}).size(), 2u);  // alone, nothing collides
+  const std::vector<GeneratedText> external{{"x", "negative", "negation", "", {}}};
+  EXPECT_EQ(read_phenomenon_set(clash, {}, external).size(), 2u);  // two external sets may share a name
+  const std::string templates = write("small.tsv", kSmallTemplates);
+  const auto refused = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                      "--phenomena", clash, "--predictions", clash});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("clash.tsv:2: phenomenon 'negation' is also a template phenomenon"), std::string::npos)
+      << refused.err;
+}
+
 // The 400-byte file of the hardening report under resource limits (address space, CPU time), as a
 // container or batch cluster sets them: a clear error and exit 1, well inside both limits.
 TEST(RobustnessErrors, HugeExpansionFailsInsideResourceLimits) {
