@@ -9,6 +9,7 @@
 #include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
 #include "eval/robustness/models.hpp"
+#include "eval/robustness/paper_templates.hpp"
 #include "eval/robustness/report.hpp"
 #include "eval/robustness/rows.hpp"
 #include "tools/bundled_data.hpp"
@@ -23,7 +24,9 @@ using namespace invar::robustness;
 
 // The phenomenon texts: template files (or the bundled test beds) expanded, and external sets.
 struct BedArguments {
-  std::vector<std::string> templates, phenomena;
+  std::vector<std::string> templates, paper_templates, phenomena;
+  std::vector<std::string> paper_labels{"negative", "positive"};
+  std::string draws = "default";
   bool bundled = false;
   std::size_t max_per_template = 0;
   std::uint64_t seed = 0;
@@ -37,6 +40,19 @@ void add_bed_options(CLI::App& app, BedArguments& args) {
   app.add_flag("--bundled", args.bundled,
                "Use invar's bundled test beds (examples/robustness: shallow negation, mixed sentiment, irony; "
                "labels negative/positive)");
+  app.add_option("--paper-templates", args.paper_templates,
+                 "Template files in the layout of the authors' generator (the-king-is-naked's "
+                 "verify/linguistic_augmentation.py: literal X, Y, replace[...] and label_changing_replacements per "
+                 "function; read, never executed; docs/robustness.md)");
+  app.add_option("--paper-labels", args.paper_labels, "The labels the Y indices of --paper-templates name, in order")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--slot-draws", args.draws,
+                 "A slot used twice in one template: shared (one replacement for both, invar's format), independent "
+                 "(each occurrence drawn on its own, as the authors' generator), default (each file as its format: "
+                 "shared for --templates, independent for --paper-templates)")
+      ->check(CLI::IsMember({"default", "shared", "independent"}))
+      ->capture_default_str();
   app.add_option("--max-per-template", args.max_per_template,
                  "Keep a seeded sample of at most this many combinations per template (0 = all)")
       ->capture_default_str();
@@ -70,18 +86,26 @@ std::vector<std::string> template_files(const BedArguments& args) {
 std::vector<GeneratedText> generated_texts(const BedArguments& args) {
   std::vector<GeneratedText> texts;
   const auto files = template_files(args);
-  if (!files.empty()) {
-    std::vector<std::string> warnings;
-    const TemplateSet set = read_templates(files, warnings);
-    for (const auto& warning : warnings) fmt::print(stderr, "invar: warning: {}\n", warning);
-    texts = expand(set, {.max_per_template = args.max_per_template, .seed = args.seed, .max_texts = args.max_texts});
+  const ExpandOptions options{.max_per_template = args.max_per_template,
+                              .seed = args.seed,
+                              .max_texts = args.max_texts,
+                              .draws = parse_draws(args.draws)};
+  std::vector<std::string> warnings;
+  if (!files.empty()) texts = expand(read_templates(files, warnings), options);
+  if (!args.paper_templates.empty()) {
+    const auto paper = expand(read_paper_templates(args.paper_templates, args.paper_labels, warnings), options);
+    for (const auto& name : phenomena(paper))
+      if (std::any_of(texts.begin(), texts.end(), [&](const GeneratedText& t) { return t.phenomenon == name; }))
+        fail("phenomenon '{}' is in both --templates and --paper-templates: one name would pool two test beds", name);
+    texts.insert(texts.end(), paper.begin(), paper.end());
   }
+  for (const auto& warning : warnings) fmt::print(stderr, "invar: warning: {}\n", warning);
   for (const auto& path : args.phenomena) {
     auto external = read_phenomenon_set(path, args.columns, texts);
     texts.insert(texts.end(), external.begin(), external.end());
   }
-  if (files.empty() && args.phenomena.empty())
-    fail("no phenomenon texts: give --templates FILE..., --bundled or --phenomena FILE");
+  if (texts.empty() && args.phenomena.empty())
+    fail("no phenomenon texts: give --templates FILE..., --bundled, --paper-templates FILE... or --phenomena FILE");
   return texts;
 }
 
@@ -113,7 +137,8 @@ void write_expansion(const std::vector<GeneratedText>& texts, const std::string&
 void run_expand(const ExpandArguments& given) {
   ExpandArguments args = given;
   args.bed.templates.insert(args.bed.templates.end(), given.files.begin(), given.files.end());
-  if (template_files(args.bed).empty()) fail("expand needs template files (positional or --templates) or --bundled");
+  if (template_files(args.bed).empty() && args.bed.paper_templates.empty())
+    fail("expand needs template files (positional or --templates), --bundled or --paper-templates");
   std::string format = args.format;
   if (format.empty()) format = table_format_from_path(args.output) == TableFormat::Jsonl ? "jsonl" : "tsv";
   const auto texts = generated_texts(args.bed);
@@ -247,7 +272,7 @@ void run_score(const ScoreArguments& args) {
     const LabelMap map = parse_label_map(args.label_map);
     std::unique_ptr<Backend> backend;
     row_run = run_prediction_rows(
-        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--phenomena", "--predictions", "--models",
+        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--paper-templates", "--phenomena", "--predictions", "--models",
                                                "--compare-models", "--compare-predictions", "--population",
                                                "--population-predictions"},
                                     .output = args.output,
@@ -368,7 +393,7 @@ void run_ablate(const AblateArguments& args) {
   options.batch_size = args.compute.batch_size;
   std::vector<PerInput> features;
   const auto row_run = run_layer_rows(
-      row_run_spec(args.control, {.inputs = {"--train", "--task", "--templates", "--phenomena"},
+      row_run_spec(args.control, {.inputs = {"--train", "--task", "--templates", "--paper-templates", "--phenomena"},
                                   .output = args.output,
                                   .chunk = chunk_rows(args.compute)}),
       encoder, train, bed, options, features);

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "eval/robustness/models.hpp"
+#include "eval/robustness/paper_templates.hpp"
 #include "eval/report/report.hpp"
 #include "eval/robustness/report.hpp"
 #include "support/test_support.hpp"
@@ -258,6 +259,90 @@ TEST(RobustnessCli, ExpandWritesLabelledTsvAndJsonl) {
   EXPECT_EQ(n, 13u * 3);
   // slots.tsv's slots that irony.tsv does not use are reported.
   EXPECT_NE(jsonl.err.find("slot @NOT@ is used by no template"), std::string::npos) << jsonl.err;
+}
+
+// A slot used twice: one replacement for both (invar's format) or each occurrence drawn on its own
+// (the authors' generator), in product order over the occurrences.
+TEST(RobustnessTemplates, SlotDrawsSharedOrIndependent) {
+  const TemplateSet set = parse("labels\tnegative\tpositive\nslot\tA\tx\ty\nflip\tNOT\t\tnot\ntemplate\tp\tpositive\t@A@ and @a@ @NOT@\n");
+  auto texts = [](const std::vector<GeneratedText>& generated) {
+    std::vector<std::string> out;
+    for (const auto& g : generated) out.push_back(g.text + "|" + g.label);
+    return out;
+  };
+  EXPECT_EQ(texts(expand(set)), (std::vector<std::string>{"x and x|positive", "x and x not|negative", "y and y|positive",
+                                                          "y and y not|negative"}));
+  const auto independent = expand(set, {.draws = Draws::Independent});
+  ASSERT_EQ(independent.size(), 8u);
+  EXPECT_EQ(independent[1].text, "x and x not");
+  EXPECT_EQ(independent[2].text, "x and y");
+  EXPECT_EQ(independent[6].text, "y and y");
+  EXPECT_EQ(independent[2].replacements,
+            (std::vector<std::pair<std::string, std::string>>{{"A", "x"}, {"A#2", "y"}, {"NOT", ""}}));
+  EXPECT_EQ(parse_draws("shared"), Draws::Shared);
+  EXPECT_THROW(parse_draws("both"), Error);
+}
+
+// tests/fixtures/robustness/paper_templates.py, expanded by hand: echo-1 "the @adj@ score and the
+// @adj@ cast" 3 × 3 (each occurrence its own draw), echo-2 3 ("@adj@." is text), turn-1 3 × 2 with
+// a label-changing @neg@.
+TEST(RobustnessTemplates, ReadsTheAuthorsTemplateLayout) {
+  std::vector<std::string> warnings;
+  const TemplateSet set =
+      read_paper_templates({test::fixture("robustness/paper_templates.py")}, {"negative", "positive"}, warnings);
+  ASSERT_EQ(set.templates.size(), 3u);
+  EXPECT_EQ(set.templates[0].id, "echo-1");
+  EXPECT_EQ(set.templates[2].id, "turn-1");
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("paper_templates.py:14: slot @spare@ is used by no template of echo"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[1].find("@mystery@ has no replace entry in turn: kept as text"), std::string::npos) << warnings[1];
+
+  const auto texts = expand(set);
+  ASSERT_EQ(texts.size(), 9u + 3 + 6);
+  EXPECT_EQ(texts[0].text, "the fine score and the fine cast");
+  EXPECT_EQ(texts[1].text, "the fine score and the lovely cast");
+  EXPECT_EQ(texts[8].text, "the score and the cast");  // empty defaults leave one space
+  EXPECT_EQ(texts[8].label, "positive");
+  EXPECT_EQ(texts[9].text, "a fine ending , sadly not @adj@.");  // spaces before punctuation kept
+  EXPECT_EQ(texts[9].label, "negative");
+  EXPECT_EQ(texts[12].text, "this film is good @mystery@ ?");
+  EXPECT_EQ(texts[12].label, "positive");
+  EXPECT_EQ(texts[14].text, "this film is not good @mystery@ ?");
+  EXPECT_EQ(texts[14].label, "negative");  // @neg@ flips the label
+  EXPECT_EQ(texts[14].replacements, (std::vector<std::pair<std::string, std::string>>{{"NEG", "not"}, {"TURN-ADJ", "good"}}));
+  std::size_t positive = 0;
+  for (const auto& t : texts) positive += t.label == "positive";
+  EXPECT_EQ(positive, 9u + 2);
+  // One draw per slot instead: echo-1 makes 3 texts.
+  EXPECT_EQ(expand(set, {.draws = Draws::Shared}).size(), 3u + 3 + 6);
+
+  const auto cli = test::run_cli({"robustness", "expand", "--paper-templates", test::fixture("robustness/paper_templates.py"),
+                                  "--paper-labels", "neg,pos"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(std::count(cli.out.begin(), cli.out.end(), '\n'), 18);
+  EXPECT_NE(cli.out.find("this film is never great @mystery@ ?\tneg\tturn\tturn-1\t"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.err.find("echo: 12 texts"), std::string::npos) << cli.err;
+}
+
+TEST(RobustnessErrors, AuthorsTemplateLayoutNamesFileAndLine) {
+  auto error = [](const std::string& content, std::vector<std::string> labels = {"negative", "positive"}) {
+    const std::string path = write("bad.py", content);
+    std::vector<std::string> warnings;
+    return error_of([&] { read_paper_templates({path}, labels, warnings); });
+  };
+  const std::string slots = "    replace = {}\n    replace['@a@'] = ['x', 'y']\n";
+  EXPECT_NE(error("def f():\n    X = ['@a@', '@a@ b']\n    Y = [1]\n" + slots).find("bad.py:3: f has 1 labels (Y) for 2 templates"),
+            std::string::npos);
+  EXPECT_NE(error("def f():\n    X = ['@a@']\n    Y = [2]\n" + slots).find("bad.py:3: label 2 of template 1 of f is not an index"),
+            std::string::npos);
+  EXPECT_NE(error("def f():\n    X = [make()]\n").find("bad.py:2: expected a string literal"), std::string::npos);
+  EXPECT_NE(error("def f():\n    X = ['@a@']\n" + slots).find("f has templates (X) but no labels (Y)"), std::string::npos);
+  EXPECT_NE(error("def f():\n    X = ['@a@']\n    Y = [0]\n" + slots + "    label_changing_replacements = ['@b@']\n")
+                .find("label-changing slot @b@ of f has no replace entry"),
+            std::string::npos);
+  EXPECT_NE(error("import os\n").find("no templates"), std::string::npos);
+  EXPECT_NE(error("X = ['@a b@']\nY = [0]\n", {"only"}).find("at least two label names"), std::string::npos);
 }
 
 // ---- Accuracy, verdicts, populations --------------------------------------------------------------
