@@ -371,6 +371,9 @@ struct AblateArguments {
   std::vector<std::string> pooling;
   double C = 1.0;
   double tolerance = 1e-4;
+  std::string head = "linear";
+  std::size_t head_tokens = AblationOptions{}.head_tokens;
+  learn::MlpOptions mlp;
   bool json = false;
   std::string csv, report;
   std::string output = "-";
@@ -390,6 +393,9 @@ void run_ablate(const AblateArguments& args) {
   for (const auto& name : args.pooling) options.pooling.push_back(parse_pooling(name));
   options.regression.C = args.C;
   options.regression.tolerance = args.tolerance;
+  options.head = parse_head(args.head);
+  options.head_tokens = args.head_tokens;
+  options.mlp = args.mlp;
   options.batch_size = args.compute.batch_size;
   std::vector<PerInput> features;
   const auto row_run = run_layer_rows(
@@ -415,8 +421,9 @@ void setup_ablate(CLI::App& parent) {
   auto args = std::make_shared<AblateArguments>();
   auto* app = parent.add_subcommand(
       "ablate",
-      "Layer ablation: pooled hidden states of every layer → an L2 logistic-regression probe trained on --train → "
-      "accuracy per layer on the task and each phenomenon");
+      "Layer ablation: a head trained on --train over the frozen states of every layer (an L2 logistic-regression "
+      "probe on pooled states, or the paper's MLP head on token states) → accuracy per layer on the task and each "
+      "phenomenon");
   app->add_option("-m,--model", args->model, "An encoder model (folder or .invar)")->required();
   app->add_option("--train", args->train, "Labelled training texts for the probes");
   app->add_option("--task", args->task, "The task's labelled test set");
@@ -427,6 +434,18 @@ void setup_ablate(CLI::App& parent) {
       ->delimiter(',');
   app->add_option("-C", args->C, "Inverse regularisation strength of the probes")->capture_default_str();
   app->add_option("--tol", args->tolerance, "liblinear stopping tolerance")->capture_default_str();
+  app->add_option("--head", args->head,
+                  "linear: L2 logistic regression on pooled states; mlp: the paper's head, one ReLU hidden layer on the "
+                  "flattened token states (docs/robustness.md)")
+      ->check(CLI::IsMember({"linear", "mlp"}))
+      ->capture_default_str();
+  app->add_option("--head-tokens", args->head_tokens,
+                  "MLP head: token positions kept (texts cut to this many tokens, shorter ones padded with zeros)")
+      ->capture_default_str();
+  app->add_option("--hidden", args->mlp.hidden, "MLP head: hidden units")->capture_default_str();
+  app->add_option("--alpha", args->mlp.alpha, "MLP head: L2 strength (scikit-learn's alpha)")->capture_default_str();
+  app->add_option("--head-seed", args->mlp.seed, "MLP head: seed of the initial weights")->capture_default_str();
+  app->add_option("--max-iter", args->mlp.max_iterations, "MLP head: L-BFGS iterations at most")->capture_default_str();
   add_column_options(*app, args->bed);
   add_compute_options(*app, args->compute);
   app->add_flag("--json", args->json, "Print the result as JSON instead of the table");

@@ -387,15 +387,16 @@ report::TextTable layer_table(const Ablation& ablation, const std::vector<std::s
 }  // namespace
 
 std::string ablation_text(const Ablation& ablation, const std::vector<std::string>& phenomena) {
-  return fmt::format("Layer ablation: {} pooling of each layer of {} → L2 logistic regression trained on {} texts; "
-                     "accuracy per set (layer 0 = embeddings)\n",
-                     ablation.pooling, ablation.model, ablation.train_texts) +
+  return fmt::format("Layer ablation of {}: {} of each layer, trained on {} texts; accuracy per set (layer 0 = "
+                     "embeddings)\n",
+                     ablation.model, ablation.head, ablation.train_texts) +
          layer_table(ablation, phenomena).render();
 }
 
 nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::string>& phenomena) {
   nlohmann::json out{{"method", "layer ablation (La Malfa & Kwiatkowska 2022, Figure 3)"},
                      {"model", ablation.model},
+                     {"head", ablation.head},
                      {"pooling", ablation.pooling},
                      {"classes", ablation.classes},
                      {"train_texts", ablation.train_texts}};
@@ -423,10 +424,10 @@ std::string ablation_csv(const Ablation& ablation, const std::vector<std::string
 
 void write_ablation_html(const std::string& path, const Ablation& ablation, const std::vector<std::string>& phenomena) {
   report::HtmlReport report("Layer ablation");
-  report.paragraph("A probe per layer (La Malfa & Kwiatkowska, AAAI 2022, Figure 3): pooled hidden states → L2 "
-                   "logistic regression, scored on the task's test set and on each phenomenon.");
+  report.paragraph("A head per layer (La Malfa & Kwiatkowska, AAAI 2022, Figure 3) trained on the frozen states after "
+                   "that many layers, scored on the task's test set and on each phenomenon.");
   report.settings({{"model", ablation.model},
-                   {"pooling", ablation.pooling},
+                   {"head", ablation.head},
                    {"training texts", std::to_string(ablation.train_texts)}});
   report::ScatterPlot plot;
   plot.title = "Probe accuracy per layer";
