@@ -78,6 +78,7 @@ struct Source {
     while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
     if (end == at || (end == at + 1 && text[at] == '-'))
       fail("{}: expected an integer label (Y holds indices of the labels)", where());
+    if (end - at > 9) fail("{}: label index {} is out of range", where(), text.substr(at, end - at));
     const long value = std::stol(text.substr(at, end - at));
     at = end;
     return value;
@@ -253,6 +254,7 @@ struct Converter {
     std::set<std::string> used;
     for (std::size_t t = 0; t < g.templates.size(); ++t) {
       const auto& [text, where] = g.templates[t];
+      if (is_blank(text)) fail("{}: template {} of {} is empty", where, t + 1, g.name);
       const long y = g.labels[t];
       if (y < 0 || static_cast<std::size_t>(y) >= labels.size())
         fail("{}: label {} of template {} of {} is not an index of the labels ({})", g.labels_where, y, t + 1, g.name,

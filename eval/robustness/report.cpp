@@ -65,7 +65,7 @@ std::string chance_text(const ScoreResult& result) {
 report::TextTable population_table(const ScoreResult& result, const Population& population) {
   report::TextTable table;
   table.header = {"set", "texts", "labels", "majority", "accuracy", "corrected",
-                  fmt::format("τ-robust (p′ ≥ max(0, p − {}))", result.tau), fmt::format("bounded (|p′ − p| ≤ {})", result.tau),
+                  fmt::format("τ-robust (p̂′ ≥ max(0, p̂ − {}))", result.tau), fmt::format("bounded (|p̂′ − p̂| ≤ {})", result.tau),
                   "every template", "models robust", "note"};
   table.align = {Align::Left, Align::Right, Align::Left, Align::Right, Align::Right, Align::Right,
                  Align::Left, Align::Left, Align::Left, Align::Right, Align::Left};

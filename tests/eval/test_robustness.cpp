@@ -342,6 +342,11 @@ TEST(RobustnessErrors, AuthorsTemplateLayoutNamesFileAndLine) {
                 .find("label-changing slot @b@ of f has no replace entry"),
             std::string::npos);
   EXPECT_NE(error("import os\n").find("no templates"), std::string::npos);
+  EXPECT_NE(error("X = ['@a@']\nY = [99999999999999999999]\n").find("bad.py:2: label index 99999999999999999999 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error("X = [' ']\nY = [0]\n").find("bad.py:1: template 1 of bad is empty"), std::string::npos);
+  EXPECT_NE(error("X = ['a\nY = [0]\n").find("bad.py:1: unterminated string literal"), std::string::npos);
+  EXPECT_NE(error("X = ['a',\n").find("unterminated list"), std::string::npos);
   EXPECT_NE(error("X = ['@a b@']\nY = [0]\n", {"only"}).find("at least two label names"), std::string::npos);
 }
 
