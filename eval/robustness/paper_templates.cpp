@@ -188,23 +188,9 @@ void read_file(const std::string& path, std::deque<Group>& groups) {
   }
 }
 
-std::vector<std::string> split_spaces(const std::string& text) {
-  std::vector<std::string> tokens;
-  std::size_t start = 0;
-  for (std::size_t space; (space = text.find(' ', start)) != std::string::npos; start = space + 1)
-    tokens.push_back(text.substr(start, space - start));
-  tokens.push_back(text.substr(start));
-  return tokens;
-}
-
 bool is_key(const std::string& token) {
   return token.size() > 2 && token.front() == '@' && token.back() == '@' &&
          token.find('@', 1) == token.size() - 1;
-}
-
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
 }
 
 // Turns the groups into invar's templates: slot tokens become @NAME@ slots (named after the key, or
@@ -224,7 +210,7 @@ struct Converter {
     if (values.empty()) fail("{}: slot {} has no replacements", where, key);
     if (flips && values.size() < 2)
       fail("{}: label-changing slot {} needs a default and at least one replacement that flips the label", where, key);
-    for (const std::string& name : {upper(inner), upper(g.name + "-" + inner)}) {
+    for (const std::string& name : {slot_key(inner), slot_key(g.name + "-" + inner)}) {
       auto it = set.slots.find(name);
       if (it == set.slots.end()) {
         set.slots.emplace(name, Slot{name, values, flips, where, false});
@@ -261,7 +247,7 @@ struct Converter {
              fmt::join(labels, ", "));
       std::string converted;
       bool first = true;
-      for (const auto& token : split_spaces(text)) {
+      for (const auto& token : split_fields(text, ' ')) {
         if (!first) converted += ' ';
         first = false;
         if (auto k = keys.find(token); k != keys.end()) {

@@ -19,21 +19,7 @@ namespace invar::robustness {
 
 namespace {
 
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
-    fields.push_back(line.substr(start, tab - start));
-  fields.push_back(line.substr(start));
-  return fields;
-}
-
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
-
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // Calls `on_slot(begin, end, NAME)` for each @NAME@ in `text`; an '@' not opening a slot is text.
 template <typename OnSlot>
@@ -42,7 +28,7 @@ void for_each_slot(const std::string& text, OnSlot on_slot) {
     std::size_t end = at + 1;
     while (end < text.size() && is_name_char(text[end])) ++end;
     if (end == at + 1 || end >= text.size() || text[end] != '@') continue;
-    on_slot(at, end + 1, upper(text.substr(at + 1, end - at - 1)));
+    on_slot(at, end + 1, slot_key(text.substr(at + 1, end - at - 1)));
     at = end;
   }
 }
@@ -75,7 +61,7 @@ struct Reader {
 
   void slot(const std::vector<std::string>& fields, const std::string& where, bool label_changing) {
     if (fields.size() < 2 || is_blank(fields[1])) fail("{}: slot line without a slot name", where);
-    Slot slot{upper(fields[1]), {fields.begin() + 2, fields.end()}, label_changing, where};
+    Slot slot{slot_key(fields[1]), {fields.begin() + 2, fields.end()}, label_changing, where};
     if (!std::all_of(slot.name.begin(), slot.name.end(), is_name_char))
       fail("{}: slot name '{}' may hold only letters, digits, '_' and '-'", where, fields[1]);
     if (slot.replacements.empty()) fail("{}: slot @{}@ has no replacement list", where, slot.name);
@@ -239,6 +225,20 @@ GeneratedText fill(const Template& t, const DrawPlan& plan, const Combination& c
 
 }  // namespace
 
+std::vector<std::string> split_fields(const std::string& text, char separator) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t at; (at = text.find(separator, start)) != std::string::npos; start = at + 1)
+    fields.push_back(text.substr(start, at - start));
+  fields.push_back(text.substr(start));
+  return fields;
+}
+
+std::string slot_key(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
 Draws parse_draws(const std::string& name) {
   if (name == "default") return Draws::Default;
   if (name == "shared") return Draws::Shared;
@@ -262,7 +262,7 @@ TemplateSet read_templates(const std::vector<std::string>& paths, std::vector<st
     std::string line;
     while (lines.next(line)) {
       if (is_blank(line) || line.front() == '#') continue;
-      reader.line(split_tabs(line), lines.where());
+      reader.line(split_fields(line, '\t'), lines.where());
     }
   }
   reader.finish(warnings);

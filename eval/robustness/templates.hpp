@@ -43,6 +43,12 @@ struct TemplateSet {
 // declared labels. `warnings` receives one line per slot no template uses.
 TemplateSet read_templates(const std::vector<std::string>& paths, std::vector<std::string>& warnings);
 
+// `text` cut at every `separator` (empty fields kept: n separators give n + 1 fields).
+std::vector<std::string> split_fields(const std::string& text, char separator);
+
+// A slot's name as stored: upper case, as slot names are case-insensitive.
+std::string slot_key(std::string name);
+
 // The slot names of a template's text in order of first appearance, upper-cased.
 std::vector<std::string> slot_names(const std::string& text);
 
