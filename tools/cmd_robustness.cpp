@@ -272,9 +272,10 @@ void run_score(const ScoreArguments& args) {
     const LabelMap map = parse_label_map(args.label_map);
     std::unique_ptr<Backend> backend;
     row_run = run_prediction_rows(
-        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--paper-templates", "--phenomena", "--predictions", "--models",
-                                               "--compare-models", "--compare-predictions", "--population",
-                                               "--population-predictions"},
+        // --population's NAME=LIST names no file itself: the models its lists give are fingerprinted.
+        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--paper-templates", "--phenomena",
+                                               "--predictions", "--models", "--compare-models", "--compare-predictions"},
+                                    .content = all_models,
                                     .output = args.output,
                                     .chunk = chunk_rows(args.compute)}),
         {.models = all_models,
