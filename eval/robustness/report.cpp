@@ -322,6 +322,10 @@ std::string score_latex(const ScoreResult& result) {
     for (std::size_t k = 0; k < result.phenomena.size(); ++k) out += " & " + cell(p.phenomena[k], k + 1);
     out += " \\\\\n";
   }
+  // What always predicting each set's most frequent label scores, beside every p and p′.
+  out += "\\hline\nMajority baseline & $" + number(result.baselines.task.majority_share) + "$";
+  for (const auto& b : result.baselines.phenomena) out += " & $" + number(b.majority_share) + "$";
+  out += " \\\\\n";
   return out + "\\hline\n\\end{tabular}\n";
 }
 

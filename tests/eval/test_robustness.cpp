@@ -627,6 +627,8 @@ TEST(RobustnessReport, TablesCsvLatexAndJson) {
   const std::string latex = score_latex(result);
   EXPECT_NE(latex.find("Population & Task & negation & irony \\\\"), std::string::npos) << latex;
   EXPECT_NE(latex.find("vanilla & $1.0000 \\pm 0.0000$"), std::string::npos) << latex;
+  // task pos 2 / neg 2, negation neg 2 / pos 1, irony 1 / 1.
+  EXPECT_NE(latex.find("Majority baseline & $0.5000$ & $0.6667$ & $0.5000$ \\\\"), std::string::npos) << latex;
   const std::string text = score_text(result);
   EXPECT_NE(text.find("Welch's t-test"), std::string::npos);
   EXPECT_EQ(report::csv_field("a,b"), "\"a,b\"");
