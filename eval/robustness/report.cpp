@@ -52,11 +52,12 @@ std::string every_text(const std::optional<bool>& every) { return every ? yes_no
 std::string chance_text(const ScoreResult& result) {
   switch (result.baselines.chance) {
     case Chance::Uniform:
-      return fmt::format("chance-corrected: (accuracy − 1/{0}) / (1 − 1/{0}), 0 = random guessing among {0} labels",
+      return fmt::format("chance-corrected: (accuracy − 1/{0}) / (1 − 1/{0}), 0 = random guessing among {0} labels; "
+                         "verdicts on the corrected values",
                          result.baselines.classes);
     case Chance::Majority:
       return "chance-corrected: (accuracy − m) / (1 − m), m = the set's majority-class share (a template's: its "
-             "phenomenon's), 0 = always predicting the majority label";
+             "phenomenon's), 0 = always predicting the majority label; verdicts on the corrected values";
     case Chance::None: break;
   }
   return "verdicts on plain accuracy (--chance none)";
@@ -182,8 +183,7 @@ ScoreResult make_score_result(const Bed& bed, Baselines baselines, double tau, s
 
 std::string score_text(const ScoreResult& result) {
   std::string out = fmt::format(
-      "Semantic robustness (La Malfa & Kwiatkowska 2022), τ = {}\ntask: {} ({} texts)\n{}; verdicts on the corrected "
-      "values\n",
+      "Semantic robustness (La Malfa & Kwiatkowska 2022), τ = {}\ntask: {} ({} texts)\n{}\n",
       result.tau, result.task_path, result.baselines.task.total, chance_text(result));
   for (const auto& population : result.populations) {
     const std::size_t n = population.models.size();

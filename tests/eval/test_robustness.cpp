@@ -559,7 +559,12 @@ TEST(RobustnessScoring, PerModelVerdictsInsideAPopulation) {
   EXPECT_NEAR(p.templates_corrected.at("irony-2").mean, 21.0 / 26, 1e-15);
   EXPECT_EQ(j["populations"][0]["templates"]["irony-2"]["robust"], true);
   const std::string text = score_text(result);
+  EXPECT_NE(text.find("0 = random guessing among 2 labels; verdicts on the corrected values"), std::string::npos) << text;
   EXPECT_NE(text.find("neg 24 / pos 1"), std::string::npos) << text;
+  const std::string plain = score_text(make_score_result(bed, baselines(bed, Chance::None), 0.2,
+                                                         {summarize("P", models, baselines(bed, Chance::None), 0.2)}));
+  EXPECT_NE(plain.find("verdicts on plain accuracy (--chance none)\n"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("corrected values"), std::string::npos) << plain;
   EXPECT_NE(text.find("3/4"), std::string::npos) << text;
   EXPECT_NE(text.find("irony-2"), std::string::npos) << text;
 }
