@@ -224,7 +224,7 @@ struct Converter {
   std::string literal(const std::string& token, const std::string& where) {
     const std::string name = fmt::format("LITERAL-{}", ++literals);
     set.slots.emplace(name, Slot{name, {token}, false, where, true});
-    return "@" + name + "@";
+    return fmt::format("@{}@", name);
   }
 
   void add(const Group& g) {
@@ -253,7 +253,7 @@ struct Converter {
         if (auto k = keys.find(token); k != keys.end()) {
           const auto& [key, values] = g.replace[k->second];
           const bool flips = std::find(g.label_changing.begin(), g.label_changing.end(), key) != g.label_changing.end();
-          converted += "@" + slot_for(g, key, values, flips, g.replace_where[k->second]) + "@";
+          converted += fmt::format("@{}@", slot_for(g, key, values, flips, g.replace_where[k->second]));
           used.insert(key);
         } else if (!slot_names(token).empty()) {
           if (is_key(token))
