@@ -133,12 +133,14 @@ ModelVerdicts judge(const Baselines& b, double p, double plain_p, const std::vec
     out.phenomena.push_back(verdict(p, phenomena[k], tau));
     out.baseline_above_task.push_back(b.phenomena[k].majority_share > plain_p);
     std::optional<bool> every;
+    bool defined = true;  // a template without a corrected value (one label under Majority) has no verdict
     for (const auto& id : b.phenomenon_templates[k]) {
       const Verdict v = verdict(p, templates.at(id), tau);
       out.templates[id] = v;
       every = every.value_or(true) && v.robust;
+      defined = defined && v.defined;
     }
-    out.every_template.push_back(every);
+    out.every_template.push_back(defined ? every : std::nullopt);
   }
   return out;
 }

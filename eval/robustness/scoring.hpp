@@ -81,7 +81,7 @@ struct ModelVerdicts {
   std::vector<Verdict> phenomena;
   std::map<std::string, Verdict> templates;
   // Definition 6 ("for any s"): robust on every template of the phenomenon; nullopt for a
-  // phenomenon without templates (an external set).
+  // phenomenon without templates (an external set) or with a template that has no verdict.
   std::vector<std::optional<bool>> every_template;
   std::vector<bool> baseline_above_task;  // the phenomenon's majority share exceeds the model's p
 };

@@ -519,6 +519,24 @@ TEST(RobustnessScoring, ChanceCorrectedVerdictsOnASkewedBed) {
   EXPECT_EQ(majority.verdicts.every_template[0], std::optional<bool>(false));
 }
 
+// A set of one label under --chance majority: no corrected value, no verdict, no "every template".
+TEST(RobustnessScoring, OneLabelSetHasNoMajorityCorrectedVerdict) {
+  LabelledSet task{"task.tsv", {"t1", "t2"}, {"pos", "neg"}, {1, 2}};
+  Bed bed = make_bed(std::move(task), {{"s1", "neg", "sarcasm", "sarcasm-1", {}}, {"s2", "neg", "sarcasm", "sarcasm-1", {}}});
+  const ModelScore m = score_model("m", bed, {"pos", "neg", "neg", "neg"});
+  const Population majority = summarize("P", {m}, baselines(bed, Chance::Majority), 0.05);
+  EXPECT_TRUE(std::isnan(majority.phenomena_corrected[0].mean));
+  EXPECT_FALSE(majority.verdicts.phenomena[0].defined);
+  EXPECT_FALSE(majority.verdicts.templates.at("sarcasm-1").defined);
+  EXPECT_EQ(majority.verdicts.every_template[0], std::nullopt);
+  EXPECT_EQ(majority.robust_models[0], 0u);
+  // Uniform: 1.0 → 1 ≥ 1 − 0.05.
+  const Population uniform = summarize("P", {m}, baselines(bed, Chance::Uniform), 0.05);
+  EXPECT_EQ(uniform.verdicts.every_template[0], std::optional<bool>(true));
+  const std::string csv = score_csv(make_score_result(bed, baselines(bed, Chance::Majority), 0.05, {majority}));
+  EXPECT_NE(csv.find("P,m,phenomenon,sarcasm,2,2,1,,\n"), std::string::npos) << csv;
+}
+
 // A population mean can be robust while one of its models is not.
 TEST(RobustnessScoring, PerModelVerdictsInsideAPopulation) {
   const Bed bed = skewed_bed();
