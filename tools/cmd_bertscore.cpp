@@ -72,17 +72,6 @@ void warn_empty(const std::vector<std::string>& hyps, const References& refs) {
                empty_refs);
 }
 
-metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
-  double p = 0, r = 0, f = 0;
-  for (const auto& s : scores) {
-    p += s.precision;
-    r += s.recall;
-    f += s.f1;
-  }
-  const double n = static_cast<double>(scores.size());
-  return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
-}
-
 // bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456".
 std::string summary_line(const std::string& hash, const metrics::BertScore& m) {
   return fmt::format("{} P: {:.6f} R: {:.6f} F1: {:.6f}", hash, m.precision, m.recall, m.f1);
@@ -193,7 +182,7 @@ std::vector<metrics::BertScore> read_records(const std::vector<std::string>& rec
 
 void write_output(const BertScoreArguments& args, const std::vector<metrics::BertScore>& scores,
                   const std::string& hash, std::int64_t layer) {
-  const auto corpus = mean(scores);
+  const auto corpus = metrics::mean_score(scores);
   AtomicOutput out(args.model.output);
   if (args.sentence) {
     write_sentences(scores, args, out);
