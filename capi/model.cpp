@@ -2,11 +2,13 @@
 // --deterministic, --allow-non-finite, --batch-size, --src-lang, --tgt-lang and --tokenizer do; tokenize.
 #include "capi/model.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
+#include "core/log.hpp"
 #include "core/version.hpp"
 #include "backends/registry.hpp"
 #include "models/family.hpp"
@@ -90,6 +92,22 @@ Translator& translator_of(invar_model* model, const char* call) {
   return *model->translator;
 }
 
+void report_progress(const invar_model& model, std::size_t done, std::size_t total) {
+  if (model.progress != nullptr && model.progress(done, total, model.progress_user) != 0)
+    throw Stopped(fmt::format("stopped by the progress callback after {} of {} inputs", done, total));
+}
+
+BatchOptions reporting_batches(const invar_model& model, std::size_t total) {
+  BatchOptions options{.batch_size = model.batch_size};
+  if (model.progress == nullptr) return options;
+  // The engine reports each batch's inputs; the callback gets the running count.
+  options.progress = [&model, total, done = std::make_shared<std::size_t>(0)](std::size_t batch) {
+    *done += batch;
+    report_progress(model, *done, total);
+  };
+  return options;
+}
+
 }  // namespace invar::capi
 
 using namespace invar::capi;
@@ -115,6 +133,24 @@ invar_status invar_model_open(const char* path, const invar_model_options* optio
 }
 
 void invar_model_free(invar_model* model) { delete model; }
+
+invar_status invar_model_set_progress(invar_model* model, invar_progress_fn progress, void* user) {
+  return guarded([&] {
+    require(model, "model");
+    model->progress = progress;
+    model->progress_user = user;
+  });
+}
+
+void invar_log_set(invar_log_fn callback, void* user) {
+  if (callback == nullptr) {
+    invar::set_log_sink({});
+    return;
+  }
+  // A sink that throws would break the call that warns: bad_alloc here ends in std::terminate
+  // rather than leaving the C API (the log is set outside every guarded call).
+  invar::set_log_sink([callback, user](const std::string& message) { callback(INVAR_LOG_WARNING, message.c_str(), user); });
+}
 
 invar_status invar_model_kind_of(const invar_model* model, invar_model_kind* kind) {
   return guarded([&] {

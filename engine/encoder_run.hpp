@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/text_encoder.hpp"
@@ -15,6 +16,10 @@
 #include "loaders/model_source.hpp"
 
 namespace invar {
+
+// `layer` as a count of layers run of a model of `layers` layers: 0 = the embeddings, negative
+// counts from the end (-1 = the last); fails naming the setting (`name`) when there is no such layer.
+std::int64_t resolve_layer(std::int64_t layers, std::int64_t layer, std::string_view name);
 
 struct EncoderRunOptions {
   std::size_t max_length = 0;   // 0 = the model's limit

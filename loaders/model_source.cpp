@@ -2,11 +2,11 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 #include "loaders/sources.hpp"
 #include "loaders/tensor_set.hpp"
@@ -49,8 +49,8 @@ void ModelSource::check_finite(const std::string& name, const TensorData& tensor
   if (non_finite_ == NonFinite::Refuse)
     fail("{}: weight '{}' holds {} non-finite value{} (NaN or infinity): the file is damaged or the model diverged "
          "in training (--allow-non-finite loads it anyway)", path(), name, found, found == 1 ? "" : "s");
-  fmt::print(stderr, "invar: warning: {}: weight '{}' holds {} non-finite value{} (NaN or infinity)\n", path(),
-             printable(name), found, found == 1 ? "" : "s");
+  warn(fmt::format("{}: weight '{}' holds {} non-finite value{} (NaN or infinity)", path(), printable(name), found,
+                   found == 1 ? "" : "s"));
 }
 
 void TensorSet::add(const std::string& name, TensorData tensor, const std::string& where) {

@@ -75,17 +75,6 @@ void warn_empty(const std::vector<std::string>& hyps, const References& refs) {
                empty_refs);
 }
 
-metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
-  double p = 0, r = 0, f = 0;
-  for (const auto& s : scores) {
-    p += s.precision;
-    r += s.recall;
-    f += s.f1;
-  }
-  const double n = static_cast<double>(scores.size());
-  return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
-}
-
 // bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456" (at -w 6, its default).
 std::string summary_line(const std::string& hash, const metrics::BertScore& m, int width) {
   return fmt::format("{} P: {:.{}f} R: {:.{}f} F1: {:.{}f}", hash, m.precision, width, m.recall, width, m.f1, width);
@@ -198,7 +187,7 @@ std::vector<metrics::BertScore> read_records(const std::vector<std::string>& rec
 
 void write_output(const BertScoreArguments& args, const std::vector<metrics::BertScore>& scores,
                   const std::string& hash, std::int64_t layer) {
-  const auto corpus = mean(scores);
+  const auto corpus = metrics::mean_score(scores);
   AtomicOutput out(args.model.output);
   if (args.sentence) {
     write_sentences(scores, args, out);
