@@ -343,7 +343,8 @@ TEST(LipToolCli, EmptyTextsSkippedAndCountedOrNamed) {
                                 dir + "/b.tsv", "--min-df", "1", "--json"};
   auto error = test::run_cli(args);
   EXPECT_EQ(error.exit_code, 1);
-  EXPECT_EQ(error.err, "invar: error: " + dir + "/train.tsv:21: empty text (--empty skip leaves empty texts out)\n");
+  EXPECT_EQ(error.err, "invar: error: " + dir + "/train.tsv:21: empty text (--empty skip leaves empty texts out; --empty nan reads "
+            "them as the LIP tool does)\n");
 
   args.insert(args.end(), {"--empty", "skip"});
   auto run = test::run_cli(args);
@@ -354,6 +355,50 @@ TEST(LipToolCli, EmptyTextsSkippedAndCountedOrNamed) {
   EXPECT_EQ(out["empty_texts_skipped"][dir + "/a.tsv"], 1);
   EXPECT_EQ(out["empty_texts_skipped"][dir + "/b.tsv"], 1);
   EXPECT_EQ(out["classifier_check"]["source"]["texts"], 20);
+}
+
+TEST(LipTool, PandasNaMarkersAreReadAsNan) {
+  for (const char* cell : {"", "nan", "NaN", "NA", "N/A", "n/a", "null", "NULL", "#N/A", "<NA>", "-nan", "1.#QNAN"})
+    EXPECT_TRUE(lip::pandas_na_marker(cell)) << cell;
+  // pandas 1.x keeps these as text: "None" became NA only in pandas 2; whitespace is not stripped.
+  for (const char* cell : {"None", " ", " nan", "na", "Nan", "NAN", "nan "}) EXPECT_FALSE(lip::pandas_na_marker(cell)) << cell;
+}
+
+TEST(LipToolCli, EmptyNanReadsEmptyTextsAsTheWordNan) {
+  // --empty nan on files with an empty cell and a pandas NA marker must give exactly what the same
+  // files give with the literal text "nan" written in those cells.
+  const auto dir = test::temp_dir();
+  std::vector<std::string> train;
+  for (int i = 0; i < 10; ++i) {
+    train.push_back(fmt::format("lovely great thing {}\tpos", i));
+    train.push_back(fmt::format("awful broken thing {}\tneg", i));
+  }
+  auto literal = train;
+  train.insert(train.end(), {"\tneg", "NA\tneg", "  \tpos"});
+  literal.insert(literal.end(), {"nan\tneg", "nan\tneg", "  \tpos"});
+  test::write_file(dir + "/train.tsv", lines(train));
+  test::write_file(dir + "/train_nan.tsv", lines(literal));
+  test::write_file(dir + "/a.tsv", lines({"lovely thing\tpos", "\tneg", "awful thing\tneg", "great\tpos"}));
+  test::write_file(dir + "/a_nan.tsv", lines({"lovely thing\tpos", "nan\tneg", "awful thing\tneg", "great\tpos"}));
+  test::write_file(dir + "/b.tsv", lines({"lovely item", "awful item", "nan", "great"}));
+  auto run_on = [&](const std::string& suffix) {
+    const std::string predictions = dir + "/predictions" + suffix + ".jsonl";
+    auto run = test::run_cli({"lip", "--train", dir + "/train" + suffix + ".tsv", "--original", dir + "/a" + suffix + ".tsv",
+                              "--transformed", dir + "/b.tsv", "--min-df", "1", "--empty", "nan", "--json",
+                              "--predictions", predictions});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return std::pair{json::parse(run.out), test::read_file(predictions)};
+  };
+  const auto [out, predictions] = run_on("");
+  const auto [out_literal, predictions_literal] = run_on("_nan");
+  EXPECT_EQ(out["texts"], 4);  // nothing dropped
+  EXPECT_EQ(out["empty_texts_read_as_nan"][dir + "/train.tsv"], 2);  // the empty cell and NA; "  " is kept
+  EXPECT_EQ(out["empty_texts_read_as_nan"][dir + "/a.tsv"], 1);
+  EXPECT_EQ(out["empty_texts_read_as_nan"][dir + "/b.tsv"], 1);  // a literal nan is NaN to pandas too
+  EXPECT_TRUE(out["empty_texts_skipped"].empty());
+  EXPECT_EQ(out["tool"], out_literal["tool"]);
+  EXPECT_EQ(out["per_run"][0]["cross_validation"], out_literal["per_run"][0]["cross_validation"]);
+  EXPECT_EQ(predictions, predictions_literal);
 }
 
 TEST(LipToolCli, AWeakClassifierGetsNoVerdict) {
