@@ -5,6 +5,7 @@
 // which process computed it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -28,6 +29,7 @@ struct BertScoreArguments {
   ModelOptions model;
   TextInputOptions text;  // how hypothesis and reference files are read (the same for each)
   std::vector<std::string> refs;
+  std::string ref_lists;  // JSONL: one array of references per hypothesis, any number each
   std::optional<std::int64_t> layer;
   bool idf = false;
   std::string baseline;
@@ -50,6 +52,26 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
   if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
+  if (args.refs.empty() == args.ref_lists.empty())
+    fail("give the references with -r/--ref FILE (one per line, repeat for several) or --ref-lists FILE (not both)");
+  if (!args.ref_lists.empty()) {
+    LineReader in(args.ref_lists);
+    std::size_t row = 0;
+    for (std::string line; in.next(line); ++row) {
+      if (row >= hyps.size())
+        fail("{}: more reference lists than the {} hypotheses of {}", in.where(), hyps.size(), name);
+      const auto list = nlohmann::json::parse(line, nullptr, false);
+      if (!list.is_array() || list.empty())
+        fail("{}: expected a JSON array of one or more reference strings", in.where());
+      for (const auto& ref : list) {
+        if (!ref.is_string()) fail("{}: reference {} is not a string", in.where(), refs[row].size() + 1);
+        refs[row].push_back(ref.get<std::string>());
+      }
+    }
+    if (row != hyps.size())
+      fail("{} has {} reference lists but the hypotheses ({}) have {}; they must be line-aligned", args.ref_lists, row,
+           name, hyps.size());
+  }
   for (const auto& file : args.refs) {
     auto lines = read_input_texts(file, args.text, kOneText).texts[0];
     if (lines.size() != hyps.size())
@@ -218,9 +240,11 @@ void run(const BertScoreArguments& args) {
   if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
 
   // Chunks of whole matching batches (every segment has as many pairs as reference files), so
-  // bert_score's batch padding floors the cosines it floors in one whole run.
-  const std::size_t chunk = chunk_rows(args.model);
-  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--baseline"},
+  // bert_score's batch padding floors the cosines it floors in one whole run. Reference lists of
+  // different lengths put batch boundaries inside segments: then the run is one chunk.
+  const bool equal_lists = std::ranges::all_of(refs, [&](const auto& r) { return r.size() == refs.front().size(); });
+  const std::size_t chunk = equal_lists ? chunk_rows(args.model) : hyps.size();
+  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--ref-lists", "--baseline"},
               .output = args.model.output, .rows = hyps.size(), .chunk = chunk}));
   std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
   for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
@@ -266,8 +290,11 @@ void setup_bertscore(CLI::App& metric) {
                     "a batch can floor negative cosines at 0)");
   app->add_option("-r,--ref", args->refs,
                   "References, row-aligned with the hypotheses, read as they are (--input-format, --column) (repeat "
-                  "for several references: P, R and F are each the maximum over them)")
-      ->required();
+                  "for several references: P, R and F are each the maximum over them)");
+  app->add_option("--ref-lists", args->ref_lists,
+                  "Instead of -r: JSON Lines, one array of reference strings per hypothesis, of any length "
+                  "(bert_score's list of lists: P, R and F each the maximum over the line's references; --idf from "
+                  "every reference of every list). Lists of different lengths make the run one chunk");
   app->add_option("--layer", args->layer,
                   "Hidden states after this many layers (0 = embeddings); default: bert_score's layer for the "
                   "model's name (e.g. roberta-large 17), required for other models");
