@@ -97,7 +97,7 @@ report::TextTable classifier_table(const LipData& data, const LipResult& result)
                           format_value(result, over_runs(result, [&](const LipRun& r) { return (r.*check)->macro_f1; }), 3),
                           c});
   };
-  add(data.train_target ? "for A" : "for A and B", &LipRun::source_check, &LipRun::source_training_texts, &LipRun::source_C);
+  add(data.train_target || data.source_only ? "for A" : "for A and B", &LipRun::source_check, &LipRun::source_training_texts, &LipRun::source_C);
   if (data.train_target) add("for B", &LipRun::target_check, &LipRun::target_training_texts, &LipRun::target_C);
   return table;
 }
@@ -144,8 +144,8 @@ report::TextTable score_table(const LipResult& result) {
 
 std::vector<std::pair<std::string, std::string>> settings(const LipData& data, const LipResult& result) {
   auto count = [](const LabelledTexts& t) { return fmt::format("{} ({} texts)", t.path, t.texts.size()); };
-  std::vector<std::pair<std::string, std::string>> items{{"originals A", count(data.original)},
-                                                         {"transformed B", data.transformed.path}};
+  std::vector<std::pair<std::string, std::string>> items{{"originals A", count(data.original)}};
+  if (!data.source_only) items.emplace_back("transformed B", data.transformed.path);
   if (data.train_target) {
     items.emplace_back("training data for A", count(data.train));
     items.emplace_back("training data for B", count(*data.train_target));
