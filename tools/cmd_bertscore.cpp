@@ -52,8 +52,6 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
   if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
-  if (args.refs.empty() == args.ref_lists.empty())
-    fail("give the references with -r/--ref FILE (one per line, repeat for several) or --ref-lists FILE (not both)");
   if (!args.ref_lists.empty()) {
     LineReader in(args.ref_lists);
     std::size_t row = 0;
@@ -324,7 +322,13 @@ void setup_bertscore(CLI::App& metric) {
       "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0. An empty hypothesis is an error "
       "unless --empty reference; an empty reference scores 0 against its hypothesis (with a warning), as in "
       "bert_score.");
-  app->callback([args] { run(*args); });
+  app->callback([args] {
+    // One way of giving the references: none or both is a usage error (exit 2), as a missing option is.
+    if (args->refs.empty() == args->ref_lists.empty())
+      throw CLI::ValidationError("-r/--ref, --ref-lists",
+                                 "give the references with -r FILE (repeat for several) or --ref-lists FILE, not both");
+    run(*args);
+  });
 }
 
 INVAR_SUBCOMMAND("metric", "bertscore", setup_bertscore);

@@ -397,9 +397,7 @@ TEST(CliBertScore, RefListsAreCheckedAndExclusiveWithRef) {
   EXPECT_EQ(run_with("[\"the cat\"]\n[\"x\", 3]\n").err, "invar: error: " + dir + "/refs.jsonl:2: reference 2 is not a string\n");
   EXPECT_EQ(run_with("[\"the cat\"]\n").err, "invar: error: " + dir + "/refs.jsonl has 1 reference lists but the hypotheses (" +
                                                  dir + "/hyps.txt) have 2; they must be line-aligned\n");
-  EXPECT_EQ(run_with("[\"the cat\"]\n[\"Hallo\"]\n", {"-r", dir + "/hyps.txt"}).err,
-            "invar: error: give the references with -r/--ref FILE (one per line, repeat for several) or --ref-lists FILE "
-            "(not both)\n");
+  EXPECT_EQ(run_with("[\"the cat\"]\n[\"Hallo\"]\n", {"-r", dir + "/hyps.txt"}).exit_code, 2);  // both: usage error
   // One list of two references equals two -r files.
   test::write_file(dir + "/r1.txt", "the cat\nHallo Welt\n");
   test::write_file(dir + "/r2.txt", "a dog\nHallo\n");
