@@ -209,12 +209,22 @@ report::TextTable tool_table(const LipData& data, const LipResult& result, const
   return table;
 }
 
+// The tool's normalize_counter as [label, share] pairs in first-seen order.
+nlohmann::json distribution(const std::vector<std::string>& labels) {
+  nlohmann::json shares = nlohmann::json::array();
+  for (const auto& [label, share] : tool_distribution(labels)) shares.push_back({label, share});
+  return shares;
+}
+
+// The empty texts per file, left out (--empty skip) or read as "nan" (--empty nan).
+void add_empty_counts(nlohmann::json& out, const LipData& data) {
+  out["empty_texts_skipped"] = nlohmann::json::object();
+  out["empty_texts_read_as_nan"] = nlohmann::json::object();
+  for (const auto& skipped : data.skipped)
+    out[skipped.read_as_nan ? "empty_texts_read_as_nan" : "empty_texts_skipped"][skipped.path] = skipped.count;
+}
+
 nlohmann::json tool_json(const LipData& data, const LipResult& result, const LipRun& run) {
-  auto distribution = [](const std::vector<std::string>& labels) {
-    nlohmann::json shares = nlohmann::json::array();
-    for (const auto& [label, share] : tool_distribution(labels)) shares.push_back({label, share});
-    return shares;
-  };
   return {{"KL_O_PO", fmt::format("{:.3f}", run.kl_original)},
           {"KL_O_PT", fmt::format("{:.3f}", run.kl_transformed)},
           {"significance_source", tool_stars(run.truth_vs_original.pvalue)},
@@ -323,11 +333,6 @@ std::string source_text_report(const LipData& data, const LipResult& result) {
 nlohmann::json source_json(const LipData& data, const LipResult& result) {
   using nlohmann::json;
   const auto& run = result.runs.front();
-  auto distribution = [](const std::vector<std::string>& labels) {
-    json shares = json::array();
-    for (const auto& [label, share] : tool_distribution(labels)) shares.push_back({label, share});
-    return shares;
-  };
   json out{{"source_only", true}, {"original", data.original.path}, {"train", data.train.path},
            {"texts", data.original.texts.size()}, {"classes", result.classes}, {"classifier", result.classifier},
            {"preset", result.preset}, {"check", result.check}, {"weak_check", weak_reasons(result)},
@@ -335,10 +340,7 @@ nlohmann::json source_json(const LipData& data, const LipResult& result) {
            {"chi2_truth_original", {{"chi2", run.truth_vs_original.chi2}, {"p", run.truth_vs_original.pvalue},
                                     {"dof", run.truth_vs_original.dof}}},
            {"verdict", verdict_name(run.verdict)}};
-  out["empty_texts_skipped"] = json::object();
-  out["empty_texts_read_as_nan"] = json::object();
-  for (const auto& skipped : data.skipped)
-    out[skipped.read_as_nan ? "empty_texts_read_as_nan" : "empty_texts_skipped"][skipped.path] = skipped.count;
+  add_empty_counts(out, data);
   if (run.source_check)
     out["classifier_check"] = {{"texts", run.source_check->texts}, {"accuracy", run.source_check->accuracy},
                                {"macro_f1", run.source_check->macro_f1}};
@@ -391,10 +393,7 @@ nlohmann::json lip_json(const LipData& data, const LipResult& result) {
   out["runs"] = result.runs.size();
   out["seed"] = result.runs.front().seed;
   out["preset"] = result.preset;
-  out["empty_texts_skipped"] = json::object();
-  out["empty_texts_read_as_nan"] = json::object();
-  for (const auto& skipped : data.skipped)
-    out[skipped.read_as_nan ? "empty_texts_read_as_nan" : "empty_texts_skipped"][skipped.path] = skipped.count;
+  add_empty_counts(out, data);
   out["check"] = result.check;
   out["weak_check"] = weak_reasons(result);
   if (result.runs.size() == 1) out["tool"] = tool_json(data, result, result.runs.front());
