@@ -190,11 +190,14 @@ void setup(CLI::App& root) {
   app->add_flag("--csv", args->csv, "Per-segment CSV: group, system, where, every metric, the human judgements");
   app->add_flag("--latex", args->latex, "LaTeX tables: system means and correlations per group");
   app->add_option("-o,--output", args->output, "Write here instead of standard output (complete or not at all)");
-  app->add_option("--report", args->report, "Also write an HTML report with the cross-metric heat maps");
+  app->add_option("--report", args->report,
+                  "Also write an HTML report: the tables, the cross-metric heat maps, Table 8's pairs, Figure 2's "
+                  "ranks and the formality classifier's report");
   add_run_control_options(*app, args->control);
   app->footer(
       "Human dimensions and the metrics meta-evaluated against them: meaning ~ self-/ref- BLEU, chrF, METEOR, "
-      "BERTScore, WMD, WVCOS and STS; formality ~ formality; fluency ~ PLL and PPPL; combined ~ none. A metric whose "
+      "BERTScore, WMD, WVCOS, STS and ref-STS; formality ~ formality and formality-clf; fluency ~ PLL and PPPL; "
+      "combined ~ none (Table 8's OVERALL pairs are counted against it). A metric whose "
       "model is not given is not computed, and the output says so. System means are the means of the defined "
       "segment scores, except BLEU and chrF with --system-scores corpus (the default): their corpus scores.");
   app->callback([args] { run(*args); });
