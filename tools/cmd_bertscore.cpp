@@ -5,6 +5,7 @@
 // which process computed it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -30,6 +31,7 @@ struct BertScoreArguments {
   TextInputOptions text;  // how hypothesis and reference files are read (the same for each)
   std::vector<std::string> refs;
   std::string source;  // --source: compared with in place of references (self-BERTScore)
+  std::string ref_lists;  // JSONL: one array of references per hypothesis, any number each
   std::optional<std::int64_t> layer;
   bool idf = false;
   std::string baseline;
@@ -53,6 +55,24 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
   if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
+  if (!args.ref_lists.empty()) {
+    LineReader in(args.ref_lists);
+    std::size_t row = 0;
+    for (std::string line; in.next(line); ++row) {
+      if (row >= hyps.size())
+        fail("{}: more reference lists than the {} hypotheses of {}", in.where(), hyps.size(), name);
+      const auto list = nlohmann::json::parse(line, nullptr, false);
+      if (!list.is_array() || list.empty())
+        fail("{}: expected a JSON array of one or more reference strings", in.where());
+      for (const auto& ref : list) {
+        if (!ref.is_string()) fail("{}: reference {} is not a string", in.where(), refs[row].size() + 1);
+        refs[row].push_back(ref.get<std::string>());
+      }
+    }
+    if (row != hyps.size())
+      fail("{} has {} reference lists but the hypotheses ({}) have {}; they must be line-aligned", args.ref_lists, row,
+           name, hyps.size());
+  }
   for (const auto& file : args.source.empty() ? args.refs : std::vector<std::string>{args.source}) {
     auto lines = read_input_texts(file, args.text, kOneText).texts[0];
     if (lines.size() != hyps.size())
@@ -212,9 +232,11 @@ void run(const BertScoreArguments& args) {
   if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
 
   // Chunks of whole matching batches (every segment has as many pairs as reference files), so
-  // bert_score's batch padding floors the cosines it floors in one whole run.
-  const std::size_t chunk = chunk_rows(args.model);
-  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--source", "--baseline"},
+  // bert_score's batch padding floors the cosines it floors in one whole run. Reference lists of
+  // different lengths put batch boundaries inside segments: then the run is one chunk.
+  const bool equal_lists = std::ranges::all_of(refs, [&](const auto& r) { return r.size() == refs.front().size(); });
+  const std::size_t chunk = equal_lists ? chunk_rows(args.model) : hyps.size();
+  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--ref-lists", "--source", "--baseline"},
               .output = args.model.output, .rows = hyps.size(), .chunk = chunk}));
   std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
   for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
@@ -265,6 +287,10 @@ void setup_bertscore(CLI::App& metric) {
                   "Sources, row-aligned, read as the references are: compare the outputs with their inputs (the "
                   "self- variant of style transfer) instead of references, as the other metrics' --source")
       ->excludes(refs);
+  app->add_option("--ref-lists", args->ref_lists,
+                  "Instead of -r: JSON Lines, one array of reference strings per hypothesis, of any length "
+                  "(bert_score's list of lists: P, R and F each the maximum over the line's references; --idf from "
+                  "every reference of every list). Lists of different lengths make the run one chunk");
   app->add_option("--layer", args->layer,
                   "Hidden states after this many layers (0 = embeddings); default: bert_score's layer for the "
                   "model's name (e.g. roberta-large 17), required for other models");
@@ -298,8 +324,12 @@ void setup_bertscore(CLI::App& metric) {
       "unless --empty reference; an empty reference scores 0 against its hypothesis (with a warning), as in "
       "bert_score.");
   app->callback([args] {
-    // One of the two is required, as -r alone was: a usage error, before any file is read.
-    if (args->refs.empty() && args->source.empty()) throw CLI::RequiredError("-r,--ref or --source");
+    // Exactly one way of giving what the hypotheses are compared with: none or two is a usage error (exit 2).
+    const int given = !args->refs.empty() + !args->ref_lists.empty() + !args->source.empty();
+    if (given != 1)
+      throw CLI::ValidationError("-r/--ref, --ref-lists, --source",
+                                 "give the references with -r FILE (repeat for several) or --ref-lists FILE, or the "
+                                 "sources with --source FILE: exactly one of them");
     run(*args);
   });
 }
