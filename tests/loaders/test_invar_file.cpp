@@ -289,15 +289,6 @@ std::pair<std::size_t, nlohmann::json> layout_of(const std::string& file) {
   return {get_le(file, 32, 8), nlohmann::json::parse(file.substr(64, get_le(file, 24, 8)))};
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 // The writer hashes every block of the data (XXH3, kInvarBlockBytes each); a reader checks the
@@ -327,14 +318,14 @@ TEST(InvarFile, BlocksAreCheckedWhenFirstRead) {
   EXPECT_EQ(to_f32(source->tensor("a")), (std::vector<float>{1, 2, 3, 4, 5, 6}));  // in block 0
   const TensorData rows = source->table("table");
   const std::vector<std::int32_t> early{0, 1, 700};
-  EXPECT_EQ(error_of([&] { source->check_rows("table", rows, early); }), "(no error)");
+  EXPECT_EQ(test::error_of([&] { source->check_rows("table", rows, early); }), "(no error)");
   const std::vector<std::int32_t> late{kBroken};
-  const std::string message = error_of([&] { source->check_rows("table", rows, late); });
+  const std::string message = test::error_of([&] { source->check_rows("table", rows, late); });
   EXPECT_NE(message.find(path + ": data checksum mismatch in tensor 'table' (block 2, "), std::string::npos) << message;
-  EXPECT_NE(error_of([&] { source->tensor("table"); }).find("data checksum mismatch in tensor 'table'"),
+  EXPECT_NE(test::error_of([&] { source->tensor("table"); }).find("data checksum mismatch in tensor 'table'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { ModelSource::open(path)->verify_all(); }).find("data checksum mismatch"), std::string::npos);
-  EXPECT_EQ(error_of([&] { ModelSource::open(convert(folder))->verify_all(); }), "(no error)");
+  EXPECT_NE(test::error_of([&] { ModelSource::open(path)->verify_all(); }).find("data checksum mismatch"), std::string::npos);
+  EXPECT_EQ(test::error_of([&] { ModelSource::open(convert(folder))->verify_all(); }), "(no error)");
 
   // The hashes are the header's to give right: a count or a digit that does not fit is refused.
   const std::string header_text = header.dump();
