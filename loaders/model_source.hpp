@@ -6,10 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -75,7 +75,8 @@ class ModelSource {
 
  protected:
   // Whether the tensor `name` is known to hold no NaN or infinity without reading it: an .invar
-  // file records the check `invar convert` made, and its data CRC proves the bytes unchanged since.
+  // file records the check `invar convert` made, and its data CRC or block hashes, checked before
+  // the bytes are used, prove them unchanged since.
   virtual bool verified_finite(const std::string& /*name*/) const { return false; }
   // Checks [data, data + size), bytes of the tensor `name`, against the source's checksums, failing
   // naming it; a source without checksums has nothing to check.
