@@ -1,5 +1,6 @@
 // invar_model: opening a model as the CLI's --model, --device, --threads, --weights,
-// --deterministic, --allow-non-finite, --batch-size, --src-lang, --tgt-lang and --tokenizer do; tokenize.
+// --linear, --deterministic, --allow-non-finite, --batch-size, --src-lang, --tgt-lang and --tokenizer do;
+// tokenize.
 #include "capi/model.hpp"
 
 #include <memory>
@@ -34,7 +35,18 @@ BackendOptions backend_options(const invar_model_options& options) {
       throw ArgumentError(
           fmt::format("weights must be INVAR_WEIGHTS_F32, INVAR_WEIGHTS_F16 or INVAR_WEIGHTS_INT8, got {}", options.weights));
   }
-  return {.threads = thread_count(options.threads), .deterministic = options.deterministic != 0, .weights = weights};
+  LinearKernel linear = LinearKernel::OneDnn;
+  switch (options.linear) {
+    case INVAR_LINEAR_ONEDNN: break;
+    case INVAR_LINEAR_OPENBLAS: linear = LinearKernel::OpenBlas; break;
+    default:
+      throw ArgumentError(
+          fmt::format("linear must be INVAR_LINEAR_ONEDNN or INVAR_LINEAR_OPENBLAS, got {}", options.linear));
+  }
+  return {.threads = thread_count(options.threads),
+          .deterministic = options.deterministic != 0,
+          .weights = weights,
+          .linear = linear};
 }
 
 const char* kind_name(ModelKind kind) { return kind == ModelKind::Encoder ? "an encoder" : "a seq2seq model"; }

@@ -23,13 +23,14 @@ struct ModelOptions {
   std::string device = "cpu";
   bool deterministic = false;  // see BackendOptions::deterministic
   std::string weights = "f32";  // "f32" or "f16" (BackendOptions::weights)
+  std::string linear = "onednn";  // "onednn" or "openblas" (BackendOptions::linear)
   bool allow_non_finite = false;  // warn about NaN/infinite weights instead of refusing the model
   std::string tokenizer = "auto";  // --tokenizer: which tokenizer files a folder is read with
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
 void add_model_options(CLI::App& command, ModelOptions& options);
-// Adds --batch-size, --threads, --device, --weights and --deterministic (for commands that name
+// Adds --batch-size, --threads, --device, --weights, --linear and --deterministic (for commands that name
 // their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
 

@@ -89,6 +89,11 @@ typedef enum invar_tokenizer {
   INVAR_TOKENIZER_SLOW = 2  /* the slow tokenizer's files only (vocab.txt, spiece.model, ...) */
 } invar_tokenizer;
 
+typedef enum invar_linear {
+  INVAR_LINEAR_ONEDNN = 0,  /* CPU, f32 weights: linear layers on oneDNN, each weight packed once at load */
+  INVAR_LINEAR_OPENBLAS = 1 /* CPU, f32 weights: linear layers on OpenBLAS's sgemm, weights as stored */
+} invar_linear;
+
 typedef struct invar_model_options {
   const char* device;          /* "cpu", "opencl", "opencl:P:D" (invar devices); NULL = "cpu" */
   int threads;                 /* CPU threads, 0 to 1024 as --threads; 0 = every core */
@@ -99,10 +104,11 @@ typedef struct invar_model_options {
   const char* source_language; /* seq2seq: mBART "de_DE", M2M100 "de"; NULL = the model's */
   const char* target_language; /* seq2seq: mBART "en_XX", M2M100 "en", multilingual Marian "fr" */
   int tokenizer;               /* an invar_tokenizer: which tokenizer files a folder is read with */
+  int linear;                  /* an invar_linear (as --linear; int8 weights need INVAR_LINEAR_ONEDNN) */
 } invar_model_options;
 
 /* Defaults: cpu, every core, not deterministic, f32, non-finite weights refused, batches of 32,
- * the model's languages, INVAR_TOKENIZER_AUTO. */
+ * the model's languages, INVAR_TOKENIZER_AUTO, INVAR_LINEAR_ONEDNN. */
 INVAR_API void invar_model_options_init(invar_model_options* options);
 
 /* Opens the model at `path` (options NULL = the defaults). Thread-safe. The calls below that take

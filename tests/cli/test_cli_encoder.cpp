@@ -215,6 +215,28 @@ TEST(CliEncoder, Int8WeightsEmbedCloseToF32) {
   EXPECT_NE(refused.err.find("int4 not in {f32,f16,int8}"), std::string::npos) << refused.err;
 }
 
+// --linear openblas runs the linear layers on OpenBLAS: embeddings within the golden's tolerance of
+// the default's (oneDNN), before or after the command's name; int8 weights are refused with it.
+TEST(CliEncoder, LinearOpenBlasEmbedsAsOneDnnDoes) {
+  const auto golden = test::load_json(test::fixture("core/bert-wordpiece/golden.json"));
+  const std::string input = texts_of(golden, 3);
+  const auto onednn = test::run_cli({"embed", "-m", model("bert-wordpiece"), "--linear", "onednn"}, input);
+  const auto openblas = test::run_cli({"--linear", "openblas", "embed", "-m", model("bert-wordpiece")}, input);
+  ASSERT_EQ(openblas.exit_code, 0) << openblas.err;
+  const auto want = json_lines(onednn.out), got = json_lines(openblas.out);
+  ASSERT_EQ(got.size(), 3u);
+  ASSERT_EQ(want.size(), 3u);
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(near_all(got[i]["embedding"], want[i]["embedding"], 1e-5));
+  const auto int8 =
+      test::run_cli({"embed", "-m", model("bert-wordpiece"), "--linear", "openblas", "--weights", "int8"}, input);
+  EXPECT_EQ(int8.exit_code, 1);
+  EXPECT_NE(int8.err.find("int8 weights run on oneDNN only, not with linear layers on openblas"), std::string::npos)
+      << int8.err;
+  const auto unknown = test::run_cli({"embed", "-m", model("bert-wordpiece"), "--linear", "mkl"}, input);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("mkl not in {onednn,openblas}"), std::string::npos) << unknown.err;
+}
+
 TEST(CliEncoder, HiddenWritesTokensAndTheRequestedLayer) {
   for (const char* name : {"bert-wordpiece", "electra", "albert", "deberta-v3"}) {
     SCOPED_TRACE(name);

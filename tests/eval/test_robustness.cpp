@@ -34,15 +34,6 @@ TemplateSet parse(const std::string& content, std::vector<std::string>* warnings
   return read_templates({write("templates.tsv", content)}, warnings ? *warnings : ignored);
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string bundled(const std::string& name) { return std::string(INVAR_SOURCE_DIR) + "/examples/robustness/" + name; }
 
 const std::string kModel = test::fixture("core/bert-pair-cls");
@@ -140,7 +131,7 @@ TEST(RobustnessTemplates, HugeExpansionIsRefusedBeforeExpandingAndSampledOnReque
   }
   content += "template\tbig\tpos\t" + text + "\ntemplate\tbig\tneg\tsmall one\n";
   const auto set = parse(content);
-  const auto message = error_of([&] { expand(set); });
+  const auto message = test::error_of([&] { expand(set); });
   EXPECT_NE(message.find("templates.tsv:9: the templates would make 10000001 texts"), std::string::npos) << message;
   EXPECT_NE(message.find("template big-1 alone 10000000 of 10000000 combinations"), std::string::npos) << message;
   EXPECT_NE(message.find("--max-per-template"), std::string::npos) << message;
@@ -153,7 +144,7 @@ TEST(RobustnessTemplates, HugeExpansionIsRefusedBeforeExpandingAndSampledOnReque
   EXPECT_EQ(sample.front().replacements.size(), 7u);
   // A bound the caller raises lets the same expansion through (here on a 4-slot template).
   const auto four = parse("slot\tA\t1\t2\t3\nslot\tB\t1\t2\t3\ntemplate\tp\tx\t@A@ @B@\n");
-  EXPECT_NE(error_of([&] { expand(four, {.max_texts = 8}); }).find("would make 9 texts"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { expand(four, {.max_texts = 8}); }).find("would make 9 texts"), std::string::npos);
   EXPECT_EQ(expand(four, {.max_texts = 9}).size(), 9u);
 }
 
@@ -162,7 +153,7 @@ TEST(RobustnessTemplates, ExpansionMemoryIsBoundedBeforeExpanding) {
   const std::string long_value(100000, 'x');
   const auto set = parse("slot\tA\t" + long_value + "\t" + long_value + "y\nslot\tB\t1\t2\t3\t4\t5\n"
                          "template\tp\tx\t@A@ @B@\n");
-  const auto message = error_of([&] { expand(set, {.max_bytes = 1 << 20}); });
+  const auto message = test::error_of([&] { expand(set, {.max_bytes = 1 << 20}); });
   EXPECT_NE(message.find("would make 10 texts (up to 2 MB; the bounds are 1000000 texts and 1 MB)"), std::string::npos)
       << message;
   EXPECT_EQ(expand(set).size(), 10u);
@@ -179,7 +170,7 @@ TEST(RobustnessTemplates, ProductBeyond64BitsIsSampled) {
     text += "@S" + std::to_string(slot) + "@";
   }
   const auto set = parse(content + "template\tp\tx\t" + text + "\n");
-  EXPECT_NE(error_of([&] { expand(set); }).find("template p-1 has more than 2^64 combinations: sample them"),
+  EXPECT_NE(test::error_of([&] { expand(set); }).find("template p-1 has more than 2^64 combinations: sample them"),
             std::string::npos);
   const auto first = expand(set, {.max_per_template = 50, .seed = 1});
   const auto again = expand(set, {.max_per_template = 50, .seed = 1});
@@ -888,7 +879,7 @@ TEST(RobustnessCli, AblatesWithTheMlpHead) {
 }
 
 TEST(RobustnessErrors, TemplateFilesNameFileAndLine) {
-  auto message = [](const std::string& content) { return error_of([&] { parse(content); }); };
+  auto message = [](const std::string& content) { return test::error_of([&] { parse(content); }); };
   EXPECT_NE(message("template\tp\tpositive\tIt is @ADJ@.\n").find("templates.tsv:1: slot @ADJ@ has no replacement list"),
             std::string::npos);
   EXPECT_NE(message("slot\tADJ\n").find("templates.tsv:1: slot @ADJ@ has no replacement list"), std::string::npos);
@@ -905,7 +896,7 @@ TEST(RobustnessErrors, TemplateFilesNameFileAndLine) {
             std::string::npos);
   EXPECT_NE(message("slots\tA\tx\n").find("templates.tsv:1: unknown line kind 'slots'"), std::string::npos);
   EXPECT_NE(message("slot\tA\tx\n").find("no templates"), std::string::npos);
-  const std::string conflict = error_of([] { expand(parse("slot\tA\tx\t\ntemplate\tp\tpos\tIt is @A@.\ntemplate\tp\tneg\tIt is x.\n")); });
+  const std::string conflict = test::error_of([] { expand(parse("slot\tA\tx\t\ntemplate\tp\tpos\tIt is @A@.\ntemplate\tp\tneg\tIt is x.\n")); });
   EXPECT_NE(conflict.find("templates.tsv:3: 'It is x.' is generated with label 'neg' here and with label 'pos' by template p-1"),
             std::string::npos)
       << conflict;
@@ -920,13 +911,13 @@ TEST(RobustnessErrors, UnusedSlotIsAWarning) {
 
 TEST(RobustnessErrors, LabelMapsAndPredictions) {
   const std::vector<std::string> task{"negative", "positive"};
-  EXPECT_NE(error_of([&] { task_labels_of({"not_paraphrase", "paraphrase"}, parse_label_map({"paraphrase=positive"}), task, "m/config.json"); })
+  EXPECT_NE(test::error_of([&] { task_labels_of({"not_paraphrase", "paraphrase"}, parse_label_map({"paraphrase=positive"}), task, "m/config.json"); })
                 .find("m/config.json: model label 'not_paraphrase' is unmapped"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { task_labels_of({"LABEL_0", "LABEL_1"}, {}, task, "m/config.json"); })
+  EXPECT_NE(test::error_of([&] { task_labels_of({"LABEL_0", "LABEL_1"}, {}, task, "m/config.json"); })
                 .find("model label 'LABEL_0' is not a task label"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { task_labels_of({"a", "b"}, parse_label_map({"a=negative", "b=neutral"}), task, "m"); })
+  EXPECT_NE(test::error_of([&] { task_labels_of({"a", "b"}, parse_label_map({"a=negative", "b=neutral"}), task, "m"); })
                 .find("maps to 'neutral'"),
             std::string::npos);
   // An entry for a label the model lacks (c) is ignored: one map serves a whole population.
@@ -935,24 +926,24 @@ TEST(RobustnessErrors, LabelMapsAndPredictions) {
   EXPECT_THROW(parse_label_map({"a"}), Error);
   EXPECT_THROW(parse_label_map({"a=x", "a=y"}), Error);
   const std::string predictions = write("p.tsv", "one\tpositive\ntwo\tnegative\none\tnegative\n");
-  EXPECT_NE(error_of([&] { read_predictions(predictions, {}, {"one"}, {}, task); }).find("p.tsv:3: 'one' is predicted"),
+  EXPECT_NE(test::error_of([&] { read_predictions(predictions, {}, {"one"}, {}, task); }).find("p.tsv:3: 'one' is predicted"),
             std::string::npos);
   const std::string partial = write("q.tsv", "one\tpositive\n");
-  EXPECT_NE(error_of([&] { read_predictions(partial, {}, {"one", "three"}, {}, task); })
+  EXPECT_NE(test::error_of([&] { read_predictions(partial, {}, {"one", "three"}, {}, task); })
                 .find("q.tsv: no prediction for the text 'three'"),
             std::string::npos);
 }
 
 TEST(RobustnessErrors, EmptyOrInconsistentSets) {
   LabelledSet task{"task.tsv", {"t"}, {"pos"}, {1}};
-  EXPECT_NE(error_of([&] { make_bed(task, {}); }).find("the phenomenon sets are empty"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_bed(task, {{"g", "neg", "irony", "", {}}}); })
+  EXPECT_NE(test::error_of([&] { make_bed(task, {}); }).find("the phenomenon sets are empty"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { make_bed(task, {{"g", "neg", "irony", "", {}}}); })
                 .find("phenomenon 'irony' has label 'neg', which the task set task.tsv never uses"),
             std::string::npos);
   const std::string empty = write("empty.tsv", "");
-  EXPECT_NE(error_of([&] { read_phenomenon_set(empty, {}); }).find("empty.tsv: no texts"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_phenomenon_set(empty, {}); }).find("empty.tsv: no texts"), std::string::npos);
   const std::string missing = write("missing.tsv", "a text\tpositive\t \n");
-  EXPECT_NE(error_of([&] { read_phenomenon_set(missing, {}); }).find("missing.tsv:1: empty phenomenon"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_phenomenon_set(missing, {}); }).find("missing.tsv:1: empty phenomenon"), std::string::npos);
 }
 
 // A challenge set whose phenomenon is also a template phenomenon is refused, naming its line; other
