@@ -52,7 +52,7 @@ INVAR_API const char* invar_last_error(void);
 /* The library's version, "MAJOR.MINOR.PATCH". Thread-safe. */
 INVAR_API const char* invar_version(void);
 
-/* ---- warnings (since 0.3) ---- */
+/* ---- warnings (since 1.0) ---- */
 
 typedef enum invar_log_level {
   INVAR_LOG_WARNING = 1 /* a result may not be what the caller expects (non-finite weights loaded, ...) */
@@ -123,7 +123,7 @@ INVAR_API invar_status invar_model_kind_of(const invar_model* model, invar_model
  * invar_run_options. */
 typedef int (*invar_progress_fn)(size_t done, size_t total, void* user);
 
-/* Since 0.3: a progress and stop callback for the model's in-memory calls (invar_embed,
+/* Since 1.0: a progress and stop callback for the model's in-memory calls (invar_embed,
  * invar_classify, invar_hidden_states, invar_bertscore: after each batch of texts; invar_generate,
  * invar_translate: after each batch of sources). A call it stops returns INVAR_ERROR_STOPPED and
  * gives back nothing. NULL = none (the default). Not while a call uses the model. */
@@ -147,7 +147,7 @@ typedef struct invar_embeddings {
   size_t count;     /* texts */
   size_t dimension; /* floats per embedding */
   float* values;    /* count × dimension, row-major */
-  size_t truncated; /* since 0.3: texts cut to the model's length (the count `invar embed` warns of) */
+  size_t truncated; /* since 1.0: texts cut to the model's length (the count `invar embed` warns of) */
 } invar_embeddings;
 
 /* Sentence embeddings as sentence-transformers computes them: modules.json's pooling and Normalize
@@ -164,7 +164,7 @@ typedef struct invar_classification {
   float* logits;        /* count × labels */
   float* probabilities; /* count × labels: softmax (sigmoid for multi-label models); NULL for regression */
   int64_t* best;        /* per input: the label with the largest logit; -1 for regression or non-finite logits */
-  size_t truncated;     /* since 0.3: inputs cut to the model's length */
+  size_t truncated;     /* since 1.0: inputs cut to the model's length */
 } invar_classification;
 
 /* `second_texts` NULL: single texts; else `count` second texts classified as pairs. */
@@ -183,7 +183,7 @@ typedef struct invar_pll {
 INVAR_API invar_status invar_pseudo_log_likelihood(invar_model* model, const char* text, invar_pll** pll);
 INVAR_API void invar_pll_free(invar_pll* pll);
 
-/* Since 0.3. */
+/* Since 1.0. */
 typedef struct invar_hidden {
   size_t count;     /* texts */
   size_t width;     /* floats per token: the model's hidden size */
@@ -199,7 +199,7 @@ INVAR_API invar_status invar_hidden_states(invar_model* model, const char* const
                                            invar_hidden** states);
 INVAR_API void invar_hidden_free(invar_hidden* states);
 
-/* ---- BERTScore (since 0.3) ---- */
+/* ---- BERTScore (since 1.0) ---- */
 
 /* bert_score v0.3.13's score(), as `invar metric bertscore`. */
 typedef struct invar_bertscore_options {
@@ -359,7 +359,7 @@ typedef struct invar_ter_options {
   int case_sensitive;
 } invar_ter_options;
 
-/* Since 0.3: METEOR as NLTK's meteor_score, as `invar metric meteor`. */
+/* Since 1.0: METEOR as NLTK's meteor_score, as `invar metric meteor`. */
 typedef struct invar_meteor_options {
   const char* nltk;    /* "3.8" (NULL; NLTK >= 3.6.5) or "3.6.2" (eval/metrics/lexical/meteor.hpp) */
   double alpha;

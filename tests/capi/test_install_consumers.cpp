@@ -141,7 +141,10 @@ TEST_F(InstallConsumers, SharedConsumerLoadsTheLeanLibraryAlone) {
   const std::string program = build_shared_consumer("embed-lean");
   const auto loaded = run_program({"ldd", program});
   ASSERT_EQ(loaded.exit_code, 0) << describe(loaded);
-  EXPECT_NE(loaded.out.find(libdir() + "/libinvar.so.0"), std::string::npos) << loaded.out;
+  // The SONAME is libinvar.so.MAJOR (docs/embedding.md, ABI policy).
+  const std::string version = invar_version();
+  EXPECT_NE(loaded.out.find(libdir() + "/libinvar.so." + version.substr(0, version.find('.')) + " "), std::string::npos)
+      << loaded.out;
   // Not libOpenCL: Debian's oneDNN needs the OpenCL loader itself (its GPU runtime), whatever invar links.
   for (const char* absent : {"libgvc", "libcgraph", "libmecab", "libfasttext", "liblinear", "liblbfgs", "libclblast"})
     EXPECT_EQ(loaded.out.find(absent), std::string::npos) << absent << " loaded:\n" << loaded.out;

@@ -70,17 +70,17 @@ bool needs(const std::vector<std::string>& list, const std::string& prefix) {
 
 TEST(LibraryInterface, SharedLibraryExportsTheCApiAlone) {
   const auto declared = header_functions();
-  ASSERT_GE(declared.size(), 42u);  // the parse found the API: 0.3 declares 42 functions
+  ASSERT_GE(declared.size(), 42u);  // the parse found the API: 1.0 declares 42 functions
   std::set<std::string> names;
   for (const auto& [name, version] : exported(INVAR_SHARED_LIBRARY)) names.insert(name);
   EXPECT_EQ(names, declared);
 }
 
-// Each function carries the version node of the release that added it: the 0.3 node's names from
+// Each function carries the version node of the release that added it: the 1.0 node's names from
 // cmake/invar.map, the rest INVAR_0.2.
 TEST(LibraryInterface, FunctionsCarryTheirVersionNode) {
   const std::string map = read_text(std::string(INVAR_SOURCE_DIR) + "/cmake/invar.map");
-  const auto node = map.find("INVAR_0.3 {");
+  const auto node = map.find("INVAR_1.0 {");
   ASSERT_NE(node, std::string::npos);
   std::set<std::string> added;
   const std::string body = map.substr(node, map.find('}', node) - node);
@@ -90,7 +90,7 @@ TEST(LibraryInterface, FunctionsCarryTheirVersionNode) {
   const auto declared = header_functions();
   for (const auto& [symbol, version] : exported(INVAR_SHARED_LIBRARY)) {
     EXPECT_TRUE(declared.contains(symbol)) << symbol;
-    EXPECT_EQ(version, added.contains(symbol) ? "INVAR_0.3" : "INVAR_0.2") << symbol;
+    EXPECT_EQ(version, added.contains(symbol) ? "INVAR_1.0" : "INVAR_0.2") << symbol;
   }
 }
 
