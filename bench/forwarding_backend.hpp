@@ -38,6 +38,11 @@ class ForwardingBackend : public Backend {
                             std::int64_t offset) override {
     inner_->attention_softmax(scores, scale, mask, bias, causal, offset);
   }
+  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                         const Tensor& scores, const Tensor& context) override {
+    inner_->self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+  }
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override { inner_->bias_act(x, bias, act); }
   void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
     inner_->binary(op, a, b, out);

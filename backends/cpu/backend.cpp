@@ -15,6 +15,7 @@
 #include <limits>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/cpu/backend.hpp"
 
@@ -311,6 +312,52 @@ class CpuBackend final : public Backend {
     });
   }
 
+  // One pool hand-off for the whole attention: each task takes one (sequence, head, block of
+  // queries) through its scores, softmax and value product in a buffer of its thread, so no
+  // [batch, heads, len, len] tensor goes through memory, and the heads' products, which
+  // gemm_batched runs one after another on one thread (each below OpenBLAS's threading bound),
+  // run on every thread. Deterministic runs keep the fixed-order products of the default.
+  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                         const Tensor& scores, const Tensor& context) override {
+    if (deterministic_ || len == 0 || head_dim == 0) {
+      Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+      return;
+    }
+    const std::int64_t inner = heads * head_dim, width = 3 * inner;
+    // Queries per task: each product (m·n·k) stays within what OpenBLAS runs on the calling thread
+    // alone, the scores within a few 16 KiB.
+    const std::int64_t block = std::clamp<std::int64_t>(kSmallProduct / (len * head_dim), 1, len);
+    const std::int64_t blocks = (len + block - 1) / block;
+    const float* q = ptr(qkv);
+    const float* mask = key_mask.empty() ? nullptr : ptr(key_mask);
+    const float* position_bias = bias.empty() ? nullptr : ptr(bias);
+    const bool bias_per_batch = !bias.empty() && bias.shape.rank == 4;
+    float* out = ptr(context);
+    rows_parallel(batch * heads * blocks, block * len * head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
+      thread_local std::vector<float> buffer;
+      buffer.resize(static_cast<std::size_t>(block * len));
+      float* s = buffer.data();
+      for (std::int64_t task = begin; task < end; ++task) {
+        const std::int64_t b = task / (heads * blocks), h = task / blocks % heads, first = task % blocks * block;
+        const std::int64_t rows = std::min(block, len - first);
+        const float* sequence = q + b * len * width + h * head_dim;  // this head's query of position 0
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blas_int(rows), blas_int(len), blas_int(head_dim), 1.0f,
+                    sequence + first * width, blas_int(width), sequence + inner, blas_int(width), 0.0f, s,
+                    blas_int(len));
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const float* row_bias =
+              position_bias ? position_bias + (((bias_per_batch ? b * heads : 0) + h) * len + first + r) * len : nullptr;
+          cpu::attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len,
+                                     cpu::Order::Fast);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(rows), blas_int(head_dim), blas_int(len), 1.0f,
+                    s, blas_int(len), sequence + 2 * inner, blas_int(width), 0.0f,
+                    out + (b * len + first) * inner + h * head_dim, blas_int(inner));
+      }
+    });
+  }
+
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                       const Tensor& out) override {
     require_unpacked(table, "gather_rows");
@@ -482,6 +529,9 @@ class CpuBackend final : public Backend {
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
   static constexpr int kMinTeam = 4;
+  // OpenBLAS 0.3 runs an sgemm of m·n·k ≤ 65536 · GEMM_MULTITHREAD_THRESHOLD (4) on the calling
+  // thread (interface/gemm.c), so the pool's threads can call it side by side.
+  static constexpr std::int64_t kSmallProduct = 65536 * 4;
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
   cpu::GemmScratch scratch_;
