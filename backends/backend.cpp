@@ -291,7 +291,6 @@ void Backend::self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t
   const char* op = "self_attention";
   require(batch >= 0 && len >= 0 && heads >= 0 && head_dim >= 0, op, "negative size");
   require_f32(qkv, op, "qkv");
-  require_f32(scores, op, "scores");
   require_f32(context, op, "context");
   const std::int64_t inner = heads * head_dim;
   const Dims dq = matrix(qkv), dc = matrix(context);
@@ -299,8 +298,11 @@ void Backend::self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t
           fmt::format("qkv {} must be [{}, {}]", qkv.shape.str(), batch * len, 3 * inner));
   require(dc.rows == batch * len && dc.cols == inner, op,
           fmt::format("context {} must be [{}, {}]", context.shape.str(), batch * len, inner));
-  require(scores.shape == Shape{batch, heads, len, len}, op,
-          fmt::format("scores {} must be [{}, {}, {}, {}]", scores.shape.str(), batch, heads, len, len));
+  if (!scores.empty() || self_attention_needs_scores()) {
+    require_f32(scores, op, "scores");
+    require(scores.shape == Shape{batch, heads, len, len}, op,
+            fmt::format("scores {} must be [{}, {}, {}, {}]", scores.shape.str(), batch, heads, len, len));
+  }
   require_softmax_operands(batch, heads, len, len, key_mask, bias, op);
   require(!overlaps(context, qkv) && !overlaps(context, scores), op, "context overlaps qkv or scores");
   do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);

@@ -188,10 +188,14 @@ class Backend {
   // attention_softmax computes it (key_mask [batch, len] and bias [heads, len, len] or
   // [batch, heads, len, len] optional, not causal). scores [batch, heads, len, len] is scratch that a
   // backend may use or leave alone (the default: QKᵀ and V products by gemm_batched around
-  // attention_softmax, in scores). context must not overlap qkv or scores.
+  // attention_softmax, in scores); it may be empty where !self_attention_needs_scores(), so that
+  // callers need not allocate it. context must not overlap qkv or scores.
   void self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
                       std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
                       const Tensor& scores, const Tensor& context);
+  // Whether self_attention uses its scores scratch (the default does; the CPU backend only with
+  // BackendOptions::deterministic).
+  virtual bool self_attention_needs_scores() const { return true; }
 
   // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 [R, N], or F16 as
   // linear's w (widened to F32 before scaling), ids I32

@@ -19,6 +19,7 @@ class ForwardingBackend : public Backend {
   int threads() const override { return inner_->threads(); }
   std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
   std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
+  bool self_attention_needs_scores() const override { return inner_->self_attention_needs_scores(); }
   void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
   void download(const Tensor& src, void* host) override { inner_->download(src, host); }
 

@@ -200,6 +200,7 @@ class CpuBackend final : public Backend {
     pool_.set_threads(threads);
   }
   int threads() const override { return pool_.threads(); }
+  bool self_attention_needs_scores() const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     return std::make_unique<CpuWeightStore>(packer_.get(), int8_, packed_);

@@ -89,7 +89,10 @@ class SelfAttentionTest : public ::testing::TestWithParam<bool> {
     backend_->upload(qkv.data(), tq);
     backend_->upload(mask.data(), tm);
     if (!tb.empty()) backend_->upload(bias.data(), tb);
-    backend_->self_attention(tq, c.batch, c.len, c.heads, c.head_dim, scale, tm, tb, scores, context);
+    // The fused path needs no scores: it must not read or write them.
+    ASSERT_EQ(backend_->self_attention_needs_scores(), GetParam());
+    backend_->self_attention(tq, c.batch, c.len, c.heads, c.head_dim, scale, tm, tb, GetParam() ? scores : Tensor{},
+                             context);
     const auto got = backend_->download_f32(context);
     const auto want = reference(c, qkv, mask, bias, scale);
     ASSERT_EQ(got.size(), want.size());
@@ -122,6 +125,9 @@ TEST_P(SelfAttentionTest, RejectsScoresOfAnotherShape) {
   const Tensor narrow = arena_->alloc(DType::F32, {2 * 4, 5});
   const Tensor right = arena_->alloc(DType::F32, {2, 3, 4, 4});
   EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, right, narrow), Error);
+  // Without scores only where the backend does not use them.
+  if (GetParam()) EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context), Error);
+  else EXPECT_NO_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context));
 }
 
 INSTANTIATE_TEST_SUITE_P(FusedAndDeterministic, SelfAttentionTest, ::testing::Bool());
