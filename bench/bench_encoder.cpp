@@ -1,9 +1,10 @@
 // Encoder throughput against the machine's own sgemm peak, measured in one process: OpenBLAS
 // sgemm on the feed-forward shape of a 32×32-token batch (the best case for the GEMMs the encoder
 // is made of), then `embed` (all layers + mean pooling) on random-weight models of real sizes at
-// batch 1 and 32, 32 tokens per sentence, 2 threads, with the linear layers on OpenBLAS (products
-// 0), on oneDNN with packed f32 weights (1, the default) and in int8 (2). Each encoder row reports
-// sentences/s, achieved GFLOP/s, achieved/peak, and resident memory against the model file's size.
+// batch 1 and 32 of 32 tokens per sentence (and batch 8 of 256 tokens), 2 threads, with the linear
+// layers on OpenBLAS (products 0), on oneDNN with packed f32 weights (1, the default) and in int8
+// (2). Each encoder row reports sentences/s, achieved GFLOP/s, achieved/peak, and resident memory
+// against the model file's size.
 // Their CPU time counts every thread of the process.
 // encoder_ops rows run the same forward pass on a backend that times each kind of op (wall time,
 // and CPU time of all the process's threads) and report each kind's share of the pass: what is
@@ -166,15 +167,16 @@ Loaded& load(const RandomModelPreset& preset, Products products, bool timed = fa
   return loaded;
 }
 
-// `batch` sentences of kTokens random ids, the same for the same batch size.
-std::vector<invar::Encoding> random_inputs(const RandomModelPreset& preset, std::int64_t batch) {
+// `batch` sentences of `tokens` random ids, the same for the same sizes.
+std::vector<invar::Encoding> random_inputs(const RandomModelPreset& preset, std::int64_t batch,
+                                           std::int64_t tokens = kTokens) {
   std::mt19937 rng(3);
   std::uniform_int_distribution<std::int32_t> token(5, static_cast<std::int32_t>(preset.vocab) - 1);
   std::vector<invar::Encoding> inputs(static_cast<std::size_t>(batch));
   for (auto& e : inputs) {
-    e.ids.resize(kTokens);
+    e.ids.resize(static_cast<std::size_t>(tokens));
     for (auto& id : e.ids) id = token(rng);
-    e.type_ids.assign(kTokens, 0);
+    e.type_ids.assign(e.ids.size(), 0);
   }
   return inputs;
 }
@@ -182,9 +184,9 @@ std::vector<invar::Encoding> random_inputs(const RandomModelPreset& preset, std:
 const std::vector<invar::Pooling> mean{invar::Pooling::Mean};
 
 void encoder(benchmark::State& state, const RandomModelPreset& preset) {
-  const std::int64_t batch = state.range(0);
+  const std::int64_t batch = state.range(0), tokens = state.range(2);
   Loaded& m = load(preset, static_cast<Products>(state.range(1)));
-  const auto inputs = random_inputs(preset, batch);
+  const auto inputs = random_inputs(preset, batch, tokens);
   double elapsed = 0.0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -192,7 +194,7 @@ void encoder(benchmark::State& state, const RandomModelPreset& preset) {
     elapsed += seconds_since(start);
   }
   const double iterations = static_cast<double>(state.iterations());
-  const double gflops = invar::bench::encoder_flops(preset, batch, kTokens) * iterations / elapsed / 1e9;
+  const double gflops = invar::bench::encoder_flops(preset, batch, tokens) * iterations / elapsed / 1e9;
   state.counters["sentences/s"] = static_cast<double>(batch) * iterations / elapsed;
   state.counters["GFLOP/s"] = gflops;
   state.counters["sgemm_peak"] = sgemm_peak();
@@ -202,10 +204,9 @@ void encoder(benchmark::State& state, const RandomModelPreset& preset) {
 }
 
 void encoder_ops(benchmark::State& state, const RandomModelPreset& preset) {
-  const std::int64_t batch = state.range(0);
   Loaded& m = load(preset, static_cast<Products>(state.range(1)), true);
   auto& times = static_cast<OpTimedBackend&>(*m.backend).times;
-  const auto inputs = random_inputs(preset, batch);
+  const auto inputs = random_inputs(preset, state.range(0), state.range(2));
   m.model->embed(inputs, mean, false, preset.layers);  // primitives made, pages touched
   times.clear();
   OpTime total;
@@ -261,15 +262,19 @@ int main(int argc, char** argv) {
   const auto& presets = invar::bench::random_model_presets();
   for (auto it = presets.rbegin(); it != presets.rend(); ++it)
     benchmark::RegisterBenchmark(("encoder/" + it->name).c_str(), encoder, *it)
-        ->ArgNames({"batch", "products"})
-        ->ArgsProduct({{1, 32}, {0, 1, 2}})
+        ->ArgNames({"batch", "products", "tokens"})
+        ->ArgsProduct({{1, 32}, {0, 1, 2}, {kTokens}})
+        ->Args({8, 1, 256})  // long sentences, where attention's share grows with the length
+        ->Args({8, 2, 256})
         ->Unit(benchmark::kMillisecond)
         ->MeasureProcessCPUTime()
         ->UseRealTime();
   for (auto it = presets.rbegin(); it != presets.rend(); ++it)
     benchmark::RegisterBenchmark(("encoder_ops/" + it->name).c_str(), encoder_ops, *it)
-        ->ArgNames({"batch", "products"})
-        ->ArgsProduct({{1, 32}, {1, 2}})
+        ->ArgNames({"batch", "products", "tokens"})
+        ->ArgsProduct({{1, 32}, {1, 2}, {kTokens}})
+        ->Args({8, 1, 256})
+        ->Args({8, 2, 256})
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   for (auto it = presets.rbegin(); it != presets.rend(); ++it)
