@@ -316,8 +316,9 @@ class CpuBackend final : public Backend {
   // One pool hand-off for the whole attention: each task takes one (sequence, head, block of
   // queries) through its scores, softmax and value product in a buffer of its thread, so no
   // [batch, heads, len, len] tensor goes through memory, and the heads' products, which
-  // gemm_batched runs one after another on one thread (each below OpenBLAS's threading bound),
-  // run on every thread. Deterministic runs keep the fixed-order products of the default.
+  // gemm_batched runs one after another (each on one thread, or on OpenBLAS's team from
+  // m·n·k > 262144 on, whose hand-offs cost more than they gave: docs/performance.md), run side by
+  // side on the pool. Deterministic runs keep the fixed-order products of the default.
   void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
                          std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
                          const Tensor& scores, const Tensor& context) override {
@@ -326,15 +327,18 @@ class CpuBackend final : public Backend {
       return;
     }
     const std::int64_t inner = heads * head_dim, width = 3 * inner;
-    // Queries per task: each product (m·n·k) stays within what OpenBLAS runs on the calling thread
-    // alone, the scores within a few 16 KiB.
-    const std::int64_t block = std::clamp<std::int64_t>(kSmallProduct / (len * head_dim), 1, len);
+    // Queries per task: the block's scores within L2 (kScoreBlock floats). OpenBLAS runs on one
+    // thread meanwhile: the pool's threads are the parallelism.
+    const std::int64_t block = std::clamp<std::int64_t>(kScoreBlock / len, 1, len);
     const std::int64_t blocks = (len + block - 1) / block;
+    // Checked before OpenBLAS is held to one thread: nothing below may throw.
+    const blasint n = blas_int(len), k = blas_int(head_dim), ld = blas_int(width), ld_out = blas_int(inner);
     const float* q = ptr(qkv);
     const float* mask = key_mask.empty() ? nullptr : ptr(key_mask);
     const float* position_bias = bias.empty() ? nullptr : ptr(bias);
     const bool bias_per_batch = !bias.empty() && bias.shape.rank == 4;
     float* out = ptr(context);
+    openblas_set_num_threads(1);
     rows_parallel(batch * heads * blocks, block * len * head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
       thread_local std::vector<float> buffer;
       buffer.resize(static_cast<std::size_t>(block * len));
@@ -343,20 +347,20 @@ class CpuBackend final : public Backend {
         const std::int64_t b = task / (heads * blocks), h = task / blocks % heads, first = task % blocks * block;
         const std::int64_t rows = std::min(block, len - first);
         const float* sequence = q + b * len * width + h * head_dim;  // this head's query of position 0
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blas_int(rows), blas_int(len), blas_int(head_dim), 1.0f,
-                    sequence + first * width, blas_int(width), sequence + inner, blas_int(width), 0.0f, s,
-                    blas_int(len));
+        const auto m = static_cast<blasint>(rows);  // ≤ len
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, sequence + first * width, ld,
+                    sequence + inner, ld, 0.0f, s, n);
         for (std::int64_t r = 0; r < rows; ++r) {
           const float* row_bias =
               position_bias ? position_bias + (((bias_per_batch ? b * heads : 0) + h) * len + first + r) * len : nullptr;
           cpu::attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len,
                                      cpu::Order::Fast);
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(rows), blas_int(head_dim), blas_int(len), 1.0f,
-                    s, blas_int(len), sequence + 2 * inner, blas_int(width), 0.0f,
-                    out + (b * len + first) * inner + h * head_dim, blas_int(inner));
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.0f, s, n, sequence + 2 * inner, ld, 0.0f,
+                    out + (b * len + first) * inner + h * head_dim, ld_out);
       }
     });
+    openblas_set_num_threads(pool_.threads());
   }
 
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
@@ -530,9 +534,7 @@ class CpuBackend final : public Backend {
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
   static constexpr int kMinTeam = 4;
-  // OpenBLAS 0.3 runs an sgemm of m·n·k ≤ 65536 · GEMM_MULTITHREAD_THRESHOLD (4) on the calling
-  // thread (interface/gemm.c), so the pool's threads can call it side by side.
-  static constexpr std::int64_t kSmallProduct = 65536 * 4;
+  static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
   cpu::GemmScratch scratch_;

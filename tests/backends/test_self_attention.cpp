@@ -112,7 +112,7 @@ TEST_P(SelfAttentionTest, MatchesTheAttentionSummedInDouble) {
   expect_matches_reference({1, 5, 2, 4, 0});
   expect_matches_reference({3, 7, 3, 8, 3});     // the third sequence keeps 1 key
   expect_matches_reference({4, 3, 2, 4, 4});     // sequences 1 to 3 keep no key: zeros
-  expect_matches_reference({2, 300, 2, 16, 3});  // 54 queries per block: 6 blocks per head
+  expect_matches_reference({2, 300, 2, 16, 3});  // 218 queries per block: 2 blocks per head
   expect_matches_reference({2, 1, 1, 1, 0});
 }
 
