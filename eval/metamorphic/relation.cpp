@@ -208,8 +208,8 @@ std::string relation_dot(const Relation& relation) {
   // A constraint is not a computation: dashed, undirected and left out of the ranking. Its label is
   // an xlabel: Graphviz 2.42's dot corrupts its heap laying out labels of such same-rank edges.
   // Graphviz places xlabels edge to edge; two spaces on each side (which SVG does not draw) keep
-  // neighbouring labels apart. A constraint on three or more nodes is one property, drawn as a point they all join (ranked
-  // after them) that carries the label.
+  // neighbouring labels apart. A constraint on three or more nodes is one property, drawn as a
+  // point they all join (ranked after them) that carries the label.
   std::set<std::string> ids;
   for (const auto& node : relation.nodes) ids.insert(node.id);
   for (std::size_t i = 0; i < relation.constraints.size(); ++i) {
