@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "loaders/sources.hpp"
@@ -49,8 +50,8 @@ void ModelSource::check_finite(const std::string& name, const TensorData& tensor
   if (non_finite_ == NonFinite::Refuse)
     fail("{}: weight '{}' holds {} non-finite value{} (NaN or infinity): the file is damaged or the model diverged "
          "in training (--allow-non-finite loads it anyway)", path(), name, found, found == 1 ? "" : "s");
-  fmt::print(stderr, "invar: warning: {}: weight '{}' holds {} non-finite value{} (NaN or infinity)\n", path(),
-             printable(name), found, found == 1 ? "" : "s");
+  warn(fmt::format("{}: weight '{}' holds {} non-finite value{} (NaN or infinity)", path(),
+             printable(name), found, found == 1 ? "" : "s"));
 }
 
 void TensorSet::add(const std::string& name, TensorData tensor, const std::string& where) {

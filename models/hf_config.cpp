@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "loaders/model_files.hpp"
@@ -109,7 +110,7 @@ void say_once(const std::string& where, const std::string& message) {
   static std::mutex mutex;
   static std::set<std::string> said;
   const std::lock_guard lock(mutex);
-  if (said.insert(where).second) fmt::print(stderr, "{}\n", message);
+  if (said.insert(where).second) print_line(message);
 }
 
 // Configs saved before transformers wrote model_type: the family of the first model class in

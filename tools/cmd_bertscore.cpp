@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
@@ -66,10 +67,10 @@ void warn_empty(const std::vector<std::string>& hyps, const References& refs) {
   for (const auto& r : refs)
     for (const auto& text : r) empty_refs += is_blank(text);
   if (empty_hyps > 0)
-    fmt::print(stderr, "invar: warning: {} empty hypotheses score P = R = F = 0 (as bert_score)\n", empty_hyps);
+    warn(fmt::format("{} empty hypotheses score P = R = F = 0 (as bert_score)", empty_hyps));
   if (empty_refs > 0)
-    fmt::print(stderr, "invar: warning: {} empty references score P = R = F = 0 against their hypotheses\n",
-               empty_refs);
+    warn(fmt::format("{} empty references score P = R = F = 0 against their hypotheses",
+               empty_refs));
 }
 
 metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
@@ -235,8 +236,8 @@ void run(const BertScoreArguments& args) {
   Truncation cut;
   auto scores = read_records(run.records(), hyps, refs, cut);
   if (!cut.texts.empty())
-    fmt::print(stderr, "invar: warning: {} of {} distinct texts were longer than {} tokens and were truncated\n",
-               cut.texts.size(), distinct_texts(hyps, refs, 0, hyps.size()).size(), cut.limit);
+    warn(fmt::format("{} of {} distinct texts were longer than {} tokens and were truncated",
+               cut.texts.size(), distinct_texts(hyps, refs, 0, hyps.size()).size(), cut.limit));
   warn_empty(hyps, refs);
   if (baseline)
     for (auto& s : scores) s = metrics::rescale(s, *baseline);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "core/io.hpp"
@@ -65,8 +66,8 @@ TranslateOptions translate_options(const ModelOptions& model, const TextColumns&
 
 void warn_truncated(std::size_t truncated, std::size_t total, std::int64_t positions) {
   if (truncated > 0)
-    fmt::print(stderr, "invar: warning: {} of {} sources were longer than the model's {} positions and were truncated\n",
-               truncated, total, positions);
+    warn(fmt::format("{} of {} sources were longer than the model's {} positions and were truncated",
+               truncated, total, positions));
 }
 
 

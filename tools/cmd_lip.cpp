@@ -5,6 +5,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "engine/translator.hpp"
@@ -150,8 +151,8 @@ lip::TransformOptions transform_options(const LipArguments& args) {
 LabelledTexts transformed_texts(const LipArguments& args, const std::vector<lip::TransformedText>& outputs) {
   const auto result = lip::join_transformed(args.transform, outputs, transform_options(args));
   if (result.truncated > 0)
-    fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
-               "truncated for --transform\n", result.truncated, outputs.size(), result.max_source_length);
+    warn(fmt::format("{} of {} texts of A were longer than the model's {} positions and were "
+               "truncated for --transform", result.truncated, outputs.size(), result.max_source_length));
   return result.texts;
 }
 
@@ -230,8 +231,8 @@ void run(const LipArguments& given) {
   auto result = lip::run_lip(data, options);
   progress.reset();
   if (embeddings && embeddings->truncated() > 0)
-    fmt::print(stderr, "invar: warning: {} texts were longer than {} tokens and were truncated for the sentence encoder\n",
-               embeddings->truncated(), encoder->max_length());
+    warn(fmt::format("{} texts were longer than {} tokens and were truncated for the sentence encoder",
+               embeddings->truncated(), encoder->max_length()));
   if (!args.predictions.empty()) lip::write_lip_predictions(args.predictions, data, result);
   if (!args.report.empty()) lip::write_lip_html(args.report, data, result);
   AtomicOutput out(args.output);

@@ -13,6 +13,7 @@
 #include <span>
 #include <nlohmann/json.hpp>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/metrics/corpus/registry.hpp"
@@ -495,7 +496,7 @@ void setup_metric(CLI::App& parent, const metrics::RegisteredMetric& metric) {
         metric.name, settings,
         {.sentence = args->sentence,
          .target_language = target.value_or(""),
-         .warn = [](const std::string& advice) { fmt::print(stderr, "invar: {}\n", advice); }});
+         .warn = [](const std::string& advice) { print_line(fmt::format("invar: {}", advice)); }});
     run(*args, *chosen);
   });
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/console.hpp"
 #include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
 #include "eval/robustness/models.hpp"
@@ -73,7 +74,7 @@ std::vector<GeneratedText> generated_texts(const BedArguments& args) {
   if (!files.empty()) {
     std::vector<std::string> warnings;
     const TemplateSet set = read_templates(files, warnings);
-    for (const auto& warning : warnings) fmt::print(stderr, "invar: warning: {}\n", warning);
+    for (const auto& warning : warnings) warn(warning);
     texts = expand(set, {.max_per_template = args.max_per_template, .seed = args.seed, .max_texts = args.max_texts});
   }
   for (const auto& path : args.phenomena) {
@@ -122,7 +123,7 @@ void run_expand(const ExpandArguments& given) {
   for (const auto& name : names) {
     std::size_t n = 0;
     for (const auto& t : texts) n += t.phenomenon == name;
-    fmt::print(stderr, "{}: {} texts\n", printable(name), n);
+    print_line(fmt::format("{}: {} texts", printable(name), n));
   }
 }
 
@@ -217,8 +218,8 @@ void run_score(const ScoreArguments& args) {
     if (!row_run) return;
     for (std::size_t m = 0; m < all_models.size(); ++m)
       if (predicted[m].truncated > 0)
-        fmt::print(stderr, "invar: warning: {}: {} texts were longer than {} tokens and were truncated\n", all_models[m],
-                   predicted[m].truncated, predicted[m].max_length);
+        warn(fmt::format("{}: {} texts were longer than {} tokens and were truncated", all_models[m],
+                   predicted[m].truncated, predicted[m].max_length));
   }
   const std::span<const ModelPredictions> first(predicted.data(), predicted.empty() ? 0 : models.size());
   std::vector<Population> populations;

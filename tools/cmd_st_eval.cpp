@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/style_transfer/report.hpp"
@@ -109,7 +110,7 @@ void run(StEvalArguments args) {
 
   if (args.csv || args.latex)  // the text and JSON outputs say it themselves
     for (const auto& n : e.scores.not_computed)
-      fmt::print(stderr, "invar: note: not computed: {} ({})\n", n.metrics, n.reason);
+      print_line(fmt::format("invar: note: not computed: {} ({})", n.metrics, n.reason));
   if (!args.report.empty()) style_transfer::write_html_report(args.report, e);
   AtomicOutput out(args.output);
   if (args.json)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "core/utf8.hpp"
@@ -459,11 +460,10 @@ std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view
 void TokenizerFiles::warn_beyond_vocabulary(const std::string& name, const std::vector<std::string>& beyond,
                                             std::int64_t limit) const {
   if (beyond.empty()) return;
-  fmt::print(stderr,
-             "invar: warning: {}: {}: {} token{} beyond the model's vocabulary of {} (config.json): {}; a text "
-             "that holds one is refused\n",
+  warn(fmt::format("{}: {}: {} token{} beyond the model's vocabulary of {} (config.json): {}; a text "
+             "that holds one is refused",
              path(), name, beyond.size(), beyond.size() == 1 ? " has an id" : "s have ids", limit,
-             fmt::join(beyond.begin(), beyond.begin() + std::min<std::size_t>(beyond.size(), 5), ", "));
+             fmt::join(beyond.begin(), beyond.begin() + std::min<std::size_t>(beyond.size(), 5), ", ")));
 }
 
 SpecialToken plain_token(std::string content) { return {std::move(content), true, true}; }

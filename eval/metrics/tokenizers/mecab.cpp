@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <mutex>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "eval/metrics/tokenizers/mt_tokenize.hpp"
 
@@ -64,9 +64,9 @@ void check_ipadic(const MeCab::Model& model, const std::string& dictionary) {
     fail("ja-mecab: {} is encoded in {}; use a UTF-8 dictionary (Debian's mecab-ipadic-utf8)", dictionary,
          info->charset);
   if (info->size == kDebianIpadicSize) {
-    std::cerr << "invar: ja-mecab uses Debian's IPADIC (" << dictionary
-              << "), which adds 令和 to sacrebleu's 392,126 entries; only that word can tokenize differently "
-                 "(scripts/build-ipadic.sh builds the exact dictionary)\n";
+    print_line(std::string("invar: ja-mecab uses Debian's IPADIC (") + dictionary +
+               "), which adds 令和 to sacrebleu's 392,126 entries; only that word can tokenize differently "
+               "(scripts/build-ipadic.sh builds the exact dictionary)");
   } else if (info->size != kSacrebleuIpadicSize) {
     fail("ja-mecab: {} has {} entries, but sacrebleu's IPA dictionary has {}: it is not IPADIC", dictionary, info->size,
          kSacrebleuIpadicSize);
