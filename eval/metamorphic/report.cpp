@@ -142,14 +142,8 @@ nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const R
 void write_suite_csv(const std::string& path, const SuiteResult& result) {
   AtomicOutput out(path);
   out.write_line("transformation,tests,violations,rate");
-  auto quoted = [](const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   for (const auto& t : result.transformations)
-    out.write_line(fmt::format("{},{},{},{}", quoted(t.name), t.tests, t.violations, std::isfinite(t.rate()) ? fmt::format("{}", t.rate()) : ""));
+    out.write_line(fmt::format("{},{},{},{}", report::csv_field(t.name), t.tests, t.violations, report::csv_number(t.rate())));
   out.commit();
 }
 

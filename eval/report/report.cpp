@@ -4,6 +4,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/io.hpp"
 #include "core/printable.hpp"
@@ -17,6 +18,8 @@ std::string csv_field(const std::string& text) {
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+std::string csv_number(double value) { return std::isnan(value) ? std::string() : fmt::format("{}", value); }
 
 std::string latex_escape(const std::string& text) {
   std::string out;

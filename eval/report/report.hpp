@@ -15,6 +15,9 @@ std::string html_escape(std::string_view text);
 std::string csv_field(const std::string& text);
 // Text for a LaTeX table cell: & % $ # _ { } \ ~ ^ escaped.
 std::string latex_escape(const std::string& text);
+// A number in a CSV cell: the shortest text that reads back as the same double (4.6, not
+// 4.5999999999999996), as json_number_text writes JSON; an empty cell for NaN (no value).
+std::string csv_number(double value);
 
 // Columns padded to their display width (code points, East Asian wide characters count 2).
 struct TextTable {

@@ -185,7 +185,7 @@ std::string score_csv(const ScoreResult& result) {
   std::string out = "population,model,kind,set,correct,total,accuracy\n";
   auto row = [&](const Population& p, const ModelScore& m, const char* kind, const std::string& set, const Accuracy& a) {
     out += fmt::format("{},{},{},{},{},{},{}\n", csv_field(p.name), csv_field(m.model), kind, csv_field(set), a.correct,
-                       a.total, fmt::format("{:.17g}", a.value()));
+                       a.total, report::csv_number(a.value()));
   };
   for (const auto& p : result.populations)
     for (const auto& m : p.models) {
@@ -295,7 +295,7 @@ nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::st
 std::string ablation_csv(const Ablation& ablation, const std::vector<std::string>& phenomena) {
   std::string out = "layer,set,correct,total,accuracy\n";
   auto row = [&](std::int64_t layer, const std::string& set, const Accuracy& a) {
-    out += fmt::format("{},{},{},{},{:.17g}\n", layer, csv_field(set), a.correct, a.total, a.value());
+    out += fmt::format("{},{},{},{},{}\n", layer, csv_field(set), a.correct, a.total, report::csv_number(a.value()));
   };
   for (const auto& layer : ablation.layers) {
     row(layer.layer, "train", layer.train);

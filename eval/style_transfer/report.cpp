@@ -209,8 +209,9 @@ std::string segments_csv(const Evaluation& e) {
     const auto& s = e.segments[i];
     out += report::csv_field(s.group) + "," + report::csv_field(s.system) + "," + report::csv_field(s.where);
     for (const auto& m : e.scores.metrics)
-      out += "," + (std::isnan(m.values[i]) ? std::string() : fmt::format("{:.17g}", m.values[i]));
-    for (const auto& h : s.human) out += "," + (h ? fmt::format("{:.17g}", *h) : std::string());
+      out += "," + report::csv_number(m.values[i]);
+    // The input layout's None, which `invar metaeval --missing None` and st-eval itself read back.
+    for (const auto& h : s.human) out += "," + (h ? report::csv_number(*h) : std::string("None"));
     out += "\n";
   }
   return out;

@@ -24,7 +24,8 @@ struct Evaluation {
 std::string evaluation_text(const Evaluation& e);
 // {settings, metrics, not_computed, systems, meta_evaluation, cross_correlation, segments}; NaN as null.
 nlohmann::ordered_json evaluation_json(const Evaluation& e);
-// One row per segment: group, system, where, every metric, every human dimension (empty = None).
+// One row per segment: group, system, where, every metric, every human dimension (None where
+// not judged, as in the input layout); an undefined metric value is an empty cell.
 std::string segments_csv(const Evaluation& e);
 // Per group: system means (metrics × systems) and the meta-evaluation (metric, dimension, ρ, r, τ,
 // correct system pairs).

@@ -405,6 +405,10 @@ TEST(RobustnessReport, LatexStarsTheSecondPopulationWhereWelchIsSignificant) {
   // Task accuracies 0.5, 0.5, 0.75 vs 1, 1, 0.75 (Welch p ≈ 0.02: one star).
   const std::vector<std::vector<std::string>> low{{"pos", "pos", "neg", "neg"}, {"neg", "neg", "pos", "pos"}, {"pos", "pos", "pos", "neg"}};
   const std::vector<std::vector<std::string>> high{{"pos", "neg", "pos", "neg"}, {"pos", "neg", "pos", "neg"}, {"pos", "pos", "pos", "neg"}};
+  EXPECT_EQ(report::csv_number(4.6), "4.6");  // not {:.17g}'s 4.5999999999999996
+  EXPECT_EQ(report::csv_number(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(report::csv_number(2.0 / 3.0), "0.6666666666666666");
+  EXPECT_EQ(report::csv_number(std::nan("")), "");
   const std::vector<std::string> rest{"neg", "neg", "pos", "pos", "neg"};
   for (auto predictions : low) {
     predictions.insert(predictions.end(), rest.begin(), rest.end());

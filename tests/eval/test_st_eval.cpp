@@ -3,12 +3,14 @@
 // every per-segment metric equals what its single-metric command gives, the correlations equal
 // eval/stats on the same vectors, the Table-8 pair counts of a hand-checked case, None handling,
 // the aligned-files input, and one clear error line for each kind of bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "core/io.hpp"
 #include "eval/stats/stats.hpp"
 #include "support/test_support.hpp"
 
@@ -326,6 +328,34 @@ TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
                "xlmr-regression");
   expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--wordnet", "/nonexistent"}),
                "/nonexistent");
+}
+
+// `st-eval --csv` reads back into `metaeval`: an unjudged value is the layout's None (which
+// `--missing None` skips), numbers are the shortest text of the same double, and metaeval then finds
+// exactly the segment-level agreement st-eval computed itself.
+TEST(StEval, CsvReadsBackIntoMetaeval) {
+  const auto csv = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto path = write_temp("segments.csv", csv.out);
+  const auto own = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--json"});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  const json run = json::parse(own.out);
+  const auto meta = test::run_cli({"metaeval", "--scores", path, "--system-column", "system", "--human-column",
+                                   "meaning_human", "--score-column", "ref-BLEU", "--missing", "None", "--json"});
+  ASSERT_EQ(meta.exit_code, 0) << meta.err;
+  EXPECT_EQ(json::parse(meta.out)["segment_level"], agreement(run, "ref-BLEU")["segment_level"]);
+  EXPECT_EQ(json::parse(meta.out)["segment_level"]["n"], 11);  // noisy line 3: meaning None
+
+  // Every cell reads back as exactly the JSON's value, written without a 17-digit tail.
+  const auto table = read_table(path, TableOptions{.format = TableFormat::Csv, .header = true});
+  const std::size_t column = table.column("ref-chrF");
+  ASSERT_EQ(table.rows.size(), run["segments"].size());
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::string& cell = table.rows[r][column];
+    const double value = run["segments"][r]["scores"]["ref-chrF"].get<double>();
+    EXPECT_EQ(std::stod(cell), value) << cell;
+    EXPECT_EQ(cell, fmt::format("{}", value));  // the shortest such text, as JSON has it
+  }
 }
 
 // The released meta-evaluation files carry the paper's own metric scores next to the layout's
