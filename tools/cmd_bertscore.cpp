@@ -96,6 +96,7 @@ nlohmann::ordered_json summary_json(const std::string& hash, const metrics::Bert
                              {"idf", args.idf},        {"segments", segments}};
   if (!args.baseline.empty()) out["baseline"] = args.baseline;
   out["invar_version"] = kVersion;
+  out["provenance"] = provenance().json();
   return out;
 }
 

@@ -236,9 +236,9 @@ void run(const IsometryArguments& args) {
   options.procedures = correlation_procedures(args.correlation);
   auto result = isometry::run_isometry(data, options);
   if (!args.per_pair.empty()) isometry::write_isometry_pairs(args.per_pair, data, result);
-  if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result);
+  if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result, provenance());
   AtomicOutput out(args.output);
-  if (args.json) out.stream() << isometry::isometry_json(data, result).dump(2) << '\n';
+  if (args.json) out.stream() << isometry::isometry_json(data, result, provenance()).dump(2) << '\n';
   else out.stream() << isometry::isometry_text_report(data, result);
   out.commit();
   if (row_run) row_run->close();

@@ -234,9 +234,9 @@ void run(const LipArguments& given) {
     warn(fmt::format("{} texts were longer than {} tokens and were truncated for the sentence encoder",
                embeddings->truncated(), encoder->max_length()));
   if (!args.predictions.empty()) lip::write_lip_predictions(args.predictions, data, result);
-  if (!args.report.empty()) lip::write_lip_html(args.report, data, result);
+  if (!args.report.empty()) lip::write_lip_html(args.report, data, result, provenance());
   AtomicOutput out(args.output);
-  if (args.json) out.stream() << lip::lip_json(data, result).dump(2) << '\n';
+  if (args.json) out.stream() << lip::lip_json(data, result, provenance()).dump(2) << '\n';
   else out.stream() << lip::lip_text_report(data, result);
   out.commit();
   if (rows.run) rows.run->close();

@@ -94,6 +94,7 @@ nlohmann::ordered_json result_json(const Result& r, const MetricArguments& args)
   auto out = nlohmann::ordered_json::parse(metrics::format_score_json(r.report, r.signature, args.width));
   if (!r.system.empty()) out["system"] = r.system;
   if (!r.label.empty()) out["label"] = r.label;
+  out["provenance"] = provenance().json();
   out["compared_with"] = r.compared_with;
   if (r.commutative) {
     out["commutative"] = true;

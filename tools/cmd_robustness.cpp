@@ -1,12 +1,14 @@
 // `invar robustness expand|score|ablate`: semantic robustness on template-based test beds
 // (La Malfa & Kwiatkowska, AAAI 2022). See eval/robustness/ and docs/robustness.md.
+#include <fmt/ranges.h>
+
 #include <filesystem>
 #include <memory>
 #include <span>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "core/console.hpp"
 #include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
 #include "eval/robustness/models.hpp"
@@ -230,16 +232,17 @@ void run_score(const ScoreArguments& args) {
                                     score_models(compare_models, std::span(predicted).subspan(models.size()),
                                                  args.compare_predictions, bed, args),
                                     bed.phenomena.size(), args.tau));
-  const ScoreResult result = make_score_result(bed, args.tau, std::move(populations));
+  ScoreResult result = make_score_result(bed, args.tau, std::move(populations));
+  result.label_map = fmt::format("{}", fmt::join(args.label_map, ","));
   auto write = [](const std::string& path, const std::string& text) {
     AtomicOutput out(path);
     out.stream() << text;
     out.commit();
   };
-  if (!args.csv.empty()) write(args.csv, score_csv(result));
-  if (!args.latex.empty()) write(args.latex, score_latex(result));
-  if (!args.report.empty()) write_score_html(args.report, result);
-  write(args.output, args.json ? score_json(result).dump(2) + '\n' : score_text(result));
+  if (!args.csv.empty()) write(args.csv, score_csv(result, provenance()));
+  if (!args.latex.empty()) write(args.latex, score_latex(result, provenance()));
+  if (!args.report.empty()) write_score_html(args.report, result, provenance());
+  write(args.output, args.json ? score_json(result, provenance()).dump(2) + '\n' : score_text(result));
   if (row_run) row_run->close();
 }
 
@@ -319,12 +322,12 @@ void run_ablate(const AblateArguments& args) {
   const Ablation ablation = ablate(encoder, train, bed, options, features);
   if (!args.csv.empty()) {
     AtomicOutput out(args.csv);
-    out.stream() << ablation_csv(ablation, bed.phenomena);
+    out.stream() << ablation_csv(ablation, bed.phenomena, provenance());
     out.commit();
   }
-  if (!args.report.empty()) write_ablation_html(args.report, ablation, bed.phenomena);
+  if (!args.report.empty()) write_ablation_html(args.report, ablation, bed.phenomena, provenance());
   AtomicOutput out(args.output);
-  out.stream() << (args.json ? ablation_json(ablation, bed.phenomena).dump(2) + '\n' : ablation_text(ablation, bed.phenomena));
+  out.stream() << (args.json ? ablation_json(ablation, bed.phenomena, provenance()).dump(2) + '\n' : ablation_text(ablation, bed.phenomena));
   out.commit();
   row_run->close();
 }

@@ -111,13 +111,13 @@ void run(StEvalArguments args) {
   if (args.csv || args.latex)  // the text and JSON outputs say it themselves
     for (const auto& n : e.scores.not_computed)
       print_line(fmt::format("invar: note: not computed: {} ({})", n.metrics, n.reason));
-  if (!args.report.empty()) style_transfer::write_html_report(args.report, e);
+  if (!args.report.empty()) style_transfer::write_html_report(args.report, e, provenance());
   AtomicOutput out(args.output);
   if (args.json)
-    out.write_line(style_transfer::evaluation_json(e).dump(1));
+    out.write_line(style_transfer::evaluation_json(e, provenance()).dump(1));
   else
-    out.stream() << (args.csv ? style_transfer::segments_csv(e)
-                              : args.latex ? style_transfer::evaluation_latex(e) : style_transfer::evaluation_text(e));
+    out.stream() << (args.csv ? style_transfer::segments_csv(e, provenance())
+                              : args.latex ? style_transfer::evaluation_latex(e, provenance()) : style_transfer::evaluation_text(e));
   out.commit();
   row_run->close();
 }

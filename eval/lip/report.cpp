@@ -312,10 +312,11 @@ std::string lip_text_report(const LipData& data, const LipResult& result) {
   return out;
 }
 
-nlohmann::json lip_json(const LipData& data, const LipResult& result) {
+nlohmann::json lip_json(const LipData& data, const LipResult& result, const report::Provenance& provenance) {
   using nlohmann::json;
   auto ms = [](const MeanStd& v) { return json{{"mean", v.mean}, {"std", v.std}}; };
   json out;
+  out["provenance"] = provenance.json();
   out["original"] = data.original.path;
   out["transformed"] = data.transformed.path;
   out["train"] = data.train.path;
@@ -410,7 +411,8 @@ void write_lip_predictions(const std::string& path, const LipData& data, const L
   out.commit();
 }
 
-void write_lip_html(const std::string& path, const LipData& data, const LipResult& result) {
+void write_lip_html(const std::string& path, const LipData& data, const LipResult& result,
+                    const report::Provenance& provenance) {
   report::HtmlReport report("Language Invariant Property: " + data.transformed.path);
   report.settings(settings(data, result));
   report.heading("Verdict").paragraph(lip_reading(data, result));
@@ -448,7 +450,7 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
                            verdict_name(run.verdict)});
     report.table(runs, "Runs");
   }
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::lip

@@ -122,8 +122,9 @@ std::string suite_text(const Suite& suite, const SuiteResult& result, const Repo
   return out;
 }
 
-nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const ReportSettings& settings) {
-  nlohmann::json out{{"relation", suite_title(result.settings)}, {"settings", settings_json(settings)},
+nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const ReportSettings& settings,
+                          const report::Provenance& provenance) {
+  nlohmann::json out{{"relation", suite_title(result.settings)}, {"provenance", provenance.json()}, {"settings", settings_json(settings)},
                      {"sources", suite.line_numbers.size()}, {"overall", count_json(result)}};
   out["transformations"] = nlohmann::json::array();
   for (const auto& t : result.transformations) {
@@ -139,8 +140,9 @@ nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const R
   return out;
 }
 
-void write_suite_csv(const std::string& path, const SuiteResult& result) {
+void write_suite_csv(const std::string& path, const SuiteResult& result, const report::Provenance& provenance) {
   AtomicOutput out(path);
+  out.stream() << provenance.comment_lines("#");
   out.write_line("transformation,tests,violations,rate");
   for (const auto& t : result.transformations)
     out.write_line(fmt::format("{},{},{},{}", report::csv_field(t.name), t.tests, t.violations, report::csv_number(t.rate())));
@@ -169,7 +171,8 @@ void write_suite_per_source(const std::string& path, const Suite& suite, const S
   out.commit();
 }
 
-void write_suite_html(const std::string& path, const Suite& suite, const SuiteResult& result, const ReportSettings& settings) {
+void write_suite_html(const std::string& path, const Suite& suite, const SuiteResult& result, const ReportSettings& settings,
+                      const report::Provenance& provenance) {
   report::HtmlReport report("Metamorphic testing: " + suite_title(result.settings));
   report.settings(settings);
   add_diagram(report, suite_relation(result.settings));
@@ -184,7 +187,7 @@ void write_suite_html(const std::string& path, const Suite& suite, const SuiteRe
   report.table(suite_table(result), "Test cases are source inputs (single-input) or pairs of sources satisfying the premise (pairwise).");
   report.heading("Sources with the highest violation rates");
   report.table(worst_table(suite, result, 25), "The share of each source's test cases that are violated, per transformation.");
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 // ---- compositionality ----
@@ -232,8 +235,9 @@ std::string compositionality_text(const std::vector<Context>& contexts, const st
 }
 
 nlohmann::json compositionality_json(const std::vector<Context>& contexts, const std::vector<Insertion>& insertions,
-                                     const CompositionalityResult& result, const ReportSettings& settings) {
-  nlohmann::json out{{"relation", "pairwise compositionality"}, {"settings", settings_json(settings)},
+                                     const CompositionalityResult& result, const ReportSettings& settings,
+                                     const report::Provenance& provenance) {
+  nlohmann::json out{{"relation", "pairwise compositionality"}, {"provenance", provenance.json()}, {"settings", settings_json(settings)},
                      {"overall", count_json(result.overall)}, {"upward", count_json(result.upward)},
                      {"downward", count_json(result.downward)}};
   out["probe"] = {{"layer", result.probe.layer}, {"train", result.probe.train}, {"held_out", result.probe.held_out},
@@ -258,7 +262,7 @@ nlohmann::json compositionality_json(const std::vector<Context>& contexts, const
 
 void write_compositionality_html(const std::string& path, const std::vector<Context>& contexts,
                                  const std::vector<Insertion>& insertions, const CompositionalityResult& result,
-                                 const ReportSettings& settings) {
+                                 const ReportSettings& settings, const report::Provenance& provenance) {
   report::HtmlReport report("Metamorphic testing: pairwise compositionality");
   report.settings(settings);
   report.paragraph(probe_text(result.probe));
@@ -269,7 +273,7 @@ void write_compositionality_html(const std::string& path, const std::vector<Cont
   report.table(summary_table(result));
   report.table(context_table(contexts, result), "Per context (the paper's Table 3).");
   report.table(insertion_table(insertions, result), "Per insertion pair, over every context (the paper's Table 4).");
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 // ---- transitivity ----
@@ -294,8 +298,8 @@ std::string transitivity_text(const std::vector<RelationTransitivity>& results, 
 }
 
 nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
-                                 const ReportSettings& settings) {
-  nlohmann::json out{{"relation", "three-way transitivity"}, {"settings", settings_json(settings)}, {"triplets", triplets.size()}};
+                                 const ReportSettings& settings, const report::Provenance& provenance) {
+  nlohmann::json out{{"relation", "three-way transitivity"}, {"provenance", provenance.json()}, {"settings", settings_json(settings)}, {"triplets", triplets.size()}};
   out["relations"] = nlohmann::json::array();
   for (const auto& r : results) {
     auto entry = count_json(r.overall);
@@ -315,7 +319,8 @@ nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std
 }
 
 void write_transitivity_html(const std::string& path, const std::vector<Triplet>& triplets,
-                             const std::vector<RelationTransitivity>& results, const ReportSettings& settings) {
+                             const std::vector<RelationTransitivity>& results, const ReportSettings& settings,
+                             const report::Provenance& provenance) {
   report::HtmlReport report("Metamorphic testing: three-way transitivity");
   report.settings(settings);
   add_diagram(report, transitivity_relation());
@@ -337,7 +342,7 @@ void write_transitivity_html(const std::string& path, const std::vector<Triplet>
     }
     report.table(table, fmt::format("Violating triplets of {} (first 50).", r.relation));
   }
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::metamorphic

@@ -1,6 +1,7 @@
 #include "eval/robustness/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -141,10 +142,12 @@ std::string score_text(const ScoreResult& result) {
   return out;
 }
 
-nlohmann::json score_json(const ScoreResult& result) {
+nlohmann::json score_json(const ScoreResult& result, const report::Provenance& provenance) {
   nlohmann::json out{{"method", "semantic robustness (La Malfa & Kwiatkowska 2022)"},
                      {"tau", result.tau},
+                     {"label_map", result.label_map},
                      {"task", {{"path", result.task_path}, {"texts", result.task_texts}}}};
+  out["provenance"] = provenance.json();
   out["phenomena"] = nlohmann::json::array();
   for (std::size_t k = 0; k < result.phenomena.size(); ++k)
     out["phenomena"].push_back({{"name", result.phenomena[k]}, {"texts", result.phenomenon_texts[k]}});
@@ -181,8 +184,8 @@ nlohmann::json score_json(const ScoreResult& result) {
   return out;
 }
 
-std::string score_csv(const ScoreResult& result) {
-  std::string out = "population,model,kind,set,correct,total,accuracy\n";
+std::string score_csv(const ScoreResult& result, const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("#") + "population,model,kind,set,correct,total,accuracy\n";
   auto row = [&](const Population& p, const ModelScore& m, const char* kind, const std::string& set, const Accuracy& a) {
     out += fmt::format("{},{},{},{},{},{},{}\n", csv_field(p.name), csv_field(m.model), kind, csv_field(set), a.correct,
                        a.total, report::csv_number(a.value()));
@@ -196,9 +199,9 @@ std::string score_csv(const ScoreResult& result) {
   return out;
 }
 
-std::string score_latex(const ScoreResult& result) {
+std::string score_latex(const ScoreResult& result, const report::Provenance& provenance) {
   std::string columns = "l" + std::string(1 + result.phenomena.size(), 'c');
-  std::string out = fmt::format("% invar robustness score: mean $\\pm$ sample std over each population's models, tau = {}\n",
+  std::string out = provenance.comment_lines("%") + fmt::format("% invar robustness score: mean $\\pm$ sample std over each population's models, tau = {}\n",
                                 result.tau);
   if (!result.comparisons.empty())
     out += "% stars: Welch's t-test against the first population, * p < 0.05, ** p < 0.01, *** p < 0.001\n";
@@ -219,12 +222,20 @@ std::string score_latex(const ScoreResult& result) {
   return out + "\\hline\n\\end{tabular}\n";
 }
 
-void write_score_html(const std::string& path, const ScoreResult& result) {
+void write_score_html(const std::string& path, const ScoreResult& result, const report::Provenance& provenance) {
   report::HtmlReport report("Semantic robustness");
   report.paragraph("Template-based semantic robustness (La Malfa & Kwiatkowska, AAAI 2022): accuracy p on the task's "
                    "test set and p′ on the texts of each linguistic phenomenon.");
-  report.settings({{"task", fmt::format("{} ({} texts)", result.task_path, result.task_texts)},
-                   {"τ", fmt::format("{}", result.tau)}});
+  std::vector<std::pair<std::string, std::string>> settings{
+      {"task", fmt::format("{} ({} texts)", result.task_path, result.task_texts)}, {"τ", fmt::format("{}", result.tau)}};
+  // Which models these are: a population of one has no per-model table to name it.
+  for (const auto& p : result.populations) {
+    std::vector<std::string> names;
+    for (const auto& m : p.models) names.push_back(m.model);
+    settings.emplace_back(fmt::format("population {}", p.name), fmt::format("{}", fmt::join(names, ", ")));
+  }
+  settings.emplace_back("label map", result.label_map.empty() ? "none (the models' label names are the task's)" : result.label_map);
+  report.settings(settings);
   report::BarChart bars;
   bars.title = "Accuracy per set";
   bars.y_label = "accuracy";
@@ -250,7 +261,7 @@ void write_score_html(const std::string& path, const ScoreResult& result) {
     report.heading("Welch's t-test");
     report.table(comparison_table(result), "scipy.stats.ttest_ind(equal_var=False), two-sided; * p < 0.05, ** p < 0.01, *** p < 0.001");
   }
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 namespace {
@@ -277,12 +288,14 @@ std::string ablation_text(const Ablation& ablation, const std::vector<std::strin
          layer_table(ablation, phenomena).render();
 }
 
-nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::string>& phenomena) {
+nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::string>& phenomena,
+                             const report::Provenance& provenance) {
   nlohmann::json out{{"method", "layer ablation (La Malfa & Kwiatkowska 2022, Figure 3)"},
                      {"model", ablation.model},
                      {"pooling", ablation.pooling},
                      {"classes", ablation.classes},
                      {"train_texts", ablation.train_texts}};
+  out["provenance"] = provenance.json();
   out["layers"] = nlohmann::json::array();
   for (const auto& layer : ablation.layers) {
     nlohmann::json entry{{"layer", layer.layer}, {"train", accuracy_json(layer.train)}, {"task", accuracy_json(layer.task)}};
@@ -292,8 +305,9 @@ nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::st
   return out;
 }
 
-std::string ablation_csv(const Ablation& ablation, const std::vector<std::string>& phenomena) {
-  std::string out = "layer,set,correct,total,accuracy\n";
+std::string ablation_csv(const Ablation& ablation, const std::vector<std::string>& phenomena,
+                         const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("#") + "layer,set,correct,total,accuracy\n";
   auto row = [&](std::int64_t layer, const std::string& set, const Accuracy& a) {
     out += fmt::format("{},{},{},{},{}\n", layer, csv_field(set), a.correct, a.total, report::csv_number(a.value()));
   };
@@ -305,7 +319,8 @@ std::string ablation_csv(const Ablation& ablation, const std::vector<std::string
   return out;
 }
 
-void write_ablation_html(const std::string& path, const Ablation& ablation, const std::vector<std::string>& phenomena) {
+void write_ablation_html(const std::string& path, const Ablation& ablation, const std::vector<std::string>& phenomena,
+                         const report::Provenance& provenance) {
   report::HtmlReport report("Layer ablation");
   report.paragraph("A probe per layer (La Malfa & Kwiatkowska, AAAI 2022, Figure 3): pooled hidden states → L2 "
                    "logistic regression, scored on the task's test set and on each phenomenon.");
@@ -330,7 +345,7 @@ void write_ablation_html(const std::string& path, const Ablation& ablation, cons
   for (std::size_t k = 0; k < phenomena.size(); ++k) series(phenomena[k], [k](const LayerResult& l) { return l.phenomena[k]; });
   report.figure(report::svg(plot), "Accuracy of each layer's probe");
   report.table(layer_table(ablation, phenomena));
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::robustness

@@ -166,8 +166,9 @@ std::string evaluation_text(const Evaluation& e) {
   return out;
 }
 
-nlohmann::ordered_json evaluation_json(const Evaluation& e) {
+nlohmann::ordered_json evaluation_json(const Evaluation& e, const report::Provenance& provenance) {
   ordered_json out;
+  out["provenance"] = provenance.json();
   auto& settings = out["settings"] = ordered_json::object();
   for (const auto& [name, value] : e.settings) settings[name] = value;
   auto& metrics = out["metrics"] = ordered_json::array();
@@ -200,8 +201,8 @@ nlohmann::ordered_json evaluation_json(const Evaluation& e) {
   return out;
 }
 
-std::string segments_csv(const Evaluation& e) {
-  std::string out = "group,system,where";
+std::string segments_csv(const Evaluation& e, const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("#") + "group,system,where";
   for (const auto& m : e.scores.metrics) out += "," + report::csv_field(m.name);
   for (Dimension d : kDimensions) out += std::string(",") + dimension_column(d);
   out += "\n";
@@ -217,8 +218,8 @@ std::string segments_csv(const Evaluation& e) {
   return out;
 }
 
-std::string evaluation_latex(const Evaluation& e) {
-  std::string out;
+std::string evaluation_latex(const Evaluation& e, const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("%");
   for (const auto& group : e.study.groups) {
     // A group name comes from a file name: a newline in it would end the comment and start a live line.
     const std::string name = printable(group_label(group));
@@ -229,7 +230,7 @@ std::string evaluation_latex(const Evaluation& e) {
   return out;
 }
 
-void write_html_report(const std::string& path, const Evaluation& e) {
+void write_html_report(const std::string& path, const Evaluation& e, const report::Provenance& provenance) {
   report::HtmlReport html("Style-transfer evaluation");
   html.heading("Style-transfer evaluation", 1)
       .paragraph("Metrics of Briakou et al. (2021), \"Evaluating the Evaluation Metrics for Style Transfer\", against "
@@ -246,7 +247,7 @@ void write_html_report(const std::string& path, const Evaluation& e) {
                             "metric orders as the human means (human ties left out)");
     html.figure(report::svg(heat_map(e, group)), "Spearman correlation between metrics over segments");
   }
-  html.write(path);
+  html.provenance(provenance).write(path);
 }
 
 }  // namespace invar::style_transfer

@@ -125,6 +125,8 @@ TEST(MetricCli, BleuEveryGoldenVariantWithSignature) {
     EXPECT_EQ(parsed["tok"], c["tokenize"]);
     EXPECT_EQ(parsed["version"], "2.4.3");
     EXPECT_EQ(parsed["compared_with"], "references");
+    EXPECT_EQ(parsed["provenance"]["data"][0]["path"], f.hyps);
+    EXPECT_EQ(parsed["provenance"]["settings"]["--tokenize"], c["tokenize"]);
     // The verbose part names the golden's lengths and brevity penalty.
     EXPECT_NE(parsed["verbose_score"].get<std::string>().find(
                   fmt::format("BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {}", g["bp"].get<double>(),

@@ -21,6 +21,7 @@
 #include "eval/metamorphic/transforms.hpp"
 #include "eval/metamorphic/transitivity.hpp"
 #include "support/pairwise_reference.hpp"
+#include "core/version.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -431,6 +432,11 @@ TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto result = json::parse(run.out);
   ASSERT_EQ(result["transformations"].size(), 6u);
+  EXPECT_EQ(result["provenance"]["invar"], kVersion);
+  EXPECT_EQ(result["provenance"]["models"][0]["model_type"], "bert");
+  EXPECT_EQ(result["provenance"]["data"][0]["path"], dir + "/reviews.txt");
+  EXPECT_EQ(test::read_file(dir + "/counts.csv").rfind(std::string("# invar: ") + kVersion + "\n", 0), 0u);
+  EXPECT_NE(test::read_file(dir + "/report.html").find("<details class=\"provenance\">"), std::string::npos);
   const auto sources = jsonl(test::read_file(dir + "/per-source.jsonl"));
   ASSERT_EQ(sources.size(), 6u);
 
@@ -457,7 +463,7 @@ TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
     for (std::size_t i = 0; i < sources.size(); ++i)
       EXPECT_EQ(sources[i]["transformations"][name]["violations"].get<std::uint64_t>(), expected.source_violations[i]);
   }
-  EXPECT_EQ(test::read_file(dir + "/counts.csv").rfind("transformation,tests,violations,rate\nprefix-1,", 0), 0u);
+  EXPECT_EQ(test::without_provenance(test::read_file(dir + "/counts.csv")).rfind("transformation,tests,violations,rate\nprefix-1,", 0), 0u);
   const auto html = test::read_file(dir + "/report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);  // the relation's diagram

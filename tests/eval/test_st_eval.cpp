@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/io.hpp"
+#include "core/version.hpp"
 #include "eval/stats/stats.hpp"
 #include "support/test_support.hpp"
 
@@ -257,7 +258,8 @@ TEST(StEval, AlignedFilesAndMissingModels) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   std::istringstream csv(text.out);
   std::string header, first;
-  std::getline(csv, header);
+  while (std::getline(csv, header) && header.rfind('#', 0) == 0) {  // the provenance block
+  }
   std::getline(csv, first);
   EXPECT_EQ(header.substr(0, 36), "group,system,where,self-BLEU,self-ch");
   EXPECT_NE(first.find(",,"), std::string::npos) << first;  // WMD / WVCOS undefined: empty cells
@@ -267,11 +269,14 @@ TEST(StEval, LatexAndHtmlReport) {
   const auto html = test::temp_dir() + "/report.html";
   const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--latex", "--report", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(std::string("% invar: ") + kVersion + "\n% command: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("% data: --table " + toy("judgements.tsv") + " ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\\begin{tabular}"), std::string::npos);
   EXPECT_NE(r.out.find("self-BLEU & meaning &"), std::string::npos) << r.out;
   const auto page = test::read_file(html);
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_NE(page.find("Spearman correlation between metrics"), std::string::npos);
+  EXPECT_NE(page.find("<details class=\"provenance\">"), std::string::npos);
 }
 
 // A group name comes from the file name, system names from the file: a newline must not end the
@@ -340,6 +345,9 @@ TEST(StEval, CsvReadsBackIntoMetaeval) {
   const auto own = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--json"});
   ASSERT_EQ(own.exit_code, 0) << own.err;
   const json run = json::parse(own.out);
+  EXPECT_EQ(run["provenance"]["invar"], kVersion);
+  EXPECT_EQ(run["provenance"]["data"][0]["path"], toy("judgements.tsv"));
+  EXPECT_EQ(csv.out.rfind(std::string("# invar: ") + kVersion + "\n", 0), 0u) << csv.out;
   const auto meta = test::run_cli({"metaeval", "--scores", path, "--system-column", "system", "--human-column",
                                    "meaning_human", "--score-column", "ref-BLEU", "--missing", "None", "--json"});
   ASSERT_EQ(meta.exit_code, 0) << meta.err;
