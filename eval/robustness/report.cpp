@@ -201,8 +201,8 @@ std::string score_csv(const ScoreResult& result, const report::Provenance& prove
 
 std::string score_latex(const ScoreResult& result, const report::Provenance& provenance) {
   std::string columns = "l" + std::string(1 + result.phenomena.size(), 'c');
-  std::string out = provenance.comment_lines("%") + fmt::format("% invar robustness score: mean $\\pm$ sample std over each population's models, tau = {}\n",
-                                result.tau);
+  std::string out = provenance.comment_lines("%");
+  out += fmt::format("% invar robustness score: mean $\\pm$ sample std over each population's models, tau = {}\n", result.tau);
   if (!result.comparisons.empty())
     out += "% stars: Welch's t-test against the first population, * p < 0.05, ** p < 0.01, *** p < 0.001\n";
   out += fmt::format("\\begin{{tabular}}{{{}}}\n\\hline\nPopulation & Task", columns);
@@ -211,7 +211,10 @@ std::string score_latex(const ScoreResult& result, const report::Provenance& pro
   for (std::size_t i = 0; i < result.populations.size(); ++i) {
     const Population& p = result.populations[i];
     auto cell = [&](const stats::MeanStd& value, std::size_t column) {
-      std::string text = "$" + mean_std_text(value, p.models.size(), " \\pm ") + "$";
+      // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) of "$" + std::string here.
+      std::string text = "$";
+      text += mean_std_text(value, p.models.size(), " \\pm ");
+      text += "$";
       if (i == 1 && !result.comparisons[column].stars.empty()) text += "$^{" + result.comparisons[column].stars + "}$";
       return text;
     };

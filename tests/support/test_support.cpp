@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -73,9 +74,9 @@ std::string without_provenance(std::string text) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     bool comment = false;
-    for (const char* key : {"invar: ", "command: ", "date: ", "model: ", "data: ", "setting: "})
-      for (const char* prefix : {"# ", "% "})
-        comment = comment || line.rfind(std::string(prefix) + key, 0) == 0;
+    if (line.rfind("# ", 0) == 0 || line.rfind("% ", 0) == 0)
+      for (const char* key : {"invar: ", "command: ", "date: ", "model: ", "data: ", "setting: "})
+        comment = comment || line.compare(2, std::strlen(key), key) == 0;
     if (!comment) out += line + "\n";
   }
   if (!text.empty() && text.back() != '\n') out.pop_back();
