@@ -593,6 +593,9 @@ TEST(MetamorphicCli, CompositionalityOnAnNliModel) {
                                     dir + "/c.html"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto result = json::parse(run.out);
+    EXPECT_EQ(result["provenance"]["models"][0]["path"], model(name));
+    EXPECT_EQ(result["provenance"]["data"].size(), 2u);  // contexts and insertions; not the report
+    EXPECT_NE(test::read_file(dir + "/c.html").find("<details class=\"provenance\">"), std::string::npos);
     EXPECT_EQ(result["overall"]["tests"], 4 * 28);  // 8 insertions: 28 pairs per context, unless probe scores tie
     EXPECT_EQ(result["overall"]["violations"].get<int>(),
               result["upward"]["violations"].get<int>() + result["downward"]["violations"].get<int>());

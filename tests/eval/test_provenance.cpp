@@ -138,6 +138,10 @@ TEST(Provenance, TableReadersSkipTheBlock) {
   EXPECT_EQ(read_table(tsv, TableOptions{.format = TableFormat::Tsv, .header = true}).rows.size(), 1u);
   const std::string hash = write_file("hash.tsv", "#1\t2\n#3\t4\n");
   EXPECT_EQ(read_table(hash, TableOptions{.format = TableFormat::Tsv}).rows.size(), 2u);
-  const auto numbers = test::run_cli({"stats", "correlate", "--x", csv, "--x-column", "score", "--y-column", "score", "--method", "pearson"});
-  EXPECT_EQ(numbers.exit_code, 0) << numbers.err;
+  const auto numbers = test::run_cli(
+      {"stats", "correlate", "--x", csv, "--x-column", "score", "--y-column", "score", "--method", "pearson", "--json"});
+  ASSERT_EQ(numbers.exit_code, 0) << numbers.err;
+  const auto stats = nlohmann::json::parse(numbers.out);
+  EXPECT_EQ(stats["provenance"]["data"][0]["option"], "--x");  // the front binary records it as invar-full does
+  EXPECT_EQ(stats["provenance"]["data"][0]["crc32"], crc_text(test::read_file(csv)));
 }

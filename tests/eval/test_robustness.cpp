@@ -584,6 +584,10 @@ TEST(RobustnessCli, AblatesEveryLayer) {
                                      "--report", dir + "/a.html"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json j = json::parse(result.out);
+  EXPECT_EQ(j["provenance"]["models"][0]["model_type"], "bert");
+  EXPECT_EQ(j["provenance"]["settings"]["--train"], bundled("train.tsv"));
+  EXPECT_EQ(test::read_file(dir + "/a.csv").rfind(std::string("# invar: ") + kVersion + "\n", 0), 0u);
+  EXPECT_NE(test::read_file(dir + "/a.html").find("How this report was made"), std::string::npos);
   ASSERT_EQ(j["layers"].size(), 3u);  // embeddings + 2 layers
   EXPECT_EQ(j["pooling"], "mean");
   EXPECT_EQ(j["classes"], (json{"negative", "positive"}));

@@ -353,6 +353,7 @@ TEST(StEval, CsvReadsBackIntoMetaeval) {
   ASSERT_EQ(meta.exit_code, 0) << meta.err;
   EXPECT_EQ(json::parse(meta.out)["segment_level"], agreement(run, "ref-BLEU")["segment_level"]);
   EXPECT_EQ(json::parse(meta.out)["segment_level"]["n"], 11);  // noisy line 3: meaning None
+  EXPECT_EQ(json::parse(meta.out)["provenance"]["data"][0]["path"], path);
 
   // Every cell reads back as exactly the JSON's value, written without a 17-digit tail.
   const auto table = read_table(path, TableOptions{.format = TableFormat::Csv, .header = true});
