@@ -22,6 +22,10 @@ const char* weight_type_name(WeightType type) {
   return "f32";
 }
 
+const char* linear_kernel_name(LinearKernel kernel) {
+  return kernel == LinearKernel::OpenBlas ? "openblas" : "onednn";
+}
+
 Shape weight_shape(const TensorData& src) {
   if (!is_floating(src.dtype) && src.dtype != DType::I8) {
     fail("weight of dtype {} is neither a floating nor an int8 tensor", dtype_name(src.dtype));

@@ -35,6 +35,13 @@ enum class Binary : std::uint8_t { Add, Mul };
 enum class WeightType : std::uint8_t { F32, F16, Int8 };
 const char* weight_type_name(WeightType type);  // "f32", "f16", "int8"
 
+// What multiplies a linear layer's input by its F32 weights on the CPU (BackendOptions::linear).
+enum class LinearKernel : std::uint8_t {
+  OneDnn,    // oneDNN's matmul on the weights packed once into its layout (backends/cpu/packed_matmul.hpp)
+  OpenBlas,  // OpenBLAS's sgemm on the weights as stored, as every other matrix product
+};
+const char* linear_kernel_name(LinearKernel kernel);  // "onednn", "openblas"
+
 // What a weight is used for, which decides the precision its store may keep it in.
 enum class WeightUse : std::uint8_t {
   Any,     // any op (biases, norms, tables read by other ops): always stored F32
@@ -267,9 +274,11 @@ struct BackendOptions {
   // Int8 (CPU only) quantizes each Matrix per output channel and computes linear in int8 with its
   // input rows quantized per call (backends/cpu/packed_matmul.hpp); tables stay F32.
   WeightType weights = WeightType::F32;
-  // CPU: F32 Matrix weights packed once for oneDNN's matmul. false keeps them plain for OpenBLAS,
-  // which benchmarks compare against (bench_gemm, bench_encoder, bench_generate).
-  bool pack_weights = true;
+  // CPU, F32 weights: the linear layers' products on oneDNN (each Matrix packed once) or on OpenBLAS
+  // (weights kept as stored, read in place from the mapped file). Int8 weights need OneDnn;
+  // deterministic computes every product in its fixed order, whichever this says. Other devices
+  // ignore it.
+  LinearKernel linear = LinearKernel::OneDnn;
 };
 
 }  // namespace invar

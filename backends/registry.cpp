@@ -7,8 +7,10 @@
 
 #include "core/error.hpp"
 #include "backends/cpu/backend.hpp"
-#ifdef INVAR_WITH_OPENCL
+#if defined(INVAR_WITH_OPENCL)
 #include "backends/opencl/backend.hpp"
+#elif defined(INVAR_OPENCL_MODULE)
+#include "backends/opencl_module.hpp"
 #endif
 
 namespace invar {
@@ -16,8 +18,10 @@ namespace invar {
 const std::vector<BackendFactory>& backend_factories() {
   static const std::vector<BackendFactory> factories{
       cpu_backend_factory(),
-#ifdef INVAR_WITH_OPENCL
+#if defined(INVAR_WITH_OPENCL)
       opencl_backend_factory(),
+#elif defined(INVAR_OPENCL_MODULE)
+      opencl_module_factory(),
 #endif
   };
   return factories;

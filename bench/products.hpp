@@ -23,7 +23,7 @@ inline BackendOptions options_for(Products products, int threads) {
   return {.threads = threads,
           .deterministic = products == Products::FixedOrder,
           .weights = products == Products::Int8 ? WeightType::Int8 : WeightType::F32,
-          .pack_weights = products != Products::OpenBlas};
+          .linear = products == Products::OpenBlas ? LinearKernel::OpenBlas : LinearKernel::OneDnn};
 }
 
 }  // namespace invar::bench

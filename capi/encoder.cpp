@@ -10,6 +10,7 @@
 #include "capi/model.hpp"
 #include "capi/results.hpp"
 #include "core/json_number.hpp"
+#include "engine/encoder_run.hpp"
 
 namespace invar::capi {
 namespace {
@@ -23,11 +24,11 @@ std::vector<TextInput> text_inputs(const char* const* texts, const char* const* 
 
 std::string text_index(std::size_t i) { return fmt::format("texts[{}]", i); }
 
-// Tokenized inputs truncated to `limit`; fails naming (by `where`) the text whose ids the model
-// cannot take.
+// Tokenized inputs truncated to `limit` (counted in `truncated`); fails naming (by `where`) the
+// text whose ids the model cannot take.
 std::vector<Encoding> encode(TextEncoder& encoder, const std::vector<TextInput>& inputs, bool pairs,
-                             std::size_t limit, const std::function<std::string(std::size_t)>& where = text_index) {
-  std::size_t truncated = 0;
+                             std::size_t limit, std::size_t& truncated,
+                             const std::function<std::string(std::size_t)>& where = text_index) {
   auto encodings = encoder.encode(inputs, pairs, truncated, limit);
   for (std::size_t i = 0; i < encodings.size(); ++i) {
     try {
@@ -85,10 +86,12 @@ invar_status invar_embed(invar_model* model, const char* const* texts, size_t co
     require_texts(texts, count, "texts");
     require(embeddings, "embeddings");
     const invar::EmbeddingSettings settings = encoder.default_embedding_settings();
-    const auto inputs = encode(encoder, text_inputs(texts, nullptr, count), false, encoder.embedding_length());
-    const auto vectors = encoder.embed(inputs, settings, batches(*model));
+    std::size_t truncated = 0;
+    const auto inputs = encode(encoder, text_inputs(texts, nullptr, count), false, encoder.embedding_length(), truncated);
+    const auto vectors = encoder.embed(inputs, settings, reporting_batches(*model, count));
     Result<invar_embeddings, invar_embeddings_free> out;
     out->count = count;
+    out->truncated = truncated;
     out->dimension = encoder.embedding_width(settings);
     out->values = new float[count * out->dimension];
     for (std::size_t i = 0; i < count; ++i) std::copy(vectors[i].begin(), vectors[i].end(), out->values + i * out->dimension);
@@ -110,9 +113,10 @@ invar_status invar_embed_file(invar_model* model, const char* input, const char*
                   .work = [&](std::span<const std::string> lines, std::size_t first) {
                     std::vector<invar::TextInput> inputs;
                     for (const auto& line : lines) inputs.push_back({line, ""});
-                    const auto encodings = encode(encoder, inputs, false, encoder.embedding_length(), [&](std::size_t i) {
-                      return fmt::format("{}:{}", input, first + i + 1);
-                    });
+                    std::size_t truncated = 0;
+                    const auto encodings =
+                        encode(encoder, inputs, false, encoder.embedding_length(), truncated,
+                               [&](std::size_t i) { return fmt::format("{}:{}", input, first + i + 1); });
                     std::vector<std::string> records;
                     for (const auto& vector : encoder.embed(encodings, settings, batches(*model)))
                       records.push_back(R"({"embedding": )" + invar::json_array_text(vector) + "}");
@@ -137,10 +141,12 @@ invar_status invar_classify(invar_model* model, const char* const* texts, const 
     require(classification, "classification");
     require_head(encoder.model(), &invar::EncoderModel::require_classifier);
     const bool pairs = second_texts != nullptr;
-    const auto inputs = encode(encoder, text_inputs(texts, second_texts, count), pairs, encoder.max_length());
-    const auto logits = encoder.logits(inputs, batches(*model));
+    std::size_t truncated = 0;
+    const auto inputs = encode(encoder, text_inputs(texts, second_texts, count), pairs, encoder.max_length(), truncated);
+    const auto logits = encoder.logits(inputs, reporting_batches(*model, count));
     Result<invar_classification, invar_classification_free> out;
     fill(*out, encoder.model().spec(), logits);
+    out->truncated = truncated;
     *classification = out.release();
   });
 }
@@ -178,6 +184,52 @@ void invar_pll_free(invar_pll* pll) {
   if (pll == nullptr) return;
   delete[] pll->per_token;
   delete pll;
+}
+
+invar_status invar_hidden_states(invar_model* model, const char* const* texts, size_t count, int64_t layer,
+                                 invar_hidden** states) {
+  if (states != nullptr) *states = nullptr;
+  return guarded([&] {
+    invar::TextEncoder& encoder = encoder_of(model, "hidden_states");
+    require_texts(texts, count, "texts");
+    require(states, "states");
+    std::int64_t resolved = 0;
+    try {
+      resolved = invar::resolve_layer(encoder.model().spec().layers, layer, "layer");
+    } catch (const invar::Error& e) {
+      throw ArgumentError(e.what());
+    }
+    std::size_t truncated = 0;
+    const auto inputs = encode(encoder, text_inputs(texts, nullptr, count), false, encoder.max_length(), truncated);
+    const auto hidden = encoder.batched<std::vector<float>>(
+        inputs, reporting_batches(*model, count),
+        [&](std::span<const invar::Encoding> batch) { return encoder.model().hidden_states(batch, resolved); });
+    Result<invar_hidden, invar_hidden_free> out;
+    out->width = static_cast<std::size_t>(encoder.model().spec().hidden);
+    out->truncated = truncated;
+    out->lengths = new std::size_t[count]();
+    out->ids = new std::int32_t*[count]();
+    out->values = new float*[count]();
+    out->count = count;
+    for (std::size_t i = 0; i < count; ++i) {
+      out->lengths[i] = inputs[i].ids.size();
+      out->ids[i] = new_array<std::int32_t>(inputs[i].ids);
+      out->values[i] = new_array<float>(hidden[i]);
+    }
+    *states = out.release();
+  });
+}
+
+void invar_hidden_free(invar_hidden* states) {
+  if (states == nullptr) return;
+  for (std::size_t i = 0; i < states->count; ++i) {
+    if (states->ids != nullptr) delete[] states->ids[i];
+    if (states->values != nullptr) delete[] states->values[i];
+  }
+  delete[] states->lengths;
+  delete[] states->ids;
+  delete[] states->values;
+  delete states;
 }
 
 }  // extern "C"

@@ -96,6 +96,8 @@ void prepare(Search& search, invar_model* model, const char* call, const char* c
   search.texts.assign(texts, texts + count);
   search.run.batch_size = model->batch_size;
   search.run.where = [](std::size_t i) { return fmt::format("texts[{}]", i); };
+  if (model->progress != nullptr)
+    search.run.progress = [model, count](std::size_t done) { report_progress(*model, done, count); };
   if (options != nullptr && options->truncate) search.run.truncated = [&search](std::size_t) { ++search.truncated; };
 }
 

@@ -1,5 +1,6 @@
 // Metric calls: sacrebleu-exact BLEU, chrF and TER, corpus and sentence scores with signatures,
-// from the metrics' per-segment statistics as `invar metric` computes them (tools/cmd_metric.cpp).
+// from the metrics' per-segment statistics as `invar metric` computes them (tools/cmd_metric.cpp);
+// NLTK's METEOR, as `invar metric meteor` (tools/cmd_metric_meteor_wmd.cpp).
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -8,16 +9,22 @@
 #include <vector>
 
 #include "capi/guard.hpp"
+#include "capi/references.hpp"
 #include "capi/results.hpp"
 #include "eval/metrics/corpus/bleu.hpp"
 #include "eval/metrics/corpus/chrf.hpp"
+#include "eval/metrics/corpus/common.hpp"
 #include "eval/metrics/corpus/registry.hpp"
+#include "eval/metrics/lexical/meteor.hpp"
 
 // Sentence scores use their own instance where sacrebleu's sentence_score differs (BLEU's
 // effective order); the metrics are read-only once built, so a handle may be shared by threads.
+// METEOR has no corpus statistics: its sentence scores, and their mean as the corpus score.
 struct invar_metric {
   std::unique_ptr<invar::metrics::CorpusMetric> corpus;
   std::unique_ptr<invar::metrics::CorpusMetric> sentence;
+  std::unique_ptr<const invar::metrics::WordNet> wordnet;  // METEOR's, which `meteor` reads
+  std::unique_ptr<const invar::metrics::Meteor> meteor;
 };
 
 namespace invar::capi {
@@ -57,25 +64,20 @@ invar_status create(invar_metric** metric, Make make) {
   });
 }
 
-// sacrebleu's stream layout (stream r, segment i at references[r * count + i]; NULL = no reference
-// there) turned segment-major.
-std::vector<std::vector<std::string>> segment_references(const char* const* references, std::size_t count,
-                                                         std::size_t num_references) {
-  if (num_references == 0) throw ArgumentError("num_references must be at least 1");
-  require(references, "references");
-  std::vector<std::vector<std::optional<std::string>>> streams(num_references);
-  for (std::size_t r = 0; r < num_references; ++r)
-    for (std::size_t i = 0; i < count; ++i) {
-      const char* reference = references[r * count + i];
-      streams[r].push_back(reference ? std::optional<std::string>(reference) : std::nullopt);
-    }
-  return metrics::references_by_segment(streams);
-}
-
 struct Rows {
   std::vector<std::vector<double>> rows;
   std::string signature;
 };
+
+// METEOR's score of every segment against its references.
+std::vector<double> meteor_scores(const metrics::Meteor& meteor, const char* const* hypotheses, std::size_t count,
+                                  const char* const* references, std::size_t num_references) {
+  require_texts(hypotheses, count, "hypotheses");
+  const auto refs = segment_references(references, count, num_references);
+  std::vector<double> scores;
+  for (std::size_t i = 0; i < count; ++i) scores.push_back(meteor.score(hypotheses[i], refs[i]));
+  return scores;
+}
 
 // Every segment's statistics and the signature of `metric` on these references.
 Rows score_rows(const metrics::CorpusMetric& metric, const char* const* hypotheses, std::size_t count,
@@ -153,6 +155,35 @@ invar_status invar_metric_ter(const invar_ter_options* options, invar_metric** m
   });
 }
 
+void invar_meteor_options_init(invar_meteor_options* options) {
+  if (options == nullptr) return;
+  const invar::metrics::MeteorOptions defaults;
+  *options = invar_meteor_options{
+      .nltk = "3.8", .alpha = defaults.alpha, .beta = defaults.beta, .gamma = defaults.gamma, .wordnet = nullptr};
+}
+
+invar_status invar_metric_meteor(const invar_meteor_options* options, invar_metric** metric) {
+  if (metric != nullptr) *metric = nullptr;
+  return guarded([&] {
+    require(metric, "metric");
+    invar_meteor_options chosen;
+    invar_meteor_options_init(&chosen);
+    if (options != nullptr) chosen = *options;
+    invar::metrics::MeteorOptions settings{.alpha = chosen.alpha, .beta = chosen.beta, .gamma = chosen.gamma};
+    const std::string nltk = chosen.nltk != nullptr ? chosen.nltk : "3.8";
+    if (nltk == "3.6.2")
+      settings.version = invar::metrics::MeteorVersion::Nltk362;
+    else if (nltk != "3.8")
+      throw ArgumentError(fmt::format("nltk must be \"3.8\" or \"3.6.2\", got \"{}\"", nltk));
+    auto created = std::make_unique<invar_metric>();
+    // A missing or damaged WordNet is the input's fault (INVAR_ERROR_INPUT), as on the command line.
+    created->wordnet = std::make_unique<const invar::metrics::WordNet>(
+        chosen.wordnet != nullptr ? chosen.wordnet : invar::metrics::WordNet::default_directory());
+    created->meteor = std::make_unique<const invar::metrics::Meteor>(*created->wordnet, settings);
+    *metric = created.release();
+  });
+}
+
 void invar_metric_free(invar_metric* metric) { delete metric; }
 
 invar_status invar_corpus_score(const invar_metric* metric, const char* const* hypotheses, size_t count,
@@ -161,6 +192,18 @@ invar_status invar_corpus_score(const invar_metric* metric, const char* const* h
   return guarded([&] {
     require(metric, "metric");
     require(score, "score");
+    if (metric->meteor) {
+      const auto scores = meteor_scores(*metric->meteor, hypotheses, count, references, num_references);
+      double sum = 0;
+      for (double s : scores) sum += s;
+      Result<invar_score, invar_score_free> out;
+      out->name = new_string("METEOR");
+      out->score = count > 0 ? sum / static_cast<double>(count) : std::nan("");
+      out->signature = new_string(metric->meteor->signature());
+      out->verbose = new_string(fmt::format("mean of {} segment{}", count, count == 1 ? "" : "s"));
+      *score = out.release();
+      return;
+    }
     const Rows scored = score_rows(*metric->corpus, hypotheses, count, references, num_references);
     const auto report = metric->corpus->report_row(invar::metrics::sum_rows(scored.rows));
     Result<invar_score, invar_score_free> out;
@@ -187,6 +230,15 @@ invar_status invar_sentence_score(const invar_metric* metric, const char* const*
   return guarded([&] {
     require(metric, "metric");
     require(scores, "scores");
+    if (metric->meteor) {
+      const auto values = meteor_scores(*metric->meteor, hypotheses, count, references, num_references);
+      Result<invar_sentence_scores, invar_sentence_scores_free> out;
+      out->scores = new_array<double>(values);
+      out->count = count;
+      out->signature = new_string(metric->meteor->signature());
+      *scores = out.release();
+      return;
+    }
     const Rows scored = score_rows(*metric->sentence, hypotheses, count, references, num_references);
     Result<invar_sentence_scores, invar_sentence_scores_free> out;
     out->scores = new double[count];

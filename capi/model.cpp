@@ -1,12 +1,15 @@
 // invar_model: opening a model as the CLI's --model, --device, --threads, --weights,
-// --deterministic, --allow-non-finite, --batch-size, --src-lang, --tgt-lang and --tokenizer do; tokenize.
+// --linear, --deterministic, --allow-non-finite, --batch-size, --src-lang, --tgt-lang and --tokenizer do;
+// tokenize.
 #include "capi/model.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "capi/guard.hpp"
 #include "capi/results.hpp"
+#include "core/log.hpp"
 #include "core/version.hpp"
 #include "backends/registry.hpp"
 #include "models/family.hpp"
@@ -32,7 +35,18 @@ BackendOptions backend_options(const invar_model_options& options) {
       throw ArgumentError(
           fmt::format("weights must be INVAR_WEIGHTS_F32, INVAR_WEIGHTS_F16 or INVAR_WEIGHTS_INT8, got {}", options.weights));
   }
-  return {.threads = thread_count(options.threads), .deterministic = options.deterministic != 0, .weights = weights};
+  LinearKernel linear = LinearKernel::OneDnn;
+  switch (options.linear) {
+    case INVAR_LINEAR_ONEDNN: break;
+    case INVAR_LINEAR_OPENBLAS: linear = LinearKernel::OpenBlas; break;
+    default:
+      throw ArgumentError(
+          fmt::format("linear must be INVAR_LINEAR_ONEDNN or INVAR_LINEAR_OPENBLAS, got {}", options.linear));
+  }
+  return {.threads = thread_count(options.threads),
+          .deterministic = options.deterministic != 0,
+          .weights = weights,
+          .linear = linear};
 }
 
 const char* kind_name(ModelKind kind) { return kind == ModelKind::Encoder ? "an encoder" : "a seq2seq model"; }
@@ -90,6 +104,22 @@ Translator& translator_of(invar_model* model, const char* call) {
   return *model->translator;
 }
 
+void report_progress(const invar_model& model, std::size_t done, std::size_t total) {
+  if (model.progress != nullptr && model.progress(done, total, model.progress_user) != 0)
+    throw Stopped(fmt::format("stopped by the progress callback after {} of {} inputs", done, total));
+}
+
+BatchOptions reporting_batches(const invar_model& model, std::size_t total) {
+  BatchOptions options{.batch_size = model.batch_size};
+  if (model.progress == nullptr) return options;
+  // The engine reports each batch's inputs; the callback gets the running count.
+  options.progress = [&model, total, done = std::make_shared<std::size_t>(0)](std::size_t batch) {
+    *done += batch;
+    report_progress(model, *done, total);
+  };
+  return options;
+}
+
 }  // namespace invar::capi
 
 using namespace invar::capi;
@@ -115,6 +145,24 @@ invar_status invar_model_open(const char* path, const invar_model_options* optio
 }
 
 void invar_model_free(invar_model* model) { delete model; }
+
+invar_status invar_model_set_progress(invar_model* model, invar_progress_fn progress, void* user) {
+  return guarded([&] {
+    require(model, "model");
+    model->progress = progress;
+    model->progress_user = user;
+  });
+}
+
+void invar_log_set(invar_log_fn callback, void* user) {
+  if (callback == nullptr) {
+    invar::set_log_sink({});
+    return;
+  }
+  // A sink that throws would break the call that warns: bad_alloc here ends in std::terminate
+  // rather than leaving the C API (the log is set outside every guarded call).
+  invar::set_log_sink([callback, user](const std::string& message) { callback(INVAR_LOG_WARNING, message.c_str(), user); });
+}
 
 invar_status invar_model_kind_of(const invar_model* model, invar_model_kind* kind) {
   return guarded([&] {

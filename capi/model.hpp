@@ -16,6 +16,8 @@ struct invar_model {
   std::unique_ptr<invar::TextEncoder> encoder;    // encoder models
   std::unique_ptr<invar::Translator> translator;  // seq2seq models
   std::size_t batch_size = 32;
+  invar_progress_fn progress = nullptr;  // invar_model_set_progress: the in-memory calls' callback
+  void* progress_user = nullptr;
 };
 
 namespace invar::capi {
@@ -24,5 +26,11 @@ namespace invar::capi {
 TextEncoder& encoder_of(invar_model* model, const char* call);
 // The model's translator; fails with a KindError naming `call` for an encoder.
 Translator& translator_of(invar_model* model, const char* call);
+
+// Hands `done` of `total` inputs to the model's progress callback, if any; throws Stopped when it
+// returns nonzero.
+void report_progress(const invar_model& model, std::size_t done, std::size_t total);
+// Batches of the model's batch size whose progress goes to the model's callback, over `total` inputs.
+BatchOptions reporting_batches(const invar_model& model, std::size_t total);
 
 }  // namespace invar::capi

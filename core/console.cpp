@@ -42,8 +42,6 @@ void print_line(std::string_view line) {
   c.writer(text);
 }
 
-void warn(std::string_view message) { print_line(std::string("invar: warning: ").append(message)); }
-
 void show_status(std::string line) {
   std::lock_guard lock(console_mutex());
   Console& c = console();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/text_encoder.hpp"
@@ -15,6 +16,10 @@
 #include "loaders/model_source.hpp"
 
 namespace invar {
+
+// `layer` as a count of layers run of a model of `layers` layers: 0 = the embeddings, negative
+// counts from the end (-1 = the last); fails naming the setting (`name`) when there is no such layer.
+std::int64_t resolve_layer(std::int64_t layers, std::int64_t layer, std::string_view name);
 
 struct EncoderRunOptions {
   std::size_t max_length = 0;   // 0 = the model's limit
@@ -50,6 +55,10 @@ class EncoderRun {
   // Tokenizes lines[begin, end), truncating to the limit (counted in truncated()); errors name
   // the input line of each.
   std::vector<Encoding> encode(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end, bool pairs);
+  // Each of lines[begin, end) (its first text, the premise) paired with every hypothesis, in that
+  // order, as the zero-shot-classification pipeline builds its pairs; errors name the line.
+  std::vector<Encoding> encode_premises(const std::vector<TextInput>& lines, std::size_t begin, std::size_t end,
+                                        const std::vector<std::string>& hypotheses);
   std::size_t truncated() const { return cut_; }
 
   // The batch size and token cap of the options, reporting finished inputs to `progress`.

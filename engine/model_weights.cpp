@@ -91,6 +91,7 @@ const TensorData ModelWeights::require(const std::string& canonical, const std::
   if (!expected.empty() && shape != expected)
     fail("{}: weight '{}' is [{}], expected [{}]", source_.path(), *stored, fmt::join(shape, ", "),
          fmt::join(expected, ", "));
+  if (use == WeightUse::Table) return source_.table(*stored);
   TensorData data = source_.tensor(*stored);
   source_.check_finite(*stored, data);
   return data;
@@ -102,8 +103,15 @@ Tensor ModelWeights::get(const std::string& canonical, const Shape& expected, We
   auto key = std::pair{*find(canonical), use};
   if (auto it = uploaded_.find(key); it != uploaded_.end()) return it->second;
   const Tensor tensor = named(source_.path(), key.first, [&] { return store_->add(data, use); });
+  if (use == WeightUse::Table)
+    tables_.emplace(std::pair<const void*, std::size_t>{tensor.handle, tensor.offset}, std::pair{key.first, data});
   uploaded_.emplace(std::move(key), tensor);
   return tensor;
+}
+
+void ModelWeights::check_rows(const Tensor& table, std::span<const std::int32_t> ids) const {
+  const auto it = tables_.find({table.handle, table.offset});
+  if (it != tables_.end()) source_.check_rows(it->second.first, it->second.second, ids);
 }
 
 Linear ModelWeights::linear(const std::string& canonical, std::int64_t out, std::int64_t in) const {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,8 +40,12 @@ class ModelWeights {
   // The weight; empty when it is optional and absent. Fails naming the file when a required one is
   // missing or when `expected` (if given) differs from its shape. `use` as WeightStore::add: a
   // Matrix goes only to linear's w, a Table only to gather_rows. Canonical names stored as the same
-  // tensor get the same backend tensor.
+  // tensor get the same backend tensor. Every weight's bytes are checked (checksums, no NaN or
+  // infinity) here, except a Table's: check_rows checks the rows a gather reads, when it first does.
   Tensor get(const std::string& canonical, const Shape& expected = {}, WeightUse use = WeightUse::Any) const;
+  // Checks the rows `ids` of `table` (a Table that get() returned) before a gather reads them
+  // (ModelSource::check_rows); does nothing for any other tensor (a computed table).
+  void check_rows(const Tensor& table, std::span<const std::int32_t> ids) const;
   // "<canonical>.weight" [out, in] (a Matrix) and, when listed, "<canonical>.bias" [out].
   Linear linear(const std::string& canonical, std::int64_t out, std::int64_t in) const;
   // "<canonical>.weight" and, when listed, "<canonical>.bias", both [width].
@@ -66,7 +71,7 @@ class ModelWeights {
   const WeightName& name(const std::string& canonical) const;
   // The stored name found for `canonical`, or nullptr.
   const std::string* find(const std::string& canonical) const;
-  // The stored tensor, checked; its use is recorded in uses_.
+  // The stored tensor, checked (but for a Table: ModelSource::table); its use is recorded in uses_.
   const TensorData require(const std::string& canonical, const std::vector<std::int64_t>& expected,
                            WeightUse use) const;
 
@@ -78,6 +83,8 @@ class ModelWeights {
   // to them) resolve to one stored tensor and take backend memory once.
   mutable std::map<std::pair<std::string, WeightUse>, Tensor> uploaded_;
   mutable WeightUses uses_;
+  // The Tables get() handed out, by backend handle and offset: their stored names and unchecked bytes.
+  mutable std::map<std::pair<const void*, std::size_t>, std::pair<std::string, TensorData>> tables_;
 };
 
 }  // namespace invar

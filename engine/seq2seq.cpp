@@ -18,7 +18,7 @@ Seq2SeqModel::Impl::Impl(const ModelSource& source, Backend& backend_ref)
       weights(source, backend_ref, seq2seq_weight_names(spec, config)),
       defaults(search_defaults(generation, config, spec)),
       stacks(seq2seq::load_weights(weights, config, spec)),
-      layers(backend_ref, spec),
+      layers(weights, backend_ref, spec),
       cache(backend_ref, static_cast<std::int64_t>(stacks.decoder.layers.size()), spec.decoder.attention_width()),
       head(weights, backend_ref, stacks.lm_head, stacks.logits_bias),
       encoder_arena_(backend_ref.make_arena()),

@@ -46,7 +46,9 @@ ZeroShotResult zero_shot_scores(const std::vector<std::vector<float>>& logits, c
   std::vector<double> scores(n);
   if (settings.multi_label || n == 1) {
     for (std::size_t i = 0; i < n; ++i) {
-      const double contradiction = at(i, 0), entail = at(i, entailment), top = std::max(contradiction, entail);
+      // The pipeline's contradiction_id = -1 if entailment_id == 0 else 0 (a Python index: the last).
+      const std::int64_t contradiction_id = entailment == 0 ? static_cast<std::int64_t>(logits[i].size()) - 1 : 0;
+      const double contradiction = at(i, contradiction_id), entail = at(i, entailment), top = std::max(contradiction, entail);
       scores[i] = std::exp(entail - top) / (std::exp(contradiction - top) + std::exp(entail - top));
     }
   } else {

@@ -32,7 +32,8 @@ std::vector<std::string> zero_shot_hypotheses(const ZeroShotSettings& settings);
 std::int64_t entailment_id(const std::map<std::string, std::int64_t>& label2id, const std::string& where);
 
 // Scores from the NLI logits of the text's pairs, one row per label in the labels' order. The
-// contradiction logit is id 0 whatever the labels say, as in the 4.19 pipeline.
+// contradiction logit is id 0 whatever the labels say, or the last one when entailment is id 0
+// (DeBERTa/RoBERTa MNLI models: entailment, neutral, contradiction), as in the 4.19 pipeline.
 ZeroShotResult zero_shot_scores(const std::vector<std::vector<float>>& logits, const ZeroShotSettings& settings,
                                 std::int64_t entailment);
 

@@ -1,10 +1,13 @@
 // .invar model files: the layout is described in docs/model-format.md.
 #include "loaders/invar_file.hpp"
 
+#include <xxhash.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -212,7 +215,7 @@ void add_tensor_pieces(const ModelSource& source, const std::string& name, std::
 }
 
 // Places the pieces one after the other, 64-aligned, and returns the header that lists them.
-std::string place(std::vector<Piece>& pieces) {
+nlohmann::json place(std::vector<Piece>& pieces) {
   nlohmann::json files = nlohmann::json::array(), tensors = nlohmann::json::array();
   std::uint64_t end = 0;
   for (auto& piece : pieces) {
@@ -233,8 +236,44 @@ std::string place(std::vector<Piece>& pieces) {
         break;
     }
   }
-  return nlohmann::json{{"files", files}, {"tensors", tensors}}.dump();
+  return nlohmann::json{{"files", files}, {"tensors", tensors}};
 }
+
+// The XXH3 hash of each kInvarBlockBytes of a stream (the last block may be shorter).
+class BlockHashes {
+ public:
+  BlockHashes() : state_(XXH3_createState()) {
+    if (!state_) throw std::bad_alloc();
+    XXH3_64bits_reset(state_);
+  }
+  ~BlockHashes() { XXH3_freeState(state_); }
+  BlockHashes(const BlockHashes&) = delete;
+  BlockHashes& operator=(const BlockHashes&) = delete;
+
+  void add(std::span<const std::byte> bytes) {
+    while (!bytes.empty()) {
+      const std::size_t take = std::min<std::uint64_t>(bytes.size(), kInvarBlockBytes - filled_);
+      XXH3_64bits_update(state_, bytes.data(), take);
+      bytes = bytes.subspan(take);
+      if ((filled_ += take) == kInvarBlockBytes) finish_block();
+    }
+  }
+  // Hex digits, 16 per block in order (XXH64's canonical big-endian form).
+  std::string hex() {
+    if (filled_ > 0) finish_block();
+    return hex_;
+  }
+
+ private:
+  void finish_block() {
+    hex_ += fmt::format("{:016x}", XXH3_64bits_digest(state_));
+    XXH3_64bits_reset(state_);
+    filled_ = 0;
+  }
+  XXH3_state_t* state_;
+  std::uint64_t filled_ = 0;
+  std::string hex_;
+};
 
 }  // namespace
 
@@ -256,17 +295,21 @@ void write_invar_file(const ModelSource& source, std::ostream& out, std::optiona
   std::deque<Int8Matrix> kept;
   for (const auto& name : tensor_names)
     add_tensor_pieces(source, name, float_dtype, int8_tensors.count(name) != 0, kept, pieces);
-  const std::string header = place(pieces);
+  nlohmann::json header_json = place(pieces);
   const std::uint64_t end = pieces.empty() ? 0 : pieces.back().offset + pieces.back().size;
 
   Preamble preamble;
+  BlockHashes blocks;
+  emit_data(pieces, [&](std::span<const std::byte> bytes) {
+    preamble.data_crc = crc32_of(preamble.data_crc, bytes.data(), bytes.size());
+    blocks.add(bytes);
+  });
+  header_json["blocks"] = {{"size", kInvarBlockBytes}, {"xxh3", blocks.hex()}};
+  const std::string header = header_json.dump();
   preamble.header_size = header.size();
   preamble.data_offset = align_up(kInvarPreambleBytes + header.size());
   preamble.data_size = end;
   preamble.header_crc = crc32_of(reinterpret_cast<const std::byte*>(header.data()), header.size());
-  emit_data(pieces, [&](std::span<const std::byte> bytes) {
-    preamble.data_crc = crc32_of(preamble.data_crc, bytes.data(), bytes.size());
-  });
 
   const auto preamble_bytes = encode_preamble(preamble);
   out.write(reinterpret_cast<const char*>(preamble_bytes.data()), preamble_bytes.size());
@@ -319,8 +362,9 @@ class InvarHeader {
     return ranges_.back();
   }
   // An I8 tensor's scales (docs/model-format.md), validated: F32 [rows], finite, not negative.
+  // `verify` checks a range's bytes before they are read.
   const float* scales(const nlohmann::json& entry, const std::vector<std::int64_t>& shape, const std::string& what,
-                      const std::byte* data) {
+                      const std::byte* data, const std::function<void(const Range&)>& verify) {
     if (shape.size() != 2) fail("{}: {}: an I8 tensor must be a matrix, not {}-dimensional", path_, what, shape.size());
     const auto& scales = field(entry, "scales", what);
     const std::string of = what + " scales";
@@ -334,6 +378,7 @@ class InvarHeader {
     if (place.end - place.begin != rows * sizeof(float))
       fail("{}: {}: F32 [{}] needs {} bytes but {} are stored", path_, of, rows, rows * sizeof(float),
            place.end - place.begin);
+    verify(place);
     const auto* values = reinterpret_cast<const float*>(data + place.begin);  // 64-byte aligned
     for (std::uint64_t j = 0; j < rows; ++j)
       if (!std::isfinite(values[j]) || values[j] < 0.0f)
@@ -365,9 +410,9 @@ class InvarFileSource : public ModelSource {
     if (crc32_of(header_bytes, preamble.header_size) != preamble.header_crc)
       fail("{}: header checksum mismatch (the file is corrupted)", path_);
     const std::byte* data = bytes + preamble.data_offset;
-    // Checked on every open, before any byte of the data is used.
-    if (crc32_of_large(data, preamble.data_size) != preamble.data_crc)
-      fail("{}: data checksum mismatch (the file is corrupted)", path_);
+    data_ = data;
+    data_size_ = preamble.data_size;
+    data_crc_ = preamble.data_crc;
 
     const char* text = reinterpret_cast<const char*>(header_bytes);
     const nlohmann::json::parser_callback_t depth_limit = [&](int depth, nlohmann::json::parse_event_t,
@@ -382,6 +427,10 @@ class InvarFileSource : public ModelSource {
       fail("{}: .invar header is not valid JSON: {}", path_, e.what());
     }
     InvarHeader header(json, preamble.data_size, path_);
+    read_blocks(json);
+    // Without block hashes (a file written before them), the data CRC is checked on open, before any
+    // byte of the data is used; with them, each block is checked when first read (verify()).
+    if (block_hashes_.empty()) verify_all();
     for (const auto& entry : json["files"]) {
       const std::string name = header.name(entry, "file");
       check_relative_path(name, path_);
@@ -416,7 +465,8 @@ class InvarFileSource : public ModelSource {
         if (entry["finite"].get<bool>()) finite_.insert(name);
       }
       if (tensor.dtype == DType::I8) {
-        tensor.scales = header.scales(entry, tensor.shape, what, data);
+        tensor.scales =
+            header.scales(entry, tensor.shape, what, data, [&](const Range& r) { verify(r.what, r.begin, r.end); });
       } else if (entry.contains("scales")) {
         fail("{}: {}: only an I8 tensor has 'scales', not a {} one", path_, what, dtype_name(tensor.dtype));
       }
@@ -424,6 +474,7 @@ class InvarFileSource : public ModelSource {
     }
     header.check_overlaps();
     if (!files_.count("config.json")) fail("{}: no config.json inside", path_);
+    verify_file("config.json");
     try {
       config_ = nlohmann::json::parse(files_.at("config.json"));
     } catch (const nlohmann::json::exception& e) {
@@ -439,6 +490,7 @@ class InvarFileSource : public ModelSource {
   std::string read_file(const std::string& name) const override {
     auto it = files_.find(name);
     if (it == files_.end()) fail("{}: no file '{}'", path_, name);
+    verify_file(name);
     return std::string(it->second);
   }
   std::vector<std::string> file_names() const override {
@@ -448,18 +500,84 @@ class InvarFileSource : public ModelSource {
   }
   std::vector<std::string> tensor_names() const override { return tensors_.names(); }
   bool has_tensor(const std::string& name) const override { return tensors_.has(name); }
-  TensorData tensor(const std::string& name) const override { return tensors_.get(name, path_); }
+  TensorData tensor(const std::string& name) const override {
+    const TensorData& tensor = tensors_.get(name, path_);
+    verify_bytes(name, tensor.data, tensor.nbytes);
+    return tensor;
+  }
+  TensorData table(const std::string& name) const override { return tensors_.get(name, path_); }
   TensorInfo tensor_info(const std::string& name) const override { return tensors_.info(name, path_); }
+
+  void verify_all() const override {
+    for (std::uint64_t block = 0; block < block_hashes_.size(); ++block) verify_block(block, "the data");
+    if (crc32_of_large(data_, data_size_) != data_crc_) fail("{}: data checksum mismatch (the file is corrupted)", path_);
+  }
 
  protected:
   bool verified_finite(const std::string& name) const override { return finite_.count(name) != 0; }
+  void verify_bytes(const std::string& name, const std::byte* bytes, std::size_t size) const override {
+    if (size == 0) return;
+    if (bytes < data_ || bytes + size > data_ + data_size_) fail_internal("{}: tensor '{}' is not in the file", path_, name);
+    const auto begin = static_cast<std::uint64_t>(bytes - data_);
+    verify("tensor '" + name + "'", begin, begin + size);
+  }
 
  private:
+  // The header's "blocks" (docs/model-format.md), validated; none in a file written before them.
+  void read_blocks(const nlohmann::json& json) {
+    if (!json.contains("blocks")) return;
+    const auto& blocks = json["blocks"];
+    const auto& size = blocks.is_object() && blocks.contains("size") ? blocks["size"] : nlohmann::json();
+    const auto& hashes = blocks.is_object() && blocks.contains("xxh3") ? blocks["xxh3"] : nlohmann::json();
+    if (!size.is_number_unsigned() || !hashes.is_string())
+      fail("{}: .invar header: 'blocks' must be an object with a 'size' and an 'xxh3' string", path_);
+    block_bytes_ = size.get<std::uint64_t>();
+    if (block_bytes_ == 0 || block_bytes_ % kInvarAlignment != 0 || block_bytes_ > (std::uint64_t{1} << 32))
+      fail("{}: .invar header: block size {} is not a multiple of 64 from 64 to 2^32", path_, block_bytes_);
+    const std::string& hex = hashes.get_ref<const std::string&>();
+    const std::uint64_t count = (data_size_ + block_bytes_ - 1) / block_bytes_;
+    if (hex.size() != 16 * count)
+      fail("{}: .invar header: {} hex digits of block hashes, but the {} bytes of data need {} ({} blocks of {})", path_,
+           hex.size(), data_size_, 16 * count, count, block_bytes_);
+    block_hashes_.resize(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const char* digits = hex.data() + 16 * i;
+      const auto [end, error] = std::from_chars(digits, digits + 16, block_hashes_[i], 16);
+      if (error != std::errc() || end != digits + 16)
+        fail("{}: .invar header: block hash {} is not 16 hex digits", path_, i);
+    }
+    verified_ = std::make_unique<std::atomic<bool>[]>(count);
+  }
+  // Checks the blocks that [begin, end) of the data lies in, each once; `what` names the range.
+  void verify(const std::string& what, std::uint64_t begin, std::uint64_t end) const {
+    if (block_hashes_.empty() || end <= begin) return;
+    for (std::uint64_t block = begin / block_bytes_; block * block_bytes_ < end; ++block) verify_block(block, what);
+  }
+  void verify_block(std::uint64_t block, const std::string& what) const {
+    if (verified_[block].load(std::memory_order_acquire)) return;
+    const std::uint64_t begin = block * block_bytes_, size = std::min(block_bytes_, data_size_ - begin);
+    if (XXH3_64bits(data_ + begin, size) != block_hashes_[block])
+      fail("{}: data checksum mismatch in {} (block {}, bytes [{}, +{}) of the data): the file is corrupted", path_,
+           what, block, begin, size);
+    verified_[block].store(true, std::memory_order_release);
+  }
+  void verify_file(const std::string& name) const {
+    const std::string_view content = files_.at(name);
+    const auto begin = static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(content.data()) - data_);
+    verify("file '" + name + "'", begin, begin + content.size());
+  }
+
   std::string path_;
   nlohmann::json config_;
   std::map<std::string, std::string_view> files_;  // views into the mapping, kept by tensors_
   TensorSet tensors_;
   std::set<std::string> finite_;  // tensors marked "finite" by the writer
+  const std::byte* data_ = nullptr;  // the data section, in the mapping tensors_ keeps
+  std::uint64_t data_size_ = 0;
+  std::uint32_t data_crc_ = 0;
+  std::uint64_t block_bytes_ = 0;
+  std::vector<std::uint64_t> block_hashes_;             // empty: the data CRC was checked on open
+  std::unique_ptr<std::atomic<bool>[]> verified_;       // by block: checked already (any thread)
 };
 
 }  // namespace

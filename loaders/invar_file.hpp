@@ -1,6 +1,7 @@
 #pragma once
 // The .invar model file (docs/model-format.md): one self-contained, memory-mappable file holding a
-// model's config.json, its auxiliary files and its tensors, with CRC-32 checksums.
+// model's config.json, its auxiliary files and its tensors, with a CRC-32 of each part and an XXH3
+// hash of each block of the data.
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -15,6 +16,10 @@ inline constexpr char kInvarMagic[8] = {'I', 'N', 'V', 'A', 'R', 'M', 'D', 'L'};
 inline constexpr std::uint32_t kInvarVersion = 1;
 inline constexpr std::uint64_t kInvarAlignment = 64;
 inline constexpr std::uint64_t kInvarPreambleBytes = 64;
+// The data section's blocks, each with its own XXH3 hash in the header: a reader checks the blocks
+// a tensor, a file or a table's row lies in when it first reads them, instead of the whole file's
+// CRC at open (docs/model-format.md).
+inline constexpr std::uint64_t kInvarBlockBytes = std::uint64_t{1} << 18;
 
 // Writes every auxiliary file and tensor of `source` as an .invar file to `out`. With `float_dtype`,
 // floating tensors are converted to it (rounding to nearest, ties to even) and I8 ones dequantized

@@ -2,12 +2,11 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
-#include "core/console.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 #include "loaders/sources.hpp"
 #include "loaders/tensor_set.hpp"
@@ -43,15 +42,38 @@ std::size_t count_non_finite(const TensorData& tensor) {
   return 0;
 }
 
-void ModelSource::check_finite(const std::string& name, const TensorData& tensor) const {
-  if (!checked_.insert(name).second || verified_finite(name)) return;
-  const std::size_t found = count_non_finite(tensor);
+void ModelSource::report_non_finite(const std::string& name, std::size_t found, const std::string& where) const {
   if (found == 0) return;
   if (non_finite_ == NonFinite::Refuse)
-    fail("{}: weight '{}' holds {} non-finite value{} (NaN or infinity): the file is damaged or the model diverged "
-         "in training (--allow-non-finite loads it anyway)", path(), name, found, found == 1 ? "" : "s");
-  warn(fmt::format("{}: weight '{}' holds {} non-finite value{} (NaN or infinity)", path(),
-             printable(name), found, found == 1 ? "" : "s"));
+    fail("{}: weight '{}'{} holds {} non-finite value{} (NaN or infinity): the file is damaged or the model diverged "
+         "in training (--allow-non-finite loads it anyway)", path(), name, where, found, found == 1 ? "" : "s");
+  if (warned_.insert(name).second)
+    warn(fmt::format("{}: weight '{}'{} holds {} non-finite value{} (NaN or infinity)", path(), printable(name), where,
+                     found, found == 1 ? "" : "s"));
+}
+
+void ModelSource::check_finite(const std::string& name, const TensorData& tensor) const {
+  std::lock_guard lock(mutex_);
+  if (!checked_.insert(name).second || verified_finite(name)) return;
+  report_non_finite(name, count_non_finite(tensor), "");
+}
+
+void ModelSource::check_rows(const std::string& name, const TensorData& table, std::span<const std::int32_t> rows) const {
+  if (table.shape.empty() || table.shape[0] == 0) return;
+  const auto count = static_cast<std::size_t>(table.shape[0]);
+  const std::size_t row_bytes = table.nbytes / count;
+  std::lock_guard lock(mutex_);
+  const bool finite = checked_.count(name) != 0 || verified_finite(name);
+  std::vector<bool>& done = checked_rows_[name];
+  done.resize(count);
+  for (const std::int32_t row : rows) {
+    // An id outside the table is the caller's to refuse (gather_rows); it has no bytes to check.
+    if (row < 0 || static_cast<std::size_t>(row) >= count || done[static_cast<std::size_t>(row)]) continue;
+    const TensorData bytes{table.dtype, {1}, table.data + static_cast<std::size_t>(row) * row_bytes, row_bytes};
+    verify_bytes(name, bytes.data, bytes.nbytes);
+    if (!finite) report_non_finite(name, count_non_finite(bytes), fmt::format(" row {}", row));
+    done[static_cast<std::size_t>(row)] = true;
+  }
 }
 
 void TensorSet::add(const std::string& name, TensorData tensor, const std::string& where) {

@@ -75,6 +75,8 @@ EncoderSpec encoder_spec(const ModelConfig& config) {
     const auto it = config.id2label.find(i);
     spec.labels.push_back(it != config.id2label.end() ? it->second : "LABEL_" + std::to_string(i));
   }
+  spec.label2id = config.label2id;
+  spec.config_where = config.where;
   return spec;
 }
 

@@ -5,6 +5,7 @@
 // config.json, plus a table from Hugging Face weight names to canonical names. One implementation
 // (engine/encoder.cpp) runs them all.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,8 @@ struct EncoderSpec {
   bool regression = false;   // num_labels == 1 (Hugging Face's regression problem type)
   bool multi_label = false;  // problem_type multi_label_classification: sigmoid, not softmax
   std::vector<std::string> labels;  // id2label names, by id
+  std::map<std::string, std::int64_t> label2id;  // config.json's, which the zero-shot pipeline reads
+  std::string config_where;  // config.json's path, for messages
 };
 
 // Reads the spec from config.json (parsed by models/hf_config). Fails naming the file for an

@@ -121,6 +121,8 @@ constexpr TokenizerClass kOtherTokenizers[] = {
     {.name = "BarthezTokenizer", .algorithm = SentencePiece, .framing = DoubleSep, .pieces = PieceIds::FairseqFixed},
     {.name = "MBart50Tokenizer", .algorithm = SentencePiece, .framing = LanguageCode,
      .pieces = PieceIds::FairseqOffset, .languages = Languages::CodePrefix},
+    // Its framing is the post-processor's in tokenizer.json; the framing field is not read.
+    {.name = "PreTrainedTokenizerFast", .algorithm = JsonOnly, .framing = ClsSep},
 };
 
 // Each ModelFamily has exactly one row (the ids are dense from 0, so one row per id 0..N-1 covers
@@ -166,11 +168,15 @@ const Family* find_family_by_architecture(std::string_view architecture) {
 }
 
 const TokenizerClass* find_tokenizer_class(std::string_view name) {
-  if (name.size() > 4 && name.ends_with("Fast")) name.remove_suffix(4);
-  for (const Family& row : kFamilies)
-    if (name == row.tokenizer.name) return &row.tokenizer;
-  for (const TokenizerClass& other : kOtherTokenizers)
-    if (name == other.name) return &other;
+  const auto named = [](std::string_view wanted) -> const TokenizerClass* {
+    for (const Family& row : kFamilies)
+      if (wanted == row.tokenizer.name) return &row.tokenizer;
+    for (const TokenizerClass& other : kOtherTokenizers)
+      if (wanted == other.name) return &other;
+    return nullptr;
+  };
+  if (const TokenizerClass* exact = named(name)) return exact;  // PreTrainedTokenizerFast keeps its suffix
+  if (name.size() > 4 && name.ends_with("Fast")) return named(name.substr(0, name.size() - 4));
   return nullptr;
 }
 

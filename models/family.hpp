@@ -16,7 +16,9 @@ enum class ModelFamily : std::uint8_t {
 enum class ModelKind : std::uint8_t { Encoder, Seq2Seq };
 
 // The algorithm of the family's tokenizer (engine/text has one implementation of each).
-enum class TokenizerAlgorithm : std::uint8_t { WordPiece, ByteLevelBpe, SentencePiece, MosesBpe };
+// JsonOnly: PreTrainedTokenizerFast, the generic fast class some Hub folders name: whatever their
+// tokenizer.json describes, with no slow files behind it.
+enum class TokenizerAlgorithm : std::uint8_t { WordPiece, ByteLevelBpe, SentencePiece, MosesBpe, JsonOnly };
 
 // How language codes enter the token sequences.
 enum class LanguageFraming : std::uint8_t {
@@ -84,7 +86,7 @@ struct ConfigDefaults {
 // (tokenizer_config.json's tokenizer_class, else config.json's), e.g. a BARThez model (model_type
 // mbart) tokenized by BarthezTokenizer.
 struct TokenizerClass {
-  const char* name;  // as Hugging Face names it, without the "Fast" suffix
+  const char* name;  // as Hugging Face names it, without the "Fast" suffix (but PreTrainedTokenizerFast)
   TokenizerAlgorithm algorithm;
   SequenceFraming framing;
   PieceIds pieces = PieceIds::None;
@@ -121,7 +123,8 @@ const Family* find_family(std::string_view model_type);
 // when no family has it.
 const Family* find_family_by_architecture(std::string_view architecture);
 // A tokenizer class named in tokenizer_config.json or config.json (with or without the "Fast"
-// suffix): a family's default class or another one invar implements; nullptr when none.
+// suffix; PreTrainedTokenizerFast only with it): a family's default class or another one invar
+// implements; nullptr when none.
 const TokenizerClass* find_tokenizer_class(std::string_view name);
 // "BertTokenizer, RobertaTokenizer, ...": every tokenizer class, for error messages.
 std::string tokenizer_class_names();

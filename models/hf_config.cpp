@@ -7,8 +7,8 @@
 #include <mutex>
 #include <set>
 
-#include "core/console.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 #include "loaders/model_files.hpp"
 #include "loaders/model_source.hpp"
@@ -110,7 +110,7 @@ void say_once(const std::string& where, const std::string& message) {
   static std::mutex mutex;
   static std::set<std::string> said;
   const std::lock_guard lock(mutex);
-  if (said.insert(where).second) print_line(message);
+  if (said.insert(where).second) warn(message);
 }
 
 // Configs saved before transformers wrote model_type: the family of the first model class in
@@ -121,7 +121,7 @@ const Family* family_from_architectures(const nlohmann::json& config, const std:
   for (const auto& name : *it) {
     if (!name.is_string()) continue;
     if (const Family* row = find_family_by_architecture(name.get<std::string>())) {
-      say_once(where, fmt::format("invar: warning: {}: no model_type; read as '{}' from architectures' {}",
+      say_once(where, fmt::format("{}: no model_type; read as '{}' from architectures' {}",
                                   printable(where), row->model_type, printable(name.get<std::string>())));
       return row;
     }

@@ -67,6 +67,10 @@ run mm-scores $I metamorphic pairwise --scores $PWD/$E/metamorphic/scores.tsv
 run mm-comp $I metamorphic compositionality -m $PWD/$C/bert-pair-cls --contexts $PWD/$E/metamorphic/contexts.tsv --insertions $PWD/$E/metamorphic/insertions.tsv
 run mm-trans $I metamorphic transitivity -m $PWD/$C/bert-pair-cls --label paraphrase --triplets $PWD/$E/metamorphic/triplets.tsv
 run mm-diagram $I metamorphic diagram pairwise-equivalence --dot
+run mm-transforms $I metamorphic single -m $PWD/$C/bert-pair-cls --sources $PWD/$E/metamorphic/reviews.txt --transform char-insert:0.1 --transform char-delete:0.1 --transform char-shuffle:0.5 --transform synonym:0.5 --transform antonym:1 --transform sentence-shuffle --transform paraphrase:$PWD/$C/marian --seed 3 --per-source mm-transforms.jsonl
+run mm-comp-inputs $I metamorphic compositionality -m $PWD/$C/bert-pair-cls --contexts $PWD/$E/metamorphic/contexts.tsv --insertions $PWD/$E/metamorphic/insertions.tsv --per-source mm-comp.jsonl
+run mm-trans-triplets $I metamorphic transitivity -m $PWD/$C/bert-pair-cls --label paraphrase --triplets $PWD/$E/metamorphic/triplets.tsv --per-source mm-trans.jsonl
+for d in compositionality transitivity; do run mm-diagram-$d $I metamorphic diagram $d --dot; done
 run rob-expand $I robustness expand --bundled -o bed.tsv
 run rob-score $I robustness score -m $PWD/$C/bert-pair-cls --task $PWD/$E/robustness/task.tsv --bundled --label-map not_paraphrase=negative,paraphrase=positive --csv rob.csv --report rob.html
 run rob-ablate $I robustness ablate -m $PWD/$C/bert-wordpiece --train $PWD/$E/robustness/train.tsv --task $PWD/$E/robustness/task.tsv --bundled

@@ -7,9 +7,10 @@ packages=(
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libsentencepiece-dev libcli11-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libzip-dev zlib1g-dev unzip
   libmecab-dev mecab-utils mecab-ipadic mecab-ipadic-utf8 liblinear-dev liblbfgs-dev libgraphviz-dev
-  libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libxxhash-dev
+  libboost-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libxxhash-dev libxml2-dev
   libopenmpi-dev openmpi-bin
   wordnet-base liblemon-dev libfasttext-dev
+  help2man zsh
   clang libclang-rt-14-dev
 )
 missing=()

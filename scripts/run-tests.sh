@@ -15,8 +15,7 @@ fi
 jobs=$(nproc)
 # ccache (when installed) then shares objects between clones of the repository.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
-cmake -S . -B "$build" "${flags[@]}" >/dev/null
-cmake --build "$build" -j "$jobs"
+# Set before the build: it runs the built binaries too (completion scripts, help2man's man page).
 # CI installs PoCL: the OpenCL tests must run there, not skip (tests/support/opencl_support.hpp).
 export INVAR_REQUIRE_OPENCL=${INVAR_REQUIRE_OPENCL:-1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
@@ -25,6 +24,8 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_supp
 # CI runs as root, which mpirun refuses unless told otherwise.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cmake -S . -B "$build" "${flags[@]}" >/dev/null
+cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 # The libFuzzer targets (clang, their own build dir) run briefly once per suite, not again under --sanitize.
 if [ "$build" = build ]; then

@@ -5,20 +5,22 @@
 // which process computed it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/log.hpp"
+#include "core/version.hpp"
 #include "eval/metrics/bertscore/bertscore.hpp"
 #include "eval/metrics/corpus/common.hpp"
-#include "core/version.hpp"
-#include "tools/command.hpp"
 #include "run/record.hpp"
+#include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/output_form.hpp"
 #include "tools/run_control.hpp"
 #include "tools/text_input.hpp"
 
@@ -29,6 +31,8 @@ struct BertScoreArguments {
   ModelOptions model;
   TextInputOptions text;  // how hypothesis and reference files are read (the same for each)
   std::vector<std::string> refs;
+  std::string source;  // --source: compared with in place of references (self-BERTScore)
+  std::string ref_lists;  // JSONL: one array of references per hypothesis, any number each
   std::optional<std::int64_t> layer;
   bool idf = false;
   std::string baseline;
@@ -36,6 +40,7 @@ struct BertScoreArguments {
   bool sentence = false;
   bool json = false;
   bool csv = false;
+  int width = 6;  // -w: decimals of the text output; bert_score prints six
   std::string empty = "error";  // --empty; --empty-as-zero is "reference"
   bool empty_as_zero = false;
   RunControl control;
@@ -43,7 +48,7 @@ struct BertScoreArguments {
 
 using References = std::vector<std::vector<std::string>>;
 
-// Hypotheses and the line-aligned reference files, as segment-major reference lists.
+// Hypotheses and the line-aligned reference files (or the source file), as segment-major reference lists.
 void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
                  References& refs) {
   const std::string name = args.model.input == "-" ? "standard input" : args.model.input;
@@ -51,10 +56,28 @@ void read_inputs(const BertScoreArguments& args, std::vector<std::string>& hyps,
   if (hyps.empty()) fail("{}: no hypotheses to score", name);
   if (args.empty == "error" && !args.empty_as_zero) metrics::check_no_empty_hypothesis(hyps, name);
   refs.assign(hyps.size(), {});
-  for (const auto& file : args.refs) {
+  if (!args.ref_lists.empty()) {
+    LineReader in(args.ref_lists);
+    std::size_t row = 0;
+    for (std::string line; in.next(line); ++row) {
+      if (row >= hyps.size())
+        fail("{}: more reference lists than the {} hypotheses of {}", in.where(), hyps.size(), name);
+      const auto list = nlohmann::json::parse(line, nullptr, false);
+      if (!list.is_array() || list.empty())
+        fail("{}: expected a JSON array of one or more reference strings", in.where());
+      for (const auto& ref : list) {
+        if (!ref.is_string()) fail("{}: reference {} is not a string", in.where(), refs[row].size() + 1);
+        refs[row].push_back(ref.get<std::string>());
+      }
+    }
+    if (row != hyps.size())
+      fail("{} has {} reference lists but the hypotheses ({}) have {}; they must be line-aligned", args.ref_lists, row,
+           name, hyps.size());
+  }
+  for (const auto& file : args.source.empty() ? args.refs : std::vector<std::string>{args.source}) {
     auto lines = read_input_texts(file, args.text, kOneText).texts[0];
     if (lines.size() != hyps.size())
-      fail("{} has {} lines but the hypotheses ({}) have {}; references must be line-aligned with them", file,
+      fail("{} has {} lines but the hypotheses ({}) have {}; references and sources must be line-aligned with them", file,
            lines.size(), name, hyps.size());
     for (std::size_t i = 0; i < hyps.size(); ++i) refs[i].push_back(std::move(lines[i]));
   }
@@ -73,27 +96,17 @@ void warn_empty(const std::vector<std::string>& hyps, const References& refs) {
                empty_refs));
 }
 
-metrics::BertScore mean(const std::vector<metrics::BertScore>& scores) {
-  double p = 0, r = 0, f = 0;
-  for (const auto& s : scores) {
-    p += s.precision;
-    r += s.recall;
-    f += s.f1;
-  }
-  const double n = static_cast<double>(scores.size());
-  return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
-}
-
-// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456".
-std::string summary_line(const std::string& hash, const metrics::BertScore& m) {
-  return fmt::format("{} P: {:.6f} R: {:.6f} F1: {:.6f}", hash, m.precision, m.recall, m.f1);
+// bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456" (at -w 6, its default).
+std::string summary_line(const std::string& hash, const metrics::BertScore& m, int width) {
+  return fmt::format("{} P: {:.{}f} R: {:.{}f} F1: {:.{}f}", hash, m.precision, width, m.recall, width, m.f1, width);
 }
 
 nlohmann::ordered_json summary_json(const std::string& hash, const metrics::BertScore& m,
                                     const BertScoreArguments& args, std::int64_t layer, std::size_t segments) {
   nlohmann::ordered_json out{{"name", "BERTScore"},   {"P", json_number(m.precision)}, {"R", json_number(m.recall)},
                              {"F", json_number(m.f1)},  {"hash", hash},             {"layer", layer},
-                             {"idf", args.idf},        {"segments", segments}};
+                             {"idf", args.idf},        {"segments", segments},
+                             {"compared_with", args.source.empty() ? "references" : "source"}};
   if (!args.baseline.empty()) out["baseline"] = args.baseline;
   out["invar_version"] = kVersion;
   out["provenance"] = provenance().json();
@@ -108,7 +121,8 @@ void write_sentences(const std::vector<metrics::BertScore>& scores, const BertSc
     else if (args.csv)
       out.write_line(fmt::format("{},{},{}", s.precision, s.recall, s.f1));
     else  // bert_score's --seg_level lines
-      out.write_line(fmt::format("{:.6f}\t{:.6f}\t{:.6f}", s.precision, s.recall, s.f1));
+      out.write_line(fmt::format("{:.{}f}\t{:.{}f}\t{:.{}f}", s.precision, args.width, s.recall, args.width, s.f1,
+                                 args.width));
   }
 }
 
@@ -195,15 +209,15 @@ std::vector<metrics::BertScore> read_records(const std::vector<std::string>& rec
 
 void write_output(const BertScoreArguments& args, const std::vector<metrics::BertScore>& scores,
                   const std::string& hash, std::int64_t layer) {
-  const auto corpus = mean(scores);
+  const auto corpus = metrics::mean_score(scores);
   AtomicOutput out(args.model.output);
   if (args.sentence) {
     write_sentences(scores, args, out);
-    fmt::print(stderr, "{}\n", summary_line(hash, corpus));
+    fmt::print(stderr, "{}\n", summary_line(hash, corpus, args.width));
   } else if (args.json) {
     out.write_line(summary_json(hash, corpus, args, layer, scores.size()).dump(1));
   } else {
-    out.write_line(summary_line(hash, corpus));
+    out.write_line(summary_line(hash, corpus, args.width));
   }
   out.commit();
 }
@@ -220,9 +234,11 @@ void run(const BertScoreArguments& args) {
   if (!args.baseline.empty()) baseline = metrics::read_bertscore_baseline(args.baseline, layer);
 
   // Chunks of whole matching batches (every segment has as many pairs as reference files), so
-  // bert_score's batch padding floors the cosines it floors in one whole run.
-  const std::size_t chunk = chunk_rows(args.model);
-  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--baseline"},
+  // bert_score's batch padding floors the cosines it floors in one whole run. Reference lists of
+  // different lengths put batch boundaries inside segments: then the run is one chunk.
+  const bool equal_lists = std::ranges::all_of(refs, [&](const auto& r) { return r.size() == refs.front().size(); });
+  const std::size_t chunk = equal_lists ? chunk_rows(args.model) : hyps.size();
+  RowRun run(row_run_spec(args.control, {.inputs = {"--input", "--ref", "--ref-lists", "--source", "--baseline"},
               .output = args.model.output, .rows = hyps.size(), .chunk = chunk}));
   std::size_t embedded = 0;  // texts to embed: the distinct ones of each chunk
   for (std::size_t begin = 0; begin < hyps.size(); begin += chunk)
@@ -266,10 +282,17 @@ void setup_bertscore(CLI::App& metric) {
   app->get_option("--batch-size")
       ->description("Sentences per model batch, and pairs per matching batch (bert_score's batch_size: padding in "
                     "a batch can floor negative cosines at 0)");
-  app->add_option("-r,--ref", args->refs,
-                  "References, row-aligned with the hypotheses, read as they are (--input-format, --column) (repeat "
-                  "for several references: P, R and F are each the maximum over them)")
-      ->required();
+  auto* refs = app->add_option("-r,--ref", args->refs,
+                               "References, row-aligned with the hypotheses, read as they are (--input-format, "
+                               "--column) (repeat for several references: P, R and F are each the maximum over them)");
+  app->add_option("--source", args->source,
+                  "Sources, row-aligned, read as the references are: compare the outputs with their inputs (the "
+                  "self- variant of style transfer) instead of references, as the other metrics' --source")
+      ->excludes(refs);
+  app->add_option("--ref-lists", args->ref_lists,
+                  "Instead of -r: JSON Lines, one array of reference strings per hypothesis, of any length "
+                  "(bert_score's list of lists: P, R and F each the maximum over the line's references; --idf from "
+                  "every reference of every list). Lists of different lengths make the run one chunk");
   app->add_option("--layer", args->layer,
                   "Hidden states after this many layers (0 = embeddings); default: bert_score's layer for the "
                   "model's name (e.g. roberta-large 17), required for other models");
@@ -277,14 +300,17 @@ void setup_bertscore(CLI::App& metric) {
   app->add_option("--baseline", args->baseline,
                   "Rescale with the LAYER,P,R,F baseline file of bert_score (its row for the layer): "
                   "(x - b) / (1 - b)");
-  app->add_option("--max-length", args->max_length,
-                  "Truncate texts to this many tokens, special tokens included (0 = the tokenizer's "
-                  "model_max_length, capped by the model's positions)")
-      ->capture_default_str();
+  add_max_input_tokens_option(*app, args->max_length,
+                              "Truncate texts to this many tokens, special tokens included (0 = the tokenizer's "
+                              "model_max_length, capped by the model's positions)");
   app->add_flag("--sentence,--sentence-level", args->sentence,
                 "Per-line P, R, F aligned with the hypotheses (the summary line goes to standard error)");
   app->add_flag("--json", args->json, "JSON summary, or JSON Lines {P, R, F} with --sentence (NaN as null)");
-  app->add_flag("--csv", args->csv, "With --sentence: CSV with a P,R,F header");
+  app->add_option("-w,--width", args->width,
+                  "Decimals of the text output's scores (bert_score prints 6; JSON and CSV are exact)")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
+  add_output_form_option(*app, "--csv", args->csv, args->model.output, "With --sentence: CSV with a P,R,F header");
   app->add_option("--empty", args->empty,
                   "An empty hypothesis: error (naming its line) or reference (P = R = F = 0 with a warning, as "
                   "bert_score does)")
@@ -299,7 +325,15 @@ void setup_bertscore(CLI::App& metric) {
       "Texts are stripped; [CLS]/[SEP] take part in the matching with weight 0. An empty hypothesis is an error "
       "unless --empty reference; an empty reference scores 0 against its hypothesis (with a warning), as in "
       "bert_score.");
-  app->callback([args] { run(*args); });
+  app->callback([args] {
+    // Exactly one way of giving what the hypotheses are compared with: none or two is a usage error (exit 2).
+    const int given = !args->refs.empty() + !args->ref_lists.empty() + !args->source.empty();
+    if (given != 1)
+      throw CLI::ValidationError("-r/--ref, --ref-lists, --source",
+                                 "give the references with -r FILE (repeat for several) or --ref-lists FILE, or the "
+                                 "sources with --source FILE: exactly one of them");
+    run(*args);
+  });
 }
 
 INVAR_SUBCOMMAND("metric", "bertscore", setup_bertscore);

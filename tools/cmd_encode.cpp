@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/log.hpp"
 #include "core/npy.hpp"
 #include "engine/cosine.hpp"
 #include "engine/encoder_run.hpp"
@@ -42,9 +43,9 @@ void add_encode_options(CLI::App& command, EncodeOptions& options, const TextRol
   add_model_options(command, options.model);
   add_text_input_options(command, options.input, roles);
   add_batch_tokens_option(command, options.model);
-  command.add_option("--max-length", options.max_length,
-                     "Truncate longer inputs to this many tokens, special tokens included (0 = the model's limit)")
-      ->capture_default_str();
+  add_max_input_tokens_option(command, options.max_length,
+                              "Truncate longer inputs to this many tokens, special tokens included (0 = the model's "
+                              "limit)");
   add_run_control_options(command, options.control);
 }
 
@@ -267,6 +268,11 @@ std::string classification_line(const std::vector<float>& logits, bool regressio
                      best ? nlohmann::json(labels[*best]).dump() : "null");
 }
 
+// One --zero-shot output line, as the zero-shot-classification pipeline returns a text's result.
+std::string zero_shot_line(const ZeroShotResult& result) {
+  return fmt::format(R"({{"labels": {}, "scores": {}}})", nlohmann::json(result.labels).dump(), json_array_text(result.scores));
+}
+
 // A BART/mBART sequence classifier (Translator::classify): the encoders' output lines, or with
 // --zero-shot one line {"labels", "scores"} per text as the zero-shot-classification pipeline gives.
 void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<TextInput>& lines,
@@ -312,8 +318,7 @@ void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<Text
         continue;
       }
       const auto result = zero_shot_scores({first, first + static_cast<std::ptrdiff_t>(per_line)}, zero_shot, entailment);
-      records.push_back(fmt::format(R"({{"labels": {}, "scores": {}}})", nlohmann::json(result.labels).dump(),
-                                    json_array_text(result.scores)));
+      records.push_back(zero_shot_line(result));
     }
     progress.advance(end - begin);
     return records;
@@ -330,19 +335,35 @@ void run_classify(const ClassifyOptions& options) {
   auto source = open_model(options.encode.model);
   if (load_model_config(*source).is_encoder_decoder)
     return run_seq2seq_classify(options, lines, line_numbers, std::move(source));
-  if (!options.zero_shot.labels.empty())
-    fail("--zero-shot runs on BART and mBART sequence classifiers (e.g. facebook/bart-large-mnli); {} is an encoder",
-         options.encode.model.model);
-  Progress progress("classify", lines.size());
+  const ZeroShotSettings& zero_shot = options.zero_shot;
+  const auto hypotheses = zero_shot.labels.empty() ? std::vector<std::string>{} : zero_shot_hypotheses(zero_shot);
+  const std::size_t per_line = hypotheses.empty() ? 1 : hypotheses.size();
+  Progress progress("classify", lines.size() * per_line);
+  std::int64_t entailment = 0;
   write_rows(
-      options.encode, line_numbers, lines.size(), [](EncoderRun& run) { run.model().require_classifier(); },
+      options.encode, line_numbers, lines.size(),
+      [&](EncoderRun& run) {
+        run.model().require_classifier();
+        const EncoderSpec& spec = run.model().spec();
+        if (!hypotheses.empty()) entailment = entailment_id(spec.label2id, spec.config_where);
+      },
       [&](EncoderRun& run, std::size_t begin, std::size_t end) {
-        const auto logits = run.encoder().logits(run.encode(lines, begin, end, options.pairs), run.batches([&progress](std::size_t done) { progress.advance(done); }));
+        const auto inputs = hypotheses.empty() ? run.encode(lines, begin, end, options.pairs)
+                                               : run.encode_premises(lines, begin, end, hypotheses);
+        const auto logits = run.encoder().logits(inputs, run.batches([&progress](std::size_t done) { progress.advance(done); }));
+        const EncoderSpec& spec = run.model().spec();
         std::vector<std::string> records;
-        for (std::size_t i = 0; i < logits.size(); ++i) {
-          if (!all_finite(logits[i])) warn_non_finite(options.encode.model.input, line_numbers[begin + i]);
-          const EncoderSpec& spec = run.model().spec();
-          records.push_back(classification_line(logits[i], spec.regression, spec.multi_label, spec.labels));
+        for (std::size_t i = 0; i < end - begin; ++i) {
+          const auto first = logits.begin() + static_cast<std::ptrdiff_t>(i * per_line);
+          if (!std::all_of(first, first + static_cast<std::ptrdiff_t>(per_line),
+                           [](const std::vector<float>& row) { return all_finite(row); }))
+            warn_non_finite(options.encode.model.input, line_numbers[begin + i]);
+          if (hypotheses.empty()) {
+            records.push_back(classification_line(*first, spec.regression, spec.multi_label, spec.labels));
+            continue;
+          }
+          const auto result = zero_shot_scores({first, first + static_cast<std::ptrdiff_t>(per_line)}, zero_shot, entailment);
+          records.push_back(zero_shot_line(result));
         }
         return records;
       },
@@ -461,7 +482,8 @@ void setup_classify(CLI::App& root) {
   add_encode_options(*cmd, options->encode, kTextPairs);
   cmd->add_flag("--pairs", options->pairs, "Classify text pairs (two columns or fields per row)");
   auto* zero_shot = cmd->add_option("--zero-shot", options->zero_shot.labels,
-                                    "Zero-shot classification with an NLI model (BART/mBART): candidate labels, "
+                                    "Zero-shot classification with an NLI classifier (BART/mBART, or an encoder such as a DeBERTa-v3 "
+                                    "MNLI model): candidate labels, "
                                     "comma-separated; each line is the premise of one pair per label; writes "
                                     "{\"labels\", \"scores\"} per line, highest score first, as Hugging Face's "
                                     "zero-shot-classification pipeline")
@@ -484,7 +506,7 @@ void setup_pll(CLI::App& root) {
   cmd->footer(std::string("Each non-special token is masked in turn; all masked copies of a line run as one batch "
                           "(--batch-size and --batch-tokens do not apply). Output: {\"pll\": x, \"tokens\": n, \"per_token\": [...]} "
                           "(natural log), plus \"ppl\" = exp(-pll/n) with --ppl. Lines are not truncated: one "
-                          "longer than the model's limit (or --max-length) is split into overlapping windows, half a "
+                          "longer than the model's limit (or --max-input-tokens) is split into overlapping windows, half a "
                           "window apart, each token scored in the window whose centre is nearest (\"windows\": k "
                           "is added to its line).") + kInputNote);
   add_encode_options(*cmd, options->encode);

@@ -8,16 +8,16 @@
 #include <memory>
 #include <optional>
 
-#include "core/console.hpp"
 #include "core/error.hpp"
-#include "core/printable.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/log.hpp"
+#include "core/printable.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
+#include "run/record.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "run/record.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 #include "tools/text_input.hpp"

@@ -31,6 +31,8 @@ std::uintmax_t size_on_disk(const std::string& path) {
 
 nlohmann::json describe(const std::string& path) {
   const auto source = ModelSource::open(path);
+  // Commands check an .invar file's data as they read it; info checks all of it, both ways.
+  source->verify_all();
   const ModelConfig config = load_model_config(*source);
   const bool folder = fs::is_directory(path);
 
@@ -69,7 +71,7 @@ nlohmann::json describe(const std::string& path) {
   info["dtypes"] = dtypes;
   info["parameters"] = parameters;
   info["file_size"] = size_on_disk(path);
-  // ModelSource::open verified both CRC-32 checksums of an .invar file; a folder has none.
+  // verify_all checked an .invar file's data CRC (and block hashes), open its header CRC; a folder has none.
   info["checksum"] = folder ? "none" : "verified";
 
   try {

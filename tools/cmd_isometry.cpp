@@ -267,9 +267,9 @@ void add_detector_options(CLI::App& app, IsometryArguments& args) {
   app.add_option("--paraphrase-label", args.paraphrase_label,
                  "The label of the --detector models that means paraphrase: an id2label name or an index (default: "
                  "the label named 'paraphrase', else LABEL_1 of a LABEL_0/LABEL_1 model)");
-  app.add_option("--detector-max-length", args.detector_max_length,
+  app.add_option("--detector-max-input-tokens,--detector-max-length", args.detector_max_length,
                  "Tokens per pair given to the --detector models, longer pairs truncated longest-first (the study "
-                 "used 128; default and upper bound: the model's length)")
+                 "used 128; default and upper bound: the model's length; --detector-max-length: the older spelling)")
       ->check(CLI::Range(4, 1 << 20));
 }
 
@@ -330,7 +330,7 @@ void setup(CLI::App& root) {
   app->footer(
       "Examples:\n"
       "  invar isometry --pairs de.tsv --translator opus-mt-de-en --detector bert=bert-paws \\\n"
-      "                 --detector xlmr=xlmr-paws --detector mpnet=mpnet-paws --detector-max-length 128 --json\n"
+      "                 --detector xlmr=xlmr-paws --detector mpnet=mpnet-paws --detector-max-input-tokens 128 --json\n"
       "  invar isometry --pairs de.tsv --translations de-en.tsv --detector-scores de.scores.tsv \\\n"
       "                 --per-pair pairs.jsonl --report isometry.html\n"
       "  invar isometry --pairs legacy.tsv --pairs ar.tsv \\\n"

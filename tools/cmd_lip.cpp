@@ -5,18 +5,18 @@
 #include <memory>
 #include <unordered_set>
 
-#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/log.hpp"
 #include "engine/translator.hpp"
 #include "eval/lip/classifier_preset.hpp"
 #include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
-#include "eval/lip/report.hpp"
 #include "eval/lip/models.hpp"
+#include "eval/lip/report.hpp"
+#include "eval/lip/rows.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
-#include "eval/lip/rows.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
@@ -29,6 +29,7 @@ struct LipArguments {
   bool example = false;
   lip::LipDatasetRequest dataset;
   std::string empty = "error";
+  bool source_only = false;
   std::string classifier = "tf";
   ColumnSelection columns{.blank_texts = true};  // empty texts: --empty decides
   std::string transformed_column;
@@ -113,20 +114,22 @@ LipTexts read_lip_texts(const LipArguments& args, std::optional<lip::LipDatasetF
   }
   ColumnSelection transformed_columns = args.columns;
   if (!args.transformed_column.empty()) transformed_columns.text = args.transformed_column;
+  if (args.source_only) return texts;
   if (!args.transformed.empty()) texts.transformed = read_texts(args.transformed, transformed_columns);
   else if (args.transform.empty()) texts.transformed = std::move(*dataset->transformed);
   return texts;
 }
 
 // The texts the SE classifier reads that are known before the rows run, each once, in order of
-// first appearance; blank ones are left out or refused by --empty, not embedded.
-std::vector<std::string> texts_to_embed(const LipTexts& texts) {
+// first appearance; blank ones are left out or refused by --empty error|skip, not embedded (--empty nan
+// has made its NA texts "nan" by now and keeps whitespace-only ones, as pandas does).
+std::vector<std::string> texts_to_embed(const LipTexts& texts, lip::EmptyTexts empty) {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
   auto add = [&](const LabelledTexts* file) {
     if (!file) return;
     for (const auto& text : file->texts)
-      if (!is_blank(text) && seen.insert(text).second) out.push_back(text);
+      if ((empty == lip::EmptyTexts::Nan || !is_blank(text)) && seen.insert(text).second) out.push_back(text);
   };
   add(&texts.train);
   add(texts.train_target ? &*texts.train_target : nullptr);
@@ -169,21 +172,31 @@ void run(const LipArguments& given) {
   }
   if (!args.transform.empty() && !args.transformed.empty())
     fail("--transform produces the transformed texts; leave out --transformed");
+  if (args.source_only) {
+    if (!args.transform.empty() || !args.transformed.empty() || !args.train_target.empty() ||
+        !args.dataset.target_language.empty() || args.example)
+      fail("--source-only scores the classifier on A alone: leave out --transformed, --transform, --train-target, "
+           "--target-language and --example");
+    if (!args.report.empty()) fail("--report draws p(B) beside p(A): a --source-only run has no B");
+    if (args.runs > 1) fail("--source-only reports one run");
+  }
   std::optional<lip::LipDatasetFiles> dataset;
   if (!args.dataset.name.empty()) {
     if (args.example || !args.train.empty() || !args.original.empty() || !args.train_target.empty())
       fail("--dataset reads --train, --train-target and --original from its folder; leave them out");
     if (args.dataset.folder.empty()) fail("--dataset {} needs --data-dir FOLDER", args.dataset.name);
     dataset = lip::read_lip_dataset(args.dataset);
-    if (!dataset->transformed && args.transformed.empty() && args.transform.empty())
+    if (!dataset->transformed && args.transformed.empty() && args.transform.empty() && !args.source_only)
       fail("{}/transformed/{}.csv does not exist: give the transformed texts with --transformed or --transform",
            args.dataset.folder, args.dataset.source_language);
-  } else if (args.train.empty() || args.original.empty() || (args.transformed.empty() && args.transform.empty())) {
+  } else if (args.train.empty() || args.original.empty() ||
+             (args.transformed.empty() && args.transform.empty() && !args.source_only)) {
     fail("lip needs --train, --original and --transformed or --transform (or --example, or --dataset)");
   }
   lip::EmptyTexts empty = lip::EmptyTexts::Error;
   if (args.empty == "skip") empty = lip::EmptyTexts::Skip;
-  else if (args.empty != "error") fail("--empty must be skip or error, got '{}'", args.empty);
+  else if (args.empty == "nan") empty = lip::EmptyTexts::Nan;
+  else if (args.empty != "error") fail("--empty must be error, skip or nan, got '{}'", args.empty);
 
   lip::LipOptions options;
   options.runs = args.runs;
@@ -212,16 +225,20 @@ void run(const LipArguments& given) {
   }
 
   auto texts = read_lip_texts(args, dataset);
+  if (empty == lip::EmptyTexts::Nan)  // before B is produced or anything embedded: they see "nan" as the tool's models do
+    for (auto* file : {&texts.train, texts.train_target ? &*texts.train_target : nullptr, &texts.original,
+                       texts.transformed ? &*texts.transformed : nullptr})
+      if (file) lip::read_na_as_nan(*file);
   const lip::LipRowWork work{.original = &texts.original, .transform_model = args.transform,
                         .transform = transform_options(args), .backend = backend_on_demand,
-                        .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts) : std::vector<std::string>{}};
+                        .embeddings = embeddings.get(), .to_embed = embeddings ? texts_to_embed(texts, empty) : std::vector<std::string>{}};
   const auto rows = lip::run_lip_rows(row_run_spec(args.control, {.inputs = {"--train", "--train-target", "--original", "--transformed", "--data-dir"},
                                   .output = args.output, .chunk = chunk_rows(args.compute)}),
                                  work);
   if (!rows.writes) return;
-  if (!texts.transformed) texts.transformed = transformed_texts(args, rows.transformed);
+  if (!texts.transformed && !args.source_only) texts.transformed = transformed_texts(args, rows.transformed);
   auto data = lip::make_lip_data(std::move(texts.train), std::move(texts.train_target), std::move(texts.original),
-                                 std::move(*texts.transformed), empty);
+                                 std::move(texts.transformed), empty);
 
   std::unique_ptr<Progress> progress;
   options.progress = [&progress](std::size_t done, std::size_t total) {
@@ -268,9 +285,13 @@ void setup(CLI::App& root) {
                   "common classifier for A and B)");
   app->add_option("--property", args->dataset.property, "The --dataset property (a column for trustpilot)");
   app->add_option("--empty", args->empty,
-                  "Empty texts: error (stop at the first, naming it) or skip (leave them out, counting them; an "
-                  "empty A or B drops the pair)")
+                  "Empty texts: error (stop at the first, naming it), skip (leave them out, counting them; an "
+                  "empty A or B drops the pair) or nan (as the LIP tool reads them with pandas: an empty cell or a "
+                  "pandas NA marker becomes the text 'nan')")
       ->capture_default_str();
+  app->add_flag("--source-only", args->source_only,
+                "No transformed texts: train the classifier and score it on A against A's labels only (KL_O_PO, "
+                "significance_source, distribution_O/PO: the paper's Table 1 source rows)");
   app->add_flag("--example", args->example,
                 "Run on the bundled example (examples/lip: product reviews and a paraphraser that tones "
                 "down complaints)");

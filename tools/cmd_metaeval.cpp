@@ -10,6 +10,7 @@
 #include "core/io.hpp"
 #include "core/printable.hpp"
 #include "eval/metaeval/metaeval.hpp"
+#include "eval/report/report.hpp"
 #include "tools/command.hpp"
 #include "tools/stats_io.hpp"
 
@@ -83,10 +84,10 @@ std::map<std::string, double> read_system_scores(const std::string& path, const 
 }
 
 std::string correlation_text(const std::string& name, const metaeval::CorrelationSummary& c) {
-  return fmt::format("{:<24} n = {:<6} pearson {:>8.4f} (p {:.3g})  spearman {:>8.4f} (p {:.3g})  kendall {:>8.4f} "
-                     "(p {:.3g})\n",
-                     name, c.n, c.pearson.statistic, c.pearson.pvalue, c.spearman.statistic, c.spearman.pvalue,
-                     c.kendall.tau, c.kendall.pvalue);
+  return fmt::format("{:<24} n = {:<6} pearson {:>8.4f} (p {})  spearman {:>8.4f} (p {})  kendall {:>8.4f} "
+                     "(p {})\n",
+                     name, c.n, c.pearson.statistic, report::format_p(c.pearson.pvalue), c.spearman.statistic,
+                     report::format_p(c.spearman.pvalue), c.kendall.tau, report::format_p(c.kendall.pvalue));
 }
 
 struct Evaluated {

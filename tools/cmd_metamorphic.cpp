@@ -71,6 +71,7 @@ struct SuiteArguments {
   double delta = 0.1;
   bool embeddings = false;
   std::uint64_t seed = 0;
+  std::string wordnet;
   OutputOptions out;
   RunControl control;  // of the model's outputs (eval/metamorphic/rows.hpp)
 };
@@ -83,11 +84,16 @@ std::vector<std::string> read_source_texts(const std::string& path, const SuiteA
 
 // The follow-up texts of every --transform and --follow-ups NAME=FILE, in that order.
 void add_follow_ups(Suite& suite, const SuiteArguments& args, std::vector<std::vector<std::string>>& texts) {
+  std::unique_ptr<Backend> seq2seq_backend;  // paraphrase:MODEL's, on the model options' device
+  const TransformTools tools{args.seed, args.wordnet, [&](const std::string& model) {
+                               if (!seq2seq_backend) seq2seq_backend = open_backend(args.model.compute);
+                               return open_seq2seq(model, *seq2seq_backend, args.model.compute.batch_size);
+                             }};
   for (const auto& argument : args.transforms)
-    for (const auto& t : parse_transformation(argument, args.seed)) {
+    for (const auto& t : parse_transformation(argument, tools)) {
       suite.names.push_back(t.name);
-      texts.emplace_back();
-      for (std::size_t i = 0; i < suite.texts.size(); ++i) texts.back().push_back(t.apply(suite.texts[i], i));
+      suite.descriptions.push_back(t.description);
+      texts.push_back(follow_up_texts(t, suite.texts));
     }
   for (const auto& argument : args.follow_ups) {
     const auto equals = argument.find('=');
@@ -98,6 +104,7 @@ void add_follow_ups(Suite& suite, const SuiteArguments& args, std::vector<std::v
       fail("{}: {} follow-ups but {} has {} sources; follow-ups must be line-aligned with the sources", path,
            follow_up.size(), suite.path, suite.texts.size());
     suite.names.push_back(argument.substr(0, equals));
+    suite.descriptions.push_back("follow-ups from " + path);
     texts.push_back(std::move(follow_up));
   }
 }
@@ -188,8 +195,10 @@ void setup_suite(CLI::App& parent, const char* name, Arity arity, const std::str
   app->add_flag("--header", args->header, "TSV/CSV text files start with a header line");
   app->add_option("--transform", args->transforms,
                   "Transformation, repeatable: neutral (six neutral sentences, three before and three after the text), "
-                  "prefix:TEXT, suffix:TEXT, lexicon:FILE (word <TAB> replacement), noise:RATE (keyboard typos, seeded); "
-                  "NAME=... names it");
+                  "prefix:TEXT, suffix:TEXT, lexicon:FILE (word <TAB> replacement), noise:RATE (keyboard typos), "
+                  "char-insert:RATE, char-delete:RATE, char-shuffle:RATE (random letters inserted, deleted, inner letters "
+                  "shuffled), synonym:RATE, antonym:RATE (WordNet), sentence-shuffle, paraphrase:MODEL (a seq2seq model's "
+                  "output); random ones seeded with --seed; NAME=... names it");
   app->add_option("--follow-ups", args->follow_ups, "NAME=FILE: follow-up texts made elsewhere, line-aligned with --sources; repeatable");
   add_model_arguments(*app, args->model, "Model under test: a sequence classifier or regressor (an encoder with --embeddings)",
                       "The label whose probability is the score s (id2label name or index; default: positive / entailment, "
@@ -204,7 +213,9 @@ void setup_suite(CLI::App& parent, const char* name, Arity arity, const std::str
     app->add_option("--direction", args->direction, "order: increase (s(f(x)) ≤ s(f(t(x)))) or decrease")->capture_default_str();
   app->add_flag("--embeddings", args->embeddings, "similarity: cosine of sentence embeddings ≥ δ instead of |Δ score| ≤ δ");
   app->add_option("--delta", args->delta, "similarity threshold δ")->capture_default_str();
-  app->add_option("--seed", args->seed, "Seed of noise:RATE transformations")->capture_default_str();
+  app->add_option("--seed", args->seed, "Seed of the random transformations (noise, char-*, synonym, antonym, sentence-shuffle)")
+      ->capture_default_str();
+  app->add_option("--wordnet", args->wordnet, "WordNet 3.0 folder of synonym:RATE and antonym:RATE (default: $WNSEARCHDIR, else /usr/share/wordnet)");
   add_output_options(*app, args->out, true);
   add_run_control_options(*app, args->control);
   app->callback([args, arity] { run_suite_command(*args, arity); });
@@ -256,6 +267,7 @@ void run_compositionality_command(const CompositionalityArguments& args) {
                                 {"probe", fmt::format("L2 logistic regression (liblinear), C = {}, held-out share {}, seed {}",
                                                       args.probe.C, args.probe.held_out, args.probe.seed)},
                                 {"ties", "pairs with equal probe scores are not test cases; equal entailment scores keep the order"}};
+  if (!args.out.per_source.empty()) write_compositionality_per_source(args.out.per_source, contexts, insertions, result);
   if (!args.out.report.empty()) write_compositionality_html(args.out.report, contexts, insertions, result, settings, provenance());
   write_result(args.out, args.out.json ? compositionality_json(contexts, insertions, result, settings, provenance()).dump(2) + '\n'
                                        : compositionality_text(contexts, insertions, result, settings));
@@ -275,8 +287,10 @@ void setup_compositionality(CLI::App& parent) {
   app->add_option("--held-out", args->probe.held_out, "Share of inputs kept out of the probe's training to measure its accuracy")
       ->capture_default_str();
   app->add_option("--seed", args->probe.seed, "Seed of the probe's held-out split")->capture_default_str();
-  app->add_option("--C", args->probe.C, "Inverse L2 regularisation strength of the probe")->capture_default_str();
+  app->add_option("-C,--C", args->probe.C, "Inverse L2 regularisation strength of the probe (--C: the older spelling)")->capture_default_str();
   add_output_options(*app, args->out, false);
+  app->add_option("--per-source", args->out.per_source,
+                  "Write one JSON object per NLI input (JSONL, context by context): its texts, scores and violations");
   add_run_control_options(*app, args->control);
   app->callback([args] { run_compositionality_command(*args); });
 }
@@ -346,9 +360,10 @@ void run_transitivity_command(const TransitivityArguments& args) {
     results = run_transitivity(triplets, args.labels, pair_label_file_judge(args.pair_labels, args.labels));
   }
   settings.push_back({"R(a, b)", "the pair model's predicted label (argmax) is R"});
+  if (!args.out.per_source.empty()) write_transitivity_per_source(args.out.per_source, triplets, results);
   if (!args.out.report.empty()) write_transitivity_html(args.out.report, triplets, results, settings, provenance());
   write_result(args.out, args.out.json ? transitivity_json(triplets, results, settings, provenance()).dump(2) + '\n'
-                                       : transitivity_text(results, settings));
+                                       : transitivity_text(triplets, results, settings));
   if (row_run) row_run->close();
 }
 
@@ -365,6 +380,8 @@ void setup_transitivity(CLI::App& parent) {
   app->add_option("--label", args->labels, "A relation R: the label that means R(a, b); repeatable (one relation each)");
   add_compute_options(*app, args->compute);
   add_output_options(*app, args->out, false);
+  app->add_option("--per-source", args->out.per_source,
+                  "Write one JSON object per triplet (JSONL, in order): its words and, per relation, the three judgements");
   add_run_control_options(*app, args->control);
   app->callback([args] { run_transitivity_command(*args); });
 }

@@ -9,9 +9,11 @@
 #include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
 #include "eval/robustness/models.hpp"
+#include "eval/robustness/paper_templates.hpp"
 #include "eval/robustness/report.hpp"
 #include "eval/robustness/rows.hpp"
 #include "tools/bundled_data.hpp"
@@ -26,7 +28,9 @@ using namespace invar::robustness;
 
 // The phenomenon texts: template files (or the bundled test beds) expanded, and external sets.
 struct BedArguments {
-  std::vector<std::string> templates, phenomena;
+  std::vector<std::string> templates, paper_templates, phenomena;
+  std::vector<std::string> paper_labels{"negative", "positive"};
+  std::string draws = "default";
   bool bundled = false;
   std::size_t max_per_template = 0;
   std::uint64_t seed = 0;
@@ -40,6 +44,19 @@ void add_bed_options(CLI::App& app, BedArguments& args) {
   app.add_flag("--bundled", args.bundled,
                "Use invar's bundled test beds (examples/robustness: shallow negation, mixed sentiment, irony; "
                "labels negative/positive)");
+  app.add_option("--paper-templates", args.paper_templates,
+                 "Template files in the layout of the authors' generator (the-king-is-naked's "
+                 "verify/linguistic_augmentation.py: literal X, Y, replace[...] and label_changing_replacements per "
+                 "function; read, never executed; docs/robustness.md)");
+  app.add_option("--paper-labels", args.paper_labels, "The labels the Y indices of --paper-templates name, in order")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--slot-draws", args.draws,
+                 "A slot used twice in one template: shared (one replacement for both, invar's format), independent "
+                 "(each occurrence drawn on its own, as the authors' generator), default (each file as its format: "
+                 "shared for --templates, independent for --paper-templates)")
+      ->check(CLI::IsMember({"default", "shared", "independent"}))
+      ->capture_default_str();
   app.add_option("--max-per-template", args.max_per_template,
                  "Keep a seeded sample of at most this many combinations per template (0 = all)")
       ->capture_default_str();
@@ -73,18 +90,26 @@ std::vector<std::string> template_files(const BedArguments& args) {
 std::vector<GeneratedText> generated_texts(const BedArguments& args) {
   std::vector<GeneratedText> texts;
   const auto files = template_files(args);
-  if (!files.empty()) {
-    std::vector<std::string> warnings;
-    const TemplateSet set = read_templates(files, warnings);
-    for (const auto& warning : warnings) warn(warning);
-    texts = expand(set, {.max_per_template = args.max_per_template, .seed = args.seed, .max_texts = args.max_texts});
+  const ExpandOptions options{.max_per_template = args.max_per_template,
+                              .seed = args.seed,
+                              .max_texts = args.max_texts,
+                              .draws = parse_draws(args.draws)};
+  std::vector<std::string> warnings;
+  if (!files.empty()) texts = expand(read_templates(files, warnings), options);
+  if (!args.paper_templates.empty()) {
+    const auto paper = expand(read_paper_templates(args.paper_templates, args.paper_labels, warnings), options);
+    for (const auto& name : phenomena(paper))
+      if (std::any_of(texts.begin(), texts.end(), [&](const GeneratedText& t) { return t.phenomenon == name; }))
+        fail("phenomenon '{}' is in both --templates and --paper-templates: one name would pool two test beds", name);
+    texts.insert(texts.end(), paper.begin(), paper.end());
   }
+  for (const auto& warning : warnings) warn(warning);
   for (const auto& path : args.phenomena) {
-    auto external = read_phenomenon_set(path, args.columns);
+    auto external = read_phenomenon_set(path, args.columns, texts);
     texts.insert(texts.end(), external.begin(), external.end());
   }
-  if (files.empty() && args.phenomena.empty())
-    fail("no phenomenon texts: give --templates FILE..., --bundled or --phenomena FILE");
+  if (texts.empty() && args.phenomena.empty())
+    fail("no phenomenon texts: give --templates FILE..., --bundled, --paper-templates FILE... or --phenomena FILE");
   return texts;
 }
 
@@ -116,7 +141,8 @@ void write_expansion(const std::vector<GeneratedText>& texts, const std::string&
 void run_expand(const ExpandArguments& given) {
   ExpandArguments args = given;
   args.bed.templates.insert(args.bed.templates.end(), given.files.begin(), given.files.end());
-  if (template_files(args.bed).empty()) fail("expand needs template files (positional or --templates) or --bundled");
+  if (template_files(args.bed).empty() && args.bed.paper_templates.empty())
+    fail("expand needs template files (positional or --templates), --bundled or --paper-templates");
   std::string format = args.format;
   if (format.empty()) format = table_format_from_path(args.output) == TableFormat::Jsonl ? "jsonl" : "tsv";
   const auto texts = generated_texts(args.bed);
@@ -136,9 +162,9 @@ void setup_expand(CLI::App& parent) {
   add_bed_options(*app, args->bed);
   app->add_option("-o,--output", args->output, "Output file, written atomically ('-' = standard output)")
       ->capture_default_str();
-  app->add_option("--format", args->format,
+  app->add_option("--output-format,--format", args->format,
                   "tsv (text, label, phenomenon, template, replacements as JSON; no header) or jsonl; default from "
-                  "the output's extension, else tsv")
+                  "the output's extension, else tsv (--format: the older spelling)")
       ->check(CLI::IsMember({"tsv", "jsonl"}));
   app->callback([args] { run_expand(*args); });
 }
@@ -151,8 +177,10 @@ struct ScoreArguments {
   std::vector<std::string> models, compare_models, predictions, compare_predictions;
   std::string model_list, compare_model_list;
   std::string name = "A", compare_name = "B";
+  std::vector<std::string> populations, population_predictions;  // NAME=LIST, repeatable
   std::vector<std::string> label_map;
   double tau = 0.05;
+  std::string chance = "uniform";
   bool json = false;
   std::string csv, latex, report;
   std::string output = "-";
@@ -182,17 +210,62 @@ std::vector<ModelScore> score_models(const std::vector<std::string>& models, std
   return scores;
 }
 
+// A population given on the command line: its name, models and prediction files.
+struct PopulationArguments {
+  std::string name;
+  std::vector<std::string> models, predictions;
+};
+
+// -m/--models/--predictions (--name), --compare-… (--compare-name), then every --population and
+// --population-predictions NAME=LIST in order of first mention, the two joining under one name.
+std::vector<PopulationArguments> population_arguments(const ScoreArguments& args) {
+  std::vector<PopulationArguments> out;
+  auto named = [&](const std::string& name) -> PopulationArguments& {
+    for (auto& p : out)
+      if (p.name == name) return p;
+    return out.emplace_back(PopulationArguments{name, {}, {}});
+  };
+  auto add = [&](const std::string& name, std::vector<std::string> models, const std::vector<std::string>& predictions) {
+    if (models.empty() && predictions.empty()) return;
+    auto& p = named(name);
+    p.models.insert(p.models.end(), models.begin(), models.end());
+    p.predictions.insert(p.predictions.end(), predictions.begin(), predictions.end());
+  };
+  add(args.name, with_list(args.models, args.model_list), args.predictions);
+  add(args.compare_name, with_list(args.compare_models, args.compare_model_list), args.compare_predictions);
+  auto split = [](const std::string& option, const std::string& value) {
+    const auto eq = value.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+      fail("{} expects NAME=LIST (a population's name and a file listing its {}), got '{}'", option,
+           option == "--population" ? "models" : "prediction files", value);
+    return std::pair{value.substr(0, eq), value.substr(eq + 1)};
+  };
+  for (const auto& value : args.populations) {
+    const auto [name, list] = split("--population", value);
+    const auto models = with_list({}, list);
+    if (models.empty()) fail("{}: population '{}' lists no models", list, name);
+    add(name, models, {});
+  }
+  for (const auto& value : args.population_predictions) {
+    const auto [name, list] = split("--population-predictions", value);
+    const auto files = with_list({}, list);
+    if (files.empty()) fail("{}: population '{}' lists no prediction files", list, name);
+    add(name, {}, files);
+  }
+  return out;
+}
+
 void run_score(const ScoreArguments& args) {
   if (args.task.empty()) fail("score needs the task's labelled test set: --task FILE");
   if (!(args.tau >= 0)) fail("--tau must be >= 0, got {}", args.tau);
-  const auto models = with_list(args.models, args.model_list);
-  const auto compare_models = with_list(args.compare_models, args.compare_model_list);
-  if (models.empty() && args.predictions.empty())
-    fail("score needs models: -m MODEL (repeatable), --models LIST or --predictions FILE");
+  const Chance chance = parse_chance(args.chance);
+  const auto populations_given = population_arguments(args);
+  if (populations_given.empty())
+    fail("score needs models: -m MODEL (repeatable), --models LIST, --predictions FILE or --population NAME=LIST");
   const Bed bed = make_bed(read_labelled_set(args.task, args.bed.columns), generated_texts(args.bed));
-  // Every model of both populations runs as one row run (--resume, --shard, mpirun).
-  std::vector<std::string> all_models = models;
-  all_models.insert(all_models.end(), compare_models.begin(), compare_models.end());
+  // Every model of every population runs as one row run (--resume, --shard, mpirun).
+  std::vector<std::string> all_models;
+  for (const auto& p : populations_given) all_models.insert(all_models.end(), p.models.begin(), p.models.end());
   std::vector<ModelPredictions> predicted;
   std::unique_ptr<RowRun> row_run;
   if (all_models.empty()) {
@@ -203,8 +276,10 @@ void run_score(const ScoreArguments& args) {
     const LabelMap map = parse_label_map(args.label_map);
     std::unique_ptr<Backend> backend;
     row_run = run_prediction_rows(
-        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--phenomena", "--predictions", "--models",
-                                               "--compare-models", "--compare-predictions"},
+        // --population's NAME=LIST names no file itself: the models its lists give are fingerprinted.
+        row_run_spec(args.control, {.inputs = {"--task", "--templates", "--paper-templates", "--phenomena",
+                                               "--predictions", "--models", "--compare-models", "--compare-predictions"},
+                                    .content = all_models,
                                     .output = args.output,
                                     .chunk = chunk_rows(args.compute)}),
         {.models = all_models,
@@ -223,16 +298,15 @@ void run_score(const ScoreArguments& args) {
         warn(fmt::format("{}: {} texts were longer than {} tokens and were truncated", all_models[m],
                    predicted[m].truncated, predicted[m].max_length));
   }
-  const std::span<const ModelPredictions> first(predicted.data(), predicted.empty() ? 0 : models.size());
+  const Baselines sets = baselines(bed, chance);
   std::vector<Population> populations;
-  populations.push_back(
-      summarize(args.name, score_models(models, first, args.predictions, bed, args), bed.phenomena.size(), args.tau));
-  if (!compare_models.empty() || !args.compare_predictions.empty())
-    populations.push_back(summarize(args.compare_name,
-                                    score_models(compare_models, std::span(predicted).subspan(models.size()),
-                                                 args.compare_predictions, bed, args),
-                                    bed.phenomena.size(), args.tau));
-  ScoreResult result = make_score_result(bed, args.tau, std::move(populations));
+  std::size_t first_model = 0;
+  for (const auto& p : populations_given) {
+    const std::span<const ModelPredictions> own(predicted.data() + first_model, p.models.size());
+    populations.push_back(summarize(p.name, score_models(p.models, own, p.predictions, bed, args), sets, args.tau));
+    first_model += p.models.size();
+  }
+  ScoreResult result = make_score_result(bed, sets, args.tau, std::move(populations));
   result.label_map = fmt::format("{}", fmt::join(args.label_map, ","));
   auto write = [](const std::string& path, const std::string& text) {
     AtomicOutput out(path);
@@ -251,8 +325,8 @@ void setup_score(CLI::App& parent) {
   auto* app = parent.add_subcommand(
       "score",
       "Accuracy p on the task and p′ on each phenomenon (and template) for one model or a population, the verdicts "
-      "of τ-semantic robustness (E[p′] ≥ max(0, p − τ)) and bounded invariance (|E[p′] − p| ≤ τ), and Welch's "
-      "t-test between two populations");
+      "of τ-semantic robustness (E[p′] ≥ max(0, p − τ)) and bounded invariance (|E[p′] − p| ≤ τ) on "
+      "chance-corrected accuracies per population, model and template, and Welch's t-test between populations");
   app->add_option("--task", args->task, "The task's labelled test set: text and label columns (TSV, CSV or JSONL)");
   add_bed_options(*app, args->bed);
   app->add_option("--phenomena", args->bed.phenomena,
@@ -267,11 +341,22 @@ void setup_score(CLI::App& parent) {
   app->add_option("--compare-predictions", args->compare_predictions, "Precomputed predictions of the second population");
   app->add_option("--name", args->name, "Name of the first population")->capture_default_str();
   app->add_option("--compare-name", args->compare_name, "Name of the second population")->capture_default_str();
+  app->add_option("--population", args->populations,
+                  "NAME=LIST: a further population, LIST a file of its models one per line (repeatable; the paper "
+                  "compares 4 architectures × 2 training regimes)");
+  app->add_option("--population-predictions", args->population_predictions,
+                  "NAME=LIST: a further population's precomputed predictions, LIST a file of prediction files "
+                  "(joins --population NAME=… of the same name)");
   app->add_option("--label-map", args->label_map,
                   "MODEL_LABEL=TASK_LABEL (repeatable): how the models' id2label names (or the predictions' labels) "
                   "become task labels; every model label must be mapped")
       ->delimiter(',');
   app->add_option("--tau", args->tau, "τ of the robustness verdicts")->capture_default_str();
+  app->add_option("--chance", args->chance,
+                  "What the verdicts read as accuracy 0 (Definition 5): uniform = random guessing among the K labels "
+                  "(the paper's), majority = always predicting the set's most frequent label, none = plain accuracy")
+      ->check(CLI::IsMember({"uniform", "majority", "none"}))
+      ->capture_default_str();
   add_column_options(*app, args->bed);
   add_compute_options(*app, args->compute);
   app->add_flag("--json", args->json, "Print the result as JSON instead of the tables");
@@ -292,6 +377,9 @@ struct AblateArguments {
   std::vector<std::string> pooling;
   double C = 1.0;
   double tolerance = 1e-4;
+  std::string head = "linear";
+  std::size_t head_tokens = AblationOptions{}.head_tokens;
+  learn::MlpOptions mlp;
   bool json = false;
   std::string csv, report;
   std::string output = "-";
@@ -311,10 +399,13 @@ void run_ablate(const AblateArguments& args) {
   for (const auto& name : args.pooling) options.pooling.push_back(parse_pooling(name));
   options.regression.C = args.C;
   options.regression.tolerance = args.tolerance;
+  options.head = parse_head(args.head);
+  options.head_tokens = args.head_tokens;
+  options.mlp = args.mlp;
   options.batch_size = args.compute.batch_size;
   std::vector<PerInput> features;
   const auto row_run = run_layer_rows(
-      row_run_spec(args.control, {.inputs = {"--train", "--task", "--templates", "--phenomena"},
+      row_run_spec(args.control, {.inputs = {"--train", "--task", "--templates", "--paper-templates", "--phenomena"},
                                   .output = args.output,
                                   .chunk = chunk_rows(args.compute)}),
       encoder, train, bed, options, features);
@@ -336,8 +427,9 @@ void setup_ablate(CLI::App& parent) {
   auto args = std::make_shared<AblateArguments>();
   auto* app = parent.add_subcommand(
       "ablate",
-      "Layer ablation: pooled hidden states of every layer → an L2 logistic-regression probe trained on --train → "
-      "accuracy per layer on the task and each phenomenon");
+      "Layer ablation: a head trained on --train over the frozen states of every layer (an L2 logistic-regression "
+      "probe on pooled states, or the paper's MLP head on token states) → accuracy per layer on the task and each "
+      "phenomenon");
   app->add_option("-m,--model", args->model, "An encoder model (folder or .invar)")->required();
   app->add_option("--train", args->train, "Labelled training texts for the probes");
   app->add_option("--task", args->task, "The task's labelled test set");
@@ -348,6 +440,18 @@ void setup_ablate(CLI::App& parent) {
       ->delimiter(',');
   app->add_option("-C", args->C, "Inverse regularisation strength of the probes")->capture_default_str();
   app->add_option("--tol", args->tolerance, "liblinear stopping tolerance")->capture_default_str();
+  app->add_option("--head", args->head,
+                  "linear: L2 logistic regression on pooled states; mlp: the paper's head, one ReLU hidden layer on the "
+                  "flattened token states (docs/robustness.md)")
+      ->check(CLI::IsMember({"linear", "mlp"}))
+      ->capture_default_str();
+  app->add_option("--head-tokens", args->head_tokens,
+                  "MLP head: token positions kept (texts cut to this many tokens, shorter ones padded with zeros)")
+      ->capture_default_str();
+  app->add_option("--hidden", args->mlp.hidden, "MLP head: hidden units")->capture_default_str();
+  app->add_option("--alpha", args->mlp.alpha, "MLP head: L2 strength (scikit-learn's alpha)")->capture_default_str();
+  app->add_option("--head-seed", args->mlp.seed, "MLP head: seed of the initial weights")->capture_default_str();
+  app->add_option("--max-iter", args->mlp.max_iterations, "MLP head: L-BFGS iterations at most")->capture_default_str();
   add_column_options(*app, args->bed);
   add_compute_options(*app, args->compute);
   app->add_flag("--json", args->json, "Print the result as JSON instead of the table");

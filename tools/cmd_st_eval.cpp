@@ -15,6 +15,7 @@
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
+#include "tools/output_form.hpp"
 #include "tools/run_control.hpp"
 
 namespace invar::cli {
@@ -29,6 +30,7 @@ struct StEvalArguments {
   std::string wordnet, nltk = "3.8";
   ModelOptions compute;
   bool empty_as_zero = false;
+  std::string system_scores = "corpus";
   bool json = false, csv = false, latex = false;
   std::string output = "-", report;
   RunControl control;  // of the per-segment scores (eval/style_transfer/rows.hpp)
@@ -79,6 +81,9 @@ std::vector<std::pair<std::string, std::string>> settings_of(const StEvalArgumen
   return {
       {"invar", kVersion},
       {"formality model", or_none(m.formality)}, {"STS model", or_none(m.sts)}, {"masked LM", or_none(m.mlm)},
+      {"formality classifier", or_none(m.formality_classifier)},
+      {"BLEU/chrF system scores", args.system_scores == "corpus" ? "corpus (sacrebleu's corpus_bleu/corpus_chrf)"
+                                                                 : "mean of the sentence scores"},
       {"BERTScore model", m.bertscore.empty() ? "none" : models.bertscore_hash()},
       {"word vectors", or_none(m.vectors)},
       {"METEOR", models.meteor() ? models.meteor()->signature() : "none"},
@@ -87,6 +92,8 @@ std::vector<std::pair<std::string, std::string>> settings_of(const StEvalArgumen
 
 void run(StEvalArguments args) {
   if (args.json + args.csv + args.latex > 1) fail("--json, --csv and --latex are exclusive");
+  if (args.system_scores != "corpus" && args.system_scores != "mean")
+    fail("--system-scores must be corpus or mean, got '{}'", args.system_scores);
   if (args.nltk == "3.6.2")
     args.models.meteor_version = metrics::MeteorVersion::Nltk362;
   else if (args.nltk != "3.8")
@@ -105,7 +112,11 @@ void run(StEvalArguments args) {
       row_run_spec(args.control, {.inputs = {"--inputs", "--ref", "--bertscore-baseline"}, .output = args.output}),
       e.segments, models, e.scores);
   if (!row_run) return;
-  e.study = style_transfer::meta_evaluate(e.segments, e.scores);
+  e.study = style_transfer::meta_evaluate(
+      e.segments, e.scores,
+      {.system_scores = args.system_scores == "corpus" ? style_transfer::SystemScores::Corpus
+                                                       : style_transfer::SystemScores::Mean});
+  e.human_texts = style_transfer::check_on_human_texts(e.segments, models);
   e.settings = settings_of(args, models);
 
   if (args.csv || args.latex)  // the text and JSON outputs say it themselves
@@ -128,6 +139,12 @@ void add_model_settings(CLI::App* app, StEvalArguments& args) {
                                               "scores each output as `invar classify` does");
   app->add_option("--sts", m.sts, "STS regressor (num_labels = 1): scores the pair (input, output) as `invar "
                                   "classify --pairs` does");
+  app->add_option("--formality-classifier", m.formality_classifier,
+                  "Binary formality classifier (sequence classification): formality-clf = 1 for an output it classes "
+                  "formal; its F1 on the human texts (inputs informal, references formal: the paper's Table 4) and "
+                  "its formal/informal counts per human formality bin (Figure 1)");
+  app->add_option("--formal-label", m.formal_label,
+                  "The classifier's label that means formal (default: the label named 'formal', in any case)");
   app->add_option("--mlm", m.mlm, "Masked LM: PLL and pseudo-perplexity (PPPL) of each output, as `invar pll --ppl`");
   app->add_option("--bertscore-model", m.bertscore, "BERTScore model: self- and ref-BERTScore F1 as `invar metric "
                                                     "bertscore` gives them");
@@ -157,27 +174,39 @@ void setup(CLI::App& root) {
                   "combined, reference…); repeat for several groups (default group name: the file's stem)");
   app->add_option("--inputs", args->inputs, "Informal inputs, one per line");
   app->add_option("--system", args->systems, "NAME=FILE: a system's outputs, line-aligned with --inputs (repeat)");
-  app->add_option("--ref", args->refs, "References, line-aligned with --inputs (repeat for several)");
+  app->add_option("-r,--ref", args->refs, "References, line-aligned with --inputs (repeat for several)");
   app->add_option("--judgements", args->judgements,
                   "NAME=FILE: human judgements of a system's outputs (TSV/CSV with a header naming any of "
                   "meaning_human, formality_human, fluency_human, combined; None = not judged), row-aligned");
   app->add_option("--group", args->group, "Group (language) name of the --inputs data, or of a single --table");
   add_model_settings(app, *args);
   add_compute_options(*app, args->compute);
-  app->add_flag("--empty-as-zero", args->empty_as_zero,
-                "Score an empty output as bert_score and NLTK do (BERTScore and METEOR 0; WMD undefined) instead "
-                "of failing at its line");
+  app->add_option_function<std::string>(
+         "--empty", [args](const std::string& empty) { args->empty_as_zero = empty == "reference"; },
+         "An empty output: error (naming its line) or reference (scored as bert_score and NLTK do: BERTScore and "
+         "METEOR 0, WMD undefined), as the metrics' --empty")
+      ->check(CLI::IsMember({"error", "reference"}));
+  app->add_flag("--empty-as-zero", args->empty_as_zero, "The same as --empty reference (the older spelling)");
+  app->add_option("--system-scores", args->system_scores,
+                  "BLEU and chrF system scores (system means, Table 8's pairs): corpus (sacrebleu's corpus score over "
+                  "the system's segments, as the paper) or mean (of the sentence scores)")
+      ->capture_default_str();
   app->add_flag("--json", args->json, "One JSON document: settings, metrics, systems, meta-evaluation, segments");
-  app->add_flag("--csv", args->csv, "Per-segment CSV: group, system, where, every metric, the human judgements");
-  app->add_flag("--latex", args->latex, "LaTeX tables: system means and correlations per group");
+  add_output_form_option(*app, "--csv", args->csv, args->output,
+                         "Per-segment CSV: group, system, where, every metric, the human judgements");
+  add_output_form_option(*app, "--latex", args->latex, args->output,
+                         "LaTeX tables: system means and correlations per group");
   app->add_option("-o,--output", args->output, "Write here instead of standard output (complete or not at all)");
-  app->add_option("--report", args->report, "Also write an HTML report with the cross-metric heat maps");
+  app->add_option("--report", args->report,
+                  "Also write an HTML report: the tables, the cross-metric heat maps, Table 8's pairs, Figure 2's "
+                  "ranks and the formality classifier's report");
   add_run_control_options(*app, args->control);
   app->footer(
       "Human dimensions and the metrics meta-evaluated against them: meaning ~ self-/ref- BLEU, chrF, METEOR, "
-      "BERTScore, WMD, WVCOS and STS; formality ~ formality; fluency ~ PLL and PPPL; combined ~ none. A metric whose "
+      "BERTScore, WMD, WVCOS, STS and ref-STS; formality ~ formality and formality-clf; fluency ~ PLL and PPPL; "
+      "combined ~ none (Table 8's OVERALL pairs are counted against it). A metric whose "
       "model is not given is not computed, and the output says so. System means are the means of the defined "
-      "segment scores.");
+      "segment scores, except BLEU and chrF with --system-scores corpus (the default): their corpus scores.");
   app->callback([args] { run(*args); });
 }
 

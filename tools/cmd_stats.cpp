@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "eval/stats/classification.hpp"
 #include "eval/stats/stats.hpp"
 #include "tools/command.hpp"
 #include "tools/stats_io.hpp"
@@ -379,6 +380,51 @@ void setup_binom(CLI::App& parent) {
   app->callback([args] { binom(*args); });
 }
 
+// ---- classification -----------------------------------------------------------------------------
+
+struct ClassificationArguments {
+  std::string gold, pred, gold_column = "1", pred_column = "1";
+  bool header = false;
+  std::string zero_division = "warn";
+  ResultOutput output;
+};
+
+void classification(const ClassificationArguments& args) {
+  const auto zero_division = stats::parse_zero_division(args.zero_division);
+  if (!zero_division) fail("--zero-division must be warn, 0 or 1, got '{}'", args.zero_division);
+  const auto gold = read_labels(args.gold, args.gold_column, args.header);
+  const auto pred = read_labels(args.pred, args.pred_column, args.header);
+  if (gold.size() != pred.size())
+    fail("{} has {} labels but {} has {}; gold and predicted labels must be line-aligned", args.gold, gold.size(),
+         args.pred, pred.size());
+  const auto scores = stats::classification_scores(gold, pred, *zero_division);
+  auto json = stats::classification_json(scores);
+  json["zero_division"] = args.zero_division;
+  write_result(args.output, json,
+               fmt::format("n = {}, zero_division = {}\n", scores.n, args.zero_division) +
+                   stats::classification_text(scores));
+}
+
+void setup_classification(CLI::App& parent) {
+  auto args = std::make_shared<ClassificationArguments>();
+  auto* app = parent.add_subcommand(
+      "classification",
+      "Accuracy, precision/recall/F1 per label and micro/macro/weighted averages, and the confusion matrix, as "
+      "scikit-learn 1.2's accuracy_score, precision_recall_fscore_support and confusion_matrix compute them");
+  app->add_option("--gold", args->gold, "The true labels: one per line, or a TSV/CSV/JSONL column")->required();
+  app->add_option("--pred", args->pred, "The predicted labels, line-aligned with --gold")->required();
+  app->add_option("--gold-column", args->gold_column, "Column of --gold: 1-based number or header name, JSONL key")
+      ->capture_default_str();
+  app->add_option("--pred-column", args->pred_column, "Column of --pred")->capture_default_str();
+  app->add_flag("--header", args->header, "TSV/CSV files start with a header line (implied by column names)");
+  app->add_option("--zero-division", args->zero_division,
+                  "Precision (recall) of a label never predicted (never true): warn (sklearn's default: 0, and the "
+                  "label is named as ill-defined), 0 or 1")
+      ->capture_default_str();
+  add_output_options(app, args->output);
+  app->callback([args] { classification(*args); });
+}
+
 // ---- vote ---------------------------------------------------------------------------------------
 
 struct VoteArguments {
@@ -439,7 +485,8 @@ void setup_vote(CLI::App& parent) {
 
 void setup(CLI::App& root) {
   auto* app = root.add_subcommand(
-      "stats", "Statistics that match scipy 1.10: correlations, KL divergence, chi-squared, t-tests, binomial test, votes");
+      "stats", "Statistics that match scipy 1.10: correlations, KL divergence, chi-squared, t-tests, binomial test, votes; "
+      "classification metrics as scikit-learn 1.2");
   app->require_subcommand(1);
   setup_correlate(*app);
   setup_kl(*app);
@@ -447,6 +494,7 @@ void setup(CLI::App& root) {
   setup_ttest(*app);
   setup_binom(*app);
   setup_vote(*app);
+  setup_classification(*app);
 }
 
 INVAR_COMMAND("stats", setup);

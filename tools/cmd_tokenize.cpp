@@ -46,13 +46,12 @@ void setup(CLI::App& root) {
       "included: one JSON object {\"ids\", \"tokens\", \"type_ids\"} per input row, in order.");
   app->add_option("-m,--model", args->model, "Hugging Face model folder or .invar file")->required();
   add_tokenizer_option(*app, args->tokenizer);
-  app->add_flag("--pairs", args->pairs,
-                "Each row is a text pair: two tab-separated texts per line, two CSV/TSV columns or two JSONL keys");
-  // The older spelling, for scripts that use it.
-  app->add_flag("--pair", args->pairs)->group("");
-  app->add_option("--max-length", args->max_length,
-                  "Truncate to at most N ids, special tokens included (longest_first for pairs); 0 = no limit")
-      ->capture_default_str();
+  app->add_flag("--pairs,--pair", args->pairs,
+                "Each row is a text pair: two tab-separated texts per line, two CSV/TSV columns or two JSONL keys "
+                "(--pair: the older spelling)");
+  add_max_input_tokens_option(*app, args->max_length,
+                              "Truncate to at most N ids, special tokens included (longest_first for pairs); 0 = no "
+                              "limit");
   app->add_option("-i,--input", args->input,
                   "UTF-8 text, one text (or pair) per line, or a .tsv, .csv or .jsonl file; - = standard input")
       ->capture_default_str();

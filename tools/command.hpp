@@ -43,7 +43,7 @@ struct GlobalOption {
   bool takes_value;
 };
 inline constexpr GlobalOption kGlobalOptions[] = {
-    {"--threads", true}, {"--device", true}, {"--weights", true}, {"--json", false}, {"--deterministic", false},
+    {"--threads", true}, {"--device", true}, {"--weights", true}, {"--linear", true}, {"--json", false}, {"--deterministic", false},
 };
 
 // A progress bar on stderr, shown only when stderr is a terminal and --quiet is not given.

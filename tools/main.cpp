@@ -101,8 +101,11 @@ std::vector<std::string> global_options_after_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Named, so that usage lines (and the man page help2man makes of them) say `invar`, not the path
+  // the binary was started by.
   CLI::App app{"invar: offline evaluation of text transformations (MT, paraphrase, style transfer) and of the "
-               "transformer models behind them"};
+               "transformer models behind them",
+               "invar"};
   app.set_version_flag("-V,--version", std::string("invar ") + invar::kVersion);
   app.require_subcommand(1);
   bool quiet = false;

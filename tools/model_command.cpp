@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/console.hpp"
 #include "backends/registry.hpp"
+#include "core/log.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {
@@ -34,6 +34,11 @@ TokenizerChoice tokenizer_choice(const std::string& name) {
   if (name == "json") return TokenizerChoice::Json;
   if (name == "slow") return TokenizerChoice::Slow;
   return TokenizerChoice::Auto;
+}
+
+void add_max_input_tokens_option(CLI::App& command, std::size_t& tokens, const std::string& help) {
+  command.add_option("--max-input-tokens,--max-length", tokens, help + " (--max-length: the older spelling)")
+      ->capture_default_str();
 }
 
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options) {
@@ -65,11 +70,19 @@ void add_compute_options(CLI::App& command, ModelOptions& options) {
       ->check(CLI::IsMember({weight_type_name(WeightType::F32), weight_type_name(WeightType::F16),
                              weight_type_name(WeightType::Int8)}))
       ->capture_default_str();
+  command
+      .add_option("--linear", options.linear,
+                  "What runs the linear layers' f32 products on the cpu: onednn (oneDNN's matmul on weights packed "
+                  "into its layout once, at load) or openblas (OpenBLAS's sgemm on the weights as stored, as for "
+                  "the other products: no packed copy); int8 weights always run on oneDNN "
+                  "(docs/performance.md)")
+      ->check(CLI::IsMember({linear_kernel_name(LinearKernel::OneDnn), linear_kernel_name(LinearKernel::OpenBlas)}))
+      ->capture_default_str();
   command.add_flag("--deterministic", options.deterministic,
                    "Bit-identical results for every --threads and --batch-size: a text's outputs do not depend on "
                    "the other texts in its batch; the CPU sums each matrix-product element and each row in one "
-                   "fixed order instead of calling OpenBLAS (faster at batch 1, slower on large batches: "
-                   "docs/performance.md)");
+                   "fixed order, for every product, instead of running them on oneDNN and OpenBLAS (--linear is "
+                   "then unused; faster at batch 1, slower on large batches: docs/performance.md)");
   command.add_flag("--allow-non-finite", options.allow_non_finite,
                    "Load a model whose weights hold NaN or infinity, with a warning naming each such weight, "
                    "instead of refusing it (its outputs are then null where they are not finite)");
@@ -87,8 +100,12 @@ std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
   for (const WeightType type : {WeightType::F16, WeightType::Int8}) {
     if (options.weights == weight_type_name(type)) weights = type;
   }
-  return make_backend(options.device,
-                      {.threads = thread_count(options.threads), .deterministic = options.deterministic, .weights = weights});
+  const LinearKernel linear =
+      options.linear == linear_kernel_name(LinearKernel::OpenBlas) ? LinearKernel::OpenBlas : LinearKernel::OneDnn;
+  return make_backend(options.device, {.threads = thread_count(options.threads),
+                                       .deterministic = options.deterministic,
+                                       .weights = weights,
+                                       .linear = linear});
 }
 
 void warn_non_finite(const std::string& input, std::size_t line) {

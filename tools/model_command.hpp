@@ -23,13 +23,14 @@ struct ModelOptions {
   std::string device = "cpu";
   bool deterministic = false;  // see BackendOptions::deterministic
   std::string weights = "f32";  // "f32" or "f16" (BackendOptions::weights)
+  std::string linear = "onednn";  // "onednn" or "openblas" (BackendOptions::linear)
   bool allow_non_finite = false;  // warn about NaN/infinite weights instead of refusing the model
   std::string tokenizer = "auto";  // --tokenizer: which tokenizer files a folder is read with
 };
 
 // Adds -m/--model (required), -i/--input, -o/--output and the compute options.
 void add_model_options(CLI::App& command, ModelOptions& options);
-// Adds --batch-size, --threads, --device, --weights and --deterministic (for commands that name
+// Adds --batch-size, --threads, --device, --weights, --linear and --deterministic (for commands that name
 // their models otherwise).
 void add_compute_options(CLI::App& command, ModelOptions& options);
 
@@ -37,6 +38,11 @@ void add_compute_options(CLI::App& command, ModelOptions& options);
 void add_tokenizer_option(CLI::App& command, std::string& choice);
 // The TokenizerChoice --tokenizer names.
 TokenizerChoice tokenizer_choice(const std::string& name);
+
+// Adds --max-input-tokens (and its older spelling --max-length): each input text truncated to this many
+// tokens, special tokens included. The name says "input" because --max-length in generate and
+// translate is the output's length, as in Hugging Face's generate().
+void add_max_input_tokens_option(CLI::App& command, std::size_t& tokens, const std::string& help);
 
 // Adds --batch-tokens, for the commands whose batches are length-sorted (engine/decode/batching.hpp).
 void add_batch_tokens_option(CLI::App& command, ModelOptions& options);

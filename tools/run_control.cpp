@@ -26,7 +26,9 @@ std::vector<std::string> command_line(const CLI::App& command) {
   for (const CLI::Option* option : command.get_options()) {
     if (option->count() == 0 || is_run_control(*option)) continue;
     const std::string name = option_name(*option);
-    if (option->get_expected_max() == 0) {  // a flag
+    // A flag, or an option whose value is optional (--csv [FILE]: tools/output_form.hpp): that value
+    // names the output, which the command line leaves out as it leaves out --output.
+    if (option->get_expected_max() == 0 || option->get_expected_min() == 0) {
       for (std::size_t i = 0; i < option->count(); ++i) line.push_back(name);
       continue;
     }

@@ -1,7 +1,7 @@
 #include "tools/search_options.hpp"
 
 
-#include "core/console.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 
 namespace invar::cli {

@@ -185,7 +185,8 @@ class CpuBackend final : public Backend {
         deterministic_(options.deterministic),
         int8_(options.weights == WeightType::Int8) {
     // F32 weights stay plain when deterministic: the fixed-order product reads them.
-    if (int8_ || (options.pack_weights && !options.deterministic)) packer_ = std::make_unique<cpu::PackedMatmul>();
+    if (int8_ || (options.linear == LinearKernel::OneDnn && !options.deterministic))
+      packer_ = std::make_unique<cpu::PackedMatmul>();
     set_threads(options.threads);
   }
 
@@ -494,6 +495,8 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
   if (options.weights == WeightType::F16)
     fail("the cpu device stores weights in f32 or int8 ({} weights need an OpenCL device)",
          weight_type_name(options.weights));
+  if (options.weights == WeightType::Int8 && options.linear != LinearKernel::OneDnn)
+    fail("int8 weights run on oneDNN only, not with linear layers on {}", linear_kernel_name(options.linear));
   return std::make_unique<CpuBackend>(options);
 }
 

@@ -21,4 +21,4 @@ const std::vector<KernelSource>& kernel_sources() {
 
 }  // namespace invar::opencl
 ]=] @ONLY)
-target_sources(invar_objects PRIVATE ${CMAKE_BINARY_DIR}/generated/opencl_sources.cpp)
+target_sources(invar_opencl_objects PRIVATE ${CMAKE_BINARY_DIR}/generated/opencl_sources.cpp)

@@ -27,15 +27,18 @@ void EncoderModel::Impl::embed(const std::vector<std::int32_t>& ids, const std::
   const Tensor& sum = scratch.empty() ? x : scratch;
   Tensor id_tensor = arena->alloc(DType::I32, Shape{rows});
   backend.upload(ids.data(), id_tensor);
+  weights.check_rows(embed_tokens_, ids);
   backend.gather_rows(embed_tokens_, id_tensor, 1.0f, false, sum);
   if (!embed_positions_.empty()) {
     Tensor position_tensor = arena->alloc(DType::I32, Shape{rows});
     backend.upload(positions.data(), position_tensor);
+    weights.check_rows(embed_positions_, positions);
     backend.gather_rows(embed_positions_, position_tensor, 1.0f, true, sum);
   }
   if (!embed_types_.empty()) {
     Tensor type_tensor = arena->alloc(DType::I32, Shape{rows});
     backend.upload(types.data(), type_tensor);
+    weights.check_rows(embed_types_, types);
     backend.gather_rows(embed_types_, type_tensor, 1.0f, true, sum);
   }
   if (scratch.empty()) {

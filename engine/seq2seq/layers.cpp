@@ -72,6 +72,7 @@ void Layers::embed(const Stack& stack, const TokenIds& ids, const std::vector<st
   const std::int64_t count = static_cast<std::int64_t>(ids.size());
   Tensor token_ids = arena.alloc(DType::I32, Shape{count});
   backend_.upload(ids.data(), token_ids);
+  weights_.check_rows(stack.embed_tokens, ids);
   backend_.gather_rows(stack.embed_tokens, token_ids, spec_.embed_scale, false, x);
   if (!stack.positions.empty()) {
     for (std::int32_t p : positions)
@@ -79,6 +80,7 @@ void Layers::embed(const Stack& stack, const TokenIds& ids, const std::vector<st
         fail("position {} is beyond the model's position table ({} rows)", p, stack.positions.dim(0));
     Tensor position_ids = arena.alloc(DType::I32, Shape{count});
     backend_.upload(positions.data(), position_ids);
+    weights_.check_rows(stack.positions, positions);
     backend_.gather_rows(stack.positions, position_ids, 1.0f, true, x);
   }
   if (spec_.layernorm_embedding) normalize(stack.embed_norm, x, {}, x);

@@ -36,8 +36,9 @@ struct Stack {
 
 class Layers {
  public:
-  // `backend` and `spec` must outlive this object.
-  Layers(Backend& backend, const Seq2SeqSpec& spec) : backend_(backend), spec_(spec), d_(spec.d_model) {}
+  // `weights`, `backend` and `spec` must outlive this object.
+  Layers(const ModelWeights& weights, Backend& backend, const Seq2SeqSpec& spec)
+      : weights_(weights), backend_(backend), spec_(spec), d_(spec.d_model) {}
 
   // out ← norm(x + residual), or norm(x) for an empty residual.
   void normalize(const Norm& norm, const Tensor& x, const Tensor& residual, const Tensor& out);
@@ -47,7 +48,8 @@ class Layers {
   void sublayer_output(const Norm& norm, const Tensor& x, const Tensor& delta);
   // x ← the feed-forward sublayer of `layer` over x [rows, d], hidden width `width`.
   void feed_forward(const Layer& layer, const Tensor& x, std::int64_t rows, std::int64_t width, Arena& arena);
-  // x ← token embeddings (scaled) + position embeddings, then the embedding norm.
+  // x ← token embeddings (scaled) + position embeddings, then the embedding norm (the rows read
+  // checked first: ModelWeights::check_rows).
   void embed(const Stack& stack, const TokenIds& ids, const std::vector<std::int32_t>& positions, const Tensor& x,
              Arena& arena);
   // The position id of each of `rows` × `n` tokens that follow `start` tokens.
@@ -58,6 +60,7 @@ class Layers {
                        std::int64_t q_start, Arena& arena);
 
  private:
+  const ModelWeights& weights_;
   Backend& backend_;
   const Seq2SeqSpec& spec_;
   std::int64_t d_;

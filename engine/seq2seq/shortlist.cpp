@@ -23,6 +23,7 @@ void LmHead::restrict(const std::vector<std::int32_t>& rows) {
   backend_.upload(rows.data(), ids);
   if (table_.empty()) table_ = weights_.get("lm_head", {}, WeightUse::Table);
   head_ = arena_->alloc(DType::F32, Shape{count, matrix_.dim(1)});
+  weights_.check_rows(table_, rows);
   backend_.gather_rows(table_, ids, 1.0f, false, head_);
   if (bias_.empty()) return;
   head_bias_ = arena_->alloc(DType::F32, Shape{count});

@@ -4,11 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 
-#include "core/console.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 #include "core/utf8.hpp"
 #include "engine/text/tokenizer_files.hpp"
@@ -460,10 +459,10 @@ std::size_t TokenizerFiles::read_vocab(const std::string& name, std::string_view
 void TokenizerFiles::warn_beyond_vocabulary(const std::string& name, const std::vector<std::string>& beyond,
                                             std::int64_t limit) const {
   if (beyond.empty()) return;
-  warn(fmt::format("{}: {}: {} token{} beyond the model's vocabulary of {} (config.json): {}; a text "
-             "that holds one is refused",
-             path(), name, beyond.size(), beyond.size() == 1 ? " has an id" : "s have ids", limit,
-             fmt::join(beyond.begin(), beyond.begin() + std::min<std::size_t>(beyond.size(), 5), ", ")));
+  warn(fmt::format("{}: {}: {} token{} beyond the model's vocabulary of {} (config.json): {}; a text that holds "
+                   "one is refused",
+                   path(), name, beyond.size(), beyond.size() == 1 ? " has an id" : "s have ids", limit,
+                   fmt::join(beyond.begin(), beyond.begin() + std::min<std::size_t>(beyond.size(), 5), ", ")));
 }
 
 SpecialToken plain_token(std::string content) { return {std::move(content), true, true}; }
@@ -538,7 +537,8 @@ namespace {
 // tokenizer_class (a RoBERTa-architecture model may carry a BERT tokenizer), else config.json's
 // (BARThez and mBART-50 checkpoints name theirs only there), else the model family's. A class
 // invar does not implement is an error, never the family's default instead. The fast variant
-// reads tokenizer.json where the folder has one (--tokenizer), else the same slow files.
+// reads tokenizer.json where the folder has one (--tokenizer), else the same slow files;
+// PreTrainedTokenizerFast (the generic class) reads tokenizer.json alone.
 const TokenizerClass& tokenizer_class_of(const TokenizerFiles& files) {
   const auto named = [&](const std::string& name, const std::string& where) -> const TokenizerClass& {
     if (const TokenizerClass* found = find_tokenizer_class(name)) return *found;
@@ -562,6 +562,9 @@ std::unique_ptr<Tokenizer> read_tokenizer(const ModelSource& source, const Model
       return make_bpe_tokenizer(files, tokenizer_class);
     case TokenizerAlgorithm::MosesBpe:
       return make_fsmt_tokenizer(files, tokenizer_class);
+    case TokenizerAlgorithm::JsonOnly:
+      fail("{}: {} is read from tokenizer.json only (it has no slow tokenizer files){}", files.path(),
+           tokenizer_class.name, files.has("tokenizer.json") ? ": leave out --tokenizer slow" : ", and the folder has none");
   }
   fail("{}: unknown tokenizer algorithm", files.path());
 }

@@ -45,6 +45,39 @@ std::string category_chart(const std::vector<IsometryDataSet>& data, const Isome
   return report::svg(bars);
 }
 
+std::string agreement_chart(const std::vector<IsometryDataSet>& data, const IsometryResult& result, std::size_t s) {
+  report::BarChart bars;
+  bars.title = "Pairs per category by detector agreement: " + data_set_label(data, result, s);
+  bars.x_label = "category of the mode [S_X, S_Y]";
+  bars.y_label = "pairs";
+  bars.stacked = true;
+  bars.value_decimals = 0;
+  for (auto category : kAllIsometryCategories) bars.categories.push_back(category_label(category));
+  for (const auto& pattern : result.patterns) {
+    report::BarSeries series{pattern.name, std::vector<double>(kAllIsometryCategories.size(), 0.0), {}};
+    bars.series.push_back(std::move(series));
+  }
+  for (const auto& pair : result.data_sets[s].pairs)
+    bars.series[pair.pattern].values[static_cast<std::size_t>(pair.category)] += 1;
+  bars.width = 760;
+  return report::svg(bars);
+}
+
+std::string chrf_bins(const std::vector<IsometryDataSet>& data, const IsometryResult& result, std::size_t s) {
+  std::vector<double> x, y;
+  for (const auto& pair : result.data_sets[s].pairs) {
+    x.push_back(pair.chrf_source.mean);
+    y.push_back(pair.chrf_target.mean);
+  }
+  report::BinnedPlot plot;
+  plot.title = "chrF̄2, target pair vs source pair: " + data_set_label(data, result, s);
+  plot.x_label = "chrF̄2(s1, s2)";
+  plot.y_label = "chrF̄2(f(s1), f(s2))";
+  plot.bins = stats::histogram_2d(x, y, kChrfBins, kChrfBins, {0, 100}, {0, 100});
+  plot.lines = {{1, 0, "y = x"}};
+  return report::svg(plot);
+}
+
 // A plot of a score of the target pair against the same score of the source pair, both in [0, max].
 namespace {
 

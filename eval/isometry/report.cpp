@@ -23,10 +23,7 @@ std::string format_number(double value, int decimals) {
   return std::isfinite(value) ? fmt::format("{:.{}f}", value, decimals) : fmt::format("{}", value);
 }
 
-std::string format_p(double p) {
-  if (!std::isfinite(p)) return fmt::format("{}", p);
-  return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p);
-}
+using report::format_p;
 
 std::vector<std::string> category_header(std::vector<std::string> first) {
   for (auto category : kAllIsometryCategories) first.push_back(category_label(category));
@@ -307,6 +304,17 @@ void write_isometry_html(const std::string& path, const std::vector<IsometryData
                 "Gaussian kernel density estimate (Scott's bandwidth, as scipy.stats.gaussian_kde) of the detector's "
                 "P(paraphrase) on the target pair against the source pair, scaled to a maximum of 1; contour lines at "
                 "the levels shown (the paper's Figure 4).");
+  for (const auto& translator : result.translators)
+    for (auto s : translator.data_sets)
+      report.figure(agreement_chart(data, result, s),
+                    "Pairs per category of the detectors' mode, each bar split by which detectors hold the mode (the "
+                    "paper's Figure 5).");
+  for (const auto& translator : result.translators)
+    for (auto s : translator.data_sets)
+      report.figure(chrf_bins(data, result, s),
+                    fmt::format("chrF̄2 of the translated pair against the source pair, every pair counted in bins of "
+                                "{0} × {0} chrF points (the paper's Figure 6); the dashed line is y = x.",
+                                100 / kChrfBins));
   report.figure(chrf_boxplots(data, result),
                 "chrF̄2 of the pair by each detector's own S_L, source and target sides (the paper's Figure 7): "
                 "quartiles, whiskers to 1.5 × IQR, outliers as circles.");

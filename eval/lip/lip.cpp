@@ -66,6 +66,25 @@ LipSignificance lip_significance(const std::vector<std::size_t>& first, const st
 
 // ---- Data ----------------------------------------------------------------------------------------
 
+bool pandas_na_marker(std::string_view cell) {
+  // pandas 1.3-1.5's STR_NA_VALUES (the tool's requirements.txt pins pandas 1.3.2); pandas 2 adds
+  // "None", which the tool's environment does not have.
+  static const std::set<std::string_view> markers{"",     "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN",
+                                                  "-NaN", "-nan", "1.#IND",   "1.#QNAN", "<NA>", "N/A",
+                                                  "NA",   "NULL", "NaN",      "n/a",     "nan",  "null"};
+  return markers.count(cell) > 0;
+}
+
+std::size_t read_na_as_nan(LabelledTexts& file) {
+  std::size_t count = 0;
+  for (auto& text : file.texts)
+    if (pandas_na_marker(text)) {
+      text = "nan";
+      ++count;
+    }
+  return count;
+}
+
 namespace {
 
 std::vector<std::string> label_set(const LabelledTexts& data) {
@@ -88,13 +107,20 @@ void keep_rows(LabelledTexts& data, const std::vector<bool>& keep) {
 // Applies the policy to the files whose rows belong together (one file, or A with B); records the
 // count per file.
 void handle_empty(const std::vector<LabelledTexts*>& files, EmptyTexts policy, std::vector<SkippedTexts>& skipped) {
+  if (policy == EmptyTexts::Nan) {
+    for (auto* file : files)
+      if (const auto count = read_na_as_nan(*file); count > 0) skipped.push_back({file->path, count, true});
+    return;
+  }
   std::vector<bool> keep(files.front()->texts.size(), true);
   std::vector<std::size_t> counts(files.size(), 0);
   for (std::size_t f = 0; f < files.size(); ++f)
     for (std::size_t i = 0; i < files[f]->texts.size(); ++i) {
-      if (!is_blank(files[f]->texts[i])) continue;
+      const auto& text = files[f]->texts[i];
+      if (!is_blank(text)) continue;
       if (policy == EmptyTexts::Error)
-        fail("{}:{}: empty text (--empty skip leaves empty texts out)", files[f]->path, files[f]->line_numbers[i]);
+        fail("{}:{}: empty text (--empty skip leaves empty texts out; --empty nan reads them as the LIP tool does)",
+             files[f]->path, files[f]->line_numbers[i]);
       keep[i] = false;
       ++counts[f];
     }
@@ -108,14 +134,19 @@ void handle_empty(const std::vector<LabelledTexts*>& files, EmptyTexts policy, s
 }  // namespace
 
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
-                      LabelledTexts transformed, EmptyTexts empty) {
+                      std::optional<LabelledTexts> transformed, EmptyTexts empty) {
   LipData data;
-  if (original.texts.size() != transformed.texts.size())
+  data.source_only = !transformed;
+  if (data.source_only && train_target) fail("a run without transformed texts has no use for a classifier for B");
+  if (transformed && original.texts.size() != transformed->texts.size())
     fail("{} has {} texts but {} has {}; the original and transformed texts must be line-aligned", original.path,
-         original.texts.size(), transformed.path, transformed.texts.size());
+         original.texts.size(), transformed->path, transformed->texts.size());
   handle_empty({&train}, empty, data.skipped);
   if (train_target) handle_empty({&*train_target}, empty, data.skipped);
-  handle_empty({&original, &transformed}, empty, data.skipped);
+  if (transformed)
+    handle_empty({&original, &*transformed}, empty, data.skipped);
+  else
+    handle_empty({&original}, empty, data.skipped);
   data.classes = label_set(train);
   if (data.classes.size() < 2)
     fail("{}: only one label ('{}'); the property classifier needs at least two", train.path,
@@ -133,7 +164,7 @@ LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_ta
   data.train = std::move(train);
   data.train_target = std::move(train_target);
   data.original = std::move(original);
-  data.transformed = std::move(transformed);
+  if (transformed) data.transformed = std::move(*transformed);
   return data;
 }
 
@@ -291,18 +322,24 @@ LipResult run_lip(const LipData& data, const LipOptions& options) {
       run.target_cv = target.cv;
       run.transformed_predictions = target.classifier->predict_with_probabilities(data.transformed.texts);
       add_weakness("for B", target, num_classes, run.weak_check_reasons);
-    } else {
+    } else if (!data.source_only) {
       run.transformed_predictions = source.classifier->predict_with_probabilities(data.transformed.texts);
     }
     run.truth_counts = counts_of(truth, num_classes);
     run.original_counts = counts_of(run.original_predictions.labels, num_classes);
-    run.transformed_counts = counts_of(run.transformed_predictions.labels, num_classes);
     if (classes_used(run.original_predictions.labels) == 1 && data.original.texts.size() > 1)
       run.weak_check_reasons.push_back("every original text gets the same predicted class");
     run.kl_original = lip_kl(run.truth_counts, run.original_counts);
+    run.truth_vs_original = lip_significance(run.truth_counts, run.original_counts);
+    if (data.source_only) {
+      if (!run.weak_check_reasons.empty()) run.verdict = LipVerdict::Inconclusive;
+      else if (run.truth_vs_original.pvalue <= 0.05) run.verdict = LipVerdict::ClassifierBias;
+      result.runs.push_back(std::move(run));
+      continue;
+    }
+    run.transformed_counts = counts_of(run.transformed_predictions.labels, num_classes);
     run.kl_transformed = lip_kl(run.truth_counts, run.transformed_counts);
     run.original_vs_transformed = lip_significance(run.original_counts, run.transformed_counts);
-    run.truth_vs_original = lip_significance(run.truth_counts, run.original_counts);
     run.truth_vs_transformed = lip_significance(run.truth_counts, run.transformed_counts);
     if (!run.weak_check_reasons.empty()) run.verdict = LipVerdict::Inconclusive;
     else if (run.original_vs_transformed.pvalue <= 0.05) run.verdict = LipVerdict::TransformationBias;

@@ -62,28 +62,42 @@ std::string significance_stars(double pvalue);
 // What to do with empty (whitespace-only) texts — released training files have some:
 //   Error: fail naming FILE:LINE of the first one;
 //   Skip: leave them out and count them; an empty original or transformed text drops the pair (A, B)
-//   so that A and B stay line-aligned. (The tool itself reads them with pandas as NaN and trains on
-//   the string "nan".)
-enum class EmptyTexts { Error, Skip };
+//   so that A and B stay line-aligned;
+//   Nan: read them as the LIP tool does: pandas' read_csv turns an empty cell (and a cell holding one
+//   of its default NA markers, pandas_na_marker) into NaN and the tool's text.apply(str) into the
+//   string "nan", which it trains and predicts on. A whitespace-only cell is not NA to pandas and is
+//   kept as it is.
+enum class EmptyTexts { Error, Skip, Nan };
+
+// Whether pandas 1.5's read_csv reads this cell as NaN by default (its STR_NA_VALUES, "" included).
+bool pandas_na_marker(std::string_view cell);
+// EmptyTexts::Nan on one file: every text pandas reads as NaN becomes "nan"; returns how many. (A
+// text that is "nan" already counts: pandas reads it as NaN too.)
+std::size_t read_na_as_nan(LabelledTexts& file);
 
 struct SkippedTexts {
   std::string path;
   std::size_t count = 0;
+  bool read_as_nan = false;  // EmptyTexts::Nan: the texts were kept as "nan", not left out
 };
 
 struct LipData {
   std::vector<std::string> classes;  // sorted by code point: class index = position
-  std::vector<SkippedTexts> skipped;  // EmptyTexts::Skip: per file, the empty texts left out
+  std::vector<SkippedTexts> skipped;  // per file, the empty texts left out (Skip) or read as "nan" (Nan)
   LabelledTexts train;
   std::optional<LabelledTexts> train_target;  // classifier for B when t crosses languages
   LabelledTexts original;
-  LabelledTexts transformed;
+  LabelledTexts transformed;  // empty when source_only
+  // No B: only the classifier on A against A's truth (KL_O_PO, significance_source and the two
+  // distributions: the paper's Table 1 source rows, which released data alone can give).
+  bool source_only = false;
 };
 
 // Checks the inputs against each other: at least two classes in the training data, the same label
 // set in both training sets, every label of A known to the training data, A and B of equal length.
+// Without `transformed` the data is source_only.
 LipData make_lip_data(LabelledTexts train, std::optional<LabelledTexts> train_target, LabelledTexts original,
-                      LabelledTexts transformed, EmptyTexts empty = EmptyTexts::Error);
+                      std::optional<LabelledTexts> transformed, EmptyTexts empty = EmptyTexts::Error);
 
 // ---- Runs ----------------------------------------------------------------------------------------
 
@@ -138,7 +152,8 @@ struct LipResult {
   std::vector<LipRun> runs;
 };
 
-// Per run: trains the classifier(s) as the preset says, then predicts A and B.
+// Per run: trains the classifier(s) as the preset says, then predicts A and B (source_only: A only;
+// the B counts stay empty, and the verdict is classifier bias or preserved from p̂(A) vs p(A)).
 //   Cross-validation check: the C grid (if any) is searched with stratified folds on all the training
 //   data, the out-of-fold predictions at the chosen C are the check, and the final classifier is
 //   trained on all of it (the LIP tool's way). It is deterministic, so runs > 1 is refused.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "eval/stats/classification.hpp"
 
 namespace invar::lip {
 
@@ -100,24 +101,13 @@ ClassifierScores score_classifier(const std::vector<int>& truth, const std::vect
   ClassifierScores scores;
   scores.texts = truth.size();
   if (truth.empty()) return scores;
-  std::set<int> classes(truth.begin(), truth.end());
-  classes.insert(predicted.begin(), predicted.end());
-  std::size_t correct = 0;
-  for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
-  scores.accuracy = static_cast<double>(correct) / static_cast<double>(truth.size());
-  double f1_sum = 0;
-  for (int c : classes) {
-    std::size_t tp = 0, fp = 0, fn = 0;
-    for (std::size_t i = 0; i < truth.size(); ++i) {
-      tp += truth[i] == c && predicted[i] == c;
-      fp += truth[i] != c && predicted[i] == c;
-      fn += truth[i] == c && predicted[i] != c;
-    }
-    double precision = tp + fp ? static_cast<double>(tp) / static_cast<double>(tp + fp) : 0.0;
-    double recall = tp + fn ? static_cast<double>(tp) / static_cast<double>(tp + fn) : 0.0;
-    f1_sum += precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
-  }
-  scores.macro_f1 = f1_sum / static_cast<double>(classes.size());
+  // sklearn's accuracy_score and f1_score(average="macro") over the classes either side uses.
+  std::vector<std::string> true_labels, predicted_labels;
+  for (int label : truth) true_labels.push_back(std::to_string(label));
+  for (int label : predicted) predicted_labels.push_back(std::to_string(label));
+  const auto computed = stats::classification_scores(true_labels, predicted_labels);
+  scores.accuracy = computed.accuracy;
+  scores.macro_f1 = computed.macro.f1;
   return scores;
 }
 

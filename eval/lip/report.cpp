@@ -36,11 +36,13 @@ std::string format_value(const LipResult& result, const MeanStd& value, int deci
   return fmt::format("{:.{}f} ± {:.{}f}", value.mean, decimals, value.std, decimals);
 }
 
-std::string format_p(double p) { return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p); }
+using report::format_p;
 
+// The spread of p over runs is not a p-value: printed in the mean's notation (a mean in four
+// decimals with a spread in scientific notation reads as two different scales).
 std::string format_p(const LipResult& result, const MeanStd& p) {
   if (result.runs.size() == 1) return format_p(p.mean);
-  return format_p(p.mean) + " ± " + format_p(p.std);
+  return format_p(p.mean) + " ± " + (p.mean < 1e-4 ? fmt::format("{:.2e}", p.std) : fmt::format("{:.4f}", p.std));
 }
 
 struct Test {
@@ -97,7 +99,7 @@ report::TextTable classifier_table(const LipData& data, const LipResult& result)
                           format_value(result, over_runs(result, [&](const LipRun& r) { return (r.*check)->macro_f1; }), 3),
                           c});
   };
-  add(data.train_target ? "for A" : "for A and B", &LipRun::source_check, &LipRun::source_training_texts, &LipRun::source_C);
+  add(data.train_target || data.source_only ? "for A" : "for A and B", &LipRun::source_check, &LipRun::source_training_texts, &LipRun::source_C);
   if (data.train_target) add("for B", &LipRun::target_check, &LipRun::target_training_texts, &LipRun::target_C);
   return table;
 }
@@ -144,8 +146,8 @@ report::TextTable score_table(const LipResult& result) {
 
 std::vector<std::pair<std::string, std::string>> settings(const LipData& data, const LipResult& result) {
   auto count = [](const LabelledTexts& t) { return fmt::format("{} ({} texts)", t.path, t.texts.size()); };
-  std::vector<std::pair<std::string, std::string>> items{{"originals A", count(data.original)},
-                                                         {"transformed B", data.transformed.path}};
+  std::vector<std::pair<std::string, std::string>> items{{"originals A", count(data.original)}};
+  if (!data.source_only) items.emplace_back("transformed B", data.transformed.path);
   if (data.train_target) {
     items.emplace_back("training data for A", count(data.train));
     items.emplace_back("training data for B", count(*data.train_target));
@@ -153,7 +155,8 @@ std::vector<std::pair<std::string, std::string>> settings(const LipData& data, c
     items.emplace_back("training data", count(data.train));
   }
   for (const auto& skipped : data.skipped)
-    items.emplace_back("empty texts skipped", fmt::format("{} in {}", skipped.count, skipped.path));
+    items.emplace_back(skipped.read_as_nan ? "empty texts read as 'nan'" : "empty texts skipped",
+                       fmt::format("{} in {}", skipped.count, skipped.path));
   items.emplace_back("classifier", fmt::format("{} (preset {})", result.classifier, result.preset));
   items.emplace_back("classifier check", result.check);
   if (result.runs.size() > 1)
@@ -208,12 +211,22 @@ report::TextTable tool_table(const LipData& data, const LipResult& result, const
   return table;
 }
 
+// The tool's normalize_counter as [label, share] pairs in first-seen order.
+nlohmann::json distribution(const std::vector<std::string>& labels) {
+  nlohmann::json shares = nlohmann::json::array();
+  for (const auto& [label, share] : tool_distribution(labels)) shares.push_back({label, share});
+  return shares;
+}
+
+// The empty texts per file, left out (--empty skip) or read as "nan" (--empty nan).
+void add_empty_counts(nlohmann::json& out, const LipData& data) {
+  out["empty_texts_skipped"] = nlohmann::json::object();
+  out["empty_texts_read_as_nan"] = nlohmann::json::object();
+  for (const auto& skipped : data.skipped)
+    out[skipped.read_as_nan ? "empty_texts_read_as_nan" : "empty_texts_skipped"][skipped.path] = skipped.count;
+}
+
 nlohmann::json tool_json(const LipData& data, const LipResult& result, const LipRun& run) {
-  auto distribution = [](const std::vector<std::string>& labels) {
-    nlohmann::json shares = nlohmann::json::array();
-    for (const auto& [label, share] : tool_distribution(labels)) shares.push_back({label, share});
-    return shares;
-  };
   return {{"KL_O_PO", fmt::format("{:.3f}", run.kl_original)},
           {"KL_O_PT", fmt::format("{:.3f}", run.kl_transformed)},
           {"significance_source", tool_stars(run.truth_vs_original.pvalue)},
@@ -289,7 +302,62 @@ std::string lip_reading(const LipData& data, const LipResult& result) {
   return text;
 }
 
+namespace {
+
+// --source-only: the classifier on A against A's truth, as the tool's source-side keys.
+report::TextTable source_tool_table(const LipData& data, const LipResult& result, const LipRun& run) {
+  report::TextTable table;
+  table.header = {"key", "value", "test"};
+  table.rows.push_back({"KL_O_PO", fmt::format("{:.3f}", run.kl_original), "KL(p̂(A) ‖ p(A))"});
+  table.rows.push_back({"significance_source", fmt::format("'{}'", tool_stars(run.truth_vs_original.pvalue)),
+                        fmt::format("χ² p̂(A) vs p(A), p = {}", format_p(run.truth_vs_original.pvalue))});
+  table.rows.push_back({"distribution_O", tool_distribution_text(data.original.labels), "p̂(A)"});
+  table.rows.push_back({"distribution_PO", tool_distribution_text(predicted_labels(result, run.original_predictions.labels)), "p(A)"});
+  return table;
+}
+
+std::string source_text_report(const LipData& data, const LipResult& result) {
+  const auto& run = result.runs.front();
+  report::TextTable header;
+  for (const auto& [name, value] : settings(data, result)) header.rows.push_back({name, value});
+  std::string out = "Language Invariant Property benchmark, source side only (no transformed texts)\n" +
+                    header.render() + "\nClassifier check\n" + classifier_table(data, result).render() + "\n";
+  if (run.source_cv && run.source_cv->grid)
+    out += "Grid search (micro-F1 per fold)\n" + grid_table(*run.source_cv).render() + "\n";
+  out += "As the LIP tool reports the source side (KL '%.3f', stars of χ² against the truth)\n" +
+         source_tool_table(data, result, run).render() + "\n";
+  const char* bias = run.verdict == LipVerdict::ClassifierBias ? "yes: p(A) differs from p̂(A) (χ² p ≤ 0.05)"
+                     : run.verdict == LipVerdict::Inconclusive ? "no verdict (weak classifier check)"
+                                                               : "no significant difference between p(A) and p̂(A)";
+  return out + fmt::format("Classifier bias on A: {}\n", bias);
+}
+
+nlohmann::json source_json(const LipData& data, const LipResult& result, const report::Provenance& provenance) {
+  using nlohmann::json;
+  const auto& run = result.runs.front();
+  json out{{"provenance", provenance.json()}, {"source_only", true}, {"original", data.original.path}, {"train", data.train.path},
+           {"texts", data.original.texts.size()}, {"classes", result.classes}, {"classifier", result.classifier},
+           {"preset", result.preset}, {"check", result.check}, {"weak_check", weak_reasons(result)},
+           {"C", run.source_C}, {"kl_truth_original", run.kl_original},
+           {"chi2_truth_original", {{"chi2", run.truth_vs_original.chi2}, {"p", run.truth_vs_original.pvalue},
+                                    {"dof", run.truth_vs_original.dof}}},
+           {"verdict", verdict_name(run.verdict)}};
+  add_empty_counts(out, data);
+  if (run.source_check)
+    out["classifier_check"] = {{"texts", run.source_check->texts}, {"accuracy", run.source_check->accuracy},
+                               {"macro_f1", run.source_check->macro_f1}};
+  if (run.source_cv) out["cross_validation"] = cv_json(*run.source_cv);
+  out["tool"] = {{"KL_O_PO", fmt::format("{:.3f}", run.kl_original)},
+                 {"significance_source", tool_stars(run.truth_vs_original.pvalue)},
+                 {"distribution_O", distribution(data.original.labels)},
+                 {"distribution_PO", distribution(predicted_labels(result, run.original_predictions.labels))}};
+  return out;
+}
+
+}  // namespace
+
 std::string lip_text_report(const LipData& data, const LipResult& result) {
+  if (data.source_only) return source_text_report(data, result);
   std::string out;
   report::TextTable header;
   for (const auto& [name, value] : settings(data, result)) header.rows.push_back({name, value});
@@ -313,6 +381,7 @@ std::string lip_text_report(const LipData& data, const LipResult& result) {
 }
 
 nlohmann::json lip_json(const LipData& data, const LipResult& result, const report::Provenance& provenance) {
+  if (data.source_only) return source_json(data, result, provenance);
   using nlohmann::json;
   auto ms = [](const MeanStd& v) { return json{{"mean", v.mean}, {"std", v.std}}; };
   json out;
@@ -327,8 +396,7 @@ nlohmann::json lip_json(const LipData& data, const LipResult& result, const repo
   out["runs"] = result.runs.size();
   out["seed"] = result.runs.front().seed;
   out["preset"] = result.preset;
-  out["empty_texts_skipped"] = json::object();
-  for (const auto& skipped : data.skipped) out["empty_texts_skipped"][skipped.path] = skipped.count;
+  add_empty_counts(out, data);
   out["check"] = result.check;
   out["weak_check"] = weak_reasons(result);
   if (result.runs.size() == 1) out["tool"] = tool_json(data, result, result.runs.front());
@@ -395,6 +463,7 @@ void write_lip_predictions(const std::string& path, const LipData& data, const L
     line["label"] = data.original.labels[i];
     for (const auto& [key, member] : {std::pair{"original", &LipRun::original_predictions},
                                       std::pair{"transformed", &LipRun::transformed_predictions}}) {
+      if (data.source_only && member == &LipRun::transformed_predictions) continue;
       nlohmann::json labels = nlohmann::json::array(), probabilities = nlohmann::json::array();
       for (const auto& run : result.runs) {
         const auto& prediction = run.*member;

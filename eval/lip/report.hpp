@@ -14,7 +14,8 @@ namespace invar::lip {
 std::string lip_text_report(const LipData& data, const LipResult& result);
 nlohmann::json lip_json(const LipData& data, const LipResult& result, const report::Provenance& provenance);
 // One JSON object per text of A, in input order: {"line", "label", "original": [prediction per run],
-// "transformed": [...], "p_original": [{class: probability} per run], "p_transformed": [...]}.
+// "transformed": [...], "p_original": [{class: probability} per run], "p_transformed": [...]} (no
+// transformed keys for a source-only run).
 void write_lip_predictions(const std::string& path, const LipData& data, const LipResult& result);
 void write_lip_html(const std::string& path, const LipData& data, const LipResult& result,
                     const report::Provenance& provenance);

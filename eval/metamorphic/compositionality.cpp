@@ -150,6 +150,7 @@ CompositionalityResult count_compositionality(const std::vector<Context>& contex
   CompositionalityResult result;
   result.contexts.resize(contexts.size());
   result.insertions.resize(insertions.size());
+  result.inputs.resize(contexts.size() * insertions.size());
   for (std::size_t k = 0; k < contexts.size(); ++k) {
     std::vector<double> expected = entailment[k];
     // Upward contexts expect the reverse order: count against the negated entailment scores.
@@ -159,8 +160,13 @@ CompositionalityResult count_compositionality(const std::vector<Context>& contex
     add(result.contexts[k], counts.tests, counts.violations);
     add(contexts[k].monotonicity == Monotonicity::Upward ? result.upward : result.downward, counts.tests, counts.violations);
     add(result.overall, counts.tests, counts.violations);
-    for (std::size_t m = 0; m < insertions.size(); ++m)
+    for (std::size_t m = 0; m < insertions.size(); ++m) {
       add(result.insertions[m], counts.source_tests[m], counts.source_violations[m]);
+      auto& input = result.inputs[k * insertions.size() + m];
+      input.probe = probe[k][m];
+      input.entailment = entailment[k][m];
+      add(input.counts, counts.source_tests[m], counts.source_violations[m]);
+    }
   }
   return result;
 }
@@ -246,6 +252,7 @@ CompositionalityResult fit_compositionality(const std::vector<Context>& contexts
   }
   auto result = count_compositionality(contexts, insertions, probe_scores, entailment);
   result.probe = {split.train.size(), split.held_out.size(), std::numeric_limits<double>::quiet_NaN(), layer};
+  for (auto i : split.held_out) result.inputs[i].held_out = true;
   if (!split.held_out.empty()) {
     const auto predicted = probe.predict(features.select_rows(split.held_out));
     std::size_t correct = 0;

@@ -51,7 +51,15 @@ struct ProbeSummary {
   std::size_t layer = 0;
 };
 
+// One NLI input of the grid (context k filled with insertion m, at k × insertions + m).
+struct InputResult {
+  double probe = 0, entailment = 0;  // g's P(hypernym) and f's entailment score
+  bool held_out = false;             // kept out of the probe's training
+  Counts counts;                     // the pairs of its context it takes part in
+};
+
 struct CompositionalityResult {
+  std::vector<InputResult> inputs;
   std::vector<Counts> contexts;    // Table 3
   std::vector<Counts> insertions;  // Table 4: over every context, the pairs each insertion takes part in
   Counts upward, downward, overall;

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "engine/encoder.hpp"
+#include "eval/isometry/models.hpp"
 #include "loaders/model_source.hpp"
 
 namespace invar::metamorphic {
@@ -88,6 +89,11 @@ Outputs ModelUnderTest::embed(const std::vector<std::string>& texts) {
   out.embeddings = encoder_->embed(encoder_->encode(inputs, false, truncated), encoder_->default_embedding_settings(),
                                    {settings_.batch_size, settings_.progress});
   return out;
+}
+
+std::function<std::vector<std::string>(const std::vector<std::string>&)> open_seq2seq(const std::string& model, Backend& backend,
+                                                                                     std::size_t batch_size) {
+  return isometry::model_translator(model, backend, {.batch_size = batch_size});
 }
 
 }  // namespace invar::metamorphic

@@ -58,6 +58,12 @@ class ModelUnderTest {
   std::size_t score_label_ = 0;
 };
 
+// A seq2seq model's generate() with the model's own settings (config.json), one output per text in
+// order (isometry's model translator): the paraphrase transformation (transforms.hpp). `backend`
+// must outlive the function.
+std::function<std::vector<std::string>(const std::vector<std::string>&)> open_seq2seq(const std::string& model, Backend& backend,
+                                                                                     std::size_t batch_size);
+
 // The index of `label` (an id2label name or a 0-based index) among `names`; fails naming `model`.
 std::size_t find_label(const std::vector<std::string>& names, const std::string& label, const std::string& model);
 

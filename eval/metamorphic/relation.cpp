@@ -52,6 +52,9 @@ const nlohmann::json& field_array(const nlohmann::json& object, const char* key,
   return object[key];
 }
 
+// An xlabel with room on each side (see relation_dot).
+std::string padded(const std::string& label) { return label.empty() ? label : "  " + label + "  "; }
+
 }  // namespace
 
 Relation single_relation(Property property) {
@@ -73,24 +76,30 @@ Relation pairwise_relation(Property property) {
   return r;
 }
 
+// The paper's Figure 4: the NLI model splits as f = f₂ ∘ f₁, f₁ giving the inputs' internal
+// representations, which the probe g reads (hypernymy) and f₂ turns into the entailment scores.
+// The NLI inputs x = (c[x], c[y]) are the sources; how they are built from a context and an
+// insertion pair is not part of the relation.
 Relation compositionality_relation() {
-  Relation r{"pairwise compositionality", {}, {}, {}};
-  r.nodes = {text("c", "context c", true), text("w1", "(x₁, y₁)", true), text("w2", "(x₂, y₂)", true),
-             text("i1", "(c[x₁], c[y₁])"), text("i2", "(c[x₂], c[y₂])"),
-             numeric("g1", "g(c[x₁], c[y₁])"), numeric("g2", "g(c[x₂], c[y₂])"),
-             numeric("f1", "f(c[x₁], c[y₁])"), numeric("f2", "f(c[x₂], c[y₂])")};
-  r.arrows = {{"c", "i1", "t"}, {"w1", "i1", "t"}, {"c", "i2", "t"}, {"w2", "i2", "t"},
-              {"i1", "g1", "g (probe)"}, {"i2", "g2", "g (probe)"}, {"i1", "f1", "f"}, {"i2", "f2", "f"}};
+  Relation r{"pairwise compositionality (f = f₂ ∘ f₁)", {}, {}, {}};
+  r.nodes = {text("x1", "x₁", true), text("x2", "x₂", true), numeric("h1", "f₁(x₁)"), numeric("h2", "f₁(x₂)"),
+             numeric("g1", "g(f₁(x₁))"), numeric("g2", "g(f₁(x₂))"), numeric("f1", "f(x₁)"), numeric("f2", "f(x₂)")};
+  r.arrows = {{"x1", "h1", "f₁"}, {"x2", "h2", "f₁"}, {"h1", "g1", "g"}, {"h2", "g2", "g"},
+              {"h1", "f1", "f₂"}, {"h2", "f2", "f₂"}};
   r.constraints = {{{"g1", "g2"}, "premise ≤"}, {{"f1", "f2"}, "⇒ ≤ (downward) / ≥ (upward)"}};
   return r;
 }
 
+// The paper's Figure 5: the pair model f reads pair texts built from the three source words, and
+// one property joins its three outputs.
 Relation transitivity_relation() {
   Relation r{"three-way transitivity", {}, {}, {}};
   r.nodes = {text("a", "a", true), text("b", "b", true), text("c", "c", true),
+             text("pab", "(a, b)"), text("pbc", "(b, c)"), text("pac", "(a, c)"),
              numeric("ab", "f(a, b)"), numeric("bc", "f(b, c)"), numeric("ac", "f(a, c)")};
-  r.arrows = {{"a", "ab", "f"}, {"b", "ab", "f"}, {"b", "bc", "f"}, {"c", "bc", "f"}, {"a", "ac", "f"}, {"c", "ac", "f"}};
-  r.constraints = {{{"ab", "bc"}, "premise R ∧ R"}, {{"bc", "ac"}, "⇒ R"}};
+  r.arrows = {{"a", "pab", ""}, {"b", "pab", ""}, {"b", "pbc", ""}, {"c", "pbc", ""}, {"a", "pac", ""}, {"c", "pac", ""},
+              {"pab", "ab", "f"}, {"pbc", "bc", "f"}, {"pac", "ac", "f"}};
+  r.constraints = {{{"ab", "bc", "ac"}, "R(a, b) ∧ R(b, c) ⇒ R(a, c)"}};
   return r;
 }
 
@@ -198,11 +207,26 @@ std::string relation_dot(const Relation& relation) {
     dot += fmt::format("  {} -> {} [label={}];\n", quoted(arrow.from), quoted(arrow.to), quoted(arrow.label));
   // A constraint is not a computation: dashed, undirected and left out of the ranking. Its label is
   // an xlabel: Graphviz 2.42's dot corrupts its heap laying out labels of such same-rank edges.
-  for (const auto& constraint : relation.constraints)
-    for (std::size_t k = 0; k + 1 < constraint.nodes.size(); ++k)
-      dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
-                         quoted(constraint.nodes[k]), quoted(constraint.nodes[k + 1]),
-                         quoted(k == 0 ? constraint.label : ""));
+  // Graphviz places xlabels edge to edge; two spaces on each side (which SVG does not draw) keep
+  // neighbouring labels apart. A constraint on three or more nodes is one property, drawn as a point they all join (ranked
+  // after them) that carries the label.
+  std::set<std::string> ids;
+  for (const auto& node : relation.nodes) ids.insert(node.id);
+  for (std::size_t i = 0; i < relation.constraints.size(); ++i) {
+    const auto& constraint = relation.constraints[i];
+    if (constraint.nodes.size() > 2) {
+      std::string name = fmt::format("property {}", i + 1);
+      while (!ids.insert(name).second) name += "'";
+      const std::string hub = name;
+      dot += fmt::format("  {} [label=\"\", shape=point, width=0.08, color=\"#d55e00\", fillcolor=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
+                         quoted(hub), quoted(padded(constraint.label)));
+      for (const auto& id : constraint.nodes)
+        dot += fmt::format("  {} -> {} [style=dashed, dir=none, color=\"#d55e00\"];\n", quoted(id), quoted(hub));
+      continue;
+    }
+    dot += fmt::format("  {} -> {} [style=dashed, dir=none, constraint=false, color=\"#d55e00\", fontcolor=\"#d55e00\", xlabel={}];\n",
+                       quoted(constraint.nodes[0]), quoted(constraint.nodes[1]), quoted(padded(constraint.label)));
+  }
   return dot + "}\n";
 }
 
@@ -226,7 +250,14 @@ std::string relation_svg(const Relation& relation) {
   if (svg.empty()) fail("Graphviz could not render relation '{}' as SVG", relation.name);
   // The page embeds the <svg> element itself, without the XML prologue and DOCTYPE.
   const auto start = svg.find("<svg");
-  return start == std::string::npos ? svg : svg.substr(start);
+  if (start != std::string::npos) svg.erase(0, start);
+  // Graphviz keeps labels off each other and off nodes, not off edges: a dashed constraint may run
+  // through an arrow's label or its own. A white halo under every edge label keeps it readable.
+  const auto open_end = svg.find('>');
+  if (open_end != std::string::npos)
+    svg.insert(open_end + 1, "\n<style>.edge text { paint-order: stroke; stroke: #ffffff; stroke-width: 4px; "
+                             "stroke-linejoin: round; }</style>");
+  return svg;
 }
 
 }  // namespace invar::metamorphic

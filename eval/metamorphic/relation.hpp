@@ -1,6 +1,6 @@
 #pragma once
 // Metamorphic relations as plain data, and their drawing in the paper's graphical notation
-// (Manino et al. 2022, §3, Figures 1–4): circles for texts, squares for numeric outputs, source
+// (Manino et al. 2022, §3, Figures 1, 2, 4 and 5): circles for texts, squares for numeric outputs, source
 // inputs shaded, arrows for the model f and the transformations t, dashed lines joining the nodes
 // a property constrains. Built-in relations and user-defined ones (a JSON file) are drawn the same
 // way: the relation becomes DOT text, Graphviz lays it out and renders SVG in-process.
@@ -25,7 +25,7 @@ struct Arrow {  // from → to, labelled with the function applied (f, t, g, ...
 };
 
 struct Constraint {  // a dashed line joining the nodes a property relates
-  std::vector<std::string> nodes;  // two or more
+  std::vector<std::string> nodes;  // two or more; three or more are drawn joined at one point
   std::string label;
 };
 
@@ -39,7 +39,9 @@ struct Relation {
 // The built-in relations of `invar metamorphic`.
 Relation single_relation(Property property);
 Relation pairwise_relation(Property property);
+// Figure 4: f = f₂ ∘ f₁, the probe g reading f₁'s representations.
 Relation compositionality_relation();
+// Figure 5: pair texts (a, b), (b, c), (a, c) from the sources, one property on f's three outputs.
 Relation transitivity_relation();
 // "single-equivalence", "single-similarity", "single-order", "pairwise-equivalence",
 // "pairwise-similarity", "pairwise-order", "compositionality", "transitivity".

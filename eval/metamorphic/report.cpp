@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/io.hpp"
+#include "core/utf8.hpp"
 #include "eval/report/chart.hpp"
 #include "eval/report/report.hpp"
 
@@ -15,7 +16,8 @@ namespace {
 
 std::string rate_text(double rate) { return std::isfinite(rate) ? fmt::format("{:.4f}", rate) : "n/a"; }
 
-nlohmann::json rate_json(double rate) { return std::isfinite(rate) ? nlohmann::json(rate) : nlohmann::json(nullptr); }
+// JSON has no NaN: a rate without tests, or a score that is not finite, is null.
+nlohmann::json finite_json(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
 template <typename C>
 std::vector<std::string> count_cells(std::vector<std::string> row, const C& counts) {
@@ -27,7 +29,7 @@ std::vector<std::string> count_cells(std::vector<std::string> row, const C& coun
 
 template <typename C>
 nlohmann::json count_json(const C& counts) {
-  return {{"tests", counts.tests}, {"violations", counts.violations}, {"rate", rate_json(counts.rate())}};
+  return {{"tests", counts.tests}, {"violations", counts.violations}, {"rate", finite_json(counts.rate())}};
 }
 
 std::string settings_text(const ReportSettings& settings) {
@@ -47,7 +49,8 @@ std::string rate_chart(const std::string& title, const std::string& x_label, con
   report::BarChart bars;
   bars.title = title;
   bars.x_label = x_label;
-  bars.y_label = "violation rate";
+  bars.y_label = report::directed_name("violation rate", false);
+  bars.y_min = 0.0;
   bars.categories = categories;
   bars.series = {{"violation rate", rates, {}}};
   bars.value_decimals = 3;
@@ -59,8 +62,9 @@ std::string rate_chart(const std::string& title, const std::string& x_label, con
 void add_diagram(report::HtmlReport& report, const Relation& relation) {
   report.heading("Relation");
   report.figure(relation_svg(relation),
-                "Circles are texts, squares numeric outputs; shaded nodes are source inputs; arrows apply the model f or "
-                "a transformation t; dashed lines join the outputs the property constrains.");
+                "Circles are texts, squares numeric outputs; shaded nodes are source inputs; arrows apply the model f (or "
+                "its parts f₁ and f₂, or a probe g) or a transformation t, and unlabelled arrows build a text from others; "
+                "dashed lines join the outputs the property constrains.");
 }
 
 std::string source_label(const Suite& suite, std::size_t i) {
@@ -86,19 +90,41 @@ std::vector<std::size_t> worst_sources(const SuiteResult& result, std::size_t n,
   return order;
 }
 
-report::TextTable suite_table(const SuiteResult& result) {
-  auto table = report::TextTable::numeric({"transformation", "tests", "violations", "rate"}, 1);
-  for (const auto& t : result.transformations) table.rows.push_back(count_cells({t.name}, t));
-  table.rows.push_back(count_cells({"all"}, result));
+// At most `length` characters of a text for a table cell, cut with "…".
+std::string shortened(const std::string& text, std::size_t length) {
+  if (!is_valid_utf8(text)) return text;
+  const auto code_points = decode_utf8(text);
+  return code_points.size() <= length ? text : encode_utf8(code_points.substr(0, length - 1)) + "…";
+}
+
+// With the transformations' descriptions (their sentences) beside the counts, where known.
+report::TextTable suite_table(const Suite& suite, const SuiteResult& result) {
+  const bool described = std::any_of(suite.descriptions.begin(), suite.descriptions.end(), [](const auto& d) { return !d.empty(); });
+  std::vector<std::string> header{"transformation"};
+  if (described) header.push_back("follow-up");
+  for (const auto* column : {"tests", "violations", "rate"}) header.push_back(column);
+  auto table = report::TextTable::numeric(header, described ? 2 : 1);
+  for (std::size_t k = 0; k < result.transformations.size(); ++k) {
+    std::vector<std::string> row{result.transformations[k].name};
+    if (described) row.push_back(k < suite.descriptions.size() ? suite.descriptions[k] : "");
+    table.rows.push_back(count_cells(std::move(row), result.transformations[k]));
+  }
+  std::vector<std::string> all{"all"};
+  if (described) all.push_back("");
+  table.rows.push_back(count_cells(std::move(all), result));
   return table;
 }
 
+// The paper's Table 2: each source's text beside its violation rates, where the texts are known.
 report::TextTable worst_table(const Suite& suite, const SuiteResult& result, std::size_t count) {
+  const bool texts = !suite.texts.empty();
   std::vector<std::string> header{"line", "label"};
+  if (texts) header.push_back("text");
   for (const auto& t : result.transformations) header.push_back(t.name);
-  auto table = report::TextTable::numeric(header, 2);
+  auto table = report::TextTable::numeric(header, texts ? 3 : 2);
   for (auto i : worst_sources(result, suite.line_numbers.size(), count)) {
     std::vector<std::string> row{std::to_string(suite.line_numbers[i]), source_label(suite, i)};
+    if (texts) row.push_back(shortened(suite.texts[i], 60));
     for (const auto& t : result.transformations) row.push_back(rate_text(t.source_rate(i)));
     table.rows.push_back(std::move(row));
   }
@@ -117,7 +143,7 @@ Relation suite_relation(const RelationSettings& settings) {
 
 std::string suite_text(const Suite& suite, const SuiteResult& result, const ReportSettings& settings) {
   std::string out = fmt::format("Metamorphic testing: {} ({} sources)\n", suite_title(result.settings), suite.line_numbers.size());
-  out += settings_text(settings) + "\n" + suite_table(result).render();
+  out += settings_text(settings) + "\n" + suite_table(suite, result).render();
   out += "\nSources with the highest violation rates (per transformation):\n" + worst_table(suite, result, 10).render();
   return out;
 }
@@ -130,6 +156,8 @@ nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const R
   for (const auto& t : result.transformations) {
     auto entry = count_json(t);
     entry["name"] = t.name;
+    if (const auto k = out["transformations"].size(); k < suite.descriptions.size() && !suite.descriptions[k].empty())
+      entry["description"] = suite.descriptions[k];
     if (result.settings.arity == Arity::Single) {
       entry["violating_lines"] = nlohmann::json::array();
       for (std::size_t i = 0; i < t.source_violations.size(); ++i)
@@ -159,7 +187,7 @@ void write_suite_per_source(const std::string& path, const Suite& suite, const S
     for (std::size_t k = 0; k < result.transformations.size(); ++k) {
       const auto& t = result.transformations[k];
       nlohmann::json entry{{"tests", t.source_tests[i]}, {"violations", t.source_violations[i]},
-                           {"rate", rate_json(t.source_rate(i))}};
+                           {"rate", finite_json(t.source_rate(i))}};
       const auto& follow_up = suite.follow_ups[k];
       if (!follow_up.scores.empty()) entry["score"] = follow_up.scores[i];
       if (!follow_up.classes.empty() && !suite.class_names.empty())
@@ -184,7 +212,7 @@ void write_suite_html(const std::string& path, const Suite& suite, const SuiteRe
     rates.push_back(t.rate());
   }
   report.figure(rate_chart("Violation rate per transformation", "transformation", names, rates));
-  report.table(suite_table(result), "Test cases are source inputs (single-input) or pairs of sources satisfying the premise (pairwise).");
+  report.table(suite_table(suite, result), "Test cases are source inputs (single-input) or pairs of sources satisfying the premise (pairwise).");
   report.heading("Sources with the highest violation rates");
   report.table(worst_table(suite, result, 25), "The share of each source's test cases that are violated, per transformation.");
   report.provenance(provenance).write(path);
@@ -217,6 +245,29 @@ report::TextTable summary_table(const CompositionalityResult& result) {
   return table;
 }
 
+// The inputs by violation rate, worst first (an input without tests last), with their texts.
+report::TextTable worst_inputs_table(const std::vector<Context>& contexts, const std::vector<Insertion>& insertions,
+                                     const CompositionalityResult& result, std::size_t count) {
+  std::vector<std::size_t> order(result.inputs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto rate = [&](std::size_t i) {
+    const double r = result.inputs[i].counts.rate();
+    return std::isfinite(r) ? r : -1.0;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rate(a) > rate(b); });
+  order.resize(std::min(count, order.size()));
+  auto table = report::TextTable::numeric({"premise", "hypothesis", "monotonicity", "probe", "entailment", "tests", "violations", "rate"}, 3);
+  for (auto i : order) {
+    const auto& context = contexts[i / insertions.size()];
+    const auto& insertion = insertions[i % insertions.size()];
+    const auto& input = result.inputs[i];
+    table.rows.push_back(count_cells({context.fill(insertion.x), context.fill(insertion.y), monotonicity_name(context.monotonicity),
+                                      rate_text(input.probe), rate_text(input.entailment)},
+                                     input.counts));
+  }
+  return table;
+}
+
 std::string probe_text(const ProbeSummary& probe) {
   return fmt::format("probe: L2 logistic regression on layer {} (second-to-last), {} training inputs, held-out accuracy {} ({} inputs)",
                      probe.layer, probe.train, rate_text(probe.accuracy), probe.held_out);
@@ -231,6 +282,7 @@ std::string compositionality_text(const std::vector<Context>& contexts, const st
   out += settings_text(settings) + probe_text(result.probe) + "\n\n" + summary_table(result).render();
   out += "\nPer context:\n" + context_table(contexts, result).render();
   out += "\nPer insertion pair:\n" + insertion_table(insertions, result).render();
+  out += "\nInputs with the highest violation rates:\n" + worst_inputs_table(contexts, insertions, result, 10).render();
   return out;
 }
 
@@ -241,7 +293,7 @@ nlohmann::json compositionality_json(const std::vector<Context>& contexts, const
                      {"overall", count_json(result.overall)}, {"upward", count_json(result.upward)},
                      {"downward", count_json(result.downward)}};
   out["probe"] = {{"layer", result.probe.layer}, {"train", result.probe.train}, {"held_out", result.probe.held_out},
-                  {"accuracy", rate_json(result.probe.accuracy)}};
+                  {"accuracy", finite_json(result.probe.accuracy)}};
   out["contexts"] = nlohmann::json::array();
   for (std::size_t k = 0; k < contexts.size(); ++k) {
     auto entry = count_json(result.contexts[k]);
@@ -260,6 +312,32 @@ nlohmann::json compositionality_json(const std::vector<Context>& contexts, const
   return out;
 }
 
+void write_compositionality_per_source(const std::string& path, const std::vector<Context>& contexts,
+                                       const std::vector<Insertion>& insertions, const CompositionalityResult& result) {
+  AtomicOutput out(path);
+  for (std::size_t i = 0; i < result.inputs.size(); ++i) {
+    const auto& context = contexts[i / insertions.size()];
+    const auto& insertion = insertions[i % insertions.size()];
+    const auto& input = result.inputs[i];
+    nlohmann::json line{{"input", i + 1},
+                        {"context", context.text},
+                        {"context_where", context.where},
+                        {"monotonicity", monotonicity_name(context.monotonicity)},
+                        {"x", insertion.x},
+                        {"y", insertion.y},
+                        {"relation", lexical_relation_name(insertion.relation)},
+                        {"insertion_where", insertion.where},
+                        {"premise", context.fill(insertion.x)},
+                        {"hypothesis", context.fill(insertion.y)},
+                        {"probe", finite_json(input.probe)},
+                        {"entailment", finite_json(input.entailment)},
+                        {"held_out", input.held_out}};
+    line.update(count_json(input.counts));
+    out.write_line(line.dump());
+  }
+  out.commit();
+}
+
 void write_compositionality_html(const std::string& path, const std::vector<Context>& contexts,
                                  const std::vector<Insertion>& insertions, const CompositionalityResult& result,
                                  const ReportSettings& settings, const report::Provenance& provenance) {
@@ -273,6 +351,10 @@ void write_compositionality_html(const std::string& path, const std::vector<Cont
   report.table(summary_table(result));
   report.table(context_table(contexts, result), "Per context (the paper's Table 3).");
   report.table(insertion_table(insertions, result), "Per insertion pair, over every context (the paper's Table 4).");
+  report.heading("Inputs with the highest violation rates");
+  report.table(worst_inputs_table(contexts, insertions, result, 25),
+               "Each NLI input (premise, hypothesis) with the probe's P(hypernym), the entailment score and the share of the "
+               "pairs of its context it takes part in that are violated.");
   report.provenance(provenance).write(path);
 }
 
@@ -291,10 +373,43 @@ report::TextTable transitivity_table(const std::vector<RelationTransitivity>& re
   return table;
 }
 
+report::TextTable violating_table(const std::vector<Triplet>& triplets, const RelationTransitivity& r, std::size_t count) {
+  report::TextTable table{{"a", "b", "c", "group", "where"}, {}, {}};
+  for (std::size_t v = 0; v < r.violating.size() && v < count; ++v) {
+    const auto& t = triplets[r.violating[v]];
+    table.rows.push_back({t.a, t.b, t.c, t.group, t.where});
+  }
+  return table;
+}
+
 }  // namespace
 
-std::string transitivity_text(const std::vector<RelationTransitivity>& results, const ReportSettings& settings) {
-  return "Metamorphic testing: three-way transitivity\n" + settings_text(settings) + "\n" + transitivity_table(results).render();
+std::string transitivity_text(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
+                              const ReportSettings& settings) {
+  std::string out = "Metamorphic testing: three-way transitivity\n" + settings_text(settings) + "\n" + transitivity_table(results).render();
+  for (const auto& r : results)
+    if (!r.violating.empty())
+      out += fmt::format("\nViolating triplets of {} ({} of {}):\n", r.relation, std::min<std::size_t>(10, r.violating.size()),
+                         r.violating.size()) +
+             violating_table(triplets, r, 10).render();
+  return out;
+}
+
+void write_transitivity_per_source(const std::string& path, const std::vector<Triplet>& triplets,
+                                   const std::vector<RelationTransitivity>& results) {
+  AtomicOutput out(path);
+  for (std::size_t k = 0; k < triplets.size(); ++k) {
+    const auto& t = triplets[k];
+    nlohmann::json line{{"triplet", k + 1}, {"where", t.where}, {"a", t.a}, {"b", t.b}, {"c", t.c}};
+    if (!t.group.empty()) line["group"] = t.group;
+    line["relations"] = nlohmann::json::object();
+    for (const auto& r : results) {
+      const auto& [ab, bc, ac] = r.judgements[k];
+      line["relations"][r.relation] = {{"ab", ab}, {"bc", bc}, {"ac", ac}, {"test", ab && bc}, {"violated", ab && bc && !ac}};
+    }
+    out.write_line(line.dump());
+  }
+  out.commit();
 }
 
 nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
@@ -333,15 +448,9 @@ void write_transitivity_html(const std::string& path, const std::vector<Triplet>
   }
   report.figure(rate_chart("Violation rate per relation", "relation", names, rates));
   report.table(transitivity_table(results), "Tests are triplets whose premise R(a, b) ∧ R(b, c) holds (the paper's Table 5).");
-  for (const auto& r : results) {
-    if (r.violating.empty()) continue;
-    report::TextTable table{{"a", "b", "c", "group"}, {}, {}};
-    for (std::size_t v = 0; v < r.violating.size() && v < 50; ++v) {
-      const auto& t = triplets[r.violating[v]];
-      table.rows.push_back({t.a, t.b, t.c, t.group});
-    }
-    report.table(table, fmt::format("Violating triplets of {} (first 50).", r.relation));
-  }
+  for (const auto& r : results)
+    if (!r.violating.empty())
+      report.table(violating_table(triplets, r, 50), fmt::format("Violating triplets of {} (first 50 of {}).", r.relation, r.violating.size()));
   report.provenance(provenance).write(path);
 }
 

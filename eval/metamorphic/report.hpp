@@ -37,11 +37,21 @@ std::string compositionality_text(const std::vector<Context>& contexts, const st
 nlohmann::json compositionality_json(const std::vector<Context>& contexts, const std::vector<Insertion>& insertions,
                                      const CompositionalityResult& result, const ReportSettings& settings,
                                      const report::Provenance& provenance);
+// One JSON object per input of the contexts × insertions grid (context by context): its context,
+// insertion pair, premise and hypothesis, the probe's and the entailment score, whether the probe
+// was trained on it, and the tests and violations it takes part in.
+void write_compositionality_per_source(const std::string& path, const std::vector<Context>& contexts,
+                                       const std::vector<Insertion>& insertions, const CompositionalityResult& result);
 void write_compositionality_html(const std::string& path, const std::vector<Context>& contexts,
                                  const std::vector<Insertion>& insertions, const CompositionalityResult& result,
                                  const ReportSettings& settings, const report::Provenance& provenance);
 
-std::string transitivity_text(const std::vector<RelationTransitivity>& results, const ReportSettings& settings);
+std::string transitivity_text(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
+                              const ReportSettings& settings);
+// One JSON object per triplet, in order: its words, group and origin, and per relation R(a, b),
+// R(b, c), R(a, c), whether it is a test case and whether it is violated.
+void write_transitivity_per_source(const std::string& path, const std::vector<Triplet>& triplets,
+                                   const std::vector<RelationTransitivity>& results);
 nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
                                  const ReportSettings& settings, const report::Provenance& provenance);
 void write_transitivity_html(const std::string& path, const std::vector<Triplet>& triplets,

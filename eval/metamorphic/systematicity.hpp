@@ -28,6 +28,7 @@ struct Suite {
   std::vector<std::string> class_names;     // names of the class indices in Outputs::classes
   Outputs source;
   std::vector<std::string> names;           // one per transformation
+  std::vector<std::string> descriptions;    // what each transformation does, e.g. its sentence; may be empty
   std::vector<Outputs> follow_ups;          // one per transformation, line-aligned with the sources
 };
 

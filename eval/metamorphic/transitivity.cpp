@@ -103,7 +103,7 @@ std::vector<RelationTransitivity> count_transitivity(const std::vector<Triplet>&
   if (relations.empty()) fail("transitivity needs at least one relation");
   std::vector<RelationTransitivity> out;
   for (std::size_t r = 0; r < relations.size(); ++r) {
-    RelationTransitivity result{relations[r], {}, {}, {}};
+    RelationTransitivity result{relations[r], {}, {}, {}, judgements[r]};
     for (std::size_t k = 0; k < triplets.size(); ++k) {
       const auto& [ab, bc, ac] = judgements[r][k];
       const bool premise = ab && bc;

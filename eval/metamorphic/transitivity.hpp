@@ -46,6 +46,7 @@ struct RelationTransitivity {
   TransitivityCounts overall;
   std::map<std::string, TransitivityCounts> groups;
   std::vector<std::size_t> violating;  // triplet indices
+  std::vector<std::array<bool, 3>> judgements;  // per triplet: R(a, b), R(b, c), R(a, c)
 };
 
 // Judges (a, b) and (b, c) of every triplet, then (a, c) of those whose premise holds.

@@ -1,7 +1,7 @@
 #pragma once
-// Self-contained SVG charts for reports (no script, no external fonts or styles): grouped bar
-// charts of distributions, with optional ± error bars, scatter plots (or line charts) with an
-// optional reference line, heat maps of correlation matrices, facets of density contours, and facets
+// Self-contained SVG charts for reports (no script, no external fonts or styles): grouped or stacked
+// bar charts, with optional ± error bars, scatter plots (or line charts) with an
+// optional reference line, binned scatter plots (counts per bin), heat maps of correlation matrices, facets of density contours, and facets
 // of box plots. Each function returns one <svg> element, ready to embed in HTML (eval/report/report.hpp) or to
 // write as a .svg file. Non-finite values and points outside a given range are not drawn.
 #include <array>
@@ -30,8 +30,11 @@ struct BarChart {
   std::string y_label;
   std::vector<std::string> categories;  // groups along the x axis
   std::vector<BarSeries> series;        // one bar per series within each group
+  std::optional<double> y_min;          // default: 0, or a round number below the lowest bar (− error)
   std::optional<double> y_max;          // default: a round number above the largest bar (+ error)
-  int value_decimals = 2;               // printed above each bar; negative = no labels
+  // Error bars are clipped to [y_min, y_max] (an accuracy's ± std never below 0 or above 1).
+  bool stacked = false;                 // series stacked in one bar per category (no error bars)
+  int value_decimals = 2;               // printed above each bar where it fits; negative = no labels
   int width = 640;
   int height = 360;
 };
@@ -60,14 +63,31 @@ struct ScatterPlot {
   std::optional<std::pair<double, double>> x_range;  // default: the data range with a margin
   std::optional<std::pair<double, double>> y_range;
   std::vector<Line> lines;  // e.g. the diagonal {1, 0, "y = x"} or a fitted regression line
+  bool x_integer = false;   // x is a whole number (a layer): ticks at integers only
   int width = 480;
   int height = 400;
 };
 
 std::string svg(const ScatterPlot& plot);
 
+// Counts of points in a grid of bins (stats::histogram_2d) as shaded cells, for thousands of points
+// where a scatter plot is a solid block of colour: empty bins white, the others from light (1 point)
+// to dark (the most), with that colour scale and its counts beside the plot.
+struct BinnedPlot {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::string count_label = "pairs per bin";  // above the colour scale
+  stats::BinCounts bins;
+  std::vector<Line> lines;  // reference lines, e.g. y = x
+  int size = 320;           // the plot's side in pixels
+};
+
+std::string svg(const BinnedPlot& plot);
+
 // A square matrix of values in [-1, 1] (correlations) as coloured cells with the value printed in
-// each: blue for positive, orange for negative, white at 0; NaN cells are grey and print "–".
+// each: blue for positive, orange for negative, white at 0, the colour scale from −1 to 1 beside it;
+// NaN cells are grey and print "–".
 struct HeatMap {
   std::string title;
   std::vector<std::string> labels;          // rows and columns, in this order

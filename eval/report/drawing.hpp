@@ -22,10 +22,17 @@ struct Axis {
 
 // Ticks at 1, 2, 2.5 or 5 times a power of ten, about five of them, covering [low, high].
 Axis nice_axis(double low, double high);
+// An axis of whole numbers (layers, counts) over exactly [low, high]: ticks at integers only.
+Axis integer_axis(double low, double high);
+// The multiples of the axis' step inside [low, high].
 std::vector<double> ticks(const Axis& axis);
+// A tick's value with the axis' decimals, never "-0".
+std::string tick_label(double value, int decimals);
 
 std::string text(double x, double y, const std::string& content, const std::string& extra = "");
 std::string header(int width, int height, const std::string& title);
+// The least width a chart needs for its title (bold, 14 pixels) to fit.
+double title_width(const std::string& title);
 
 // Legend rows that fit the width, entries left to right; returns how many rows it took.
 int legend(std::string& out, const std::vector<std::string>& names, int width);
@@ -37,5 +44,28 @@ struct Frame {
 };
 
 std::string y_axis(const Frame& frame, const Axis& axis, const std::string& label);
+// Ticks and grid lines of x along the frame's bottom, and the axis label centred at height label_y.
+std::string x_axis_of(const Frame& frame, const Axis& axis, const std::string& label, double label_y);
+
+// A sequential colour for t in [0, 1], light (0) to dark (1).
+std::string ramp(double t);
+
+// The width of text at the charts' 12-pixel font, estimated from its display width (SVG text is
+// not measured before it is drawn; 7 pixels a cell is Helvetica's widest digits and most letters).
+double text_width(const std::string& content, double font_size = 12);
+
+// Labels under the slots of an axis (categories of bars or boxes), laid out so that no two overlap:
+// on one line where each fits its slot, else wrapped at spaces onto up to three lines, else rotated
+// by 40 degrees. `height` is the room they take below the axis line.
+struct CategoryLabels {
+  std::vector<std::vector<std::string>> lines;  // per label; one entry each when rotated
+  bool rotated = false;
+  double height = 0;
+};
+inline constexpr double kLabelAngle = 40;  // degrees, counter-clockwise
+inline constexpr double kLineHeight = 14;
+CategoryLabels layout_categories(const std::vector<std::string>& labels, double slot_width);
+// The labels centred under slot centres `x[i]`, from the axis line at `y` down.
+std::string draw_categories(const CategoryLabels& layout, const std::vector<double>& x, double y);
 
 }  // namespace invar::report::drawing

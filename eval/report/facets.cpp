@@ -16,17 +16,6 @@ using namespace drawing;
 
 namespace {
 
-// A sequential ramp from light blue-green to dark blue for t in [0, 1] (the ends of viridis
-// reversed, so that the highest density is the darkest line on white).
-std::string ramp(double t) {
-  static const std::array<std::array<int, 3>, 4> stops{{{187, 223, 39}, {33, 145, 140}, {59, 82, 139}, {68, 1, 84}}};
-  t = std::clamp(t, 0.0, 1.0) * static_cast<double>(stops.size() - 1);
-  const auto k = std::min(static_cast<std::size_t>(t), stops.size() - 2);
-  const double f = t - static_cast<double>(k);
-  auto mix = [&](int c) { return static_cast<int>(std::lround(stops[k][c] + f * (stops[k + 1][c] - stops[k][c]))); };
-  return fmt::format("#{:02x}{:02x}{:02x}", mix(0), mix(1), mix(2));
-}
-
 // A panel's border and grid lines; tick labels only where asked (panels share their axes).
 std::string frame_ticks(const Frame& frame, const Axis* x_axis, const Axis& y_axis, bool x_labels, bool y_labels) {
   std::string out = fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
@@ -36,13 +25,13 @@ std::string frame_ticks(const Frame& frame, const Axis* x_axis, const Axis& y_ax
     const double x = frame.x_of(*x_axis, v);
     out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#eeeeee\"/>\n", x,
                        frame.top, frame.bottom);
-    if (x_labels) out += text(x, frame.bottom + 13, fmt::format("{:.{}f}", v, x_axis->decimals), "text-anchor=\"middle\" font-size=\"10\"");
+    if (x_labels) out += text(x, frame.bottom + 13, tick_label(v, x_axis->decimals), "class=\"x-tick\" text-anchor=\"middle\" font-size=\"10\"");
   }
   for (double v : ticks(y_axis)) {
     const double y = frame.y_of(y_axis, v);
     out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#eeeeee\"/>\n", frame.left,
                        y, frame.right, y);
-    if (y_labels) out += text(frame.left - 4, y + 3, fmt::format("{:.{}f}", v, y_axis.decimals), "text-anchor=\"end\" font-size=\"10\"");
+    if (y_labels) out += text(frame.left - 4, y + 3, tick_label(v, y_axis.decimals), "class=\"y-tick\" text-anchor=\"end\" font-size=\"10\"");
   }
   return out;
 }
@@ -100,7 +89,7 @@ std::string svg(const ContourFacets& facets) {
   double row_label = 20;
   for (const auto& label : facets.row_labels) row_label = std::max(row_label, 12 + 8.5 * static_cast<double>(display_width(label)));
   const double size = facets.panel_size;
-  const double width = kLeftMargin + static_cast<double>(columns) * (size + kGap) + row_label;
+  const double width = std::max(kLeftMargin + static_cast<double>(columns) * (size + kGap) + row_label, title_width(facets.title));
   const double top = kTitleHeight + kLegend + kColumnLabel;
   const double height = top + static_cast<double>(rows) * (size + kGap) + 40;
   std::string out = header(static_cast<int>(width), static_cast<int>(height), facets.title);
@@ -161,7 +150,8 @@ std::string svg(const BoxPlot& plot) {
         fail("box plot '{}': facet '{}' has {} boxes for {} categories", plot.title, facet.title, series.size(),
              plot.categories.size());
   }
-  const double width = kLeftMargin + static_cast<double>(plot.facets.size()) * (plot.facet_width + 10.0) + kRightMargin;
+  const double width = std::max(kLeftMargin + static_cast<double>(plot.facets.size()) * (plot.facet_width + 10.0) + kRightMargin,
+                                title_width(plot.title));
   std::string out = header(static_cast<int>(width), plot.height, plot.title);
   const int legend_rows = legend(out, plot.series, static_cast<int>(width));
   const double top = kTitleHeight + kLegendHeight * legend_rows + 30.0;
@@ -174,9 +164,11 @@ std::string svg(const BoxPlot& plot) {
     out += text((frame.left + frame.right) / 2, top - 6, facet.title, "text-anchor=\"middle\" font-weight=\"bold\" font-size=\"11\"");
     const double group = (frame.right - frame.left) / static_cast<double>(std::max<std::size_t>(1, plot.categories.size()));
     const double box_width = group * 0.7 / static_cast<double>(std::max<std::size_t>(1, plot.series.size()));
+    std::vector<double> centres;
+    for (std::size_t c = 0; c < plot.categories.size(); ++c) centres.push_back(frame.left + group * (static_cast<double>(c) + 0.5));
+    out += draw_categories(layout_categories(plot.categories, group), centres, frame.bottom - 2);
     for (std::size_t c = 0; c < plot.categories.size(); ++c) {
       const double group_left = frame.left + group * static_cast<double>(c) + group * 0.15;
-      out += text(frame.left + group * (static_cast<double>(c) + 0.5), frame.bottom + 14, plot.categories[c], "text-anchor=\"middle\"");
       for (std::size_t s = 0; s < plot.series.size(); ++s) {
         const auto& box = facet.boxes[s][c];
         if (!box) continue;

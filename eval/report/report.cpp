@@ -52,6 +52,15 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+std::string format_p(double p) {
+  if (std::isnan(p)) return "nan";
+  return p < 1e-4 ? fmt::format("{:.2e}", p) : fmt::format("{:.4f}", p);
+}
+
+std::string directed_name(const std::string& name, bool higher_is_better) {
+  return higher_is_better ? name : name + " ↓";
+}
+
 std::size_t display_width(std::string_view text) {
   std::size_t width = 0;
   for (char32_t c : decode_utf8(text)) width += static_cast<std::size_t>(std::max(0, utf8proc_charwidth(static_cast<utf8proc_int32_t>(c))));
@@ -124,8 +133,11 @@ HtmlReport& HtmlReport::settings(const std::vector<std::pair<std::string, std::s
 }
 
 HtmlReport& HtmlReport::table(const TextTable& table, const std::string& caption) {
-  body_ += "<table>\n";
-  if (!caption.empty()) body_ += fmt::format("<caption>{}</caption>\n", html_escape(caption));
+  // The caption sits above the scrolling box, at the page's width: as a <caption> it would be as
+  // narrow as a narrow table and scroll away with a wide one.
+  body_ += "<figure class=\"table\">\n";
+  if (!caption.empty()) body_ += fmt::format("<figcaption>{}</figcaption>\n", html_escape(caption));
+  body_ += "<div class=\"scroll\">\n<table>\n";
   auto cells = [&](const std::vector<std::string>& row, const char* tag) {
     std::string out = "<tr>";
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -137,7 +149,7 @@ HtmlReport& HtmlReport::table(const TextTable& table, const std::string& caption
   if (!table.header.empty()) body_ += "<thead>" + cells(table.header, "th") + "</thead>\n";
   body_ += "<tbody>\n";
   for (const auto& row : table.rows) body_ += cells(row, "td");
-  body_ += "</tbody>\n</table>\n";
+  body_ += "</tbody>\n</table>\n</div>\n</figure>\n";
   return *this;
 }
 
@@ -163,11 +175,17 @@ std::string HtmlReport::html() const {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
       "body {{ font-family: Helvetica, Arial, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; "
       "color: #222; }}\n"
-      "table {{ border-collapse: collapse; margin: 1em 0; }}\n"
-      "th, td {{ border-bottom: 1px solid #ddd; padding: 0.3em 0.8em; text-align: left; }}\n"
-      "td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}\n"
-      "caption {{ caption-side: top; text-align: left; font-weight: bold; padding-bottom: 0.4em; }}\n"
-      "figure {{ margin: 1em 0; }} figcaption {{ color: #555; font-size: 0.9em; }}\n"
+      // A table wider than the page scrolls sideways in its own box, the page does not; long text
+      // cells wrap rather than widen the table without end; numbers never break.
+      "div.scroll {{ overflow-x: auto; max-width: 100%; }}\n"
+      // ... with its first column (the row's name) kept in view while the rest scrolls.
+      "div.scroll th:first-child, div.scroll td:first-child {{ position: sticky; left: 0; background: #fff; }}\n"
+      "table {{ border-collapse: collapse; margin: 0.3em 0 1em; }}\n"
+      "th, td {{ border-bottom: 1px solid #ddd; padding: 0.3em 0.8em; text-align: left; vertical-align: top; "
+      "max-width: 24em; overflow-wrap: break-word; }}\n"
+      "td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }} td.num {{ white-space: nowrap; }}\n"
+      "figure {{ margin: 1em 0; max-width: 100%; overflow-x: auto; }} figcaption {{ color: #555; font-size: 0.9em; }}\n"
+      "figure.table figcaption {{ color: #222; font-weight: bold; font-size: 1em; }}\n"
       "dl.settings {{ display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }}\n"
       "dl.settings dt {{ font-weight: bold; }} dl.settings dd {{ margin: 0; font-family: monospace; }}\n"
       "footer {{ margin-top: 3em; color: #555; font-size: 0.9em; }}\n"

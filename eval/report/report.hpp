@@ -21,6 +21,14 @@ std::string csv_number(double value);
 // Text for a LaTeX table cell: & % $ # _ { } \ ~ ^ escaped.
 std::string latex_escape(const std::string& text);
 
+// A p-value for every report: four decimals from 0.0001 up, scientific notation below (3.20e-07, as
+// scipy's users read it: never 0.0000 for a p that is not 0), "nan" when undefined.
+std::string format_p(double p);
+
+// A metric's name in a header, a legend or on an axis, marked "↓" when lower values are better.
+std::string directed_name(const std::string& name, bool higher_is_better);
+inline constexpr const char* kLowerIsBetterNote = "↓: lower is better";
+
 // Columns padded to their display width (code points, East Asian wide characters count 2).
 struct TextTable {
   enum class Align { Left, Right };

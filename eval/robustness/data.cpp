@@ -17,15 +17,24 @@ LabelledSet read_labelled_set(const std::string& path, const Columns& columns) {
   return {table.path, std::move(table.texts[0]), std::move(table.texts[1]), std::move(table.line_numbers)};
 }
 
-std::vector<GeneratedText> read_phenomenon_set(const std::string& path, const Columns& columns) {
+std::vector<GeneratedText> read_phenomenon_set(const std::string& path, const Columns& columns,
+                                               const std::vector<GeneratedText>& beside) {
+  std::set<std::string> generated;
+  for (const auto& t : beside)
+    if (!t.template_id.empty()) generated.insert(t.phenomenon);
   auto table = read_text_columns(path,
                                  {{"text", columns.text, "1", "text"},
                                   label_column("label", columns.label, "2"),
                                   label_column("phenomenon", columns.phenomenon, "3")},
                                  columns.header);
   std::vector<GeneratedText> texts;
-  for (std::size_t i = 0; i < table.texts[0].size(); ++i)
+  for (std::size_t i = 0; i < table.texts[0].size(); ++i) {
+    if (generated.count(table.texts[2][i]))
+      fail("{}:{}: phenomenon '{}' is also a template phenomenon; an external set is scored apart from the generated "
+           "one: rename it in the file (e.g. '{}-external')",
+           table.path, table.line_numbers[i], table.texts[2][i], table.texts[2][i]);
     texts.push_back({table.texts[0][i], table.texts[1][i], table.texts[2][i], "", {}});
+  }
   return texts;
 }
 

@@ -27,8 +27,10 @@ struct Columns {
 LabelledSet read_labelled_set(const std::string& path, const Columns& columns);
 
 // Rows of (text, label, phenomenon) as generated texts without a template; fails naming FILE:LINE
-// on an empty field.
-std::vector<GeneratedText> read_phenomenon_set(const std::string& path, const Columns& columns);
+// on an empty field, and on a phenomenon that is also a template phenomenon of `beside` (pooling a
+// challenge set into a generated bed would score two test beds under one name).
+std::vector<GeneratedText> read_phenomenon_set(const std::string& path, const Columns& columns,
+                                               const std::vector<GeneratedText>& beside = {});
 
 // The task's test set and the phenomenon texts, with the phenomena in order of first appearance.
 struct Bed {

@@ -19,21 +19,7 @@ namespace invar::robustness {
 
 namespace {
 
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
-    fields.push_back(line.substr(start, tab - start));
-  fields.push_back(line.substr(start));
-  return fields;
-}
-
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
-
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // Calls `on_slot(begin, end, NAME)` for each @NAME@ in `text`; an '@' not opening a slot is text.
 template <typename OnSlot>
@@ -42,7 +28,7 @@ void for_each_slot(const std::string& text, OnSlot on_slot) {
     std::size_t end = at + 1;
     while (end < text.size() && is_name_char(text[end])) ++end;
     if (end == at + 1 || end >= text.size() || text[end] != '@') continue;
-    on_slot(at, end + 1, upper(text.substr(at + 1, end - at - 1)));
+    on_slot(at, end + 1, slot_key(text.substr(at + 1, end - at - 1)));
     at = end;
   }
 }
@@ -75,7 +61,7 @@ struct Reader {
 
   void slot(const std::vector<std::string>& fields, const std::string& where, bool label_changing) {
     if (fields.size() < 2 || is_blank(fields[1])) fail("{}: slot line without a slot name", where);
-    Slot slot{upper(fields[1]), {fields.begin() + 2, fields.end()}, label_changing, where};
+    Slot slot{slot_key(fields[1]), {fields.begin() + 2, fields.end()}, label_changing, where};
     if (!std::all_of(slot.name.begin(), slot.name.end(), is_name_char))
       fail("{}: slot name '{}' may hold only letters, digits, '_' and '-'", where, fields[1]);
     if (slot.replacements.empty()) fail("{}: slot @{}@ has no replacement list", where, slot.name);
@@ -136,11 +122,13 @@ std::vector<std::uint64_t> sample_indices(std::uint64_t total, std::uint64_t cou
   return {chosen.begin(), chosen.end()};
 }
 
-std::string collapse_spaces(const std::string& text) {
+// Runs of spaces become one, none at either end, and (`punctuation`, invar's format; the authors'
+// generator keeps them) none before , . ; : ! ?
+std::string collapse_spaces(const std::string& text, bool punctuation) {
   std::string out;
   for (char c : text) {
     if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
-    if (std::string_view(",.;:!?").find(c) != std::string_view::npos && !out.empty() && out.back() == ' ')
+    if (punctuation && std::string_view(",.;:!?").find(c) != std::string_view::npos && !out.empty() && out.back() == ' ')
       out.pop_back();
     out += c;
   }
@@ -180,29 +168,83 @@ std::vector<Combination> sample_combinations(const std::vector<const Slot*>& slo
   return {chosen.begin(), chosen.end()};
 }
 
+// What a template's product runs over: its draws (a slot each, or one per occurrence), the name each
+// is recorded under, which draw fills each occurrence, and how many occurrences each fills.
+struct Draw {
+  const Slot* slot = nullptr;
+  std::string name;
+  std::size_t occurrences = 0;
+};
+
+struct DrawPlan {
+  std::vector<const Slot*> slots;  // per draw
+  std::vector<Draw> draws;
+  std::vector<std::size_t> occurrence_draw;
+};
+
+DrawPlan draw_plan(const TemplateSet& set, const Template& tmpl, Draws draws) {
+  const bool independent = draws == Draws::Independent || (draws == Draws::Default && tmpl.paper);
+  DrawPlan out;
+  std::map<std::string, std::size_t> seen;  // name → occurrences so far (independent) or draw (shared)
+  for_each_slot(tmpl.text, [&](std::size_t, std::size_t, const std::string& name) {
+    const Slot* slot = &set.slots.at(name);
+    if (independent) {
+      const std::size_t k = ++seen[name];
+      out.occurrence_draw.push_back(out.draws.size());
+      out.draws.push_back({slot, k == 1 ? name : fmt::format("{}#{}", name, k), 1});
+    } else {
+      auto [it, inserted] = seen.emplace(name, out.draws.size());
+      if (inserted) out.draws.push_back({slot, name, 0});
+      out.occurrence_draw.push_back(it->second);
+      out.draws[it->second].occurrences++;
+    }
+  });
+  for (const auto& d : out.draws) out.slots.push_back(d.slot);
+  return out;
+}
+
 // The text, label and replacements of one combination.
-GeneratedText fill(const Template& t, const std::vector<const Slot*>& slots, const Combination& choices,
+GeneratedText fill(const Template& t, const DrawPlan& plan, const Combination& choices,
                    const std::vector<std::string>& labels) {
   GeneratedText out{"", t.label, t.phenomenon, t.id, {}};
-  std::map<std::string, std::string> values;
-  out.replacements.resize(slots.size());
-  for (std::size_t k = slots.size(); k-- > 0;) {
-    const auto& list = slots[k]->replacements;
-    const std::size_t choice = choices[k];
-    out.replacements[k] = {slots[k]->name, list[choice]};
-    values[slots[k]->name] = list[choice];
-    if (slots[k]->label_changing && choice != 0) out.label = other_label(labels, out.label);
+  for (std::size_t k = 0; k < plan.draws.size(); ++k) {
+    const Slot& slot = *plan.draws[k].slot;
+    if (!slot.literal) out.replacements.emplace_back(plan.draws[k].name, slot.replacements[choices[k]]);
+    if (slot.label_changing && choices[k] != 0) out.label = other_label(labels, out.label);
   }
-  std::size_t copied = 0;
-  for_each_slot(t.text, [&](std::size_t begin, std::size_t end, const std::string& name) {
-    out.text += t.text.substr(copied, begin - copied) + values[name];
+  std::size_t copied = 0, occurrence = 0;
+  for_each_slot(t.text, [&](std::size_t begin, std::size_t end, const std::string&) {
+    const std::size_t k = plan.occurrence_draw[occurrence++];
+    out.text += t.text.substr(copied, begin - copied) + plan.draws[k].slot->replacements[choices[k]];
     copied = end;
   });
-  out.text = collapse_spaces(out.text + t.text.substr(copied));
+  out.text += t.text.substr(copied);
+  out.text = collapse_spaces(out.text, !t.paper);
   return out;
 }
 
 }  // namespace
+
+std::vector<std::string> split_fields(const std::string& text, char separator) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t at; (at = text.find(separator, start)) != std::string::npos; start = at + 1)
+    fields.push_back(text.substr(start, at - start));
+  fields.push_back(text.substr(start));
+  return fields;
+}
+
+std::string slot_key(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+Draws parse_draws(const std::string& name) {
+  if (name == "default") return Draws::Default;
+  if (name == "shared") return Draws::Shared;
+  if (name == "independent") return Draws::Independent;
+  fail("unknown slot draws '{}' (expected default, shared or independent)", name);
+}
 
 std::vector<std::string> slot_names(const std::string& text) {
   std::vector<std::string> names;
@@ -220,7 +262,7 @@ TemplateSet read_templates(const std::vector<std::string>& paths, std::vector<st
     std::string line;
     while (lines.next(line)) {
       if (is_blank(line) || line.front() == '#') continue;
-      reader.line(split_tabs(line), lines.where());
+      reader.line(split_fields(line, '\t'), lines.where());
     }
   }
   reader.finish(warnings);
@@ -232,7 +274,7 @@ namespace {
 // What a template makes: its slots, its product (nullopt beyond 2^64), how many texts it keeps and
 // the most memory they can take.
 struct TemplatePlan {
-  std::vector<const Slot*> slots;
+  DrawPlan draws;
   std::optional<std::uint64_t> total;
   std::uint64_t texts = 0;
   std::uint64_t bytes = 0;
@@ -241,18 +283,16 @@ struct TemplatePlan {
 TemplatePlan plan(const TemplateSet& set, const Template& tmpl, const ExpandOptions& options) {
   TemplatePlan out;
   out.total = 1;
-  std::map<std::string, std::size_t> uses;
-  for_each_slot(tmpl.text, [&](std::size_t, std::size_t, const std::string& name) { ++uses[name]; });
+  out.draws = draw_plan(set, tmpl, options.draws);
   // A text's strings at their longest (the text twice: in the record and in expand()'s map of seen
   // texts), its record and the map's entry.
   std::uint64_t per_text = sizeof(GeneratedText) + 2 * (tmpl.text.size() + tmpl.phenomenon.size()) + tmpl.label.size() +
                            tmpl.id.size() + 64;
-  for (const auto& name : slot_names(tmpl.text)) {
-    const Slot& slot = set.slots.at(name);
-    out.slots.push_back(&slot);
+  for (const auto& draw : out.draws.draws) {
+    const Slot& slot = *draw.slot;
     std::size_t longest = 0;
     for (const auto& r : slot.replacements) longest = std::max(longest, r.size());
-    per_text += 2 * uses[name] * longest + sizeof(std::pair<std::string, std::string>) + name.size() + longest;
+    per_text += 2 * draw.occurrences * longest + sizeof(std::pair<std::string, std::string>) + draw.name.size() + longest;
     const auto size = slot.replacements.size();
     if (out.total && *out.total > std::numeric_limits<std::uint64_t>::max() / size) out.total.reset();
     if (out.total) *out.total *= size;
@@ -297,9 +337,9 @@ std::vector<GeneratedText> expand(const TemplateSet& set, const ExpandOptions& o
   std::unordered_map<std::string, std::size_t> seen;  // phenomenon + '\t' + text → index in out
   for (std::size_t t = 0; t < set.templates.size(); ++t) {
     const Template& tmpl = set.templates[t];
-    const auto& slots = plans[t].slots;
+    const auto& slots = plans[t].draws.slots;
     auto add = [&](const Combination& choices) {
-      GeneratedText text = fill(tmpl, slots, choices, set.labels);
+      GeneratedText text = fill(tmpl, plans[t].draws, choices, set.labels);
       auto [it, inserted] = seen.emplace(text.phenomenon + '\t' + text.text, out.size());
       if (inserted) {
         out.push_back(std::move(text));

@@ -85,4 +85,33 @@ std::optional<DensityGrid> gaussian_kde_2d(const std::vector<double>& x, const s
   return grid;
 }
 
+BinCounts histogram_2d(const std::vector<double>& x, const std::vector<double>& y, std::size_t nx, std::size_t ny,
+                       std::pair<double, double> x_range, std::pair<double, double> y_range) {
+  if (x.size() != y.size()) fail_internal("histogram_2d: {} x and {} y values", x.size(), y.size());
+  if (nx == 0 || ny == 0 || !(x_range.second > x_range.first) || !(y_range.second > y_range.first))
+    fail_internal("histogram_2d: {} × {} bins over [{}, {}] × [{}, {}]", nx, ny, x_range.first, x_range.second,
+                  y_range.first, y_range.second);
+  BinCounts bins{nx, ny, x_range.first, x_range.second, y_range.first, y_range.second, std::vector<std::size_t>(nx * ny, 0)};
+  // numpy's edges (linspace: low + k · (high − low) / n, the last one exactly high) and its search
+  // (the last edge ≤ v), so that a value on an edge lands where numpy puts it, rounding included.
+  auto edges = [](std::size_t n, std::pair<double, double> range) {
+    std::vector<double> out(n + 1);
+    const double step = (range.second - range.first) / static_cast<double>(n);
+    for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<double>(k) * step + range.first;
+    out[n] = range.second;
+    return out;
+  };
+  const auto x_edges = edges(nx, x_range), y_edges = edges(ny, y_range);
+  auto bin = [](double v, const std::vector<double>& e) -> std::optional<std::size_t> {
+    if (!(v >= e.front() && v <= e.back())) return std::nullopt;
+    const auto k = static_cast<std::size_t>(std::upper_bound(e.begin(), e.end(), v) - e.begin()) - 1;
+    return std::min(k, e.size() - 2);
+  };
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const auto i = bin(x[k], x_edges), j = bin(y[k], y_edges);
+    if (i && j) ++bins.counts[*j * nx + *i];
+  }
+  return bins;
+}
+
 }  // namespace invar::stats

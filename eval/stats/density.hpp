@@ -1,9 +1,11 @@
 #pragma once
 // Summaries of a sample's distribution for plots: R's default sample quantile, the five numbers and
 // outliers of ggplot2's box plots, and a two-dimensional Gaussian kernel density estimate with
-// Scott's bandwidth, as scipy.stats.gaussian_kde computes it.
+// Scott's bandwidth, as scipy.stats.gaussian_kde computes it, and counts in a two-dimensional grid of
+// bins, as numpy.histogram2d counts them.
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace invar::stats {
@@ -35,5 +37,17 @@ struct DensityGrid {
 std::optional<DensityGrid> gaussian_kde_2d(const std::vector<double>& x, const std::vector<double>& y,
                                            std::size_t nx, std::size_t ny, std::pair<double, double> x_range,
                                            std::pair<double, double> y_range);
+
+// Counts of points (x[i], y[i]) in an nx × ny grid of equal bins over the ranges, as
+// numpy.histogram2d counts them: each bin holds its lower edges, the last bin of each axis also its
+// upper edge; points outside the ranges and non-finite ones are not counted.
+// counts[j * nx + i] is the bin [x_i, x_i+1) × [y_j, y_j+1).
+struct BinCounts {
+  std::size_t nx = 0, ny = 0;
+  double x_low = 0, x_high = 1, y_low = 0, y_high = 1;
+  std::vector<std::size_t> counts;
+};
+BinCounts histogram_2d(const std::vector<double>& x, const std::vector<double>& y, std::size_t nx, std::size_t ny,
+                       std::pair<double, double> x_range, std::pair<double, double> y_range);
 
 }  // namespace invar::stats

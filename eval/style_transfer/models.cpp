@@ -1,10 +1,18 @@
 #include "eval/style_transfer/models.hpp"
 
+#include <fmt/ranges.h>
+
 #include "core/error.hpp"
 
 namespace invar::style_transfer {
 
 namespace {
+
+std::string to_lower_ascii(std::string text) {
+  for (char& c : text)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return text;
+}
 
 // Briakou et al. score formality and STS with one regression output; a classifier's logits would
 // be a different quantity.
@@ -32,6 +40,22 @@ Models::Models(ModelSettings settings, Backend& backend) : settings_(std::move(s
   if (!settings_.sts.empty()) {
     sts_ = load(settings_.sts, backend);
     require_regressor(*sts_->encoder, settings_.sts, "STS");
+  }
+  if (!settings_.formality_classifier.empty()) {
+    classifier_ = load(settings_.formality_classifier, backend);
+    auto& model = classifier_->encoder->model();
+    model.require_classifier();
+    const auto& labels = model.spec().labels;
+    if (model.spec().regression || labels.size() < 2)
+      fail("{}: the formality classifier must be a classification checkpoint with two or more labels (a regressor "
+           "goes to --formality)", settings_.formality_classifier);
+    auto named = [&](const std::string& label) {
+      for (std::size_t i = 0; i < labels.size(); ++i)
+        if (settings_.formal_label.empty() ? to_lower_ascii(labels[i]) == "formal" : labels[i] == label) return i;
+      fail("{}: no label {} (labels: {}); name the formal one with --formal-label", settings_.formality_classifier,
+           label.empty() ? std::string("named 'formal'") : "'" + label + "'", fmt::join(labels, ", "));
+    };
+    formal_label_ = named(settings_.formal_label);
   }
   if (!settings_.mlm.empty()) {
     mlm_ = load(settings_.mlm, backend);

@@ -19,6 +19,9 @@ namespace invar::style_transfer {
 
 struct ModelSettings {
   std::string formality, sts, mlm, bertscore;  // model folders or .invar files; empty = not used
+  // A binary formality classifier (the paper's Table 4, Figure 1 and its Table 8 rows) and the label
+  // that means formal (empty: the one named "formal", in any case).
+  std::string formality_classifier, formal_label;
   std::optional<std::int64_t> bertscore_layer;  // default: bert_score's layer for the model's name
   bool bertscore_idf = false;
   std::string bertscore_baseline;  // bert_score's LAYER,P,R,F file; empty = no rescaling
@@ -43,6 +46,8 @@ class Models {
   TextEncoder* formality() { return formality_ ? formality_->encoder.get() : nullptr; }
   TextEncoder* sts() { return sts_ ? sts_->encoder.get() : nullptr; }
   TextEncoder* mlm() { return mlm_ ? mlm_->encoder.get() : nullptr; }
+  TextEncoder* formality_classifier() { return classifier_ ? classifier_->encoder.get() : nullptr; }
+  std::size_t formal_label() const { return formal_label_; }  // the classifier's label id meaning formal
   TextEncoder* bertscore() { return bertscore_ ? bertscore_->encoder.get() : nullptr; }
   std::int64_t bertscore_layer() const { return bertscore_layer_; }
   const std::optional<metrics::BertScoreBaseline>& bertscore_baseline() const { return baseline_; }
@@ -61,7 +66,8 @@ class Models {
   static std::unique_ptr<Loaded> load(const std::string& path, Backend& backend);
 
   ModelSettings settings_;
-  std::unique_ptr<Loaded> formality_, sts_, mlm_, bertscore_;
+  std::unique_ptr<Loaded> formality_, sts_, mlm_, bertscore_, classifier_;
+  std::size_t formal_label_ = 0;
   std::int64_t bertscore_layer_ = 0;
   std::optional<metrics::BertScoreBaseline> baseline_;
   std::unique_ptr<metrics::WordVectors> vectors_;

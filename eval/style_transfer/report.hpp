@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "eval/report/provenance.hpp"
+#include "eval/style_transfer/classifier.hpp"
 #include "eval/style_transfer/data.hpp"
 #include "eval/style_transfer/scores.hpp"
 #include "eval/style_transfer/study.hpp"
@@ -19,6 +20,7 @@ struct Evaluation {
   std::vector<Segment> segments;
   Scores scores;
   Study study;
+  std::vector<HumanTextsCheck> human_texts;  // the formality classifier on human texts (Table 4)
   std::vector<std::pair<std::string, std::string>> settings;  // what was used: name → value
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "eval/metrics/corpus/common.hpp"
 #include "eval/metrics/corpus/registry.hpp"
 #include "eval/metrics/vectors/wmd.hpp"
+#include "eval/style_transfer/classifier.hpp"
 
 namespace invar::style_transfer {
 
@@ -43,11 +45,11 @@ class Scoring {
     if (references)
       variants.push_back(Variant::Reference);
     else
-      out_.not_computed.push_back({"ref-* (BLEU, chrF, METEOR, BERTScore, WMD, WVCOS)", "no references"});
+      out_.not_computed.push_back({"ref-* (BLEU, chrF, METEOR, BERTScore, WMD, WVCOS, STS)", "no references"});
     for (Variant v : variants) lexical(v);
     for (Variant v : variants) bertscore(v);
     for (Variant v : variants) word_vectors(v);
-    regressors();
+    regressors(references);
     pseudo_likelihood();
     return std::move(out_);
   }
@@ -73,6 +75,11 @@ class Scoring {
     out_.metrics.push_back({std::move(name), dimension, higher_is_better, std::move(settings), std::move(values)});
   }
 
+  void mark_corpus(const char* corpus, Variant v) {
+    out_.metrics.back().corpus = corpus;
+    out_.metrics.back().self = v == Variant::Self;
+  }
+
   // Sentence BLEU (effective order, as sacrebleu's sentence_bleu and `invar metric bleu --sentence`),
   // chrF and METEOR.
   void lexical(Variant v) {
@@ -88,8 +95,10 @@ class Scoring {
     const int nrefs = v == Variant::Self ? 1 : reference_count();
     add(variant_name(v, "BLEU"), Dimension::Meaning, true, bleu->signature(nrefs).format(),
         each(variant_name(v, "BLEU"), [&](std::size_t i) { return sentence_score(*bleu, i); }));
+    mark_corpus("bleu", v);
     add(variant_name(v, "chrF"), Dimension::Meaning, true, chrf->signature(nrefs).format(),
         each(variant_name(v, "chrF"), [&](std::size_t i) { return sentence_score(*chrf, i); }));
+    mark_corpus("chrf", v);
     if (const auto* meteor = models_.meteor()) {
       add(variant_name(v, "METEOR"), Dimension::Meaning, true, meteor->signature(),
           each(variant_name(v, "METEOR"), [&](std::size_t i) { return meteor->score(segments_[i].output, refs_of(i)); }));
@@ -178,33 +187,72 @@ class Scoring {
         }));
   }
 
-  // `invar classify` on the outputs (formality) and `invar classify --pairs` on (input, output) (STS).
-  std::vector<double> regress(TextEncoder& encoder, const std::string& stage, bool pairs) {
+  // `invar classify` on the outputs (formality) and `invar classify --pairs` on (first, output) pairs
+  // (STS), one pass over every input the rows need.
+  std::vector<std::vector<float>> logits(TextEncoder& encoder, const std::vector<TextInput>& inputs, bool pairs) {
+    if (inputs.empty()) return {};
+    std::size_t truncated = 0;
+    const auto encodings = encoder.encode(inputs, pairs, truncated);
+    return encoder.logits(encodings, {models_.settings().batch_size, {}});
+  }
+
+  std::vector<double> regress(TextEncoder& encoder, bool pairs) {
     std::vector<TextInput> inputs;
     for (std::size_t i : rows_) {
       const Segment& s = segments_[i];
       inputs.push_back(pairs ? TextInput{s.input, s.output} : TextInput{s.output, {}});
     }
-    if (inputs.empty()) return {};
-    std::size_t truncated = 0;
-    const auto encodings = encoder.encode(inputs, pairs, truncated);
-    const auto logits = encoder.logits(encodings, {models_.settings().batch_size, {}});
     std::vector<double> out;
-    for (const auto& l : logits) out.push_back(l[0]);
+    for (const auto& l : logits(encoder, inputs, pairs)) out.push_back(l[0]);
     return out;
   }
 
-  void regressors() {
+  // ref-STS: the STS regressor on (reference, output); with several references the largest, as the
+  // other ref- similarities take the best reference.
+  std::vector<double> regress_references(TextEncoder& encoder) {
+    std::vector<TextInput> inputs;
+    for (std::size_t i : rows_)
+      for (const auto& ref : segments_[i].references) inputs.push_back({ref, segments_[i].output});
+    const auto all = logits(encoder, inputs, true);
+    std::vector<double> out;
+    std::size_t next = 0;
+    for (std::size_t i : rows_) {
+      double best = -std::numeric_limits<double>::infinity();
+      for (std::size_t r = 0; r < segments_[i].references.size(); ++r) best = std::max(best, static_cast<double>(all[next++][0]));
+      out.push_back(best);
+    }
+    return out;
+  }
+
+  void regressors(bool references) {
     if (auto* encoder = models_.formality())
       add("formality", Dimension::Formality, true, "regressor:" + models_.settings().formality + "|input:output",
-          regress(*encoder, "formality", false));
+          regress(*encoder, false));
     else
       out_.not_computed.push_back({"formality", "no --formality model"});
-    if (auto* encoder = models_.sts())
+    if (auto* encoder = models_.sts()) {
       add("STS", Dimension::Meaning, true, "regressor:" + models_.settings().sts + "|input:(informal input, output)",
-          regress(*encoder, "STS", true));
-    else
-      out_.not_computed.push_back({"STS", "no --sts model"});
+          regress(*encoder, true));
+      if (references)
+        add("ref-STS", Dimension::Meaning, true,
+            "regressor:" + models_.settings().sts + "|input:(reference, output)|references:max",
+            regress_references(*encoder));
+    } else {
+      out_.not_computed.push_back({"STS, ref-STS", "no --sts model"});
+    }
+    if (models_.formality_classifier()) {
+      std::vector<std::string> outputs;
+      for (std::size_t i : rows_) outputs.push_back(segments_[i].output);
+      std::vector<double> formal;
+      for (const auto& label : formality_labels(models_, outputs)) formal.push_back(label == "formal" ? 1.0 : 0.0);
+      add("formality-clf", Dimension::Formality, true,
+          fmt::format("classifier:{}|formal:{}|value:1 if classed formal else 0",
+                      models_.settings().formality_classifier,
+                      models_.formality_classifier()->model().spec().labels[models_.formal_label()]),
+          std::move(formal));
+    } else {
+      out_.not_computed.push_back({"formality-clf", "no --formality-classifier model"});
+    }
   }
 
   // Salazar et al. (2020): PLL = Σ log P(token | the rest) over the output's tokens, long outputs in

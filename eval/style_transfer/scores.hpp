@@ -5,7 +5,9 @@
 // self- variant (the output against its informal input) and a ref- variant (against the references);
 // the formality regressor on the output and the STS regressor on the (input, output) pair (`invar
 // classify [--pairs]`); the pseudo-log-likelihood of the output and its pseudo-perplexity (`invar
-// pll --ppl`). A metric whose model or data is missing is not computed, with the reason.
+// pll --ppl`). A metric whose model or data is missing is not computed, with the reason. The STS
+// regressor also scores (reference, output) (ref-STS), and a formality classifier gives each output
+// 1 (classed formal) or 0 (formality-clf).
 #include <cstddef>
 #include <span>
 #include <string>
@@ -22,6 +24,11 @@ struct MetricScores {
   bool higher_is_better = true;
   std::string settings;  // the metric's signature
   std::vector<double> values;  // per segment; NaN where undefined (no known word, empty output)
+  // BLEU and chrF: the corpus metric (registry name) a system's score can be computed with over its
+  // segments (sacrebleu's corpus_bleu / corpus_chrf, as the paper's Table 8), and whether it compares
+  // with the input (self-) or the references (ref-). Empty for the other metrics.
+  std::string corpus;
+  bool self = false;
 };
 
 struct NotComputed {

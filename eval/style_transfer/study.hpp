@@ -7,9 +7,13 @@
 //   that human judgement (a None leaves the segment out of that dimension only) and a defined score;
 // - system level (Table 8): for every pair of systems, whether the metric's mean orders them as the
 //   human mean does (eval/metaeval's pairwise_accuracy; a lower-is-better metric is negated);
-// - the Spearman correlation of every pair of metrics over the group's segments (Figures 3–4).
+// - the Spearman correlation of every pair of metrics over the group's segments (Figures 3–4);
+// - Table 8's OVERALL column (the system pairs each metric orders as the `combined` means) and
+//   Figure 1's formal/informal counts of a formality classifier per human formality bin.
+// BLEU and chrF system scores are corpus scores by default (StudyOptions), as the paper's Table 8.
 // Means, correlations and pairwise counts are eval/metaeval's and eval/stats' (scipy-exact).
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,25 @@ struct MetricAgreement {
   std::size_t metric = 0;  // index into Scores::metrics
   Dimension dimension;
   metaeval::MetaEvaluation result;  // systems, system means, pairwise, system-level and segment-level
+  // Table 8's OVERALL column: the same system scores (over the segments judged on `combined`) against
+  // the systems' mean `combined` judgement; none when no segment has one.
+  std::optional<metaeval::MetaEvaluation> overall;
+};
+
+// Figure 1: per group and bin of the human formality judgement (rounded to the nearest integer,
+// halves away from zero), how many outputs the formality classifier calls formal and informal.
+struct FormalityBin {
+  std::string group;
+  long bin = 0;
+  std::size_t formal = 0, informal = 0;
+};
+
+// How a system's score is made from its segments for the system means and Table 8's pairs: BLEU and
+// chrF as corpus scores over the segments (sacrebleu's corpus_bleu / corpus_chrf, as the paper), or
+// every metric as the mean of its segment scores.
+enum class SystemScores { Corpus, Mean };
+struct StudyOptions {
+  SystemScores system_scores = SystemScores::Corpus;
 };
 
 struct CrossCorrelation {
@@ -45,8 +68,14 @@ struct Study {
   std::vector<SystemSummary> systems_by_group;
   std::vector<MetricAgreement> agreements;  // group by group, metric by metric; only judged dimensions
   std::vector<CrossCorrelation> cross;      // one per group
+  std::vector<FormalityBin> formality_bins;  // with a formality classifier and formality judgements
+  SystemScores system_scores = SystemScores::Corpus;
 };
 
-Study meta_evaluate(const std::vector<Segment>& segments, const Scores& scores);
+Study meta_evaluate(const std::vector<Segment>& segments, const Scores& scores, const StudyOptions& options = {});
+
+// Figure 2: the rank of each system (1 = best; ties share the smallest rank) under a list of system
+// scores, NaN ranked last; higher_is_better false ranks the smallest first.
+std::vector<std::size_t> system_ranks(const std::vector<double>& scores, bool higher_is_better);
 
 }  // namespace invar::style_transfer

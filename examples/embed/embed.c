@@ -2,8 +2,10 @@
  *
  *   embed MODEL TEXT...
  *
- * prints the library's version, the embedding dimension, then one line of values per text. Build
- * it against an installed invar with pkg-config:
+ * prints the library's version, the embedding dimension, then one line of values per text, computed
+ * on the device $INVAR_DEVICE names ("cpu" when unset; "opencl" loads the OpenCL module). On failure
+ * it prints the library's message and exits with the invar_status. Build it against an installed
+ * invar with pkg-config:
  *
  *   cc embed.c $(pkg-config --cflags --libs invar) -o embed
  *
@@ -11,6 +13,7 @@
 #include <invar/invar.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -20,14 +23,16 @@ int main(int argc, char** argv) {
   invar_model_options options;
   invar_model_options_init(&options);
   options.threads = 1;
+  options.device = getenv("INVAR_DEVICE"); /* NULL = cpu */
 
   invar_model* model = NULL;
-  if (invar_model_open(argv[1], &options, &model) != INVAR_OK) {
+  invar_status status = invar_model_open(argv[1], &options, &model);
+  if (status != INVAR_OK) {
     fprintf(stderr, "embed: %s\n", invar_last_error());
-    return 1;
+    return (int)status;
   }
   invar_embeddings* embeddings = NULL;
-  const invar_status status = invar_embed(model, (const char* const*)(argv + 2), (size_t)(argc - 2), &embeddings);
+  status = invar_embed(model, (const char* const*)(argv + 2), (size_t)(argc - 2), &embeddings);
   if (status == INVAR_OK) {
     printf("invar %s\ndimension %zu\n", invar_version(), embeddings->dimension);
     for (size_t i = 0; i < embeddings->count; ++i)
@@ -38,5 +43,5 @@ int main(int argc, char** argv) {
   }
   invar_embeddings_free(embeddings);
   invar_model_free(model);
-  return status == INVAR_OK ? 0 : 1;
+  return (int)status;
 }

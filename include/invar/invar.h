@@ -1,6 +1,6 @@
 /* invar's C API: load a model (a Hugging Face folder or an .invar file), tokenize, embed, classify,
- * score with a masked LM's pseudo-log-likelihood, translate or generate, and score text with
- * sacrebleu-exact BLEU, chrF and TER. C99; usable from C, C++ and any foreign-function interface.
+ * read hidden states, score with a masked LM's pseudo-log-likelihood, translate or generate, and
+ * score text with sacrebleu-exact BLEU, chrF and TER, BERTScore and METEOR. C99; usable from C, C++ and any foreign-function interface.
  * docs/embedding.md has the API by example.
  *
  * Conventions
@@ -52,6 +52,22 @@ INVAR_API const char* invar_last_error(void);
 /* The library's version, "MAJOR.MINOR.PATCH". Thread-safe. */
 INVAR_API const char* invar_version(void);
 
+/* ---- warnings (since 1.0) ---- */
+
+typedef enum invar_log_level {
+  INVAR_LOG_WARNING = 1 /* a result may not be what the caller expects (non-finite weights loaded, ...) */
+} invar_log_level;
+
+/* Receives each warning: one line, UTF-8, without the "invar: warning: " prefix or a newline; valid
+ * during the call only. */
+typedef void (*invar_log_fn)(invar_log_level level, const char* message, void* user);
+
+/* Where the library's warnings go, for the whole process: `callback` (with `user`), or, for NULL
+ * (the default), stderr as "invar: warning: MESSAGE" lines, as the command line prints them. The
+ * callback runs on the thread of the call that warns, so it may run on several threads at once.
+ * Thread-safe. The OpenCL module (docs/embedding.md) keeps writing its own warnings to stderr. */
+INVAR_API void invar_log_set(invar_log_fn callback, void* user);
+
 /* ---- models ---- */
 
 typedef struct invar_model invar_model;
@@ -73,6 +89,11 @@ typedef enum invar_tokenizer {
   INVAR_TOKENIZER_SLOW = 2  /* the slow tokenizer's files only (vocab.txt, spiece.model, ...) */
 } invar_tokenizer;
 
+typedef enum invar_linear {
+  INVAR_LINEAR_ONEDNN = 0,  /* CPU, f32 weights: linear layers on oneDNN, each weight packed once at load */
+  INVAR_LINEAR_OPENBLAS = 1 /* CPU, f32 weights: linear layers on OpenBLAS's sgemm, weights as stored */
+} invar_linear;
+
 typedef struct invar_model_options {
   const char* device;          /* "cpu", "opencl", "opencl:P:D" (invar devices); NULL = "cpu" */
   int threads;                 /* CPU threads, 0 to 1024 as --threads; 0 = every core */
@@ -83,10 +104,11 @@ typedef struct invar_model_options {
   const char* source_language; /* seq2seq: mBART "de_DE", M2M100 "de"; NULL = the model's */
   const char* target_language; /* seq2seq: mBART "en_XX", M2M100 "en", multilingual Marian "fr" */
   int tokenizer;               /* an invar_tokenizer: which tokenizer files a folder is read with */
+  int linear;                  /* an invar_linear (as --linear; int8 weights need INVAR_LINEAR_ONEDNN) */
 } invar_model_options;
 
 /* Defaults: cpu, every core, not deterministic, f32, non-finite weights refused, batches of 32,
- * the model's languages, INVAR_TOKENIZER_AUTO. */
+ * the model's languages, INVAR_TOKENIZER_AUTO, INVAR_LINEAR_ONEDNN. */
 INVAR_API void invar_model_options_init(invar_model_options* options);
 
 /* Opens the model at `path` (options NULL = the defaults). Thread-safe. The calls below that take
@@ -95,6 +117,17 @@ INVAR_API invar_status invar_model_open(const char* path, const invar_model_opti
 /* Not while another call uses the model. Results made with it stay valid. */
 INVAR_API void invar_model_free(invar_model* model);
 INVAR_API invar_status invar_model_kind_of(const invar_model* model, invar_model_kind* kind);
+
+/* Called by the long calls on a model as they go, with the inputs done so far and the call's total; a
+ * nonzero return stops the call (INVAR_ERROR_STOPPED). The file jobs below take theirs in
+ * invar_run_options. */
+typedef int (*invar_progress_fn)(size_t done, size_t total, void* user);
+
+/* Since 1.0: a progress and stop callback for the model's in-memory calls (invar_embed,
+ * invar_classify, invar_hidden_states, invar_bertscore: after each batch of texts; invar_generate,
+ * invar_translate: after each batch of sources). A call it stops returns INVAR_ERROR_STOPPED and
+ * gives back nothing. NULL = none (the default). Not while a call uses the model. */
+INVAR_API invar_status invar_model_set_progress(invar_model* model, invar_progress_fn progress, void* user);
 
 /* ---- tokenize (any model) ---- */
 
@@ -114,6 +147,7 @@ typedef struct invar_embeddings {
   size_t count;     /* texts */
   size_t dimension; /* floats per embedding */
   float* values;    /* count × dimension, row-major */
+  size_t truncated; /* since 1.0: texts cut to the model's length (the count `invar embed` warns of) */
 } invar_embeddings;
 
 /* Sentence embeddings as sentence-transformers computes them: modules.json's pooling and Normalize
@@ -130,6 +164,7 @@ typedef struct invar_classification {
   float* logits;        /* count × labels */
   float* probabilities; /* count × labels: softmax (sigmoid for multi-label models); NULL for regression */
   int64_t* best;        /* per input: the label with the largest logit; -1 for regression or non-finite logits */
+  size_t truncated;     /* since 1.0: inputs cut to the model's length */
 } invar_classification;
 
 /* `second_texts` NULL: single texts; else `count` second texts classified as pairs. */
@@ -147,6 +182,56 @@ typedef struct invar_pll {
 /* Salazar et al.'s pseudo-log-likelihood of `text` under a masked-LM model; not truncated. */
 INVAR_API invar_status invar_pseudo_log_likelihood(invar_model* model, const char* text, invar_pll** pll);
 INVAR_API void invar_pll_free(invar_pll* pll);
+
+/* Since 1.0. */
+typedef struct invar_hidden {
+  size_t count;     /* texts */
+  size_t width;     /* floats per token: the model's hidden size */
+  size_t* lengths;  /* tokens per text, special tokens included */
+  int32_t** ids;    /* per text: its lengths[i] token ids */
+  float** values;   /* per text: lengths[i] × width floats, row-major */
+  size_t truncated; /* texts cut to the model's length */
+} invar_hidden;
+
+/* Every token's hidden state after `layer` layers, as `invar hidden --layer` (0 = the embeddings;
+ * negative counts from the end: -1 = the last layer, the default of the command line). */
+INVAR_API invar_status invar_hidden_states(invar_model* model, const char* const* texts, size_t count, int64_t layer,
+                                           invar_hidden** states);
+INVAR_API void invar_hidden_free(invar_hidden* states);
+
+/* ---- BERTScore (since 1.0) ---- */
+
+/* bert_score v0.3.13's score(), as `invar metric bertscore`. */
+typedef struct invar_bertscore_options {
+  int64_t layer;        /* hidden states after this many layers (0 = embeddings); -1 = bert_score's layer for
+                           the model's folder name or config.json's _name_or_path (e.g. roberta-large: 17) */
+  int idf;              /* nonzero: weigh tokens by idf over the call's references */
+  size_t batch_size;    /* sentences per model batch, pairs per matching batch (bert_score's batch_size) */
+  size_t max_length;    /* truncate texts to this many tokens; 0 = the tokenizer's and the model's limit */
+  const char* baseline; /* a LAYER,P,R,F baseline file to rescale with; NULL = no rescaling */
+} invar_bertscore_options;
+
+/* Defaults: the model's default layer, no idf, batches of 64, the model's length, no rescaling. */
+INVAR_API void invar_bertscore_options_init(invar_bertscore_options* options);
+
+typedef struct invar_bertscores {
+  size_t count;      /* hypotheses */
+  float* precision;  /* per hypothesis, the maximum over its references (NaN as bert_score gives it) */
+  float* recall;
+  float* f1;
+  float mean[3];     /* P, R and F averaged over the hypotheses: the command line's summary */
+  int64_t layer;     /* the layer used */
+  char* hash;        /* bert_score's hash, e.g. "roberta-large_L17_no-idf_version=0.3.12(hug_trans=4.19.0.dev0)" */
+  size_t truncated;  /* distinct texts cut to the length limit */
+} invar_bertscores;
+
+/* BERTScore of `count` hypotheses against references laid out as invar_corpus_score takes them (NULL
+ * where a stream has none; every hypothesis needs one) on an encoder model. options NULL = the
+ * defaults. An empty hypothesis or reference scores P = R = F = 0, as in bert_score. */
+INVAR_API invar_status invar_bertscore(invar_model* model, const char* const* hypotheses, size_t count,
+                                       const char* const* references, size_t num_references,
+                                       const invar_bertscore_options* options, invar_bertscores** scores);
+INVAR_API void invar_bertscores_free(invar_bertscores* scores);
 
 /* ---- seq2seq: generate, translate ---- */
 
@@ -218,10 +303,9 @@ INVAR_API void invar_texts_free(invar_texts* texts);
  * Each call uses the model from one thread, as the other calls do; jobs on different models run
  * concurrently. */
 
-/* Called before each chunk the call computes, with the lines this call finished so far and the
- * input's line count; a nonzero return stops the job: the call returns INVAR_ERROR_STOPPED, the
- * finished chunks stay in the progress file and the output is not written. */
-typedef int (*invar_progress_fn)(size_t done, size_t total, void* user);
+/* A file job calls its invar_run_options.progress before each chunk it computes, with the lines this
+ * call finished so far and the input's line count; a nonzero return stops the job: the call returns
+ * INVAR_ERROR_STOPPED, the finished chunks stay in the progress file and the output is not written. */
 
 typedef struct invar_run_options {
   int resume;               /* nonzero: continue from the progress kept beside the output */
@@ -246,7 +330,7 @@ INVAR_API invar_status invar_embed_file(invar_model* model, const char* input, c
 INVAR_API invar_status invar_translate_file(invar_model* model, const char* input, const char* output,
                                             const invar_search_options* options, const invar_run_options* run);
 
-/* ---- metrics: sacrebleu 2.4.3-exact BLEU, chrF, TER ---- */
+/* ---- metrics: sacrebleu 2.4.3-exact BLEU, chrF, TER; NLTK's METEOR ---- */
 
 typedef struct invar_metric invar_metric;
 
@@ -275,20 +359,34 @@ typedef struct invar_ter_options {
   int case_sensitive;
 } invar_ter_options;
 
-/* sacrebleu's defaults: BLEU 13a/exp/order 4, chrF2 (6, 0, 2), case-insensitive TER. */
+/* Since 1.0: METEOR as NLTK's meteor_score, as `invar metric meteor`. */
+typedef struct invar_meteor_options {
+  const char* nltk;    /* "3.8" (NULL; NLTK >= 3.6.5) or "3.6.2" (eval/metrics/lexical/meteor.hpp) */
+  double alpha;
+  double beta;
+  double gamma;
+  const char* wordnet; /* WordNet 3.0's database folder; NULL = $WNSEARCHDIR, else /usr/share/wordnet */
+} invar_meteor_options;
+
+/* sacrebleu's defaults: BLEU 13a/exp/order 4, chrF2 (6, 0, 2), case-insensitive TER; NLTK's METEOR
+ * 3.8 with alpha 0.9, beta 3, gamma 0.5. */
 INVAR_API void invar_bleu_options_init(invar_bleu_options* options);
 INVAR_API void invar_chrf_options_init(invar_chrf_options* options);
 INVAR_API void invar_ter_options_init(invar_ter_options* options);
+INVAR_API void invar_meteor_options_init(invar_meteor_options* options);
 
 /* options NULL = the defaults. Thread-safe. A metric is read-only once created: the scoring calls
  * below may use one metric from several threads at once. */
 INVAR_API invar_status invar_metric_bleu(const invar_bleu_options* options, invar_metric** metric);
 INVAR_API invar_status invar_metric_chrf(const invar_chrf_options* options, invar_metric** metric);
 INVAR_API invar_status invar_metric_ter(const invar_ter_options* options, invar_metric** metric);
+/* METEOR's sentence score is the best over the segment's references; its corpus score the mean of the
+ * sentence scores, as `invar metric meteor` prints it (verbose "mean of N segments"). Reads WordNet. */
+INVAR_API invar_status invar_metric_meteor(const invar_meteor_options* options, invar_metric** metric);
 INVAR_API void invar_metric_free(invar_metric* metric);
 
 typedef struct invar_score {
-  char* name;      /* "BLEU", "chrF2", "chrF2++", "TER" */
+  char* name;      /* "BLEU", "chrF2", "chrF2++", "TER", "METEOR" */
   double score;
   char* signature; /* "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.4.3" */
   char* verbose;   /* BLEU's "61.5/29.0/... (BP = ...)"; "" for the others */

@@ -8,6 +8,7 @@
 #ifndef INVAR_INVAR_HPP
 #define INVAR_INVAR_HPP
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -46,12 +47,24 @@ using Generation = Owned<invar_generation, invar_generation_free>;
 using Texts = Owned<invar_texts, invar_texts_free>;
 using Score = Owned<invar_score, invar_score_free>;
 using SentenceScores = Owned<invar_sentence_scores, invar_sentence_scores_free>;
+using HiddenStates = Owned<invar_hidden, invar_hidden_free>;
+using BertScores = Owned<invar_bertscores, invar_bertscores_free>;
 
 namespace detail {
 inline std::vector<const char*> pointers(const std::vector<std::string>& texts) {
   std::vector<const char*> out;
   out.reserve(texts.size());
   for (const auto& text : texts) out.push_back(text.c_str());
+  return out;
+}
+
+// Reference streams laid end to end, as the C API takes them; each must hold `segments` texts.
+inline std::vector<const char*> flatten(const std::vector<std::vector<std::string>>& streams, std::size_t segments) {
+  std::vector<const char*> out;
+  for (const auto& stream : streams) {
+    if (stream.size() != segments) throw std::invalid_argument("every reference stream needs one text per hypothesis");
+    for (const auto& text : stream) out.push_back(text.c_str());
+  }
   return out;
 }
 
@@ -100,6 +113,29 @@ class Model {
         [&](invar_classification** out) { return invar_classify(model_.get(), a.data(), b.data(), a.size(), out); });
   }
 
+  // Every token's hidden state after `layer` layers (-1 = the last).
+  HiddenStates hidden_states(const std::vector<std::string>& texts, std::int64_t layer = -1) {
+    const auto p = detail::pointers(texts);
+    return detail::make<invar_hidden, invar_hidden_free>(
+        [&](invar_hidden** out) { return invar_hidden_states(model_.get(), p.data(), p.size(), layer, out); });
+  }
+
+  // references[r][i]: reference r of hypothesis i (sacrebleu's streams).
+  BertScores bertscore(const std::vector<std::string>& hypotheses, const std::vector<std::vector<std::string>>& references,
+                       const invar_bertscore_options* options = nullptr) {
+    const auto h = detail::pointers(hypotheses);
+    const auto r = detail::flatten(references, hypotheses.size());
+    return detail::make<invar_bertscores, invar_bertscores_free>([&](invar_bertscores** out) {
+      return invar_bertscore(model_.get(), h.data(), h.size(), r.data(), references.size(), options, out);
+    });
+  }
+
+  // The in-memory calls report to `progress` (nullptr = none); a nonzero return throws Error with
+  // INVAR_ERROR_STOPPED from the call it stops.
+  void set_progress(invar_progress_fn progress, void* user = nullptr) {
+    check(invar_model_set_progress(model_.get(), progress, user));
+  }
+
   PseudoLogLikelihood pseudo_log_likelihood(const std::string& text) {
     return detail::make<invar_pll, invar_pll_free>(
         [&](invar_pll** out) { return invar_pseudo_log_likelihood(model_.get(), text.c_str(), out); });
@@ -134,7 +170,7 @@ class Model {
   Owned<invar_model, invar_model_free> model_;
 };
 
-// BLEU, chrF or TER with their settings; read-only, shareable between threads.
+// BLEU, chrF, TER or METEOR with their settings; read-only, shareable between threads.
 class Metric {
  public:
   static Metric bleu(const invar_bleu_options* options = nullptr) {
@@ -146,12 +182,15 @@ class Metric {
   static Metric ter(const invar_ter_options* options = nullptr) {
     return Metric([&](invar_metric** out) { return invar_metric_ter(options, out); });
   }
+  static Metric meteor(const invar_meteor_options* options = nullptr) {
+    return Metric([&](invar_metric** out) { return invar_metric_meteor(options, out); });
+  }
 
   // references[r][i]: reference r of segment i (sacrebleu's streams).
   Score corpus_score(const std::vector<std::string>& hypotheses,
                      const std::vector<std::vector<std::string>>& references) const {
     const auto h = detail::pointers(hypotheses);
-    const auto r = flatten(references, hypotheses.size());
+    const auto r = detail::flatten(references, hypotheses.size());
     return detail::make<invar_score, invar_score_free>([&](invar_score** out) {
       return invar_corpus_score(metric_.get(), h.data(), h.size(), r.data(), references.size(), out);
     });
@@ -160,7 +199,7 @@ class Metric {
   SentenceScores sentence_score(const std::vector<std::string>& hypotheses,
                                 const std::vector<std::vector<std::string>>& references) const {
     const auto h = detail::pointers(hypotheses);
-    const auto r = flatten(references, hypotheses.size());
+    const auto r = detail::flatten(references, hypotheses.size());
     return detail::make<invar_sentence_scores, invar_sentence_scores_free>([&](invar_sentence_scores** out) {
       return invar_sentence_score(metric_.get(), h.data(), h.size(), r.data(), references.size(), out);
     });
@@ -171,16 +210,6 @@ class Metric {
  private:
   template <typename Create>
   explicit Metric(Create create) : metric_(detail::make<invar_metric, invar_metric_free>(create)) {}
-
-  // The streams laid end to end, as the C API takes them; each must hold `segments` texts.
-  static std::vector<const char*> flatten(const std::vector<std::vector<std::string>>& streams, std::size_t segments) {
-    std::vector<const char*> out;
-    for (const auto& stream : streams) {
-      if (stream.size() != segments) throw std::invalid_argument("every reference stream needs one text per hypothesis");
-      for (const auto& text : stream) out.push_back(text.c_str());
-    }
-    return out;
-  }
 
   Owned<invar_metric, invar_metric_free> metric_;
 };

@@ -80,6 +80,21 @@ TEST(CApi, EmbedIsTheSentenceTransformersEmbedding) {
   }
 }
 
+// As `--linear openblas`: the linear layers on OpenBLAS, embeddings as the default's (oneDNN).
+TEST(CApi, LinearOpenBlasEmbedsAsOneDnnDoes) {
+  invar_model_options options;
+  invar_model_options_init(&options);
+  EXPECT_EQ(options.linear, INVAR_LINEAR_ONEDNN);
+  options.threads = 1;
+  options.linear = INVAR_LINEAR_OPENBLAS;
+  api::Model openblas(fixture("core/bert-wordpiece"), &options);
+  const auto texts = case_strings(load_json(fixture("core/bert-wordpiece/golden.json")), "text");
+  const auto got = openblas.embed(texts), want = open("core/bert-wordpiece").embed(texts);
+  ASSERT_EQ(got->count, want->count);
+  ASSERT_EQ(got->dimension, want->dimension);
+  for (std::size_t i = 0; i < got->count * got->dimension; ++i) EXPECT_NEAR(got->values[i], want->values[i], 1e-5) << i;
+}
+
 // As `--weights int8` (CliEncoder.Int8WeightsEmbedCloseToF32): close to the golden, not equal to f32.
 TEST(CApi, Int8WeightsEmbedCloseToF32) {
   invar_model_options options;

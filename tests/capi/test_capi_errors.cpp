@@ -106,6 +106,15 @@ TEST(CApiErrors, OpenWithBadOptions) {
   options.tokenizer = 7;
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT, "tokenizer"));
   options = one_thread();
+  options.linear = 7;
+  EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_ARGUMENT,
+                    "linear must be INVAR_LINEAR_ONEDNN or INVAR_LINEAR_OPENBLAS, got 7"));
+  options = one_thread();
+  options.linear = INVAR_LINEAR_OPENBLAS;
+  options.weights = INVAR_WEIGHTS_INT8;
+  EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_INPUT,
+                    "int8 weights run on oneDNN only"));
+  options = one_thread();
   options.tokenizer = INVAR_TOKENIZER_JSON;  // the folder has only the slow files
   EXPECT_TRUE(fails(invar_model_open(path.c_str(), &options, &model), INVAR_ERROR_INPUT,
                     "missing tokenizer file tokenizer.json"));

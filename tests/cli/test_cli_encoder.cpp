@@ -215,6 +215,28 @@ TEST(CliEncoder, Int8WeightsEmbedCloseToF32) {
   EXPECT_NE(refused.err.find("int4 not in {f32,f16,int8}"), std::string::npos) << refused.err;
 }
 
+// --linear openblas runs the linear layers on OpenBLAS: embeddings within the golden's tolerance of
+// the default's (oneDNN), before or after the command's name; int8 weights are refused with it.
+TEST(CliEncoder, LinearOpenBlasEmbedsAsOneDnnDoes) {
+  const auto golden = test::load_json(test::fixture("core/bert-wordpiece/golden.json"));
+  const std::string input = texts_of(golden, 3);
+  const auto onednn = test::run_cli({"embed", "-m", model("bert-wordpiece"), "--linear", "onednn"}, input);
+  const auto openblas = test::run_cli({"--linear", "openblas", "embed", "-m", model("bert-wordpiece")}, input);
+  ASSERT_EQ(openblas.exit_code, 0) << openblas.err;
+  const auto want = json_lines(onednn.out), got = json_lines(openblas.out);
+  ASSERT_EQ(got.size(), 3u);
+  ASSERT_EQ(want.size(), 3u);
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(near_all(got[i]["embedding"], want[i]["embedding"], 1e-5));
+  const auto int8 =
+      test::run_cli({"embed", "-m", model("bert-wordpiece"), "--linear", "openblas", "--weights", "int8"}, input);
+  EXPECT_EQ(int8.exit_code, 1);
+  EXPECT_NE(int8.err.find("int8 weights run on oneDNN only, not with linear layers on openblas"), std::string::npos)
+      << int8.err;
+  const auto unknown = test::run_cli({"embed", "-m", model("bert-wordpiece"), "--linear", "mkl"}, input);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("mkl not in {onednn,openblas}"), std::string::npos) << unknown.err;
+}
+
 TEST(CliEncoder, HiddenWritesTokensAndTheRequestedLayer) {
   for (const char* name : {"bert-wordpiece", "electra", "albert", "deberta-v3"}) {
     SCOPED_TRACE(name);
@@ -278,6 +300,60 @@ TEST(CliEncoder, ClassifyPairsAndRegression) {
   ASSERT_EQ(lines.size(), 12u);
   for (std::size_t i = 0; i < 12; ++i)
     EXPECT_NEAR(lines[i]["score"].get<double>(), golden["cases"][i]["score"].get<double>(), 1e-4);
+}
+
+// The zero-shot-classification pipeline over an encoder NLI classifier: DeBERTa-v3's labels are
+// entailment (id 0), neutral, contradiction, so the pipeline's contradiction is the last logit.
+// Each line's scores follow from the logits `classify --pairs` gives for its premise-hypothesis
+// pairs (those logits are checked against Hugging Face above).
+TEST(CliEncoder, ZeroShotOnAnEncoderNliClassifier) {
+  const std::string nli = model("deberta-v3-nli");
+  const json golden = test::load_json(nli + "/golden.json");
+  const std::vector<std::string> labels{"technology", "weather", "sports"};
+  std::string premises, pairs;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto premise = golden["cases"][i]["text"].get<std::string>();
+    premises += premise + "\n";
+    for (const auto& label : labels) pairs += premise + "\tThis example is " + label + ".\n";
+  }
+  const auto pair_run = test::run_cli({"classify", "-m", nli, "--pairs"}, pairs);
+  ASSERT_EQ(pair_run.exit_code, 0) << pair_run.err;
+  const auto pair_lines = json_lines(pair_run.out);
+  ASSERT_EQ(pair_lines.size(), 12u);
+  for (const bool multi : {false, true}) {
+    SCOPED_TRACE(multi ? "multi-label" : "single-label");
+    std::vector<std::string> args{"classify", "-m", nli, "--zero-shot", "technology,weather,sports"};
+    if (multi) args.emplace_back("--multi-label");
+    const auto result = test::run_cli(args, premises);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto lines = json_lines(result.out);
+    ASSERT_EQ(lines.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+      std::vector<double> expected(3);
+      double sum = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const json& logits = pair_lines[i * 3 + k]["logits"];
+        const double entail = logits[0].get<double>(), contradiction = logits[2].get<double>();
+        expected[k] = multi ? 1.0 / (1.0 + std::exp(contradiction - entail)) : std::exp(entail);
+        sum += expected[k];
+      }
+      if (!multi)
+        for (double& e : expected) e /= sum;
+      ASSERT_EQ(lines[i]["labels"].size(), 3u);
+      for (std::size_t r = 0; r < 3; ++r) {
+        const auto at = std::find(labels.begin(), labels.end(), lines[i]["labels"][r].get<std::string>()) - labels.begin();
+        ASSERT_LT(static_cast<std::size_t>(at), labels.size());
+        EXPECT_NEAR(lines[i]["scores"][r].get<double>(), expected[static_cast<std::size_t>(at)], 1e-5);
+        if (r > 0) {
+          EXPECT_GE(lines[i]["scores"][r - 1].get<double>(), lines[i]["scores"][r].get<double>());
+        }
+      }
+    }
+  }
+  // A classifier without an entailment label is no NLI model: refused naming its config.json.
+  const auto no_nli = test::run_cli({"classify", "-m", model("bert-pair-cls"), "--zero-shot", "a,b"}, "x\n");
+  EXPECT_EQ(no_nli.exit_code, 1);
+  EXPECT_NE(no_nli.err.find("config.json: no label starts with 'entail'"), std::string::npos) << no_nli.err;
 }
 
 TEST(CliEncoder, PllAndPseudoPerplexity) {

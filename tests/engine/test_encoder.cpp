@@ -30,10 +30,11 @@ struct Fixture {
   std::unique_ptr<EncoderModel> model;
   json golden;
 
-  explicit Fixture(const std::string& name, int threads = 1, bool deterministic = false) {
+  explicit Fixture(const std::string& name, int threads = 1, bool deterministic = false,
+                   LinearKernel linear = LinearKernel::OneDnn) {
     source = ModelSource::open(test::fixture(name));
     tokenizer = make_tokenizer(*source);
-    backend = make_cpu_backend({.threads = threads, .deterministic = deterministic});
+    backend = make_cpu_backend({.threads = threads, .deterministic = deterministic, .linear = linear});
     model = std::make_unique<EncoderModel>(*source, *backend);
     golden = test::load_json(test::fixture(name + "/golden.json"));
   }
@@ -146,6 +147,16 @@ TEST_P(EncoderBase, EveryLayerPoolerAndSentenceEmbeddingsMatchGolden) {
     if (st.normalize) {
       EXPECT_TRUE(all_near(f.model->embed(one, st.modes, true, f.model->spec().layers)[0], c["mean_pooled_normalized"]));
     }
+  }
+}
+
+// --linear openblas: the linear layers on OpenBLAS's sgemm over the weights as stored (no packed
+// copies) give every layer as Hugging Face does, within the same tolerance as oneDNN's.
+TEST_P(EncoderBase, LinearLayersOnOpenBlasMatchGolden) {
+  Fixture f(GetParam(), 2, false, LinearKernel::OpenBlas);
+  for (const auto& c : f.golden["cases"]) {
+    SCOPED_TRACE(c["text"].get<std::string>());
+    expect_layers_match(f, c);
   }
 }
 

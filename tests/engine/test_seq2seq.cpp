@@ -106,6 +106,21 @@ class Seq2Seq : public ::testing::TestWithParam<std::string> {
   SearchSettings settings(const char* kind) const {
     return settings_from(model_->default_settings(), golden_["generation"][kind]);
   }
+  // Every golden case on `model`: encoder states, greedy ids, beam ids and scores.
+  void expect_states_and_searches_match(Seq2SeqModel& model) const {
+    for (const auto& c : golden_["cases"]) {
+      SCOPED_TRACE(c["text"].get<std::string>());
+      const TokenIds input = ids_of(c["input_ids"]);
+      EXPECT_TRUE(all_near(model.encode({input}), flat(c["encoder_last_hidden_state"])));
+      EXPECT_TRUE(same_ids(model.generate({input}, settings("greedy"))[0][0].ids, c["greedy_ids"], pad()));
+      const auto beams = model.generate({input}, settings("beam"))[0];
+      ASSERT_EQ(beams.size(), c["beam_ids"].size());
+      for (std::size_t k = 0; k < beams.size(); ++k) {
+        EXPECT_TRUE(same_ids(beams[k].ids, c["beam_ids"][k], pad())) << "hypothesis " << k;
+        EXPECT_NEAR(beams[k].score, c["beam_scores"][k].get<double>(), kTolerance) << "hypothesis " << k;
+      }
+    }
+  }
 
   std::unique_ptr<ModelSource> source_;
   std::unique_ptr<Backend> backend_;
@@ -224,19 +239,16 @@ TEST_P(Seq2Seq, DeterministicBackendMatchesGoldenOnAnyThreadCount) {
     SCOPED_TRACE(::testing::Message() << threads << " threads");
     const auto backend = make_cpu_backend({.threads = threads, .deterministic = true});
     Seq2SeqModel model(*source_, *backend);
-    for (const auto& c : golden_["cases"]) {
-      SCOPED_TRACE(c["text"].get<std::string>());
-      const TokenIds input = ids_of(c["input_ids"]);
-      EXPECT_TRUE(all_near(model.encode({input}), flat(c["encoder_last_hidden_state"])));
-      EXPECT_TRUE(same_ids(model.generate({input}, settings("greedy"))[0][0].ids, c["greedy_ids"], pad()));
-      const auto beams = model.generate({input}, settings("beam"))[0];
-      ASSERT_EQ(beams.size(), c["beam_ids"].size());
-      for (std::size_t k = 0; k < beams.size(); ++k) {
-        EXPECT_TRUE(same_ids(beams[k].ids, c["beam_ids"][k], pad())) << "hypothesis " << k;
-        EXPECT_NEAR(beams[k].score, c["beam_scores"][k].get<double>(), kTolerance) << "hypothesis " << k;
-      }
-    }
+    expect_states_and_searches_match(model);
   }
+}
+
+// --linear openblas: the linear layers on OpenBLAS's sgemm over the weights as stored, instead of
+// oneDNN's packed copies: the same encoder states, ids and beam scores as Hugging Face.
+TEST_P(Seq2Seq, LinearLayersOnOpenBlasMatchGolden) {
+  const auto backend = make_cpu_backend({.threads = 2, .linear = LinearKernel::OpenBlas});
+  Seq2SeqModel model(*source_, *backend);
+  expect_states_and_searches_match(model);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Seq2Seq, ::testing::ValuesIn(test::model_folders(true)), test_name);

@@ -129,6 +129,14 @@ TEST(ZeroShot, TemplatesAndLabelsAreChecked) {
   // A single label is scored on its own ([contradiction, entailment] softmax), as the pipeline does.
   const auto one = zero_shot_scores({{0.0f, 5.0f, 1.0f}}, {{"only"}, "{}", false}, 2);
   EXPECT_NEAR(one.scores[0], 1.0 / (1.0 + std::exp(-1.0)), 1e-12);
+  // Entailment at id 0 (entailment, neutral, contradiction): the pipeline's contradiction is the last
+  // logit (Python's index -1), not id 0 itself.
+  const auto first = zero_shot_scores({{5.0f, 9.0f, 3.0f}}, {{"only"}, "{}", false}, 0);
+  EXPECT_NEAR(first.scores[0], 1.0 / (1.0 + std::exp(-2.0)), 1e-12);
+  const auto multi = zero_shot_scores({{1.0f, 0.0f, 1.0f}, {0.0f, 0.0f, 2.0f}}, {{"a", "b"}, "{}", true}, 0);
+  EXPECT_EQ(multi.labels, (std::vector<std::string>{"a", "b"}));
+  EXPECT_NEAR(multi.scores[0], 0.5, 1e-12);
+  EXPECT_NEAR(multi.scores[1], 1.0 / (1.0 + std::exp(2.0)), 1e-12);
 }
 
 TEST(Seq2SeqClassifier, AModelWithoutTheHeadIsRefused) {

@@ -514,8 +514,20 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
 
   const auto html = test::read_file(f.dir + "/report.html");
   const auto svgs = count(html, "<svg");
-  // Categories, density contours, box plots, and at this size the two scatter plots.
-  EXPECT_EQ(svgs, 5u);
+  // Categories, density contours, Figures 5 and 6, box plots, and at this size the two scatter plots.
+  EXPECT_EQ(svgs, 7u);
+  // Figure 5: the counts above, split by agreement.
+  for (const char* segment : {"[1,1] isometric — all: 1.00", "[1,1] isometric — bert+mpnet: 1.00",
+                              "[0,1] type-1 anisometry — bert+xlmr: 1.00", "[0,1] type-1 anisometry — xlmr+mpnet: 1.00",
+                              "[1,0] type-2 anisometry — bert+xlmr: 1.00", "[0,0] ambiguous — all: 0.00"})
+    EXPECT_NE(html.find(segment), std::string::npos) << segment;
+  // Figure 6: every pair counted in one bin.
+  std::size_t binned = 0;
+  for (auto at = html.find("<rect class=\"bin\""); at != std::string::npos; at = html.find("<rect class=\"bin\"", at + 1)) {
+    const auto colon = html.find("): ", at);
+    binned += std::stoul(html.substr(colon + 3, html.find('<', colon) - colon - 3));
+  }
+  EXPECT_EQ(binned, 5u);
   EXPECT_NE(html.find("[0,1] type-1 anisometry"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(html.find("class=\"contour\""), std::string::npos);
@@ -656,7 +668,7 @@ TEST(IsometryCli, SeveralTranslatorsFromFilesSideBySide) {
 }
 
 TEST(IsometryCli, TheReportScalesToLargeStudies) {
-  // 450 pairs: no scatter plots (a solid block of colour at this size), the densities and boxes instead.
+  // 450 pairs: no scatter plots (a solid block of colour at this size), the densities, bins and boxes instead.
   const auto dir = test::temp_dir();
   std::string pairs, translations, scores = "source:a\ttarget:a\tsource:b\ttarget:b\tsource:c\ttarget:c\n";
   for (int i = 0; i < 450; ++i) {
@@ -673,7 +685,7 @@ TEST(IsometryCli, TheReportScalesToLargeStudies) {
                                "--detector-scores", dir + "/scores.tsv", "--report", dir + "/report.html"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto html = test::read_file(dir + "/report.html");
-  EXPECT_EQ(count(html, "<svg"), 3u);
+  EXPECT_EQ(count(html, "<svg"), 5u);  // Figures 5 and 6 at any size
   EXPECT_EQ(count(html, "<circle cx") - count(html, "r=\"2\" fill=\"none\""), 0u);  // only box-plot outliers
   // One panel per detector, each with contour lines.
   EXPECT_GE(count(html, "class=\"contour\""), 3u);

@@ -240,11 +240,11 @@ TEST(LipCli, BadInputNamesFileLineAndField) {
   }
   {  // an empty text in B
     auto f = write_files("lovely\tpos\nawful\tneg\n", "lovely\n  \n");
-    expect_error(lip_args(f), f.transformed + ":2: empty text (--empty skip leaves empty texts out)");
+    expect_error(lip_args(f), f.transformed + ":2: empty text (--empty skip leaves empty texts out; --empty nan reads them as the LIP tool does)");
   }
   {  // an empty text in A
     auto f = write_files("lovely\tpos\n\tneg\n", "lovely\nawful\n");
-    expect_error(lip_args(f), f.original + ":2: empty text (--empty skip leaves empty texts out)");
+    expect_error(lip_args(f), f.original + ":2: empty text (--empty skip leaves empty texts out; --empty nan reads them as the LIP tool does)");
   }
   {  // a label of A the training data does not know
     auto f = write_files("lovely\tpos\nso-so\tneutral\n", "lovely\nfine\n");

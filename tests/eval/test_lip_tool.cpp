@@ -319,6 +319,21 @@ TEST(LipDatasets, HatEvalAndAffectLayouts) {
 
 namespace {
 
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// 20 separable TSV rows: "lovely great thing I<TAB>pos" and "awful broken thing I<TAB>neg".
+std::vector<std::string> two_class_training_rows() {
+  std::vector<std::string> train;
+  for (int i = 0; i < 10; ++i) {
+    train.push_back(fmt::format("lovely great thing {}\tpos", i));
+    train.push_back(fmt::format("awful broken thing {}\tneg", i));
+  }
+  return train;
+}
+
 std::string lines(const std::vector<std::string>& rows) {
   std::string out;
   for (const auto& row : rows) out += row + "\n";
@@ -329,11 +344,7 @@ std::string lines(const std::vector<std::string>& rows) {
 
 TEST(LipToolCli, EmptyTextsSkippedAndCountedOrNamed) {
   const auto dir = test::temp_dir();
-  std::vector<std::string> train;
-  for (int i = 0; i < 10; ++i) {
-    train.push_back(fmt::format("lovely great thing {}\tpos", i));
-    train.push_back(fmt::format("awful broken thing {}\tneg", i));
-  }
+  std::vector<std::string> train = two_class_training_rows();
   train.push_back("  \tpos");
   train.push_back("\tneg");
   test::write_file(dir + "/train.tsv", lines(train));
@@ -343,7 +354,8 @@ TEST(LipToolCli, EmptyTextsSkippedAndCountedOrNamed) {
                                 dir + "/b.tsv", "--min-df", "1", "--json"};
   auto error = test::run_cli(args);
   EXPECT_EQ(error.exit_code, 1);
-  EXPECT_EQ(error.err, "invar: error: " + dir + "/train.tsv:21: empty text (--empty skip leaves empty texts out)\n");
+  EXPECT_EQ(error.err, "invar: error: " + dir + "/train.tsv:21: empty text (--empty skip leaves empty texts out; --empty nan reads "
+            "them as the LIP tool does)\n");
 
   args.insert(args.end(), {"--empty", "skip"});
   auto run = test::run_cli(args);
@@ -354,6 +366,86 @@ TEST(LipToolCli, EmptyTextsSkippedAndCountedOrNamed) {
   EXPECT_EQ(out["empty_texts_skipped"][dir + "/a.tsv"], 1);
   EXPECT_EQ(out["empty_texts_skipped"][dir + "/b.tsv"], 1);
   EXPECT_EQ(out["classifier_check"]["source"]["texts"], 20);
+}
+
+TEST(LipTool, PandasNaMarkersAreReadAsNan) {
+  for (const char* cell : {"", "nan", "NaN", "NA", "N/A", "n/a", "null", "NULL", "#N/A", "<NA>", "-nan", "1.#QNAN"})
+    EXPECT_TRUE(lip::pandas_na_marker(cell)) << cell;
+  // pandas 1.x keeps these as text: "None" became NA only in pandas 2; whitespace is not stripped.
+  for (const char* cell : {"None", " ", " nan", "na", "Nan", "NAN", "nan "}) EXPECT_FALSE(lip::pandas_na_marker(cell)) << cell;
+}
+
+TEST(LipToolCli, EmptyNanReadsEmptyTextsAsTheWordNan) {
+  // --empty nan on files with an empty cell and a pandas NA marker must give exactly what the same
+  // files give with the literal text "nan" written in those cells.
+  const auto dir = test::temp_dir();
+  std::vector<std::string> train = two_class_training_rows();
+  auto literal = train;
+  train.insert(train.end(), {"\tneg", "NA\tneg", "  \tpos"});
+  literal.insert(literal.end(), {"nan\tneg", "nan\tneg", "  \tpos"});
+  test::write_file(dir + "/train.tsv", lines(train));
+  test::write_file(dir + "/train_nan.tsv", lines(literal));
+  test::write_file(dir + "/a.tsv", lines({"lovely thing\tpos", "\tneg", "awful thing\tneg", "great\tpos"}));
+  test::write_file(dir + "/a_nan.tsv", lines({"lovely thing\tpos", "nan\tneg", "awful thing\tneg", "great\tpos"}));
+  test::write_file(dir + "/b.tsv", lines({"lovely item", "awful item", "nan", "great"}));
+  auto run_on = [&](const std::string& suffix) {
+    const std::string predictions = dir + "/predictions" + suffix + ".jsonl";
+    auto run = test::run_cli({"lip", "--train", dir + "/train" + suffix + ".tsv", "--original", dir + "/a" + suffix + ".tsv",
+                              "--transformed", dir + "/b.tsv", "--min-df", "1", "--empty", "nan", "--json",
+                              "--predictions", predictions});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return std::pair{json::parse(run.out), test::read_file(predictions)};
+  };
+  const auto [out, predictions] = run_on("");
+  const auto [out_literal, predictions_literal] = run_on("_nan");
+  EXPECT_EQ(out["texts"], 4);  // nothing dropped
+  EXPECT_EQ(out["empty_texts_read_as_nan"][dir + "/train.tsv"], 2);  // the empty cell and NA; "  " is kept
+  EXPECT_EQ(out["empty_texts_read_as_nan"][dir + "/a.tsv"], 1);
+  EXPECT_EQ(out["empty_texts_read_as_nan"][dir + "/b.tsv"], 1);  // a literal nan is NaN to pandas too
+  EXPECT_TRUE(out["empty_texts_skipped"].empty());
+  EXPECT_EQ(out["tool"], out_literal["tool"]);
+  EXPECT_EQ(out["per_run"][0]["cross_validation"], out_literal["per_run"][0]["cross_validation"]);
+  EXPECT_EQ(predictions, predictions_literal);
+}
+
+TEST(LipToolCli, SourceOnlyGivesTheSourceSideOfTheFullRun) {
+  const auto dir = test::temp_dir();
+  std::vector<std::string> train = two_class_training_rows();
+  test::write_file(dir + "/train.tsv", lines(train));
+  test::write_file(dir + "/a.tsv", lines({"lovely thing\tpos", "awful\tneg", "awful thing\tneg", "great\tpos", "broken\tpos"}));
+  test::write_file(dir + "/b.tsv", lines({"lovely item", "awful item", "thing", "great", "broken"}));
+  const std::vector<std::string> common{"lip", "--train", dir + "/train.tsv", "--original", dir + "/a.tsv", "--min-df", "1",
+                                        "--json"};
+  auto full_run = test::run_cli(concat(common, {"--transformed", dir + "/b.tsv", "--predictions", dir + "/full.jsonl"}));
+  auto source_run = test::run_cli(concat(common, {"--source-only", "--predictions", dir + "/source.jsonl"}));
+  ASSERT_EQ(full_run.exit_code, 0) << full_run.err;
+  ASSERT_EQ(source_run.exit_code, 0) << source_run.err;
+  const auto full = json::parse(full_run.out), source = json::parse(source_run.out);
+  EXPECT_EQ(source["source_only"], true);
+  for (const char* key : {"KL_O_PO", "significance_source", "distribution_O", "distribution_PO"})
+    EXPECT_EQ(source["tool"][key], full["tool"][key]) << key;
+  EXPECT_FALSE(source["tool"].contains("KL_O_PT"));
+  EXPECT_EQ(source["kl_truth_original"], full["per_run"][0]["kl_truth_original"]);
+  EXPECT_EQ(source["cross_validation"], full["per_run"][0]["cross_validation"]);
+  const auto full_lines = test::read_file(dir + "/full.jsonl"), source_lines = test::read_file(dir + "/source.jsonl");
+  std::istringstream full_in(full_lines), source_in(source_lines);
+  std::size_t n = 0;
+  for (std::string f, s; std::getline(full_in, f) && std::getline(source_in, s); ++n) {
+    const auto fj = json::parse(f), sj = json::parse(s);
+    EXPECT_EQ(sj["original"], fj["original"]) << n;
+    EXPECT_EQ(sj["p_original"], fj["p_original"]) << n;
+    EXPECT_FALSE(sj.contains("transformed")) << n;
+  }
+  EXPECT_EQ(n, 5u);
+  auto text = test::run_cli({"lip", "--train", dir + "/train.tsv", "--original", dir + "/a.tsv", "--min-df", "1",
+                             "--source-only"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("transformed B"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("KL_O_PT"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Classifier bias on A: "), std::string::npos) << text.out;
+  auto refused = test::run_cli(concat(common, {"--source-only", "--transformed", dir + "/b.tsv"}));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err.rfind("invar: error: --source-only scores the classifier on A alone", 0), 0u) << refused.err;
 }
 
 TEST(LipToolCli, AWeakClassifierGetsNoVerdict) {
@@ -379,11 +471,7 @@ TEST(LipToolCli, AWeakClassifierGetsNoVerdict) {
 
 TEST(LipToolCli, TransformTakesGenerationOptionsAndTruncates) {
   const auto dir = test::temp_dir();
-  std::vector<std::string> train;
-  for (int i = 0; i < 10; ++i) {
-    train.push_back(fmt::format("lovely great thing {}\tpos", i));
-    train.push_back(fmt::format("awful broken thing {}\tneg", i));
-  }
+  std::vector<std::string> train = two_class_training_rows();
   test::write_file(dir + "/train.tsv", lines(train));
   std::string long_text;
   for (int i = 0; i < 80; ++i) long_text += "lovely great thing ";

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -16,10 +17,13 @@
 #include "eval/metamorphic/compositionality.hpp"
 #include "eval/metamorphic/pairwise.hpp"
 #include "eval/metamorphic/relation.hpp"
+#include "eval/metamorphic/report.hpp"
 #include "eval/metamorphic/single.hpp"
 #include "eval/metamorphic/systematicity.hpp"
 #include "eval/metamorphic/transforms.hpp"
 #include "eval/metamorphic/transitivity.hpp"
+#include "eval/metrics/lexical/wordnet.hpp"
+#include "eval/stats/random.hpp"
 #include "support/pairwise_reference.hpp"
 #include "core/version.hpp"
 #include "support/test_support.hpp"
@@ -204,14 +208,208 @@ TEST(MetamorphicTransforms, NoiseIsSeededPerRowAndOnlyTouchesLetters) {
 }
 
 TEST(MetamorphicTransforms, ParsesTransformArguments) {
-  EXPECT_EQ(parse_transformation("neutral", 0).size(), 6u);
-  const auto named = parse_transformation("hello=prefix:Hello there.", 0);
+  EXPECT_EQ(parse_transformation("neutral", {}).size(), 6u);
+  const auto named = parse_transformation("hello=prefix:Hello there.", {});
   ASSERT_EQ(named.size(), 1u);
   EXPECT_EQ(named[0].name, "hello");
   EXPECT_EQ(named[0].apply("Hi.", 0), "Hello there. Hi.");
-  EXPECT_EQ(parse_transformation("suffix:Bye.", 0)[0].apply("Hi.", 0), "Hi. Bye.");
-  EXPECT_THROW(parse_transformation("noise:lots", 0), Error);
-  EXPECT_THROW(parse_transformation("shuffle:1", 0), Error);
+  EXPECT_EQ(parse_transformation("suffix:Bye.", {})[0].apply("Hi.", 0), "Hi. Bye.");
+  EXPECT_THROW(parse_transformation("noise:lots", {}), Error);
+  EXPECT_THROW(parse_transformation("shuffle:1", {}), Error);
+}
+
+namespace {
+
+bool ascii_letter(char c) { return static_cast<unsigned char>(c) < 0x80 && std::isalpha(static_cast<unsigned char>(c)); }
+
+// The documented draws: source `row` reads mt19937_64(seed + row); "with probability RATE" is a draw
+// below 10⁹ under RATE × 10⁹.
+struct Draws {
+  std::mt19937_64 rng;
+  Draws(std::uint64_t seed, std::size_t row) : rng(seed + row) {}
+  bool chance(double rate) { return stats::uniform_below(rng, 1000000000) < static_cast<std::uint64_t>(rate * 1e9); }
+  std::uint64_t below(std::uint64_t n) { return stats::uniform_below(rng, n); }
+};
+
+const metrics::WordNet& wordnet() {
+  static const metrics::WordNet db;  // Debian's wordnet-base, as the METEOR tests read it
+  return db;
+}
+
+std::shared_ptr<const metrics::WordNet> shared_wordnet() { return {&wordnet(), [](const metrics::WordNet*) {}}; }
+
+}  // namespace
+
+TEST(MetamorphicTransforms, CharDeleteFollowsTheDocumentedDraws) {
+  const std::string text = "Héllo, wörld 42!";
+  const auto t = char_delete_transformation("d", 0.3, 11);
+  for (std::size_t row = 0; row < 5; ++row) {
+    Draws draws(11, row);
+    std::string expected;
+    for (char c : text)
+      if (!ascii_letter(c) || !draws.chance(0.3)) expected += c;
+    EXPECT_EQ(t.apply(text, row), expected) << row;
+  }
+  EXPECT_NE(t.apply(text, 0), t.apply(text, 1));
+  // Rate 1: every ASCII letter goes; UTF-8 letters, digits and punctuation stay.
+  EXPECT_EQ(char_delete_transformation("d", 1, 3).apply(text, 0), "é, ö 42!");
+  EXPECT_THROW(char_delete_transformation("d", 0, 3), Error);
+  EXPECT_THROW(char_delete_transformation("d", 1.5, 3), Error);
+}
+
+TEST(MetamorphicTransforms, CharInsertAddsALetterAfterLettersOnly) {
+  const std::string text = "Ab c-D 9";
+  // Rate 1: a letter after each of A, b, c, D, in the case of the letter before it.
+  const auto all = char_insert_transformation("i", 1, 5).apply(text, 2);
+  ASSERT_EQ(all.size(), text.size() + 4) << all;
+  Draws draws(5, 2);
+  std::string expected;
+  for (char c : text) {
+    expected += c;
+    if (!ascii_letter(c)) continue;
+    ASSERT_TRUE(draws.chance(1));
+    const char letter = static_cast<char>('a' + draws.below(26));
+    expected += std::isupper(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(letter)) : letter;
+  }
+  EXPECT_EQ(all, expected);
+  EXPECT_TRUE(std::isupper(static_cast<unsigned char>(all[1])) && std::islower(static_cast<unsigned char>(all[3])));
+  EXPECT_EQ(all.substr(all.size() - 2), " 9");
+  const auto some = char_insert_transformation("i", 0.5, 5);
+  EXPECT_EQ(some.apply(text, 0), some.apply(text, 0));
+}
+
+TEST(MetamorphicTransforms, CharShuffleKeepsEachWordsLettersAndEnds) {
+  const std::string text = "The quick brown fox, jumps! A long sentence with interesting words.";
+  const auto t = char_shuffle_transformation("s", 1, 9);
+  const auto out = t.apply(text, 0);
+  ASSERT_EQ(out.size(), text.size());
+  EXPECT_NE(out, text);
+  EXPECT_EQ(out, t.apply(text, 0));
+  for (std::size_t i = 0; i < text.size();) {  // word by word
+    if (!ascii_letter(text[i])) {
+      EXPECT_EQ(out[i], text[i]) << i;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && ascii_letter(text[end])) ++end;
+    auto a = text.substr(i, end - i), b = out.substr(i, end - i);
+    if (a.size() < 4) EXPECT_EQ(a, b);  // "The", "fox", "A" are too short
+    EXPECT_EQ(a.front(), b.front());
+    EXPECT_EQ(a.back(), b.back());
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    i = end;
+  }
+  // "abcd" has two inner orders; the draw picks one of them by Fisher–Yates on "bc".
+  Draws draws(9, 4);
+  ASSERT_TRUE(draws.chance(1));
+  EXPECT_EQ(t.apply("abcd", 4), draws.below(2) == 1 ? "abcd" : "acbd");
+}
+
+TEST(MetamorphicTransforms, SentenceShuffleSplitsAtSentenceEnds) {
+  const auto t = sentence_shuffle_transformation("s", 2);
+  const std::string text = "He said \"Stop.\" It costs 3.5 euros!  Really?! Fine";
+  const std::vector<std::string> sentences{"He said \"Stop.\"", "It costs 3.5 euros!", "Really?!", "Fine"};
+  std::set<std::string> seen;
+  for (std::size_t row = 0; row < 12; ++row) {
+    const auto out = t.apply(text, row);
+    EXPECT_EQ(out, t.apply(text, row));
+    // The same four sentences joined with single spaces, in the order Fisher–Yates draws.
+    auto order = sentences;
+    Draws draws(2, row);
+    for (std::size_t n = order.size(); n > 1; --n) std::swap(order[n - 1], order[draws.below(n)]);
+    std::string expected = order[0];
+    for (std::size_t k = 1; k < order.size(); ++k) expected += " " + order[k];
+    EXPECT_EQ(out, expected) << row;
+    seen.insert(out);
+  }
+  EXPECT_GT(seen.size(), 2u);
+  EXPECT_EQ(t.apply("Only one sentence here.", 0), "Only one sentence here.");
+  EXPECT_EQ(t.apply("Version 2.0 is out", 0), "Version 2.0 is out");
+}
+
+TEST(MetamorphicTransforms, WordNetSensesAndAntonymsAsTheDataFilesList) {
+  // index.adj lists happy in 01148283 (happy; antonym unhappy), 01048406 (felicitous, happy),
+  // 02565584 (glad, happy), 01000442 (happy, well-chosen).
+  const auto happy = wordnet().senses("Happy");
+  ASSERT_EQ(happy.size(), 4u);
+  EXPECT_EQ(happy[0].lemma_names, std::vector<std::string>{"happy"});
+  EXPECT_EQ(happy[0].antonyms, std::vector<std::string>{"unhappy"});
+  EXPECT_EQ(happy[1].lemma_names, (std::vector<std::string>{"felicitous", "happy"}));
+  EXPECT_EQ(happy[3].lemma_names, (std::vector<std::string>{"happy", "well-chosen"}));
+  EXPECT_TRUE(happy[1].antonyms.empty());
+  // good: 4 noun, 21 adjective, 2 adverb synsets. Antonyms of the lemma good itself: evil (noun
+  // 04849241, pointer 0101), bad (noun 05142180), bad (adjective 01123148), evil (adjective 01129977);
+  // the adverb 00011093's antonym belongs to its other lemma, well.
+  const auto good = wordnet().senses("good");
+  EXPECT_EQ(good.size(), 27u);
+  std::vector<std::string> antonyms;
+  for (const auto& sense : good) antonyms.insert(antonyms.end(), sense.antonyms.begin(), sense.antonyms.end());
+  EXPECT_EQ(antonyms, (std::vector<std::string>{"evil", "bad", "bad", "evil"}));
+  EXPECT_TRUE(wordnet().senses("happier").empty());  // no morphy: inflected forms are not lemmas
+}
+
+TEST(MetamorphicTransforms, WordNetSynonymsAndAntonymsReplaceLemmasOnly) {
+  const std::vector<std::string> movie{"film", "picture", "moving picture", "moving-picture show", "motion picture",
+                                       "motion-picture show", "picture show", "pic", "flick"};
+  const std::vector<std::string> happy{"felicitous", "glad", "well-chosen"};
+  const auto synonym = wordnet_transformation("syn", WordRelation::Synonym, shared_wordnet(), 1, 4);
+  std::set<std::string> seen;
+  for (std::size_t row = 0; row < 10; ++row) {
+    // "The" is no lemma, "was" a function word; movie and happy are replaced, in WordNet's order of candidates.
+    Draws draws(4, row);
+    ASSERT_TRUE(draws.chance(1));
+    const auto first = movie[draws.below(movie.size())];
+    ASSERT_TRUE(draws.chance(1));
+    const auto second = happy[draws.below(happy.size())];
+    const auto out = synonym.apply("The movie was happy.", row);
+    EXPECT_EQ(out, "The " + first + " was " + second + ".") << row;
+    seen.insert(out);
+  }
+  EXPECT_GT(seen.size(), 2u);
+  // A capitalised word's replacement is capitalised; an inflected form ("movies") is kept.
+  EXPECT_EQ(wordnet_transformation("ant", WordRelation::Antonym, shared_wordnet(), 1, 0).apply("Happy movies", 0), "Unhappy movies");
+  const auto good = wordnet_transformation("ant", WordRelation::Antonym, shared_wordnet(), 1, 0).apply("good", 3);
+  EXPECT_TRUE(good == "evil" || good == "bad") << good;
+  // Function words stay although WordNet lists them (can: tin, will: volition).
+  EXPECT_EQ(synonym.apply("I can and will", 0), "I can and will");
+  EXPECT_EQ(wordnet_transformation("syn", WordRelation::Synonym, shared_wordnet(), 1e-9, 4).apply("The movie was happy.", 0),
+            "The movie was happy.");
+  const auto parsed = parse_transformation("syn=synonym:0.5", {.seed = 4, .wordnet = wordnet().directory()});
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0].name, "syn");
+  EXPECT_EQ(parsed[0].description, "WordNet synonyms, rate 0.5, seed 4");
+  EXPECT_THROW(parse_transformation("antonym:x", {}), Error);
+  EXPECT_THROW(parse_transformation("synonym:0.5", {.wordnet = test::temp_dir()}), Error);  // no WordNet there
+}
+
+TEST(MetamorphicTransforms, ParsesTheNewKinds) {
+  EXPECT_EQ(parse_transformation("char-insert:0.1", {})[0].name, "char-insert");
+  EXPECT_EQ(parse_transformation("x=char-delete:0.1", {})[0].name, "x");
+  EXPECT_EQ(parse_transformation("char-shuffle:1", {.seed = 3})[0].apply("abcdef", 0),
+            char_shuffle_transformation("c", 1, 3).apply("abcdef", 0));
+  EXPECT_EQ(parse_transformation("sentence-shuffle", {.seed = 1})[0].apply("A. B. C.", 5),
+            sentence_shuffle_transformation("s", 1).apply("A. B. C.", 5));
+  EXPECT_THROW(parse_transformation("char-delete:2", {}), Error);
+  EXPECT_THROW(parse_transformation("paraphrase:model", {}), Error);  // nothing to run a model with
+  // A model transformation's follow-ups come from one batched call.
+  std::size_t calls = 0;
+  const TransformTools tools{.seq2seq = [&calls](const std::string& model) -> TextMap {
+    return [&calls, model](const std::vector<std::string>& texts) {
+      ++calls;
+      std::vector<std::string> out;
+      for (const auto& t : texts) out.push_back(model + ": " + t);
+      return out;
+    };
+  }};
+  const auto paraphrase = parse_transformation("paraphrase:m", tools);
+  ASSERT_EQ(paraphrase.size(), 1u);
+  EXPECT_EQ(paraphrase[0].description, "paraphrase by m");
+  EXPECT_EQ(follow_up_texts(paraphrase[0], {"a", "b", "c"}), (std::vector<std::string>{"m: a", "m: b", "m: c"}));
+  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(follow_up_texts(char_delete_transformation("d", 1, 0), {"ab1", "c2"}), (std::vector<std::string>{"1", "2"}));
 }
 
 // ---- relations and diagrams ----
@@ -228,6 +426,78 @@ TEST(MetamorphicRelation, BuiltInDiagramsFollowTheNotation) {
     EXPECT_NE(svg.find("<ellipse"), std::string::npos) << name;
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << name;
   }
+}
+
+namespace {
+
+// A relation's arrows as "from-label -f-> to-label", by the nodes' labels.
+std::multiset<std::string> arrow_strings(const Relation& relation) {
+  std::map<std::string, std::string> label;
+  for (const auto& node : relation.nodes) label[node.id] = node.label;
+  std::multiset<std::string> out;
+  for (const auto& arrow : relation.arrows) out.insert(label.at(arrow.from) + " -" + arrow.label + "-> " + label.at(arrow.to));
+  return out;
+}
+
+std::set<std::string> source_labels(const Relation& relation) {
+  std::set<std::string> out;
+  for (const auto& node : relation.nodes)
+    if (node.source) out.insert(node.label);
+  return out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(MetamorphicRelation, CompositionalityIsThePapersFigure4) {
+  // f = f₂ ∘ f₁: the probe g reads f₁'s representation, f₂ gives the entailment score; no t.
+  const auto r = compositionality_relation();
+  EXPECT_EQ(source_labels(r), (std::set<std::string>{"x₁", "x₂"}));
+  EXPECT_EQ(arrow_strings(r), (std::multiset<std::string>{"x₁ -f₁-> f₁(x₁)", "x₂ -f₁-> f₁(x₂)", "f₁(x₁) -g-> g(f₁(x₁))",
+                                                          "f₁(x₂) -g-> g(f₁(x₂))", "f₁(x₁) -f₂-> f(x₁)", "f₁(x₂) -f₂-> f(x₂)"}));
+  for (const auto& node : r.nodes) EXPECT_EQ(node.kind == NodeKind::Text, node.source) << node.label;
+  ASSERT_EQ(r.constraints.size(), 2u);
+  EXPECT_EQ(r.constraints[0].nodes, (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_EQ(r.constraints[0].label, "premise ≤");
+  EXPECT_EQ(r.constraints[1].nodes, (std::vector<std::string>{"f1", "f2"}));
+  const auto svg = relation_svg(r);
+  for (const auto* label : {"f₁(x₁)", "g(f₁(x₁))", "f(x₂)", "f₂", "premise ≤", "f = f₂ ∘ f₁"}) EXPECT_NE(svg.find(label), std::string::npos) << label;
+  EXPECT_EQ(svg.find(">t<"), std::string::npos);  // no transformation arrow
+}
+
+TEST(MetamorphicRelation, TransitivityIsThePapersFigure5) {
+  // Pair texts built from the three source words, f on each, one property on the three outputs.
+  const auto r = transitivity_relation();
+  EXPECT_EQ(source_labels(r), (std::set<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(arrow_strings(r), (std::multiset<std::string>{"a --> (a, b)", "b --> (a, b)", "b --> (b, c)", "c --> (b, c)",
+                                                          "a --> (a, c)", "c --> (a, c)", "(a, b) -f-> f(a, b)",
+                                                          "(b, c) -f-> f(b, c)", "(a, c) -f-> f(a, c)"}));
+  for (const auto& node : r.nodes) EXPECT_EQ(node.kind == NodeKind::Text, node.label.find("f(") == std::string::npos) << node.label;
+  ASSERT_EQ(r.constraints.size(), 1u);
+  EXPECT_EQ(r.constraints[0].nodes, (std::vector<std::string>{"ab", "bc", "ac"}));
+  EXPECT_EQ(r.constraints[0].label, "R(a, b) ∧ R(b, c) ⇒ R(a, c)");
+  // Drawn as one point joined by a dashed line from each output, carrying the property's label once.
+  const auto dot = relation_dot(r);
+  EXPECT_EQ(count_of(dot, "shape=point"), 1u);
+  EXPECT_EQ(count_of(dot, "-> \"property 1\" [style=dashed"), 3u);
+  EXPECT_EQ(count_of(dot, "R(a, b) ∧ R(b, c) ⇒ R(a, c)"), 1u);
+  const auto svg = relation_svg(r);
+  EXPECT_EQ(count_of(svg, "stroke-dasharray"), 3u);
+  for (const auto* label : {"(a, b)", "(b, c)", "(a, c)", "f(a, c)", "R(a, b) ∧ R(b, c) ⇒ R(a, c)"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+}
+
+TEST(MetamorphicRelation, AHubNeverTakesAUserNodesId) {
+  Relation r{"three", {{"property 1", "p", NodeKind::Numeric, true}, {"q", "q", NodeKind::Numeric, false},
+                       {"s", "s", NodeKind::Numeric, false}}, {}, {{{"property 1", "q", "s"}, "all equal"}}};
+  const auto dot = relation_dot(r);
+  EXPECT_EQ(count_of(dot, "-> \"property 1'\" [style=dashed"), 3u);
+  EXPECT_NE(relation_svg(r).find("all equal"), std::string::npos);
 }
 
 TEST(MetamorphicRelation, UserDefinedRelationIsDrawnFromItsDefinition) {
@@ -288,6 +558,29 @@ TEST(MetamorphicSuite, ScoreFileGivesTheCountsOfEachTransformation) {
   EXPECT_EQ(similar.transformations[0].violations, 2u);  // a: 0.4 apart, c: 0.6 apart
 }
 
+TEST(MetamorphicSuite, ReportsShowTheSourceTextsAndEachTransformationsSentence) {
+  Suite suite;
+  suite.path = "reviews.txt";
+  suite.line_numbers = {1, 2, 3};
+  suite.texts = {"A wonderful film.", "Terrible plot.", "A very long review that goes on and on about the film, its actors and its music."};
+  suite.source.scores = {0.9, 0.1, 0.5};
+  const auto t = prefix_transformation("prefix-1", "Seen on a Tuesday.");
+  suite.names = {t.name};
+  suite.descriptions = {t.description};
+  Outputs follow_up;
+  follow_up.scores = {0.2, 0.3, 0.6};  // (wonderful, terrible) and (wonderful, long) reversed
+  suite.follow_ups = {follow_up};
+  const auto result = run_suite(suite, {Arity::Pairwise, Property::Order});
+  const auto text = suite_text(suite, result, {});
+  EXPECT_NE(text.find("prefix-1        “Seen on a Tuesday.” before the text      3           2  0.6667"), std::string::npos) << text;
+  // Sources worst first, each with its text (cut to 60 characters).
+  const auto worst = text.find("A wonderful film.");
+  ASSERT_NE(worst, std::string::npos) << text;
+  EXPECT_LT(worst, text.find("Terrible plot."));
+  EXPECT_NE(text.find("A very long review that goes on and on about the film, its …"), std::string::npos) << text;
+  EXPECT_EQ(suite_json(suite, result, {})["transformations"][0]["description"], "“Seen on a Tuesday.” before the text");
+}
+
 TEST(MetamorphicSuite, JsonlScoresAndClassNames) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/scores.jsonl", R"({"source": "pos", "typo": "pos"})" "\n"
@@ -338,6 +631,51 @@ TEST(MetamorphicCompositionality, CountsByHand) {
   EXPECT_EQ(result.insertions[1].tests, 4u);
 }
 
+TEST(MetamorphicCompositionality, PerInputResultsByHand) {
+  // The case above: in each context the pair (1, 2) is violated, so inputs 1 and 2 have one violation
+  // in their two pairs and input 0 none.
+  const std::vector<Context> contexts{{"I saw a {}.", Monotonicity::Upward, "c:1"}, {"I saw no {}.", Monotonicity::Downward, "c:2"}};
+  const std::vector<Insertion> insertions{{"animal", "dog", LexicalRelation::Hypernym, "i:1"},
+                                          {"dog", "animal", LexicalRelation::Hyponym, "i:2"},
+                                          {"cat", "car", LexicalRelation::None, "i:3"}};
+  const auto result = count_compositionality(contexts, insertions, {{0.9, 0.5, 0.1}, {0.9, 0.5, 0.1}},
+                                             {{0.1, 0.8, 0.3}, {0.9, 0.2, 0.4}});
+  ASSERT_EQ(result.inputs.size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(result.inputs[i].counts.tests, 2u) << i;
+    EXPECT_EQ(result.inputs[i].counts.violations, i % 3 == 0 ? 0u : 1u) << i;
+  }
+  EXPECT_EQ(result.inputs[4].entailment, 0.2);
+  const auto dir = test::temp_dir();
+  write_compositionality_per_source(dir + "/inputs.jsonl", contexts, insertions, result);
+  const auto lines = test::read_file(dir + "/inputs.jsonl");
+  ASSERT_EQ(std::count(lines.begin(), lines.end(), '\n'), 6);
+  std::istringstream in(lines);
+  std::string line;
+  for (int k = 0; k < 5; ++k) std::getline(in, line);  // the fifth: context 2 with (dog, animal)
+  const auto fifth = nlohmann::json::parse(line);
+  EXPECT_EQ(fifth["input"], 5);
+  EXPECT_EQ(fifth["context"], "I saw no {}.");
+  EXPECT_EQ(fifth["context_where"], "c:2");
+  EXPECT_EQ(fifth["monotonicity"], "downward");
+  EXPECT_EQ(fifth["premise"], "I saw no dog.");
+  EXPECT_EQ(fifth["hypothesis"], "I saw no animal.");
+  EXPECT_EQ(fifth["relation"], "hyponym");
+  EXPECT_EQ(fifth["insertion_where"], "i:2");
+  EXPECT_EQ(fifth["probe"], 0.5);
+  EXPECT_EQ(fifth["entailment"], 0.2);
+  EXPECT_EQ(fifth["held_out"], false);
+  EXPECT_EQ(fifth["tests"], 2);
+  EXPECT_EQ(fifth["violations"], 1);
+  EXPECT_EQ(fifth["rate"], 0.5);
+  // The text report lists the inputs, worst first, by their premise and hypothesis.
+  const auto text = compositionality_text(contexts, insertions, result, {});
+  const auto worst = text.find("Inputs with the highest violation rates");
+  ASSERT_NE(worst, std::string::npos) << text;
+  EXPECT_LT(text.find("I saw a dog."), text.find("I saw a animal.", worst)) << text;
+  EXPECT_NE(text.find("I saw no cat.", worst), std::string::npos) << text;
+}
+
 TEST(MetamorphicCompositionality, ContextsAndInsertionsAreValidated) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/c.tsv", "I saw a {}.\tupward\nI saw nothing.\tdownward\n");
@@ -371,6 +709,43 @@ TEST(MetamorphicTransitivity, CountsByHandPerRelationAndGroup) {
   EXPECT_EQ(results[0].groups.at("de").tests, 1u);
   EXPECT_EQ(results[0].groups.at("de").violations, 1u);
   EXPECT_EQ(results[0].groups.at("en").violations, 0u);
+}
+
+TEST(MetamorphicTransitivity, PerTripletResultsByHand) {
+  const std::set<std::pair<std::string, std::string>> related{{"a", "b"}, {"b", "c"}, {"a", "c"}, {"x", "y"}, {"y", "z"}, {"b", "a"}};
+  const PairJudge judge = [&](const std::vector<std::pair<std::string, std::string>>& pairs) {
+    std::vector<std::vector<bool>> out(2);
+    for (const auto& p : pairs) {
+      out[0].push_back(related.count(p) > 0);
+      out[1].push_back(!related.count(p));  // "unrelated"
+    }
+    return out;
+  };
+  const std::vector<Triplet> triplets{{"a", "b", "c", "en", "t:1"}, {"x", "y", "z", "de", "t:2"}, {"c", "b", "a", "", "t:3"}};
+  const auto results = run_transitivity(triplets, {"R", "U"}, judge);
+  const auto dir = test::temp_dir();
+  write_transitivity_per_source(dir + "/triplets.jsonl", triplets, results);
+  std::istringstream in(test::read_file(dir + "/triplets.jsonl"));
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1]["triplet"], 2);
+  EXPECT_EQ(lines[1]["where"], "t:2");
+  EXPECT_EQ(lines[1]["a"], "x");
+  EXPECT_EQ(lines[1]["group"], "de");
+  EXPECT_EQ(lines[1]["relations"]["R"], (nlohmann::json{{"ab", true}, {"bc", true}, {"ac", false}, {"test", true}, {"violated", true}}));
+  EXPECT_EQ(lines[1]["relations"]["U"], (nlohmann::json{{"ab", false}, {"bc", false}, {"ac", true}, {"test", false}, {"violated", false}}));
+  EXPECT_EQ(lines[0]["relations"]["R"]["violated"], false);
+  EXPECT_EQ(lines[0]["relations"]["R"]["test"], true);
+  EXPECT_FALSE(lines[2].contains("group"));
+  // (c, b): unrelated, (b, a): related; no premise for either relation.
+  EXPECT_EQ(lines[2]["relations"]["R"], (nlohmann::json{{"ab", false}, {"bc", true}, {"ac", false}, {"test", false}, {"violated", false}}));
+  EXPECT_EQ(lines[2]["relations"]["U"], (nlohmann::json{{"ab", true}, {"bc", false}, {"ac", true}, {"test", false}, {"violated", false}}));
+  // The text report names the violating triplet's words.
+  const auto text = transitivity_text(triplets, results, {});
+  EXPECT_NE(text.find("Violating triplets of R (1 of 1):"), std::string::npos) << text;
+  EXPECT_NE(text.find("x  y  z  de     t:2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Violating triplets of U"), std::string::npos) << text;
 }
 
 TEST(MetamorphicTransitivity, SamplingIsSeededAndStaysInAGroup) {
@@ -468,6 +843,7 @@ TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);  // the relation's diagram
   EXPECT_NE(html.find("prefix-3"), std::string::npos);
+  EXPECT_NE(html.find(">violation rate ↓</text>"), std::string::npos);  // lower is better, on the axis
 }
 
 TEST(MetamorphicCli, SingleInputOnARegressorWithFollowUpFiles) {
@@ -495,6 +871,38 @@ TEST(MetamorphicCli, SingleInputOnARegressorWithFollowUpFiles) {
   EXPECT_EQ(result["transformations"][1]["tests"], 6);
   EXPECT_EQ(result["transformations"][1]["violations"], violations);
   EXPECT_EQ(result["transformations"][1]["violating_lines"].size(), violations);
+}
+
+// paraphrase:MODEL gives the follow-ups `invar translate` gives with the model's own settings, and
+// the WordNet and character transformations run from the command line.
+TEST(MetamorphicCli, ParaphraseFollowUpsAreTheSeq2seqModelsOutputs) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/reviews.txt", kReviews);
+  const auto marian = test::fixture("core/marian");
+  const auto translated = test::run_cli({"-q", "translate", "-m", marian, "-i", dir + "/reviews.txt", "-o", dir + "/para.txt"});
+  ASSERT_EQ(translated.exit_code, 0) << translated.err;
+  const std::vector<std::string> common{"-q", "metamorphic", "single", "-m", model("xlmr-regression"), "--sources",
+                                        dir + "/reviews.txt", "--property", "order", "--json"};
+  const auto with = [&common](std::vector<std::string> more) {
+    more.insert(more.begin(), common.begin(), common.end());
+    return more;
+  };
+  const auto with_model = with({"--transform", "para=paraphrase:" + marian, "--per-source", dir + "/a.jsonl"});
+  const auto with_file = with({"--follow-ups", "para=" + dir + "/para.txt", "--per-source", dir + "/b.jsonl"});
+  const auto a = test::run_cli(with_model), b = test::run_cli(with_file);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(test::read_file(dir + "/a.jsonl"), test::read_file(dir + "/b.jsonl"));
+  EXPECT_EQ(json::parse(a.out)["transformations"][0]["description"], "paraphrase by " + marian);
+  EXPECT_EQ(json::parse(a.out)["transformations"][0]["violations"], json::parse(b.out)["transformations"][0]["violations"]);
+
+  const auto run = test::run_cli(with({"--transform", "synonym:1", "--transform", "char-shuffle:0.5", "--transform",
+                                       "sentence-shuffle", "--seed", "3", "--wordnet", wordnet().directory()}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = json::parse(run.out);
+  ASSERT_EQ(result["transformations"].size(), 3u);
+  EXPECT_EQ(result["transformations"][0]["description"], "WordNet synonyms, rate 1, seed 3");
+  EXPECT_EQ(result["settings"]["seed"], "3");
 }
 
 TEST(MetamorphicCli, SingleSimilarityOfEmbeddingsAndPairwiseEquivalence) {
@@ -590,12 +998,27 @@ TEST(MetamorphicCli, CompositionalityOnAnNliModel) {
   for (const auto* name : {"bert-pair-cls", "xlmr-pair-cls"}) {
     const auto run = test::run_cli({"-q", "metamorphic", "compositionality", "-m", model(name), "--label", "1", "--contexts",
                                     dir + "/contexts.tsv", "--insertions", dir + "/insertions.tsv", "--json", "--report",
-                                    dir + "/c.html"});
+                                    dir + "/c.html", "--per-source", dir + "/inputs.jsonl"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto result = json::parse(run.out);
     EXPECT_EQ(result["provenance"]["models"][0]["path"], model(name));
     EXPECT_EQ(result["provenance"]["data"].size(), 2u);  // contexts and insertions; not the report
     EXPECT_NE(test::read_file(dir + "/c.html").find("<details class=\"provenance\">"), std::string::npos);
+    // One line per input, context by context; each pair counted once for each of its two inputs.
+    const auto inputs = jsonl(test::read_file(dir + "/inputs.jsonl"));
+    ASSERT_EQ(inputs.size(), 32u);
+    int input_tests = 0, input_violations = 0, held_out = 0;
+    for (const auto& input : inputs) {
+      input_tests += input["tests"].get<int>();
+      input_violations += input["violations"].get<int>();
+      held_out += input["held_out"].get<bool>();
+    }
+    EXPECT_EQ(input_tests, 2 * result["overall"]["tests"].get<int>());
+    EXPECT_EQ(input_violations, 2 * result["overall"]["violations"].get<int>());
+    EXPECT_EQ(held_out, result["probe"]["held_out"].get<int>());
+    EXPECT_EQ(inputs[9]["premise"], "I did not see a dog in the garden.");
+    EXPECT_EQ(inputs[9]["hypothesis"], "I did not see a animal in the garden.");
+    EXPECT_EQ(inputs[9]["context_where"], dir + "/contexts.tsv:2");
     EXPECT_EQ(result["overall"]["tests"], 4 * 28);  // 8 insertions: 28 pairs per context, unless probe scores tie
     EXPECT_EQ(result["overall"]["violations"].get<int>(),
               result["upward"]["violations"].get<int>() + result["downward"]["violations"].get<int>());
@@ -632,9 +1055,14 @@ TEST(MetamorphicCli, TransitivityOnAPairModel) {
   test::write_file(dir + "/labels.tsv", "car\tauto\tsyn\nauto\tvehicle\tsyn\ncar\tvehicle\tnone\n");
   test::write_file(dir + "/one.tsv", "car\tauto\tvehicle\n");
   const auto from_file = test::run_cli({"metamorphic", "transitivity", "--pair-labels", dir + "/labels.tsv", "--label", "syn",
-                                        "--triplets", dir + "/one.tsv", "--json"});
+                                        "--triplets", dir + "/one.tsv", "--json", "--per-source", dir + "/t.jsonl"});
   ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
   EXPECT_EQ(json::parse(from_file.out)["relations"][0]["violations"], 1);
+  const auto triplet = jsonl(test::read_file(dir + "/t.jsonl"));
+  ASSERT_EQ(triplet.size(), 1u);
+  EXPECT_EQ(triplet[0]["where"], dir + "/one.tsv:1");
+  EXPECT_EQ(triplet[0]["relations"]["syn"]["violated"], true);
+  EXPECT_EQ(triplet[0]["relations"]["syn"]["ac"], false);
   const auto unknown = test::run_cli({"metamorphic", "transitivity", "-m", model("bert-pair-cls"), "--label", "synonym",
                                       "--triplets", dir + "/triplets.tsv"});
   EXPECT_NE(error_of(unknown).find("unknown label 'synonym'"), std::string::npos);

@@ -65,7 +65,7 @@ TEST(Chart, BarChartDrawsOneBarPerSeriesAndCategory) {
   EXPECT_EQ(count(svg, "</svg>"), 1u);
   EXPECT_EQ(count(svg, "<title>neg — "), 2u);
   EXPECT_EQ(count(svg, "<title>pos — "), 2u);
-  EXPECT_EQ(count(svg, "<path d="), 1u);  // one error bar: the other error is 0
+  EXPECT_EQ(count(svg, "class=\"error\""), 1u);  // one error bar: the other error is 0
   EXPECT_NE(svg.find("A &lt;b&gt; &amp; &quot;c&quot;"), std::string::npos);
   EXPECT_EQ(svg.find("<b>"), std::string::npos);
   bars.series[0].values.pop_back();
@@ -176,7 +176,7 @@ TEST(Chart, HeatMapColoursCellsByValue) {
   const double nan = std::nan("");
   const report::HeatMap map{.title = "rho", .labels = {"a", "b<c"}, .values = {{1, -1}, {0, nan}}};
   const std::string svg = report::svg(map);
-  EXPECT_EQ(count(svg, "<rect x="), 4u);
+  EXPECT_EQ(count(svg, "<rect class=\"cell\""), 4u);
   EXPECT_NE(svg.find("fill=\"#0072b2\""), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#d55e00\""), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#ffffff\" stroke"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "eval/robustness/models.hpp"
+#include "eval/robustness/paper_templates.hpp"
 #include "eval/report/report.hpp"
 #include "eval/robustness/report.hpp"
 #include "support/test_support.hpp"
@@ -33,15 +35,6 @@ std::string write(const std::string& name, const std::string& content) {
 TemplateSet parse(const std::string& content, std::vector<std::string>* warnings = nullptr) {
   std::vector<std::string> ignored;
   return read_templates({write("templates.tsv", content)}, warnings ? *warnings : ignored);
-}
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 std::string bundled(const std::string& name) { return std::string(INVAR_SOURCE_DIR) + "/examples/robustness/" + name; }
@@ -141,7 +134,7 @@ TEST(RobustnessTemplates, HugeExpansionIsRefusedBeforeExpandingAndSampledOnReque
   }
   content += "template\tbig\tpos\t" + text + "\ntemplate\tbig\tneg\tsmall one\n";
   const auto set = parse(content);
-  const auto message = error_of([&] { expand(set); });
+  const auto message = test::error_of([&] { expand(set); });
   EXPECT_NE(message.find("templates.tsv:9: the templates would make 10000001 texts"), std::string::npos) << message;
   EXPECT_NE(message.find("template big-1 alone 10000000 of 10000000 combinations"), std::string::npos) << message;
   EXPECT_NE(message.find("--max-per-template"), std::string::npos) << message;
@@ -154,7 +147,7 @@ TEST(RobustnessTemplates, HugeExpansionIsRefusedBeforeExpandingAndSampledOnReque
   EXPECT_EQ(sample.front().replacements.size(), 7u);
   // A bound the caller raises lets the same expansion through (here on a 4-slot template).
   const auto four = parse("slot\tA\t1\t2\t3\nslot\tB\t1\t2\t3\ntemplate\tp\tx\t@A@ @B@\n");
-  EXPECT_NE(error_of([&] { expand(four, {.max_texts = 8}); }).find("would make 9 texts"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { expand(four, {.max_texts = 8}); }).find("would make 9 texts"), std::string::npos);
   EXPECT_EQ(expand(four, {.max_texts = 9}).size(), 9u);
 }
 
@@ -163,7 +156,7 @@ TEST(RobustnessTemplates, ExpansionMemoryIsBoundedBeforeExpanding) {
   const std::string long_value(100000, 'x');
   const auto set = parse("slot\tA\t" + long_value + "\t" + long_value + "y\nslot\tB\t1\t2\t3\t4\t5\n"
                          "template\tp\tx\t@A@ @B@\n");
-  const auto message = error_of([&] { expand(set, {.max_bytes = 1 << 20}); });
+  const auto message = test::error_of([&] { expand(set, {.max_bytes = 1 << 20}); });
   EXPECT_NE(message.find("would make 10 texts (up to 2 MB; the bounds are 1000000 texts and 1 MB)"), std::string::npos)
       << message;
   EXPECT_EQ(expand(set).size(), 10u);
@@ -180,7 +173,7 @@ TEST(RobustnessTemplates, ProductBeyond64BitsIsSampled) {
     text += "@S" + std::to_string(slot) + "@";
   }
   const auto set = parse(content + "template\tp\tx\t" + text + "\n");
-  EXPECT_NE(error_of([&] { expand(set); }).find("template p-1 has more than 2^64 combinations: sample them"),
+  EXPECT_NE(test::error_of([&] { expand(set); }).find("template p-1 has more than 2^64 combinations: sample them"),
             std::string::npos);
   const auto first = expand(set, {.max_per_template = 50, .seed = 1});
   const auto again = expand(set, {.max_per_template = 50, .seed = 1});
@@ -262,6 +255,95 @@ TEST(RobustnessCli, ExpandWritesLabelledTsvAndJsonl) {
   EXPECT_NE(jsonl.err.find("slot @NOT@ is used by no template"), std::string::npos) << jsonl.err;
 }
 
+// A slot used twice: one replacement for both (invar's format) or each occurrence drawn on its own
+// (the authors' generator), in product order over the occurrences.
+TEST(RobustnessTemplates, SlotDrawsSharedOrIndependent) {
+  const TemplateSet set = parse("labels\tnegative\tpositive\nslot\tA\tx\ty\nflip\tNOT\t\tnot\ntemplate\tp\tpositive\t@A@ and @a@ @NOT@\n");
+  auto texts = [](const std::vector<GeneratedText>& generated) {
+    std::vector<std::string> out;
+    for (const auto& g : generated) out.push_back(g.text + "|" + g.label);
+    return out;
+  };
+  EXPECT_EQ(texts(expand(set)), (std::vector<std::string>{"x and x|positive", "x and x not|negative", "y and y|positive",
+                                                          "y and y not|negative"}));
+  const auto independent = expand(set, {.draws = Draws::Independent});
+  ASSERT_EQ(independent.size(), 8u);
+  EXPECT_EQ(independent[1].text, "x and x not");
+  EXPECT_EQ(independent[2].text, "x and y");
+  EXPECT_EQ(independent[6].text, "y and y");
+  EXPECT_EQ(independent[2].replacements,
+            (std::vector<std::pair<std::string, std::string>>{{"A", "x"}, {"A#2", "y"}, {"NOT", ""}}));
+  EXPECT_EQ(parse_draws("shared"), Draws::Shared);
+  EXPECT_THROW(parse_draws("both"), Error);
+}
+
+// tests/fixtures/robustness/paper_templates.py, expanded by hand: echo-1 "the @adj@ score and the
+// @adj@ cast" 3 × 3 (each occurrence its own draw), echo-2 3 ("@adj@." is text), turn-1 3 × 2 with
+// a label-changing @neg@.
+TEST(RobustnessTemplates, ReadsTheAuthorsTemplateLayout) {
+  std::vector<std::string> warnings;
+  const TemplateSet set =
+      read_paper_templates({test::fixture("robustness/paper_templates.py")}, {"negative", "positive"}, warnings);
+  ASSERT_EQ(set.templates.size(), 3u);
+  EXPECT_EQ(set.templates[0].id, "echo-1");
+  EXPECT_EQ(set.templates[2].id, "turn-1");
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("paper_templates.py:14: slot @spare@ is used by no template of echo"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[1].find("@mystery@ has no replace entry in turn: kept as text"), std::string::npos) << warnings[1];
+
+  const auto texts = expand(set);
+  ASSERT_EQ(texts.size(), 9u + 3 + 6);
+  EXPECT_EQ(texts[0].text, "the fine score and the fine cast");
+  EXPECT_EQ(texts[1].text, "the fine score and the lovely cast");
+  EXPECT_EQ(texts[8].text, "the score and the cast");  // empty defaults leave one space
+  EXPECT_EQ(texts[8].label, "positive");
+  EXPECT_EQ(texts[9].text, "a fine ending , sadly not @adj@.");  // spaces before punctuation kept
+  EXPECT_EQ(texts[9].label, "negative");
+  EXPECT_EQ(texts[12].text, "this film is good @mystery@ ?");
+  EXPECT_EQ(texts[12].label, "positive");
+  EXPECT_EQ(texts[14].text, "this film is not good @mystery@ ?");
+  EXPECT_EQ(texts[14].label, "negative");  // @neg@ flips the label
+  EXPECT_EQ(texts[14].replacements, (std::vector<std::pair<std::string, std::string>>{{"NEG", "not"}, {"TURN-ADJ", "good"}}));
+  std::size_t positive = 0;
+  for (const auto& t : texts) positive += t.label == "positive";
+  EXPECT_EQ(positive, 9u + 2);
+  // One draw per slot instead: echo-1 makes 3 texts.
+  EXPECT_EQ(expand(set, {.draws = Draws::Shared}).size(), 3u + 3 + 6);
+
+  const auto cli = test::run_cli({"robustness", "expand", "--paper-templates", test::fixture("robustness/paper_templates.py"),
+                                  "--paper-labels", "neg,pos"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(std::count(cli.out.begin(), cli.out.end(), '\n'), 18);
+  EXPECT_NE(cli.out.find("this film is never great @mystery@ ?\tneg\tturn\tturn-1\t"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.err.find("echo: 12 texts"), std::string::npos) << cli.err;
+}
+
+TEST(RobustnessErrors, AuthorsTemplateLayoutNamesFileAndLine) {
+  auto error = [](const std::string& content, std::vector<std::string> labels = {"negative", "positive"}) {
+    const std::string path = write("bad.py", content);
+    std::vector<std::string> warnings;
+    return error_of([&] { read_paper_templates({path}, labels, warnings); });
+  };
+  const std::string slots = "    replace = {}\n    replace['@a@'] = ['x', 'y']\n";
+  EXPECT_NE(error("def f():\n    X = ['@a@', '@a@ b']\n    Y = [1]\n" + slots).find("bad.py:3: f has 1 labels (Y) for 2 templates"),
+            std::string::npos);
+  EXPECT_NE(error("def f():\n    X = ['@a@']\n    Y = [2]\n" + slots).find("bad.py:3: label 2 of template 1 of f is not an index"),
+            std::string::npos);
+  EXPECT_NE(error("def f():\n    X = [make()]\n").find("bad.py:2: expected a string literal"), std::string::npos);
+  EXPECT_NE(error("def f():\n    X = ['@a@']\n" + slots).find("f has templates (X) but no labels (Y)"), std::string::npos);
+  EXPECT_NE(error("def f():\n    X = ['@a@']\n    Y = [0]\n" + slots + "    label_changing_replacements = ['@b@']\n")
+                .find("label-changing slot @b@ of f has no replace entry"),
+            std::string::npos);
+  EXPECT_NE(error("import os\n").find("no templates"), std::string::npos);
+  EXPECT_NE(error("X = ['@a@']\nY = [99999999999999999999]\n").find("bad.py:2: label index 99999999999999999999 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error("X = [' ']\nY = [0]\n").find("bad.py:1: template 1 of bad is empty"), std::string::npos);
+  EXPECT_NE(error("X = ['a\nY = [0]\n").find("bad.py:1: unterminated string literal"), std::string::npos);
+  EXPECT_NE(error("X = ['a',\n").find("unterminated list"), std::string::npos);
+  EXPECT_NE(error("X = ['@a b@']\nY = [0]\n", {"only"}).find("at least two label names"), std::string::npos);
+}
+
 // ---- Accuracy, verdicts, populations --------------------------------------------------------------
 
 namespace {
@@ -323,7 +405,7 @@ TEST(RobustnessScoring, PopulationMeanAndSampleStd) {
   models.push_back(score_model("a", bed, {"pos", "neg", "neg", "pos", "neg", "neg", "pos", "pos", "neg"}));
   models.push_back(score_model("b", bed, {"pos", "neg", "neg", "neg", "neg", "neg", "neg", "pos", "neg"}));
   models.push_back(score_model("c", bed, {"pos", "neg", "pos", "neg", "pos", "pos", "pos", "neg", "pos"}));
-  const Population p = summarize("P", models, bed.phenomena.size(), 0.05);
+  const Population p = summarize("P", models, baselines(bed, Chance::None), 0.05);
   EXPECT_DOUBLE_EQ(p.task.mean, 0.75);
   EXPECT_NEAR(p.task.std, 0.25, 1e-15);
   // negation: 3/3, 2/3, 1/3 → mean 2/3, std 1/3.
@@ -331,11 +413,172 @@ TEST(RobustnessScoring, PopulationMeanAndSampleStd) {
   EXPECT_NEAR(p.phenomena[0].std, 1.0 / 3, 1e-15);
   // irony: 2/2, 2/2, 0/2 → mean 2/3; both below 0.75 − 0.05: not robust.
   EXPECT_NEAR(p.phenomena[1].mean, 2.0 / 3, 1e-15);
-  EXPECT_FALSE(p.verdicts[0].robust);
-  EXPECT_FALSE(p.verdicts[1].robust);
+  EXPECT_FALSE(p.verdicts.phenomena[0].robust);
+  EXPECT_FALSE(p.verdicts.phenomena[1].robust);
   EXPECT_NEAR(p.templates.at("negation-1").mean, (1.0 + 1.0 + 0.0) / 3, 1e-15);
-  const auto single = summarize("S", {models[0]}, bed.phenomena.size(), 0.1);
+  const auto single = summarize("S", {models[0]}, baselines(bed, Chance::None), 0.1);
   EXPECT_EQ(single.task.std, 0.0);
+}
+
+namespace {
+
+// Task: 5 pos, 5 neg. irony: 24 neg and 1 pos (96 % one class, as invar's irony bed): irony-1 holds
+// 12 neg texts, irony-2 12 neg and the pos one.
+Bed skewed_bed() {
+  LabelledSet task{"task.tsv", {}, {}, {}};
+  for (int i = 0; i < 10; ++i) {
+    task.texts.push_back("t" + std::to_string(i));
+    task.labels.push_back(i < 5 ? "pos" : "neg");
+    task.line_numbers.push_back(static_cast<std::size_t>(i + 1));
+  }
+  std::vector<GeneratedText> generated;
+  for (int i = 0; i < 25; ++i)
+    generated.push_back({"i" + std::to_string(i), i == 24 ? "pos" : "neg", "irony", i < 12 ? "irony-1" : "irony-2", {}});
+  return make_bed(std::move(task), std::move(generated));
+}
+
+// Predictions: the task right but for `task_wrong` texts, irony texts predicted by `irony(i)`.
+std::vector<std::string> skewed_predictions(const Bed& bed, int task_wrong, const std::function<std::string(int)>& irony) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < bed.task.labels.size(); ++i)
+    out.push_back(static_cast<int>(i) < task_wrong ? (bed.task.labels[i] == "pos" ? "neg" : "pos") : bed.task.labels[i]);
+  for (int i = 0; i < 25; ++i) out.push_back(irony(i));
+  return out;
+}
+
+}  // namespace
+
+TEST(RobustnessScoring, BalanceAndChanceLevels) {
+  const Bed bed = small_bed();  // task pos 2 / neg 2; negation neg 2 / pos 1; irony pos 1 / neg 1
+  const Baselines uniform = baselines(bed, Chance::Uniform);
+  EXPECT_EQ(uniform.classes, 2u);
+  EXPECT_EQ(uniform.task.counts, (std::map<std::string, std::size_t>{{"neg", 2}, {"pos", 2}}));
+  EXPECT_EQ(uniform.task.majority, "neg");  // a tie goes to the first label in sort order
+  EXPECT_DOUBLE_EQ(uniform.task.majority_share, 0.5);
+  EXPECT_EQ(uniform.phenomena[0].majority, "neg");
+  EXPECT_DOUBLE_EQ(uniform.phenomena[0].majority_share, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(uniform.phenomena[0].chance, 0.5);
+  EXPECT_DOUBLE_EQ(uniform.templates.at("negation-2").chance, 0.5);
+  EXPECT_EQ(uniform.phenomenon_templates[0], (std::vector<std::string>{"negation-1", "negation-2"}));
+  EXPECT_TRUE(uniform.phenomenon_templates[1].empty());  // irony here is an external set
+  const Baselines majority = baselines(bed, Chance::Majority);
+  EXPECT_DOUBLE_EQ(majority.task.chance, 0.5);
+  EXPECT_DOUBLE_EQ(majority.phenomena[0].chance, 2.0 / 3);
+  // negation-2 holds only pos texts (share 1); a template uses its phenomenon's baseline.
+  EXPECT_DOUBLE_EQ(majority.templates.at("negation-2").majority_share, 1.0);
+  EXPECT_DOUBLE_EQ(majority.templates.at("negation-2").chance, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(baselines(bed, Chance::None).phenomena[0].chance, 0.0);
+
+  EXPECT_DOUBLE_EQ(chance_corrected(0.75, 0.5), 0.5);
+  EXPECT_DOUBLE_EQ(chance_corrected(0.25, 0.5), -0.5);
+  EXPECT_DOUBLE_EQ(chance_corrected(0.5, 0.25), 1.0 / 3);  // four labels: (0.5 − 0.25) / 0.75
+  EXPECT_DOUBLE_EQ(chance_corrected(0.7, 0.0), 0.7);
+  EXPECT_TRUE(std::isnan(chance_corrected(1.0, 1.0)));
+  EXPECT_FALSE(verdict(0.5, NAN, 0.05).defined);
+  EXPECT_FALSE(verdict(0.5, NAN, 0.05).robust);
+  EXPECT_EQ(parse_chance("majority"), Chance::Majority);
+  EXPECT_THROW(parse_chance("kappa"), Error);
+}
+
+// The issue's case: a model right on 90 % of the task that calls every irony text negative scores
+// 0.96 on a 96 %-negative bed.
+TEST(RobustnessScoring, ChanceCorrectedVerdictsOnASkewedBed) {
+  const Bed bed = skewed_bed();
+  const ModelScore constant = score_model("constant", bed, skewed_predictions(bed, 1, [](int) { return "neg"; }));
+  EXPECT_DOUBLE_EQ(constant.task.value(), 0.9);
+  EXPECT_DOUBLE_EQ(constant.phenomena[0].value(), 0.96);
+
+  // Plain accuracy: 0.96 ≥ 0.9 − 0.05.
+  const Population none = summarize("P", {constant}, baselines(bed, Chance::None), 0.05);
+  EXPECT_TRUE(none.verdicts.phenomena[0].robust);
+  EXPECT_TRUE(none.verdicts.baseline_above_task[0]);  // 0.96 > 0.9: flagged whatever the chance level
+
+  // Uniform (1/2): p̂ = 0.8, p̂′ = 0.92 ≥ 0.75; irony-1 12/12 → 1, irony-2 12/13 → 11/13.
+  const Population uniform = summarize("P", {constant}, baselines(bed, Chance::Uniform), 0.05);
+  EXPECT_DOUBLE_EQ(uniform.task_corrected.mean, 0.8);
+  EXPECT_NEAR(uniform.phenomena_corrected[0].mean, 0.92, 1e-15);
+  EXPECT_TRUE(uniform.verdicts.phenomena[0].robust);
+  EXPECT_FALSE(uniform.verdicts.phenomena[0].bounded);  // 0.92 > 0.8 + 0.05
+  EXPECT_NEAR(uniform.templates_corrected.at("irony-2").mean, 11.0 / 13, 1e-15);
+  EXPECT_EQ(uniform.verdicts.every_template[0], std::optional<bool>(true));
+  EXPECT_TRUE(uniform.verdicts.baseline_above_task[0]);
+
+  // Majority: p̂ = (0.9 − 0.5) / 0.5 = 0.8, p̂′ = (0.96 − 0.96) / 0.04 = 0 < 0.75: not robust; irony-1
+  // (1 − 0.96) / 0.04 = 1 robust, irony-2 (12/13 − 0.96) / 0.04 < 0 not: not robust for every s.
+  const Population majority = summarize("P", {constant}, baselines(bed, Chance::Majority), 0.05);
+  EXPECT_NEAR(majority.phenomena_corrected[0].mean, 0.0, 1e-12);
+  EXPECT_FALSE(majority.verdicts.phenomena[0].robust);
+  EXPECT_TRUE(majority.verdicts.templates.at("irony-1").robust);
+  EXPECT_FALSE(majority.verdicts.templates.at("irony-2").robust);
+  EXPECT_EQ(majority.verdicts.every_template[0], std::optional<bool>(false));
+}
+
+// A set of one label under --chance majority: no corrected value, no verdict, no "every template".
+TEST(RobustnessScoring, OneLabelSetHasNoMajorityCorrectedVerdict) {
+  LabelledSet task{"task.tsv", {"t1", "t2"}, {"pos", "neg"}, {1, 2}};
+  Bed bed = make_bed(std::move(task), {{"s1", "neg", "sarcasm", "sarcasm-1", {}}, {"s2", "neg", "sarcasm", "sarcasm-1", {}}});
+  const ModelScore m = score_model("m", bed, {"pos", "neg", "neg", "neg"});
+  const Population majority = summarize("P", {m}, baselines(bed, Chance::Majority), 0.05);
+  EXPECT_TRUE(std::isnan(majority.phenomena_corrected[0].mean));
+  EXPECT_FALSE(majority.verdicts.phenomena[0].defined);
+  EXPECT_FALSE(majority.verdicts.templates.at("sarcasm-1").defined);
+  EXPECT_EQ(majority.verdicts.every_template[0], std::nullopt);
+  EXPECT_EQ(majority.robust_models[0], 0u);
+  // Uniform: 1.0 → 1 ≥ 1 − 0.05.
+  const Population uniform = summarize("P", {m}, baselines(bed, Chance::Uniform), 0.05);
+  EXPECT_EQ(uniform.verdicts.every_template[0], std::optional<bool>(true));
+  const std::string csv = score_csv(make_score_result(bed, baselines(bed, Chance::Majority), 0.05, {majority}));
+  EXPECT_NE(csv.find("P,m,phenomenon,sarcasm,2,2,1,,\n"), std::string::npos) << csv;
+}
+
+// A population mean can be robust while one of its models is not.
+TEST(RobustnessScoring, PerModelVerdictsInsideAPopulation) {
+  const Bed bed = skewed_bed();
+  auto right = [&](int i) { return std::string(i == 24 ? "pos" : "neg"); };
+  const auto good = skewed_predictions(bed, 0, right);
+  // 20 of 25 irony texts right: accuracy 0.8, corrected 0.6; the wrong ones all in irony-2.
+  const auto weak = skewed_predictions(bed, 0, [&](int i) { return i >= 20 ? std::string(i == 24 ? "neg" : "pos") : right(i); });
+  std::vector<ModelScore> models{score_model("g1", bed, good), score_model("g2", bed, good), score_model("g3", bed, good),
+                                 score_model("weak", bed, weak)};
+  EXPECT_DOUBLE_EQ(models[3].phenomena[0].value(), 0.8);
+  // τ = 0.2: mean p̂′ = (1 + 1 + 1 + 0.6) / 4 = 0.9 ≥ 1 − 0.2, but the weak model's 0.6 is not.
+  const Population p = summarize("P", models, baselines(bed, Chance::Uniform), 0.2);
+  EXPECT_NEAR(p.phenomena_corrected[0].mean, 0.9, 1e-15);
+  EXPECT_TRUE(p.verdicts.phenomena[0].robust);
+  EXPECT_EQ(p.robust_models[0], 3u);
+  ASSERT_EQ(p.model_verdicts.size(), 4u);
+  EXPECT_TRUE(p.model_verdicts[0].phenomena[0].robust);
+  EXPECT_FALSE(p.model_verdicts[3].phenomena[0].robust);
+  EXPECT_DOUBLE_EQ(p.model_verdicts[3].phenomena[0].p_prime, 0.6);
+  // irony-1 all right for every model; the weak model gets 8 of 13 of irony-2: 2·8/13 − 1 = 3/13.
+  EXPECT_TRUE(p.model_verdicts[3].templates.at("irony-1").robust);
+  EXPECT_NEAR(p.model_verdicts[3].templates.at("irony-2").p_prime, 3.0 / 13, 1e-15);
+  EXPECT_EQ(p.model_verdicts[3].every_template[0], std::optional<bool>(false));
+  EXPECT_EQ(p.model_verdicts[0].every_template[0], std::optional<bool>(true));
+
+  // Reports carry the per-model and per-template verdicts.
+  const Baselines sets = baselines(bed, Chance::Uniform);
+  const auto result = make_score_result(bed, sets, 0.2, {p});
+  const json j = score_json(result);
+  EXPECT_EQ(j["chance"], "uniform");
+  EXPECT_EQ(j["phenomena"][0]["labels"]["neg"], 24);
+  EXPECT_DOUBLE_EQ(j["phenomena"][0]["majority_share"].get<double>(), 0.96);
+  EXPECT_EQ(j["populations"][0]["phenomena"]["irony"]["robust_models"], 3);
+  EXPECT_EQ(j["populations"][0]["models"][3]["phenomena"]["irony"]["robust"], false);
+  EXPECT_EQ(j["populations"][0]["models"][3]["phenomena"]["irony"]["every_template"], false);
+  EXPECT_EQ(j["populations"][0]["models"][3]["templates"]["irony-1"]["robust"], true);
+  // The population's irony-2: (1 + 1 + 1 + 3/13) / 4 = 21/26 ≥ 0.8.
+  EXPECT_NEAR(p.templates_corrected.at("irony-2").mean, 21.0 / 26, 1e-15);
+  EXPECT_EQ(j["populations"][0]["templates"]["irony-2"]["robust"], true);
+  const std::string text = score_text(result);
+  EXPECT_NE(text.find("0 = random guessing among 2 labels; verdicts on the corrected values"), std::string::npos) << text;
+  EXPECT_NE(text.find("neg 24 / pos 1"), std::string::npos) << text;
+  const std::string plain = score_text(make_score_result(bed, baselines(bed, Chance::None), 0.2,
+                                                         {summarize("P", models, baselines(bed, Chance::None), 0.2)}));
+  EXPECT_NE(plain.find("verdicts on plain accuracy (--chance none)\n"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("corrected values"), std::string::npos) << plain;
+  EXPECT_NE(text.find("3/4"), std::string::npos) << text;
+  EXPECT_NE(text.find("irony-2"), std::string::npos) << text;
 }
 
 TEST(RobustnessScoring, WelchMatchesScipyGoldens) {
@@ -379,10 +622,13 @@ TEST(RobustnessReport, TablesCsvLatexAndJson) {
   almost[8] = "pos";
   std::vector<ModelScore> a{model("a1", wrong), model("a2", wrong), model("a3", almost)};
   std::vector<ModelScore> b{model("b1", right), model("b2", right), model("b3", almost)};
-  const auto result = make_score_result(bed, 0.05, {summarize("vanilla", a, 2, 0.05), summarize("augmented", b, 2, 0.05)});
-  ASSERT_EQ(result.comparisons.size(), 3u);
-  EXPECT_EQ(result.comparisons[0].column, "task");
-  EXPECT_FALSE(result.comparisons[0].tested ? std::isfinite(result.comparisons[0].welch.t) : false);
+  const Baselines sets = baselines(bed, Chance::Uniform);
+  const auto result = make_score_result(bed, sets, 0.05, {summarize("vanilla", a, sets, 0.05), summarize("augmented", b, sets, 0.05)});
+  ASSERT_EQ(result.comparisons.size(), 1u);
+  const auto& columns = result.comparisons[0].columns;
+  ASSERT_EQ(columns.size(), 3u);
+  EXPECT_EQ(columns[0].column, "task");
+  EXPECT_FALSE(columns[0].tested ? std::isfinite(columns[0].welch.t) : false);
   // negation: 0,0,1 vs 1,1,1 → not significant (the second sample is constant); irony 0,0,1/2 vs 1,1,1/2.
   const report::Provenance provenance{.version = "1.2.3", .command = "invar robustness score", .date = "2026-11-27T17:42:57Z",
                                       .settings = {{"--tau", "0.05"}}};
@@ -392,17 +638,21 @@ TEST(RobustnessReport, TablesCsvLatexAndJson) {
   EXPECT_EQ(j["populations"][1]["name"], "augmented");
   EXPECT_DOUBLE_EQ(j["populations"][1]["task"]["mean"].get<double>(), 1.0);
   EXPECT_EQ(j["populations"][0]["models"][2]["phenomena"]["irony"]["correct"], 1);
-  EXPECT_EQ(j["comparison"]["sets"].size(), 3u);
+  EXPECT_EQ(j["comparisons"][0]["sets"].size(), 3u);
   const std::string csv = score_csv(result, provenance);
   EXPECT_EQ(csv.rfind("# invar: 1.2.3\n# command: invar robustness score\n# date: 2026-11-27T17:42:57Z\n"
                       "# setting: --tau = 0.05\npopulation,model,", 0), 0u) << csv;
-  EXPECT_NE(csv.find("vanilla,a1,task,task,4,4,1\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("augmented,b3,phenomenon,irony,1,2,0.5\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("vanilla,a1,template,negation-1,0,2,0\n"), std::string::npos) << csv;
+  // Binary labels: corrected = 2 accuracy − 1; robust when it is ≥ max(0, 2p − 1 − τ).
+  EXPECT_NE(csv.find("vanilla,a1,task,task,4,4,1,1,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("augmented,b3,phenomenon,irony,1,2,0.5,0,no\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("augmented,b1,phenomenon,irony,2,2,1,1,yes\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("vanilla,a1,template,negation-1,0,2,0,-1,no\n"), std::string::npos) << csv;
   const std::string latex = score_latex(result, provenance);
   EXPECT_EQ(latex.rfind("% invar: 1.2.3\n% command: invar robustness score\n", 0), 0u) << latex;
   EXPECT_NE(latex.find("Population & Task & negation & irony \\\\"), std::string::npos) << latex;
   EXPECT_NE(latex.find("vanilla & $1.0000 \\pm 0.0000$"), std::string::npos) << latex;
+  // task pos 2 / neg 2, negation neg 2 / pos 1, irony 1 / 1.
+  EXPECT_NE(latex.find("Majority baseline & $0.5000$ & $0.6667$ & $0.5000$ \\\\"), std::string::npos) << latex;
   const std::string text = score_text(result);
   EXPECT_NE(text.find("Welch's t-test"), std::string::npos);
   EXPECT_EQ(report::csv_number(4.6), "4.6");  // not {:.17g}'s 4.5999999999999996
@@ -428,12 +678,14 @@ TEST(RobustnessReport, LatexStarsTheSecondPopulationWhereWelchIsSignificant) {
     predictions.insert(predictions.end(), rest.begin(), rest.end());
     b.push_back(score_model("b", bed, predictions));
   }
-  const auto result = make_score_result(bed, 0.05, {summarize("A", a, 2, 0.05), summarize("B", b, 2, 0.05)});
+  const Baselines sets = baselines(bed, Chance::Uniform);
+  const auto result = make_score_result(bed, sets, 0.05, {summarize("A", a, sets, 0.05), summarize("B", b, sets, 0.05)});
   const auto expected = stats::ttest_ind({0.5, 0.5, 0.75}, {1, 1, 0.75}, false);
-  EXPECT_DOUBLE_EQ(result.comparisons[0].welch.pvalue, expected.pvalue);
-  ASSERT_EQ(result.comparisons[0].stars, stars(expected.pvalue));
-  ASSERT_FALSE(result.comparisons[0].stars.empty());
-  EXPECT_NE(score_latex(result, {}).find("B & $0.9167 \\pm 0.1443$$^{" + result.comparisons[0].stars + "}$"),
+  const Comparison& task = result.comparisons[0].columns[0];
+  EXPECT_DOUBLE_EQ(task.welch.pvalue, expected.pvalue);
+  ASSERT_EQ(task.stars, stars(expected.pvalue));
+  ASSERT_FALSE(task.stars.empty());
+  EXPECT_NE(score_latex(result, {}).find("B & $0.9167 \\pm 0.1443$$^{" + task.stars + "}$"),
             std::string::npos)
       << score_latex(result, {});
 }
@@ -576,6 +828,64 @@ TEST(RobustnessCli, ReportsRecordTheirProvenance) {
   EXPECT_NE(html.find("How this report was made"), std::string::npos);
 }
 
+// More than two populations (the paper's 4 architectures × 2 regimes), from prediction files.
+TEST(RobustnessCli, ScoresSeveralPopulationsFromPredictionFiles) {
+  const std::string templates = write("small.tsv", kSmallTemplates);
+  const Bed bed = make_bed(read_labelled_set(bundled("task.tsv"), {}), [&] {
+    std::vector<std::string> warnings;
+    return expand(read_templates({templates}, warnings));
+  }());
+  const auto texts = all_texts(bed);
+  const std::size_t n_task = bed.task.texts.size();
+  // right: every label; flipped: the phenomenon texts wrong; constant: "negative" everywhere.
+  auto predictions = [&](const std::string& name, const std::function<std::string(std::size_t, const std::string&)>& f) {
+    std::string lines;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string& gold = i < n_task ? bed.task.labels[i] : bed.generated[i - n_task].label;
+      lines += texts[i] + "\t" + f(i, gold) + "\n";
+    }
+    return write(name, lines);
+  };
+  auto other = [](const std::string& label) { return std::string(label == "positive" ? "negative" : "positive"); };
+  const std::string right = predictions("right.tsv", [](std::size_t, const std::string& gold) { return gold; });
+  const std::string flipped = predictions("flipped.tsv", [&](std::size_t i, const std::string& gold) {
+    return i < n_task ? gold : other(gold);
+  });
+  const std::string constant = predictions("constant.tsv", [](std::size_t, const std::string&) { return "negative"; });
+  const std::string c_list = write("c.txt", constant + "\n" + constant + "\n");
+  const std::string f_list = write("f.txt", flipped + "\n");
+  const std::string dir = test::temp_dir();
+  const auto result = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                     "--predictions", right, "--predictions", right, "--name", "good",
+                                     "--population-predictions", "const=" + c_list, "--population-predictions",
+                                     "bad=" + f_list, "--json", "--latex", dir + "/p.tex", "--chance", "majority"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json j = json::parse(result.out);
+  ASSERT_EQ(j["populations"].size(), 3u);
+  EXPECT_EQ(j["populations"][1]["name"], "const");
+  EXPECT_EQ(j["populations"][1]["models"].size(), 2u);
+  EXPECT_EQ(j["chance"], "majority");
+  // Pairs good-const, good-bad, const-bad.
+  ASSERT_EQ(j["comparisons"].size(), 3u);
+  EXPECT_EQ(j["comparisons"][2]["first"], "const");
+  EXPECT_EQ(j["comparisons"][2]["second"], "bad");
+  EXPECT_EQ(j["populations"][0]["phenomena"]["negation"]["robust"], true);
+  EXPECT_EQ(j["populations"][2]["phenomena"]["negation"]["robust"], false);
+  const std::string latex = test::read_file(dir + "/p.tex");
+  EXPECT_NE(latex.find("const & "), std::string::npos) << latex;
+  EXPECT_NE(latex.find("bad & "), std::string::npos) << latex;
+  // A population named twice joins its lists; a malformed NAME=LIST is refused.
+  const auto joined = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                     "--population-predictions", "x=" + f_list, "--population-predictions",
+                                     "x=" + c_list, "--json"});
+  ASSERT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_EQ(json::parse(joined.out)["populations"][0]["models"].size(), 3u);
+  const auto bad = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                  "--population", "nolist"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--population expects NAME=LIST"), std::string::npos) << bad.err;
+}
+
 TEST(RobustnessCli, AblatesEveryLayer) {
   const std::string dir = test::temp_dir();
   const std::string templates = write("small.tsv", kSmallTemplates);
@@ -606,8 +916,36 @@ TEST(RobustnessCli, AblatesEveryLayer) {
 
 // ---- Bad input ------------------------------------------------------------------------------------
 
+// The paper's head: an MLP on the first 8 token states (8 × 32 features) of each layer. 50 distinct
+// training texts in 256 dimensions are separable, and the seeded head is the same run to run.
+TEST(RobustnessCli, AblatesWithTheMlpHead) {
+  const std::string templates = write("small.tsv", kSmallTemplates);
+  const std::vector<std::string> args{"-q", "robustness", "ablate", "-m", kModel, "--train", bundled("train.tsv"),
+                                      "--task", bundled("task.tsv"), "--templates", templates, "--json", "--head", "mlp",
+                                      "--head-tokens", "8", "--hidden", "16", "--head-seed", "5"};
+  const auto result = test::run_cli(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json j = json::parse(result.out);
+  ASSERT_EQ(j["layers"].size(), 3u);
+  EXPECT_EQ(j["pooling"], "tokens");
+  EXPECT_NE(j["head"].get<std::string>().find("MLP head (16 hidden ReLU units, alpha 0.0001, seed 5) on the first 8 token"),
+            std::string::npos)
+      << j["head"];
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(j["layers"][l]["train"]["total"], 50);
+    EXPECT_GE(j["layers"][l]["train"]["correct"].get<int>(), 45);
+    EXPECT_EQ(j["layers"][l]["phenomena"]["negation"]["total"], 12);
+  }
+  EXPECT_EQ(test::run_cli(args).out, result.out);
+  std::vector<std::string> no_tokens = args;
+  *std::find(no_tokens.begin(), no_tokens.end(), "8") = "0";
+  const auto refused = test::run_cli(no_tokens);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("at least one token position"), std::string::npos) << refused.err;
+}
+
 TEST(RobustnessErrors, TemplateFilesNameFileAndLine) {
-  auto message = [](const std::string& content) { return error_of([&] { parse(content); }); };
+  auto message = [](const std::string& content) { return test::error_of([&] { parse(content); }); };
   EXPECT_NE(message("template\tp\tpositive\tIt is @ADJ@.\n").find("templates.tsv:1: slot @ADJ@ has no replacement list"),
             std::string::npos);
   EXPECT_NE(message("slot\tADJ\n").find("templates.tsv:1: slot @ADJ@ has no replacement list"), std::string::npos);
@@ -624,7 +962,7 @@ TEST(RobustnessErrors, TemplateFilesNameFileAndLine) {
             std::string::npos);
   EXPECT_NE(message("slots\tA\tx\n").find("templates.tsv:1: unknown line kind 'slots'"), std::string::npos);
   EXPECT_NE(message("slot\tA\tx\n").find("no templates"), std::string::npos);
-  const std::string conflict = error_of([] { expand(parse("slot\tA\tx\t\ntemplate\tp\tpos\tIt is @A@.\ntemplate\tp\tneg\tIt is x.\n")); });
+  const std::string conflict = test::error_of([] { expand(parse("slot\tA\tx\t\ntemplate\tp\tpos\tIt is @A@.\ntemplate\tp\tneg\tIt is x.\n")); });
   EXPECT_NE(conflict.find("templates.tsv:3: 'It is x.' is generated with label 'neg' here and with label 'pos' by template p-1"),
             std::string::npos)
       << conflict;
@@ -639,13 +977,13 @@ TEST(RobustnessErrors, UnusedSlotIsAWarning) {
 
 TEST(RobustnessErrors, LabelMapsAndPredictions) {
   const std::vector<std::string> task{"negative", "positive"};
-  EXPECT_NE(error_of([&] { task_labels_of({"not_paraphrase", "paraphrase"}, parse_label_map({"paraphrase=positive"}), task, "m/config.json"); })
+  EXPECT_NE(test::error_of([&] { task_labels_of({"not_paraphrase", "paraphrase"}, parse_label_map({"paraphrase=positive"}), task, "m/config.json"); })
                 .find("m/config.json: model label 'not_paraphrase' is unmapped"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { task_labels_of({"LABEL_0", "LABEL_1"}, {}, task, "m/config.json"); })
+  EXPECT_NE(test::error_of([&] { task_labels_of({"LABEL_0", "LABEL_1"}, {}, task, "m/config.json"); })
                 .find("model label 'LABEL_0' is not a task label"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { task_labels_of({"a", "b"}, parse_label_map({"a=negative", "b=neutral"}), task, "m"); })
+  EXPECT_NE(test::error_of([&] { task_labels_of({"a", "b"}, parse_label_map({"a=negative", "b=neutral"}), task, "m"); })
                 .find("maps to 'neutral'"),
             std::string::npos);
   // An entry for a label the model lacks (c) is ignored: one map serves a whole population.
@@ -654,24 +992,43 @@ TEST(RobustnessErrors, LabelMapsAndPredictions) {
   EXPECT_THROW(parse_label_map({"a"}), Error);
   EXPECT_THROW(parse_label_map({"a=x", "a=y"}), Error);
   const std::string predictions = write("p.tsv", "one\tpositive\ntwo\tnegative\none\tnegative\n");
-  EXPECT_NE(error_of([&] { read_predictions(predictions, {}, {"one"}, {}, task); }).find("p.tsv:3: 'one' is predicted"),
+  EXPECT_NE(test::error_of([&] { read_predictions(predictions, {}, {"one"}, {}, task); }).find("p.tsv:3: 'one' is predicted"),
             std::string::npos);
   const std::string partial = write("q.tsv", "one\tpositive\n");
-  EXPECT_NE(error_of([&] { read_predictions(partial, {}, {"one", "three"}, {}, task); })
+  EXPECT_NE(test::error_of([&] { read_predictions(partial, {}, {"one", "three"}, {}, task); })
                 .find("q.tsv: no prediction for the text 'three'"),
             std::string::npos);
 }
 
 TEST(RobustnessErrors, EmptyOrInconsistentSets) {
   LabelledSet task{"task.tsv", {"t"}, {"pos"}, {1}};
-  EXPECT_NE(error_of([&] { make_bed(task, {}); }).find("the phenomenon sets are empty"), std::string::npos);
-  EXPECT_NE(error_of([&] { make_bed(task, {{"g", "neg", "irony", "", {}}}); })
+  EXPECT_NE(test::error_of([&] { make_bed(task, {}); }).find("the phenomenon sets are empty"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { make_bed(task, {{"g", "neg", "irony", "", {}}}); })
                 .find("phenomenon 'irony' has label 'neg', which the task set task.tsv never uses"),
             std::string::npos);
   const std::string empty = write("empty.tsv", "");
-  EXPECT_NE(error_of([&] { read_phenomenon_set(empty, {}); }).find("empty.tsv: no texts"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_phenomenon_set(empty, {}); }).find("empty.tsv: no texts"), std::string::npos);
   const std::string missing = write("missing.tsv", "a text\tpositive\t \n");
-  EXPECT_NE(error_of([&] { read_phenomenon_set(missing, {}); }).find("missing.tsv:1: empty phenomenon"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_phenomenon_set(missing, {}); }).find("missing.tsv:1: empty phenomenon"), std::string::npos);
+}
+
+// A challenge set whose phenomenon is also a template phenomenon is refused, naming its line; other
+// phenomena of the same file, and two external files sharing a name, are scored as given.
+TEST(RobustnessErrors, ExternalPhenomenonNamedLikeATemplatePhenomenonIsRefused) {
+  const std::vector<GeneratedText> generated{{"g", "negative", "negation", "negation-1", {}}};
+  const std::string clash = write("clash.tsv", "a text\tpositive\tsarcasm\nnot good\tnegative\tnegation\n");
+  EXPECT_NE(error_of([&] { read_phenomenon_set(clash, {}, generated); })
+                .find("clash.tsv:2: phenomenon 'negation' is also a template phenomenon"),
+            std::string::npos);
+  EXPECT_EQ(read_phenomenon_set(clash, {}).size(), 2u);  // alone, nothing collides
+  const std::vector<GeneratedText> external{{"x", "negative", "negation", "", {}}};
+  EXPECT_EQ(read_phenomenon_set(clash, {}, external).size(), 2u);  // two external sets may share a name
+  const std::string templates = write("small.tsv", kSmallTemplates);
+  const auto refused = test::run_cli({"robustness", "score", "--task", bundled("task.tsv"), "--templates", templates,
+                                      "--phenomena", clash, "--predictions", clash});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("clash.tsv:2: phenomenon 'negation' is also a template phenomenon"), std::string::npos)
+      << refused.err;
 }
 
 // The 400-byte file of the hardening report under resource limits (address space, CPU time), as a

@@ -12,7 +12,9 @@
 
 #include "core/io.hpp"
 #include "core/version.hpp"
+#include "eval/stats/classification.hpp"
 #include "eval/stats/stats.hpp"
+#include "eval/style_transfer/study.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -26,7 +28,8 @@ std::string model(const std::string& name) { return test::fixture("core/" + name
 const std::vector<std::string> kAllModels{"--formality", model("xlmr-regression"), "--sts", model("xlmr-regression"),
                                           "--mlm", model("xlmr-mlm"), "--bertscore-model", model("bert-wordpiece"),
                                           "--bertscore-layer", "2", "--vectors",
-                                          test::fixture("stmetrics/wordvecs.vec")};
+                                          test::fixture("stmetrics/wordvecs.vec"), "--formality-classifier",
+                                          model("xlmr-pair-cls"), "--formal-label", "LABEL_1"};
 
 std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -170,10 +173,17 @@ TEST(StEval, CorrelationsEqualEvalStatsOnTheJudgedSegments) {
       }
     const auto& seg = a["segment_level"];
     ASSERT_EQ(seg["n"].get<std::size_t>(), x.size()) << metric;
-    EXPECT_DOUBLE_EQ(seg["spearman"]["rho"].get<double>(), stats::spearman(x, y).statistic) << metric;
-    EXPECT_DOUBLE_EQ(seg["spearman"]["p"].get<double>(), stats::spearman(x, y).pvalue) << metric;
-    EXPECT_DOUBLE_EQ(seg["pearson"]["r"].get<double>(), stats::pearson(x, y).statistic) << metric;
-    EXPECT_DOUBLE_EQ(seg["kendall"]["tau_b"].get<double>(), stats::kendall_tau_b(x, y).tau) << metric;
+    // A constant metric (the toy classifier's formality-clf) has undefined correlations: null.
+    auto expect_same = [&](const json& value, double expected) {
+      if (value.is_null())
+        EXPECT_TRUE(std::isnan(expected)) << metric;
+      else
+        EXPECT_DOUBLE_EQ(value.get<double>(), expected) << metric;
+    };
+    expect_same(seg["spearman"]["rho"], stats::spearman(x, y).statistic);
+    expect_same(seg["spearman"]["p"], stats::spearman(x, y).pvalue);
+    expect_same(seg["pearson"]["r"], stats::pearson(x, y).statistic);
+    expect_same(seg["kendall"]["tau_b"], stats::kendall_tau_b(x, y).tau);
   }
   // The heat map's matrix: Spearman of two metrics over the segments.
   const auto& cross = run["cross_correlation"][0];
@@ -267,7 +277,8 @@ TEST(StEval, AlignedFilesAndMissingModels) {
 
 TEST(StEval, LatexAndHtmlReport) {
   const auto html = test::temp_dir() + "/report.html";
-  const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--latex", "--report", html});
+  const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--vectors", test::fixture("stmetrics/wordvecs.vec"),
+                                "--latex", "--report", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind(std::string("% invar: ") + kVersion + "\n% command: ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("% data: --table " + toy("judgements.tsv") + " ("), std::string::npos) << r.out;
@@ -277,6 +288,12 @@ TEST(StEval, LatexAndHtmlReport) {
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_NE(page.find("Spearman correlation between metrics"), std::string::npos);
   EXPECT_NE(page.find("<details class=\"provenance\">"), std::string::npos);
+  // The title once; WMD (lower is better) marked in the tables and the heat map, BLEU not.
+  EXPECT_EQ(page.find("Style-transfer evaluation</h"), page.rfind("Style-transfer evaluation</h"));
+  EXPECT_NE(page.find("<th class=\"num\">self-WMD ↓</th>"), std::string::npos);
+  EXPECT_NE(page.find(">self-WMD ↓</text>"), std::string::npos);
+  EXPECT_EQ(page.find("self-BLEU ↓"), std::string::npos);
+  EXPECT_NE(r.out.find("self-WMD $\\downarrow$"), std::string::npos);
 }
 
 // A group name comes from the file name, system names from the file: a newline must not end the
@@ -399,4 +416,114 @@ TEST(StEval, ReleasedLayoutWithScoreColumns) {
   const auto strict = test::run_cli({"metaeval", "--scores", path, "--system-column", "system_name", "--human-column",
                                      "formality_human", "--score-column", "self-BLEU"});
   EXPECT_NE(strict.err.find("'None' is not a finite number"), std::string::npos) << strict.err;
+}
+
+// ref-STS is the STS regressor on (reference, output), as `invar classify --pairs` scores that pair.
+TEST(StEval, RefStsIsTheRegressorOnReferenceAndOutput) {
+  const json& run = full_run();
+  std::string pairs;
+  std::istringstream refs(test::read_file(toy("formal.txt"))), outputs(test::read_file(toy("polite.txt")));
+  for (std::string a, b; std::getline(refs, a) && std::getline(outputs, b);) pairs += a + "\t" + b + "\n";
+  expect_equal(st_eval_values(run, "polite", "ref-STS"),
+               command_values({"classify", "-m", model("xlmr-regression"), "--pairs"}, "score", pairs), 1e-6, "ref-STS");
+  EXPECT_EQ(agreement(run, "ref-STS")["human"], "meaning");
+}
+
+// BLEU and chrF system scores are corpus scores by default (`invar metric bleu|chrf` over the
+// system's outputs), the means of the sentence scores with --system-scores mean.
+TEST(StEval, SystemScoresAreCorpusBleuAndChrfOrSentenceMeans) {
+  const json& run = full_run();
+  auto system_score = [](const json& r, const std::string& system, const std::string& metric) {
+    for (const auto& s : r["systems"])
+      if (s["system"] == system) return s["scores"][metric].get<double>();
+    throw std::runtime_error("no system " + system);
+  };
+  auto corpus = [](const std::string& metric, const std::string& hyp, const std::vector<std::string>& against) {
+    auto args = concat({"metric", metric, "-i", hyp, "--json", "--width", "12"}, against);
+    const auto r = test::run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["score"].get<double>();
+  };
+  EXPECT_EQ(run["system_scores"], "corpus");
+  for (const char* system : {"polite", "noisy"}) {
+    const auto hyp = toy(std::string(system) + ".txt");
+    EXPECT_NEAR(system_score(run, system, "ref-BLEU"), corpus("bleu", hyp, {"-r", toy("formal.txt")}), 1e-9) << system;
+    EXPECT_NEAR(system_score(run, system, "self-chrF"), corpus("chrf", hyp, {"-r", toy("informal.txt")}), 1e-9) << system;
+  }
+  // The mean of the four sentence BLEUs is another number (sentence BLEU uses effective order).
+  const auto sentences = st_eval_values(run, "polite", "ref-BLEU");
+  const double mean = (sentences[0] + sentences[1] + sentences[2] + sentences[3]) / 4;
+  EXPECT_GT(std::fabs(system_score(run, "polite", "ref-BLEU") - mean), 1e-3);
+  const auto r = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--system-scores", "mean", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json means = json::parse(r.out);
+  EXPECT_EQ(means["system_scores"], "mean");
+  EXPECT_NEAR(system_score(means, "polite", "ref-BLEU"), mean, 1e-9);
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--system-scores", "median"}),
+               "--system-scores must be corpus or mean, got 'median'");
+}
+
+// Table 8's OVERALL column: the system pairs ordered as the `combined` means (copy 3.125, polite
+// 4.5, noisy 1.5). ref-BLEU orders polite > copy > noisy: 3/3; self-BLEU rewards copy over polite: 2/3.
+TEST(StEval, OverallPairsAgainstCombined) {
+  const json& run = full_run();
+  EXPECT_EQ(agreement(run, "ref-BLEU")["overall_pairwise"]["pairs"], 3);
+  EXPECT_EQ(agreement(run, "ref-BLEU")["overall_pairwise"]["correct"], 3);
+  EXPECT_EQ(agreement(run, "self-BLEU")["overall_pairwise"]["correct"], 2);
+  const auto r = test::run_cli(concat({"-q", "st-eval", "--table", toy("judgements.tsv")}, kAllModels));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("System ranking (Table 8)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("BLEU/chrF system scores: corpus"), std::string::npos) << r.out;
+}
+
+// The formality classifier: formality-clf is 1 where `invar classify` gives the formal label; on
+// the human texts (4 informal inputs, 4 formal references) its report is eval/stats' classification
+// of those labels; Figure 1's bins count the judged outputs.
+TEST(StEval, FormalityClassifierOnOutputsAndHumanTexts) {
+  const json& run = full_run();
+  const auto labels = test::run_cli({"classify", "-m", model("xlmr-pair-cls"), "-i", toy("polite.txt")});
+  ASSERT_EQ(labels.exit_code, 0) << labels.err;
+  std::vector<double> expected;
+  for (const auto& line : json_lines(labels.out)) expected.push_back(line["label"] == "LABEL_1" ? 1.0 : 0.0);
+  expect_equal(st_eval_values(run, "polite", "formality-clf"), expected, 0, "formality-clf");
+  EXPECT_EQ(agreement(run, "formality-clf")["human"], "formality");
+
+  const auto& human = run["formality_classifier"]["human_texts"];
+  ASSERT_EQ(human.size(), 1u);
+  EXPECT_EQ(human[0]["inputs"], 4);
+  EXPECT_EQ(human[0]["references"], 4);
+  std::vector<std::string> texts, truth, predicted;
+  for (const auto& [file, label] : {std::pair{"informal.txt", "informal"}, std::pair{"formal.txt", "formal"}}) {
+    const auto r = test::run_cli({"classify", "-m", model("xlmr-pair-cls"), "-i", toy(file)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& line : json_lines(r.out)) {
+      truth.push_back(label);
+      predicted.push_back(line["label"] == "LABEL_1" ? "formal" : "informal");
+    }
+  }
+  EXPECT_EQ(human[0]["scores"], json::parse(stats::classification_json(stats::classification_scores(truth, predicted)).dump()));
+
+  std::size_t judged = 0, formal = 0, binned = 0, binned_formal = 0;
+  for (const auto& s : run["segments"])
+    if (s["human"].contains("formality")) {
+      ++judged;
+      formal += s["scores"]["formality-clf"].get<double>() == 1.0;
+    }
+  for (const auto& b : run["formality_classifier"]["bins"]) {
+    binned += b["formal"].get<std::size_t>() + b["informal"].get<std::size_t>();
+    binned_formal += b["formal"].get<std::size_t>();
+  }
+  EXPECT_EQ(judged, 11u);
+  EXPECT_EQ(binned, judged);
+  EXPECT_EQ(binned_formal, formal);
+
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--formality-classifier", model("xlmr-pair-cls")}),
+               "no label named 'formal' (labels: LABEL_0, LABEL_1); name the formal one with --formal-label");
+  expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--formality-classifier", model("xlmr-regression")}),
+               "the formality classifier must be a classification checkpoint with two or more labels");
+}
+
+TEST(StEval, SystemRanks) {
+  EXPECT_EQ(style_transfer::system_ranks({2.0, 5.0, 2.0, std::nan("")}, true), (std::vector<std::size_t>{2, 1, 2, 4}));
+  EXPECT_EQ(style_transfer::system_ranks({2.0, 5.0, 1.0}, false), (std::vector<std::size_t>{2, 3, 1}));
 }

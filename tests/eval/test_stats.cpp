@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "eval/stats/classification.hpp"
 #include "eval/stats/stats.hpp"
 #include "support/golden.hpp"
 #include "support/test_support.hpp"
@@ -302,4 +303,95 @@ TEST(BinomialTest, PValuesAndClopperPearson) {
   EXPECT_EQ(all.ci_high, 1.0);
   EXPECT_THROW(binomtest(11, 10), Error);
   EXPECT_THROW(binomtest(1, 10, 1.5), Error);
+}
+
+// ---- classification metrics (scikit-learn 1.2's formulas, values computed by hand) ------------------
+
+TEST(Classification, ThreeClassesAsSklearnsDocumentationExample) {
+  // sklearn's precision_recall_fscore_support docstring: y_true [0,1,2,0,1,2], y_pred [0,2,1,0,0,1].
+  const auto s = classification_scores({"0", "1", "2", "0", "1", "2"}, {"0", "2", "1", "0", "0", "1"});
+  EXPECT_EQ(s.labels, (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(s.confusion, (std::vector<std::vector<std::size_t>>{{2, 0, 0}, {1, 0, 1}, {0, 2, 0}}));
+  EXPECT_EQ(s.correct, 2u);
+  EXPECT_DOUBLE_EQ(s.accuracy, 2.0 / 6);
+  // label 0: tp 2 of 3 predicted, 2 true -> P 2/3, R 1, F 2·(2/3)·1/(5/3) = 0.8; labels 1 and 2: tp 0.
+  EXPECT_DOUBLE_EQ(s.per_class[0].precision, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(s.per_class[0].recall, 1.0);
+  EXPECT_DOUBLE_EQ(s.per_class[0].f1, 0.8);
+  EXPECT_EQ(s.per_class[1].f1, 0.0);
+  EXPECT_EQ(s.per_class[2].predicted, 1u);
+  EXPECT_EQ(s.per_class[2].support, 2u);
+  EXPECT_DOUBLE_EQ(s.macro.precision, 2.0 / 9);  // sklearn's docstring: 0.22...
+  EXPECT_DOUBLE_EQ(s.macro.recall, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(s.macro.f1, 0.8 / 3);  // 0.26...
+  EXPECT_DOUBLE_EQ(s.micro.precision, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(s.micro.f1, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(s.weighted.precision, 2.0 / 9);  // equal supports: weighted = macro
+  EXPECT_EQ(s.weighted.support, 6u);
+  for (const auto& c : s.per_class) EXPECT_FALSE(c.precision_ill_defined || c.recall_ill_defined);
+}
+
+TEST(Classification, ZeroDivisionForALabelNeverPredictedOrNeverTrue) {
+  // b is never predicted: its precision is 0/0.
+  const std::vector<std::string> truth{"a", "a", "b"}, predicted{"a", "a", "a"};
+  const auto warn = classification_scores(truth, predicted);
+  EXPECT_TRUE(warn.per_class[1].precision_ill_defined);
+  EXPECT_FALSE(warn.per_class[1].recall_ill_defined);
+  EXPECT_EQ(warn.per_class[1].precision, 0.0);
+  EXPECT_EQ(warn.per_class[1].f1, 0.0);
+  EXPECT_DOUBLE_EQ(warn.macro.precision, 1.0 / 3);           // (2/3 + 0) / 2
+  EXPECT_DOUBLE_EQ(warn.weighted.precision, 4.0 / 9);        // (2/3·2 + 0·1) / 3
+  EXPECT_DOUBLE_EQ(warn.weighted.recall, warn.accuracy);     // weighted recall is accuracy
+  EXPECT_DOUBLE_EQ(warn.macro.f1, 0.4);                      // (0.8 + 0) / 2
+  const auto one = classification_scores(truth, predicted, ZeroDivision::One);
+  EXPECT_EQ(one.per_class[1].precision, 1.0);
+  EXPECT_EQ(one.per_class[1].f1, 0.0);  // P 1, R 0: 2·1·0/1
+  EXPECT_DOUBLE_EQ(one.macro.precision, 5.0 / 6);
+  EXPECT_DOUBLE_EQ(one.weighted.precision, 7.0 / 9);
+  EXPECT_EQ(classification_scores(truth, predicted, ZeroDivision::Zero).macro.precision, warn.macro.precision);
+
+  // y only predicted: its recall is 0/0, and the label still counts in the macro mean.
+  const auto only_predicted = classification_scores({"x", "x"}, {"x", "y"}, ZeroDivision::One);
+  EXPECT_TRUE(only_predicted.per_class[1].recall_ill_defined);
+  EXPECT_EQ(only_predicted.per_class[1].recall, 1.0);
+  EXPECT_EQ(only_predicted.per_class[1].precision, 0.0);
+  EXPECT_DOUBLE_EQ(only_predicted.macro.recall, 0.75);  // (1/2 + 1) / 2
+  EXPECT_DOUBLE_EQ(only_predicted.weighted.recall, 0.5);  // y has no support
+}
+
+TEST(Classification, NumericLabelsSortAsNumbersAndLengthsMustMatch) {
+  EXPECT_EQ(classification_scores({"10", "9", "2"}, {"10", "9", "2.5"}).labels,
+            (std::vector<std::string>{"2", "2.5", "9", "10"}));
+  EXPECT_EQ(classification_scores({"formal", "10"}, {"informal", "9"}).labels,
+            (std::vector<std::string>{"10", "9", "formal", "informal"}));  // not all numbers: code point order
+  EXPECT_THROW(classification_scores({"a"}, {"a", "b"}), Error);
+  EXPECT_THROW(classification_scores({}, {}), Error);
+  EXPECT_FALSE(parse_zero_division("2"));
+}
+
+TEST(Classification, CommandPrintsTheReportAndJson) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/gold.txt", "formal\nformal\ninformal\ninformal\ninformal\n");
+  test::write_file(dir + "/pred.tsv", "id\tlabel\n1\tformal\n2\tinformal\n3\tinformal\n4\tinformal\n5\tformal\n");
+  auto run = test::run_cli({"stats", "classification", "--gold", dir + "/gold.txt", "--pred", dir + "/pred.tsv",
+                            "--pred-column", "label", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto out = json::parse(run.out);
+  EXPECT_DOUBLE_EQ(out["accuracy"].get<double>(), 0.6);
+  // formal: tp 1 of 2 predicted, 2 true -> P = R = F = 0.5; informal: tp 2 of 3, 3 true -> 2/3.
+  EXPECT_DOUBLE_EQ(out["per_class"][0]["f1"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(out["per_class"][1]["precision"].get<double>(), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(out["macro"]["f1"].get<double>(), (0.5 + 2.0 / 3) / 2);
+  EXPECT_DOUBLE_EQ(out["weighted"]["f1"].get<double>(), (0.5 * 2 + 2.0 / 3 * 3) / 5);
+  EXPECT_EQ(out["confusion_matrix"]["counts"], json::parse("[[1, 1], [1, 2]]"));
+  EXPECT_EQ(out["zero_division"], "warn");
+  auto text = test::run_cli({"stats", "classification", "--gold", dir + "/gold.txt", "--pred", dir + "/pred.tsv",
+                             "--pred-column", "label"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("    formal     0.5000     0.5000     0.5000        2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("    accuracy                           0.6000        5"), std::string::npos) << text.out;
+  auto mismatch = test::run_cli({"stats", "classification", "--gold", dir + "/gold.txt", "--pred", dir + "/gold.txt",
+                                 "--zero-division", "x"});
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_EQ(mismatch.err, "invar: error: --zero-division must be warn, 0 or 1, got 'x'\n");
 }

@@ -58,6 +58,7 @@ done < <(find tests/fixtures -name '*.tsv' -o -name '*.csv' -o -path '*/st_eval/
 for file in examples/robustness/{negation,mixed,irony}.tsv; do
   cat examples/robustness/slots.tsv "$file" >"$seeds/templates/$(basename "$file")"
 done
+cp tests/fixtures/robustness/paper_templates.py "$seeds/templates/"  # the authors' layout
 
 # fuzz_st_eval_tables: byte 0 picks TSV (0) or CSV (1); the paper-layout fixture, and as CSV.
 { printf '\0'; cat tests/fixtures/st_eval/judgements.tsv; } >"$seeds/st_eval_tables/judgements.tsv"

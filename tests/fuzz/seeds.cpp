@@ -1,8 +1,8 @@
 // The seeds that are not plain fixture files (tests/fuzz/run.sh runs this), one folder per target:
 // - invar_file: every fixture model folder converted to an .invar file as `invar convert` writes
-//   it, as the target reads its input: the header JSON, a NUL byte, and the data section up to the
-//   end of the last auxiliary file (the target pads the data with zeros, where the tensors lie),
-//   and one with its matrices stored as int8;
+//   it, as the target reads its input: the header JSON (without its block hashes), a NUL byte, and
+//   the data section up to the end of the last auxiliary file (the target pads the data with
+//   zeros, where the tensors lie), and one with its matrices stored as int8;
 // - vocabulary: the vocabulary files of fuzz_support.hpp's list, each after its index byte;
 // - tables: the TSV fixtures as JSONL (there are no JSONL fixtures), after fuzz_tables' JSONL byte;
 // - word_vectors: the .vec fixture after byte 0, and a small fastText .bin model trained here after
@@ -63,10 +63,14 @@ void write_invar_seed(const fs::path& folder, const fs::path& out, bool int8 = f
   const std::uint64_t header_size = le64(bytes, 24), data_offset = le64(bytes, 32);
   const std::string header = bytes.substr(invar::kInvarPreambleBytes, header_size);
   std::uint64_t files_end = 0;
-  const auto json = nlohmann::json::parse(header);
+  auto json = nlohmann::json::parse(header);
   for (const auto& entry : json["files"])
     files_end = std::max(files_end, entry["offset"].get<std::uint64_t>() + entry["size"].get<std::uint64_t>());
-  std::ofstream(out, std::ios::binary) << header << '\0' << bytes.substr(data_offset, files_end);
+  // The block hashes are of the writer's data, which fuzz_invar_file cuts and pads: without them the
+  // file's data CRC (which the target computes) is checked instead, and mutations reach every other
+  // check of the header rather than failing on the block count.
+  json.erase("blocks");
+  std::ofstream(out, std::ios::binary) << json.dump() << '\0' << bytes.substr(data_offset, files_end);
 }
 
 std::string read(const fs::path& path) {

@@ -90,6 +90,34 @@ TEST(NonFiniteWeights, CommandsRefuseThePoisonedModel) {
   EXPECT_EQ(result.out, "");
 }
 
+// An embedding table is checked row by row as inputs first read its rows, not whole at load (most
+// of a base model's bytes are its token table, of which a sentence reads a few rows): a NaN in a
+// row no input reads is never reported, one in a row an input reads refuses the model before that
+// row is used, naming the row, in a folder and in an .invar file alike.
+TEST(NonFiniteWeights, TableRowsAreCheckedWhenFirstRead) {
+  const std::string fixture = test::fixture("core/bert-pair-cls");
+  const auto hidden = json::parse(test::read_file(fixture + "/config.json"))["hidden_size"].get<std::size_t>();
+  const std::string folder =
+      test::poisoned_copy(fixture, "bert.embeddings.position_embeddings.weight", kNaN, 10 * hidden);
+  const std::string file = test::temp_dir() + "/poisoned.invar";
+  ASSERT_EQ(test::run_cli({"convert", folder, "-o", file}).exit_code, 0);
+  for (const std::string& model : {folder, file}) {
+    SCOPED_TRACE(model);
+    const auto short_text = test::run_cli({"embed", "-m", model}, "a b\n");  // positions 0 to 3
+    EXPECT_EQ(short_text.exit_code, 0) << short_text.err;
+    EXPECT_EQ(json_lines(short_text.out).size(), 1u);
+    const auto long_text = test::run_cli({"embed", "-m", model}, "a b c d e f g h i j k l m n o p\n");
+    EXPECT_EQ(long_text.exit_code, 1);
+    EXPECT_NE(long_text.err.find("weight 'bert.embeddings.position_embeddings.weight' row 10 holds 1 non-finite value"),
+              std::string::npos) << long_text.err;
+    EXPECT_EQ(long_text.out, "");
+    const auto allowed = test::run_cli({"embed", "-m", model, "--allow-non-finite"}, "a b c d e f g h i j k l m n o p\n");
+    EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+    EXPECT_EQ(count(allowed.err, "warning: " + model + ": weight 'bert.embeddings.position_embeddings.weight' row 10"), 1u)
+        << allowed.err;
+  }
+}
+
 TEST(NonFiniteWeights, AllowedOutputStaysValidJsonAndIsReported) {
   const std::string input = "a b\tc\nd\te f g\n";
   for (const char* command : {"embed", "hidden", "similarity", "classify"}) {

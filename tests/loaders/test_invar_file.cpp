@@ -1,9 +1,12 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <zlib.h>
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <set>
@@ -37,9 +40,13 @@ std::string convert(const std::string& folder, std::optional<DType> dtype = std:
   return path;
 }
 
+// The error opening the file and reading every tensor and file in it (a file with block hashes has
+// its data checked as it is read), or "(no error)".
 std::string open_error(const std::string& path) {
   try {
-    ModelSource::open(path);
+    const auto source = ModelSource::open(path);
+    for (const auto& name : source->tensor_names()) source->tensor(name);
+    for (const auto& name : source->file_names()) source->read_file(name);
   } catch (const Error& e) {
     return e.what();
   }
@@ -267,6 +274,71 @@ TEST(InvarFile, CorruptedFilesGiveClearErrors) {
   std::string flipped_preamble = good;
   flipped_preamble[24] ^= 1;
   expect_error(variant(flipped_preamble), "preamble checksum mismatch");
+}
+
+namespace {
+
+std::uint64_t get_le(const std::string& bytes, std::size_t at, int size) {
+  std::uint64_t value = 0;
+  for (int i = size - 1; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[at + i]);
+  return value;
+}
+
+// A converted file's data offset and header.
+std::pair<std::size_t, nlohmann::json> layout_of(const std::string& file) {
+  return {get_le(file, 32, 8), nlohmann::json::parse(file.substr(64, get_le(file, 24, 8)))};
+}
+
+}  // namespace
+
+// The writer hashes every block of the data (XXH3, kInvarBlockBytes each); a reader checks the
+// blocks of a tensor, a file or a table's rows when it first reads them instead of the whole data
+// CRC on open, and verify_all (invar info) checks every block and the CRC.
+TEST(InvarFile, BlocksAreCheckedWhenFirstRead) {
+  constexpr std::int64_t kRows = 3000, kCols = 64;  // 768,000 bytes: three blocks of 256 KiB
+  std::vector<float> table(static_cast<std::size_t>(kRows * kCols));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i % 977) / 977.0f;
+  const auto folder = test::make_model_folder({{"model.safetensors",
+      test::make_safetensors({{"table", "F32", {kRows, kCols}, test::bytes_of(table)},
+                              {"a", "F32", {6}, test::bytes_of(std::vector<float>{1, 2, 3, 4, 5, 6})}})}});
+  const std::string good = test::read_file(convert(folder));
+  const auto [data_offset, header] = layout_of(good);
+  ASSERT_EQ(header["blocks"]["size"], kInvarBlockBytes);
+  ASSERT_EQ(header["blocks"]["xxh3"].get<std::string>().size(), 16u * 3);
+  std::size_t table_offset = 0;
+  for (const auto& tensor : header["tensors"])
+    if (tensor["name"] == "table") table_offset = tensor["offset"].get<std::size_t>();
+  constexpr std::int32_t kBroken = 2500;  // in the third block
+  std::string flipped = good;
+  flipped[data_offset + table_offset + kBroken * kCols * 4 + 8] ^= 1;
+  const std::string path = test::temp_dir() + "/flipped.invar";
+  test::write_file(path, flipped);
+
+  const auto source = ModelSource::open(path);  // nothing of the table read yet
+  EXPECT_EQ(to_f32(source->tensor("a")), (std::vector<float>{1, 2, 3, 4, 5, 6}));  // in block 0
+  const TensorData rows = source->table("table");
+  const std::vector<std::int32_t> early{0, 1, 700};
+  EXPECT_EQ(test::error_of([&] { source->check_rows("table", rows, early); }), "(no error)");
+  const std::vector<std::int32_t> late{kBroken};
+  const std::string message = test::error_of([&] { source->check_rows("table", rows, late); });
+  EXPECT_NE(message.find(path + ": data checksum mismatch in tensor 'table' (block 2, "), std::string::npos) << message;
+  EXPECT_NE(test::error_of([&] { source->tensor("table"); }).find("data checksum mismatch in tensor 'table'"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { ModelSource::open(path)->verify_all(); }).find("data checksum mismatch"), std::string::npos);
+  EXPECT_EQ(test::error_of([&] { ModelSource::open(convert(folder))->verify_all(); }), "(no error)");
+
+  // The hashes are the header's to give right: a count or a digit that does not fit is refused.
+  const std::string header_text = header.dump();
+  auto spoiled = header;
+  spoiled["blocks"]["xxh3"] = header["blocks"]["xxh3"].get<std::string>().substr(16);
+  const std::string data = good.substr(data_offset);
+  expect_error(make_invar(spoiled.dump(), data),
+               fmt::format("32 hex digits of block hashes, but the {} bytes of data need 48", data.size()));
+  spoiled["blocks"]["xxh3"] = "g" + header["blocks"]["xxh3"].get<std::string>().substr(1);
+  expect_error(make_invar(spoiled.dump(), data), "block hash 0 is not 16 hex digits");
+  spoiled["blocks"] = {{"size", 100}, {"xxh3", ""}};
+  expect_error(make_invar(spoiled.dump(), data), "block size 100 is not a multiple of 64");
+  EXPECT_EQ(open_error(make_invar(header_text, data)), "(no error)");
 }
 
 TEST(InvarFile, LargeDataIsCheckedInTwoHalvesAsOneCrc) {

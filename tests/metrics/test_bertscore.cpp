@@ -350,6 +350,64 @@ TEST(CliBertScore, IdfBaselineAndBatchSizeGiveTheGoldenMeans) {
   }
 }
 
+// bert_score's list of lists with a different number of references per candidate (3, 2, 1, 2, 3, 2;
+// one whitespace-only): P, R, F each maxed over the line's references, idf from all 13 references.
+TEST(CliBertScore, RefListsOfDifferentLengthsMatchTheMultiReferenceGoldens) {
+  const json golden = test::load_json(golden_path("bert-wordpiece"));
+  for (const char* config : {"L2_idf", "L2_idf_rescale_bs3", "L2_noidf"}) {
+    SCOPED_TRACE(config);
+    const json& run = run_named(golden, config, "multiref");
+    const auto dir = test::temp_dir();
+    std::string hyps, lists;
+    for (const auto& item : run["items"]) {
+      hyps += item["cand"].get<std::string>() + "\n";
+      lists += item["refs"].dump() + "\n";
+    }
+    test::write_file(dir + "/hyps.txt", hyps);
+    test::write_file(dir + "/refs.jsonl", lists);
+    std::vector<std::string> args{"-q", "metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer",
+                                  "2", "--ref-lists", dir + "/refs.jsonl", "-i", dir + "/hyps.txt", "--sentence",
+                                  "--json", "--batch-size", std::to_string(run["settings"]["batch_size"].get<int>())};
+    const bool rescale = std::string(config).find("rescale") != std::string::npos;
+    if (std::string(config).find("_idf") != std::string::npos) args.push_back("--idf");
+    if (rescale) args.insert(args.end(), {"--baseline", baseline_path("bert-wordpiece")});
+    const auto result = test::run_cli(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto lines = json_lines(result.out);
+    ASSERT_EQ(lines.size(), run["items"].size());
+    const double tolerance = rescale ? 1e-4 : kRawTolerance;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      for (const char* key : {"P", "R", "F"})
+        EXPECT_NEAR(lines[i][key].get<double>(), run["items"][i][key].get<double>(), tolerance) << i << key;
+  }
+}
+
+TEST(CliBertScore, RefListsAreCheckedAndExclusiveWithRef) {
+  const auto dir = test::temp_dir();
+  test::write_file(dir + "/hyps.txt", "a cat\nHallo\n");
+  auto run_with = [&](const std::string& lists, std::vector<std::string> extra = {}) {
+    test::write_file(dir + "/refs.jsonl", lists);
+    std::vector<std::string> args{"metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer", "2",
+                                  "--ref-lists", dir + "/refs.jsonl", "-i", dir + "/hyps.txt"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_cli(args);
+  };
+  EXPECT_EQ(run_with("[\"the cat\"]\n[]\n").err,
+            "invar: error: " + dir + "/refs.jsonl:2: expected a JSON array of one or more reference strings\n");
+  EXPECT_EQ(run_with("[\"the cat\"]\n[\"x\", 3]\n").err, "invar: error: " + dir + "/refs.jsonl:2: reference 2 is not a string\n");
+  EXPECT_EQ(run_with("[\"the cat\"]\n").err, "invar: error: " + dir + "/refs.jsonl has 1 reference lists but the hypotheses (" +
+                                                 dir + "/hyps.txt) have 2; they must be line-aligned\n");
+  EXPECT_EQ(run_with("[\"the cat\"]\n[\"Hallo\"]\n", {"-r", dir + "/hyps.txt"}).exit_code, 2);  // both: usage error
+  // One list of two references equals two -r files.
+  test::write_file(dir + "/r1.txt", "the cat\nHallo Welt\n");
+  test::write_file(dir + "/r2.txt", "a dog\nHallo\n");
+  const auto lists = run_with("[\"the cat\", \"a dog\"]\n[\"Hallo Welt\", \"Hallo\"]\n", {"--sentence", "--json"});
+  const auto files = test::run_cli({"metric", "bertscore", "-m", test::fixture("core/bert-wordpiece"), "--layer", "2", "-r",
+                                    dir + "/r1.txt", "-r", dir + "/r2.txt", "-i", dir + "/hyps.txt", "--sentence", "--json"});
+  ASSERT_EQ(lists.exit_code, 0) << lists.err;
+  EXPECT_EQ(lists.out, files.out);
+}
+
 TEST(CliBertScore, SeveralReferenceFilesAndTextOutput) {
   const auto dir = test::temp_dir();
   test::write_file(dir + "/r1.txt", "The cat sat on the mat and the dog ate a bone.\nHallo Welt\n");

@@ -1,11 +1,13 @@
 // The progress bar's line (tqdm's count, elapsed time, time left and rate) on an injected clock, and
-// a warning printed while a bar shows: it gets a line of its own, and the bar is drawn again below.
+// a warning (core/log.hpp's warn) printed while a bar shows: it gets a line of its own, and the bar
+// is drawn again below.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 
 #include "core/console.hpp"
+#include "core/log.hpp"
 #include "run/progress.hpp"
 
 using namespace invar;

@@ -339,6 +339,7 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
                                          "sparrow\tbird\thyponym\ncat\ttable\tnone\nflower\trose\thypernym\n"
                                          "rose\tflower\thyponym\ncar\ttree\tnone\n");
     write_file(dir_ + "/words.tsv", "car\ten\nauto\ten\nvehicle\ten\nbig\ten\nlarge\ten\nhuge\ten\nHund\tde\nKöter\tde\nTier\tde\n");
+    write_file(dir_ + "/population.txt", fixture("core/bert-pair-cls") + "\n");
     write_file(dir_ + "/informal.txt", source_lines(30));
     write_file(dir_ + "/formal.txt", after_first_line(source_lines(31)));
   }
@@ -349,11 +350,11 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
       return {"-q", "metamorphic", "single", "-m", fixture("core/xlmr-regression"), "--sources", input_, "--transform",
               "suffix:Thanks.", "--transform", "noise:0.2", "--per-source", files_[0], "--csv", files_[1],
               "--batch-size", "2", "--threads", "1", "--json"};
-    // robustness score: 58 texts (the bundled task's 40, 18 from templates) under a model of each
-    // population, in chunks of 16.
+    // robustness score: 58 texts (the bundled task's 40, 18 from templates) under a model of each of
+    // three populations (the third from --population NAME=LIST), in chunks of 16.
     if (GetParam() == "robustness")
       return {"-q", "robustness", "score", "-m", fixture("core/bert-pair-cls"), "--compare-model",
-              fixture("core/bert-pair-cls"), "--task", std::string(INVAR_SOURCE_DIR) + "/examples/robustness/task.tsv",
+              fixture("core/bert-pair-cls"), "--population", "third=" + dir_ + "/population.txt", "--task", std::string(INVAR_SOURCE_DIR) + "/examples/robustness/task.tsv",
               "--templates", dir_ + "/small.tsv", "--label-map", "not_paraphrase=negative,paraphrase=positive",
               "--csv", files_[0], "--latex", files_[1], "--batch-size", "2", "--threads", "1", "--json"};
     if (GetParam() == "metamorphic_pairwise")
@@ -375,6 +376,11 @@ class ModelReportShards : public RunControl, public ::testing::WithParamInterfac
       return {"-q", "robustness", "ablate", "-m", fixture("core/bert-pair-cls"), "--train", bundled + "train.tsv",
               "--task", bundled + "task.tsv", "--templates", dir_ + "/small.tsv", "--csv", files_[0], "--report",
               files_[1], "--batch-size", "2", "--threads", "1", "--json"};
+    // the paper's MLP head on the first 8 token states of each layer.
+    if (GetParam() == "ablate_mlp")
+      return {"-q", "robustness", "ablate", "-m", fixture("core/bert-pair-cls"), "--train", bundled + "train.tsv",
+              "--task", bundled + "task.tsv", "--templates", dir_ + "/small.tsv", "--head", "mlp", "--head-tokens", "8",
+              "--hidden", "8", "--csv", files_[0], "--report", files_[1], "--batch-size", "2", "--threads", "1", "--json"};
     // st-eval: 3 systems of 30 outputs, each padded to 32 rows (BERTScore batches of 4), in chunks
     // of 32; idf from each system's every reference.
     if (GetParam() == "st_eval")
@@ -434,7 +440,8 @@ TEST_P(ModelReportShards, TwoAndThreePartsMergedEqualTheOneProcessOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, ModelReportShards,
                          ::testing::Values("isometry", "lip", "lip_se", "metamorphic_single", "metamorphic_pairwise",
-                                           "robustness", "ablate", "st_eval", "compositionality", "transitivity"));
+                                           "robustness", "ablate", "ablate_mlp", "st_eval", "compositionality",
+                                           "transitivity"));
 
 // metamorphic, robustness and st-eval keep the models' outputs beside --output: a run whose progress file
 // was cut off in its second chunk continues to the bytes of the whole run.

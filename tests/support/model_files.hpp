@@ -78,15 +78,17 @@ inline std::string model_copy(const std::string& folder) { return copy_without(f
 inline std::string bin_only_copy(const std::string& folder) { return copy_without(folder, "model.safetensors"); }
 
 // A copy of the model folder `fixture_folder` whose F32 tensor `tensor` in model.safetensors has
-// `value` as its first element: a model with one poisoned weight.
-inline std::string poisoned_copy(const std::string& fixture_folder, const std::string& tensor, float value) {
+// `value` as its element `element` (the first unless given): a model with one poisoned weight.
+inline std::string poisoned_copy(const std::string& fixture_folder, const std::string& tensor, float value,
+                                 std::size_t element = 0) {
   const std::string dir = model_copy(fixture_folder);
   const std::string path = dir + "/model.safetensors";
   std::string bytes = read_file(path);
   std::uint64_t header_size = 0;
   for (int i = 0; i < 8; ++i) header_size |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
   const auto header = nlohmann::json::parse(bytes.substr(8, header_size));
-  const std::size_t offset = 8 + header_size + header.at(tensor).at("data_offsets")[0].get<std::size_t>();
+  const std::size_t offset =
+      8 + header_size + header.at(tensor).at("data_offsets")[0].get<std::size_t>() + element * sizeof value;
   std::memcpy(bytes.data() + offset, &value, sizeof value);
   write_file(path, bytes);
   return dir;

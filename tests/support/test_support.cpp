@@ -215,6 +215,15 @@ void limit_address_space(std::size_t extra) {
   if (setrlimit(RLIMIT_AS, &value) != 0) throw std::runtime_error("setrlimit failed");
 }
 
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 void exit_reporting_error(const std::function<void()>& body) {
   try {
     body();

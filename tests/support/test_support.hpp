@@ -57,6 +57,8 @@ bool under_address_sanitizer();
 // For death tests that run out of memory on purpose: limits this process's address space to what
 // it maps now plus `extra` bytes.
 void limit_address_space(std::size_t extra);
+// The message of the invar::Error that `action` throws, or "(no error)" when it returns.
+std::string error_of(const std::function<void()>& action);
 // Runs `body`, then exits: 0 when it returns, 2 with the message on stderr when it throws an Error.
 [[noreturn]] void exit_reporting_error(const std::function<void()>& body);
 

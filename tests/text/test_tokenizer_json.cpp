@@ -449,6 +449,41 @@ TEST(TokenizerJsonChoice, JsonWithoutTheFileOrForALanguageFamilyIsRefused) {
             std::string::npos);
 }
 
+// Some Hub folders name the generic fast class, PreTrainedTokenizerFast, in tokenizer_config.json:
+// AutoTokenizer then reads tokenizer.json alone, whatever the model family's class would be.
+std::map<std::string, std::string> generic_fast(std::vector<std::string> drop = {}) {
+  auto files = fixture_files("bert-base-uncased", drop);
+  json config = json::parse(files.at("tokenizer_config.json"));
+  config["tokenizer_class"] = "PreTrainedTokenizerFast";
+  files["tokenizer_config.json"] = config.dump();
+  return files;
+}
+
+TEST(PreTrainedTokenizerFast, ReadsTokenizerJsonAsAutoTokenizerDoes) {
+  for (const auto choice : {TokenizerChoice::Auto, TokenizerChoice::Json}) {
+    const auto tokenizer = open(generic_fast({"vocab.txt"}), choice);
+    EXPECT_STREQ(tokenizer->tokenizer_class().name, "PreTrainedTokenizerFast");
+    EXPECT_TRUE(tokenizer->algorithm().starts_with("tokenizer.json"));
+    expect_golden(*tokenizer, golden("bert-base-uncased"), true);
+  }
+}
+
+TEST(PreTrainedTokenizerFast, HasNoSlowFilesToFallBackOn) {
+  EXPECT_EQ(error_of_files(generic_fast(), TokenizerChoice::Slow),
+            "MODEL: PreTrainedTokenizerFast is read from tokenizer.json only (it has no slow tokenizer files): "
+            "leave out --tokenizer slow");
+  // vocab.txt is there, but the named class has none: the folder is refused, not read as BertTokenizer.
+  EXPECT_EQ(error_of_files(generic_fast({"tokenizer.json"})),
+            "MODEL: PreTrainedTokenizerFast is read from tokenizer.json only (it has no slow tokenizer files), "
+            "and the folder has none");
+  // Only the generic class keeps its suffix: "PreTrainedTokenizer" is no class invar reads.
+  auto files = generic_fast();
+  json config = json::parse(files.at("tokenizer_config.json"));
+  config["tokenizer_class"] = "PreTrainedTokenizer";
+  files["tokenizer_config.json"] = config.dump();
+  EXPECT_NE(error_of_files(files).find("tokenizer_class 'PreTrainedTokenizer' is not supported"), std::string::npos);
+}
+
 // `invar tokenize --tokenizer`: a folder as transformers writes flan-t5-base (both kinds of files, a
 // stand-in weights file) gives the fast ids by default and with json, the slow ids with slow.
 TEST(TokenizerJsonCli, TokenizerOptionPicksTheFiles) {

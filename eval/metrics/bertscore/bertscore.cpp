@@ -193,6 +193,17 @@ BertScore rescale(const BertScore& score, const BertScoreBaseline& baseline) {
   return {one(score.precision, baseline.precision), one(score.recall, baseline.recall), one(score.f1, baseline.f1)};
 }
 
+BertScore mean_score(const std::vector<BertScore>& scores) {
+  double p = 0, r = 0, f = 0;
+  for (const auto& s : scores) {
+    p += s.precision;
+    r += s.recall;
+    f += s.f1;
+  }
+  const double n = static_cast<double>(scores.size());
+  return {static_cast<float>(p / n), static_cast<float>(r / n), static_cast<float>(f / n)};
+}
+
 std::string bertscore_hash(std::string_view model, std::int64_t layer, bool idf, bool rescaled) {
   // Every baseline invar uses comes from a file, which bert_score calls a custom baseline.
   return fmt::format("{}_L{}{}_version={}(hug_trans={}){}", model, layer, idf ? "_idf" : "_no-idf", kBertScoreVersion,

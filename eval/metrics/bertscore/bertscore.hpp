@@ -60,6 +60,9 @@ BertScoreBaseline read_bertscore_baseline(const std::string& path, std::int64_t 
 // (x − b) / (1 − b) for P, R and F, in float32 as bert_score does.
 BertScore rescale(const BertScore& score, const BertScoreBaseline& baseline);
 
+// P, R and F averaged over `scores` (summed in double): bert_score's CLI summary.
+BertScore mean_score(const std::vector<BertScore>& scores);
+
 // bert_score's model2layers: the default layer of a known Hugging Face model id
 // ("roberta-large" → 17), or nothing.
 std::optional<std::int64_t> bertscore_default_layer(std::string_view model_id);

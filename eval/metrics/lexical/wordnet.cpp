@@ -124,9 +124,10 @@ std::vector<std::string> WordNet::morphy(const std::string& form, int pos) const
   return {};
 }
 
-// A data.* line: offset lex_filenum ss_type w_cnt(hex) then w_cnt × (word lex_id) ...; adjective
-// words may carry a syntactic marker "(a)", "(p)", "(ip)", which NLTK strips from the name.
-std::vector<std::string> WordNet::lemma_names_at(const PartOfSpeech& part, std::size_t offset) const {
+// A data.* line: offset lex_filenum ss_type w_cnt(hex) then w_cnt × (word lex_id), p_cnt, then
+// p_cnt × (symbol offset pos source/target) ...; adjective words may carry a syntactic marker "(a)",
+// "(p)", "(ip)", which NLTK strips from the name.
+WordNet::Synset WordNet::synset_at(const PartOfSpeech& part, std::size_t offset) const {
   if (offset >= part.data.size()) fail("{}: synset offset {} is beyond the end of the file", part.data_path, offset);
   const auto end = part.data.find('\n', offset);
   const std::string_view line(part.data.data() + offset, (end == std::string::npos ? part.data.size() : end) - offset);
@@ -135,15 +136,60 @@ std::vector<std::string> WordNet::lemma_names_at(const PartOfSpeech& part, std::
   if (tokens.size() < 4 || parse_count(tokens[0], where, "synset_offset") != offset)
     fail("{}: no synset starts there", where);
   const std::size_t words = parse_count(tokens[3], where, "w_cnt", 16);
-  if (tokens.size() < 4 + 2 * words) fail("{}: line ends before its {} words", where, words);
-  std::vector<std::string> names;
+  if (tokens.size() < 5 + 2 * words) fail("{}: line ends before its {} words and p_cnt", where, words);
+  Synset synset;
   for (std::size_t k = 0; k < words; ++k) {
     std::string_view name = tokens[4 + 2 * k];
     if (const auto paren = name.find('('); name.ends_with(')') && paren != std::string_view::npos)
       name = name.substr(0, paren);
-    names.emplace_back(name);
+    synset.names.emplace_back(name);
   }
-  return names;
+  const std::size_t first = 5 + 2 * words;
+  const std::size_t pointers = parse_count(tokens[first - 1], where, "p_cnt");
+  if (tokens.size() < first + 4 * pointers) fail("{}: line ends before its {} pointers", where, pointers);
+  for (std::size_t k = 0; k < pointers; ++k) {
+    const auto* pointer = &tokens[first + 4 * k];
+    const std::string_view pos = pointer[2], words_field = pointer[3];
+    const auto part_of = std::string_view("nvasr").find(pos);
+    if (pos.size() != 1 || part_of == std::string_view::npos) fail("{}: pointer {} has an unknown pos '{}'", where, k + 1, pos);
+    if (words_field.size() != 4) fail("{}: pointer {}'s source/target must be 4 hex digits, got '{}'", where, k + 1, words_field);
+    // n, v, a, s, r: 's' (adjective satellite) synsets are in data.adj.
+    constexpr std::array<int, 5> kPart{0, 1, 2, 2, 3};
+    synset.pointers.push_back({pointer[0], parse_count(pointer[1], where, "pointer offset"), kPart[part_of],
+                               parse_count(words_field.substr(0, 2), where, "pointer source", 16),
+                               parse_count(words_field.substr(2, 2), where, "pointer target", 16)});
+  }
+  return synset;
+}
+
+std::vector<std::string> WordNet::lemma_names_at(const PartOfSpeech& part, std::size_t offset) const {
+  return synset_at(part, offset).names;
+}
+
+std::vector<WordNet::Sense> WordNet::senses(std::string_view lemma) const {
+  const std::string key = python_lower(lemma);
+  std::vector<Sense> out;
+  for (const auto& part : parts_) {
+    const auto found = part.offsets.find(key);
+    if (found == part.offsets.end()) continue;
+    for (std::size_t offset : found->second) {
+      auto synset = synset_at(part, offset);
+      Sense sense{synset.names, {}};
+      for (std::size_t w = 0; w < synset.names.size(); ++w) {
+        if (python_lower(synset.names[w]) != key) continue;
+        for (const auto& pointer : synset.pointers) {
+          if (pointer.symbol != "!" || pointer.source != w + 1) continue;
+          const auto target = synset_at(parts_[pointer.pos], pointer.offset);
+          if (pointer.target == 0 || pointer.target > target.names.size())
+            fail("{}: synset at byte {}: antonym pointer to word {} of a synset of {} words", part.data_path, offset,
+                 pointer.target, target.names.size());
+          sense.antonyms.push_back(target.names[pointer.target - 1]);
+        }
+      }
+      out.push_back(std::move(sense));
+    }
+  }
+  return out;
 }
 
 std::vector<std::vector<std::string>> WordNet::synset_lemma_names(std::string_view word) const {

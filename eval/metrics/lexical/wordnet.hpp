@@ -25,6 +25,15 @@ class WordNet {
   // NLTK's _morphy(form, pos) for pos 0..3 = n, v, a, r: the base forms found in the index.
   std::vector<std::string> morphy(const std::string& form, int pos) const;
 
+  // The synsets of `lemma` as written (lower-cased, no morphy), noun, verb, adjective, adverb, in
+  // the index's order: each synset's lemma names, and the antonyms of `lemma`'s own lemma in it
+  // (NLTK's Lemma.antonyms(): the lexical "!" pointers from that lemma, as lemma names).
+  struct Sense {
+    std::vector<std::string> lemma_names;
+    std::vector<std::string> antonyms;
+  };
+  std::vector<Sense> senses(std::string_view lemma) const;
+
  private:
   struct PartOfSpeech {
     std::string data;  // the whole data.* file; synsets are read at their byte offsets
@@ -32,6 +41,17 @@ class WordNet {
     std::unordered_map<std::string, std::vector<std::size_t>> offsets;  // index.*: lemma -> synsets
     std::unordered_map<std::string, std::vector<std::string>> exceptions;  // *.exc
   };
+  struct Pointer {  // a data.* pointer: symbol, target synset, source and target word (0: the synset)
+    std::string_view symbol;
+    std::size_t offset = 0;
+    int pos = 0;
+    std::size_t source = 0, target = 0;
+  };
+  struct Synset {
+    std::vector<std::string> names;
+    std::vector<Pointer> pointers;
+  };
+  Synset synset_at(const PartOfSpeech& part, std::size_t offset) const;
   std::vector<std::string> lemma_names_at(const PartOfSpeech& part, std::size_t offset) const;
 
   std::string directory_;
