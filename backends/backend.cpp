@@ -121,6 +121,25 @@ void require_vector(const Tensor& t, std::int64_t n, const char* op, const char*
   require(t.numel() == n, op, fmt::format("{} {} must have {} elements", what, t.shape.str(), n));
 }
 
+// attention_softmax's optional operands for scores [batch, heads, tq, tk].
+void require_softmax_operands(std::int64_t batch, std::int64_t heads, std::int64_t tq, std::int64_t tk,
+                              const Tensor& key_mask, const Tensor& position_bias, const char* op) {
+  if (!key_mask.empty()) {
+    require_f32(key_mask, op, "key_mask");
+    require(key_mask.numel() == batch * tk && matrix(key_mask).cols == tk, op,
+            fmt::format("key_mask {} must be [{}, {}]", key_mask.shape.str(), batch, tk));
+  }
+  if (!position_bias.empty()) {
+    require_f32(position_bias, op, "position_bias");
+    const Shape& s = position_bias.shape;
+    const bool shared = s == Shape{heads, tq, tk};
+    const bool per_batch = s == Shape{batch, heads, tq, tk};
+    require(shared || per_batch, op,
+            fmt::format("position_bias {} must be [{}, {}, {}] or [{}, {}, {}, {}]", s.str(), heads, tq, tk, batch,
+                        heads, tq, tk));
+  }
+}
+
 bool overlaps(const Tensor& a, const Tensor& b) {
   return a.handle == b.handle && a.offset < b.offset + b.nbytes() && b.offset < a.offset + a.nbytes();
 }
@@ -265,22 +284,44 @@ void Backend::attention_softmax(const Tensor& scores, float scale, const Tensor&
   require(scores.shape.rank == 4, "attention_softmax",
           fmt::format("scores {} must be [B, H, Tq, Tk]", scores.shape.str()));
   const std::int64_t batch = scores.dim(0), heads = scores.dim(1), tq = scores.dim(2), tk = scores.dim(3);
-  if (!key_mask.empty()) {
-    require_f32(key_mask, "attention_softmax", "key_mask");
-    require(key_mask.numel() == batch * tk && matrix(key_mask).cols == tk, "attention_softmax",
-            fmt::format("key_mask {} must be [{}, {}]", key_mask.shape.str(), batch, tk));
-  }
-  if (!position_bias.empty()) {
-    require_f32(position_bias, "attention_softmax", "position_bias");
-    const Shape& s = position_bias.shape;
-    const bool shared = s == Shape{heads, tq, tk};
-    const bool per_batch = s == Shape{batch, heads, tq, tk};
-    require(shared || per_batch, "attention_softmax",
-            fmt::format("position_bias {} must be [{}, {}, {}] or [{}, {}, {}, {}]", s.str(), heads, tq, tk, batch,
-                        heads, tq, tk));
-  }
+  require_softmax_operands(batch, heads, tq, tk, key_mask, position_bias, "attention_softmax");
   require(!causal || causal_offset >= 0, "attention_softmax", "negative causal offset");
   do_attention_softmax(scores, scale, key_mask, position_bias, causal, causal_offset);
+}
+
+void Backend::self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                             std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                             const Tensor& scores, const Tensor& context) {
+  const char* op = "self_attention";
+  require(batch >= 0 && len >= 0 && heads >= 0 && head_dim >= 0, op, "negative size");
+  require_f32(qkv, op, "qkv");
+  require_f32(context, op, "context");
+  const std::int64_t inner = heads * head_dim;
+  const Dims dq = matrix(qkv), dc = matrix(context);
+  require(dq.rows == batch * len && dq.cols == 3 * inner, op,
+          fmt::format("qkv {} must be [{}, {}]", qkv.shape.str(), batch * len, 3 * inner));
+  require(dc.rows == batch * len && dc.cols == inner, op,
+          fmt::format("context {} must be [{}, {}]", context.shape.str(), batch * len, inner));
+  if (!scores.empty() || self_attention_needs_scores()) {
+    require_f32(scores, op, "scores");
+    require(scores.shape == Shape{batch, heads, len, len}, op,
+            fmt::format("scores {} must be [{}, {}, {}, {}]", scores.shape.str(), batch, heads, len, len));
+  }
+  require_softmax_operands(batch, heads, len, len, key_mask, bias, op);
+  require(!overlaps(context, qkv) && !overlaps(context, scores), op, "context overlaps qkv or scores");
+  do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+}
+
+void Backend::do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                                std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                                const Tensor& scores, const Tensor& context) {
+  const std::int64_t inner = heads * head_dim, width = 3 * inner;
+  const MatrixView score_view{0, len, heads * len * len, len * len};
+  gemm_batched(false, true, len, len, head_dim, 1.0f, qkv, {0, width, len * width, head_dim}, qkv,
+               {inner, width, len * width, head_dim}, 0.0f, scores, score_view, batch, heads);
+  attention_softmax(scores, scale, key_mask, bias, false, 0);
+  gemm_batched(false, false, len, head_dim, len, 1.0f, scores, score_view, qkv, {2 * inner, width, len * width, head_dim},
+               0.0f, context, {0, inner, len * inner, head_dim}, batch, heads);
 }
 
 void Backend::gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate, const Tensor& out) {

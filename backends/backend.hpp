@@ -189,6 +189,21 @@ class Backend {
   void attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
                          bool causal, std::int64_t causal_offset);
 
+  // Multi-head self-attention of `batch` sequences of `len` positions without copies: qkv
+  // [batch*len, 3*heads*head_dim] holds each position's query, key and value side by side; context
+  // [batch*len, heads*head_dim] receives softmax(scale·QKᵀ + bias) V per head, the softmax as
+  // attention_softmax computes it (key_mask [batch, len] and bias [heads, len, len] or
+  // [batch, heads, len, len] optional, not causal). scores [batch, heads, len, len] is scratch that a
+  // backend may use or leave alone (the default: QKᵀ and V products by gemm_batched around
+  // attention_softmax, in scores); it may be empty where !self_attention_needs_scores(), so that
+  // callers need not allocate it. context must not overlap qkv or scores.
+  void self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                      std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                      const Tensor& scores, const Tensor& context);
+  // Whether self_attention uses its scores scratch (the default does; the CPU backend only with
+  // BackendOptions::deterministic).
+  virtual bool self_attention_needs_scores() const { return true; }
+
   // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 [R, N], or F16 as
   // linear's w (widened to F32 before scaling), ids I32
   // [M] (any shape with M elements). Embedding lookup (word, position, token-type: call once per
@@ -245,6 +260,10 @@ class Backend {
   virtual void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
   virtual void do_attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask,
                                     const Tensor& position_bias, bool causal, std::int64_t causal_offset) = 0;
+  // Default: gemm_batched, attention_softmax, gemm_batched on scores; backends may fuse.
+  virtual void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                                 std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                                 const Tensor& scores, const Tensor& context);
   virtual void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                               const Tensor& out) = 0;
   virtual void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,

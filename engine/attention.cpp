@@ -58,17 +58,4 @@ std::vector<std::int32_t> disentangled_positions(std::int64_t len, std::int64_t 
   return index;
 }
 
-void self_attention(Backend& backend, const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                    std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                    const Tensor& scores, const Tensor& context) {
-  const std::int64_t inner = heads * head_dim, width = 3 * inner;
-  const MatrixView score_view{0, len, heads * len * len, len * len};
-  backend.gemm_batched(false, true, len, len, head_dim, 1.0f, qkv, {0, width, len * width, head_dim}, qkv,
-                       {inner, width, len * width, head_dim}, 0.0f, scores, score_view, batch, heads);
-  backend.attention_softmax(scores, scale, key_mask, bias, false, 0);
-  backend.gemm_batched(false, false, len, head_dim, len, 1.0f, scores, score_view, qkv,
-                       {2 * inner, width, len * width, head_dim}, 0.0f, context, {0, inner, len * inner, head_dim},
-                       batch, heads);
-}
-
 }  // namespace invar

@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/backend.hpp"
-
 namespace invar {
 
 // Hugging Face's T5Attention._relative_position_bucket for relative = key position − query
@@ -26,13 +24,5 @@ std::vector<float> relative_position_bias(const std::vector<float>& table, std::
 // term reads the same row: δ is odd in i − j.
 std::vector<std::int32_t> disentangled_positions(std::int64_t len, std::int64_t span, std::int64_t buckets,
                                                  std::int64_t max_positions);
-
-// Multi-head self-attention of `batch` sequences of `len` positions without copies: qkv
-// [batch*len, 3*heads*head_dim] holds each position's query, key and value side by side; context
-// [batch*len, heads*head_dim] receives softmax(scale·QKᵀ + bias, keys masked by key_mask [batch,
-// len]) V per head. scores [batch, heads, len, len] is scratch; bias as attention_softmax takes it.
-void self_attention(Backend& backend, const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                    std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                    const Tensor& scores, const Tensor& context);
 
 }  // namespace invar

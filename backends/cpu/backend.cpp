@@ -15,6 +15,7 @@
 #include <limits>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/cpu/backend.hpp"
 
@@ -200,6 +201,7 @@ class CpuBackend final : public Backend {
     pool_.set_threads(threads);
   }
   int threads() const override { return pool_.threads(); }
+  bool self_attention_needs_scores() const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     return std::make_unique<CpuWeightStore>(packer_.get(), int8_, packed_);
@@ -310,6 +312,56 @@ class CpuBackend final : public Backend {
                                    order());
       }
     });
+  }
+
+  // One pool hand-off for the whole attention: each task takes one (sequence, head, block of
+  // queries) through its scores, softmax and value product in a buffer of its thread, so no
+  // [batch, heads, len, len] tensor goes through memory, and the heads' products, which
+  // gemm_batched runs one after another (each on one thread, or on OpenBLAS's team from
+  // m·n·k > 262144 on, whose hand-offs cost more than they gave: docs/performance.md), run side by
+  // side on the pool. Deterministic runs keep the fixed-order products of the default.
+  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                         const Tensor& scores, const Tensor& context) override {
+    if (deterministic_ || len == 0 || head_dim == 0) {
+      Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+      return;
+    }
+    const std::int64_t inner = heads * head_dim, width = 3 * inner;
+    // Queries per task: the block's scores within L2 (kScoreBlock floats). OpenBLAS runs on one
+    // thread meanwhile: the pool's threads are the parallelism.
+    const std::int64_t block = std::clamp<std::int64_t>(kScoreBlock / len, 1, len);
+    const std::int64_t blocks = (len + block - 1) / block;
+    // Checked before OpenBLAS is held to one thread: nothing below may throw.
+    const blasint n = blas_int(len), k = blas_int(head_dim), ld = blas_int(width), ld_out = blas_int(inner);
+    const float* q = ptr(qkv);
+    const float* mask = key_mask.empty() ? nullptr : ptr(key_mask);
+    const float* position_bias = bias.empty() ? nullptr : ptr(bias);
+    const bool bias_per_batch = !bias.empty() && bias.shape.rank == 4;
+    float* out = ptr(context);
+    openblas_set_num_threads(1);
+    rows_parallel(batch * heads * blocks, block * len * head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
+      thread_local std::vector<float> buffer;
+      buffer.resize(static_cast<std::size_t>(block * len));
+      float* s = buffer.data();
+      for (std::int64_t task = begin; task < end; ++task) {
+        const std::int64_t b = task / (heads * blocks), h = task / blocks % heads, first = task % blocks * block;
+        const std::int64_t rows = std::min(block, len - first);
+        const float* sequence = q + b * len * width + h * head_dim;  // this head's query of position 0
+        const auto m = static_cast<blasint>(rows);  // ≤ len
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, sequence + first * width, ld,
+                    sequence + inner, ld, 0.0f, s, n);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const float* row_bias =
+              position_bias ? position_bias + (((bias_per_batch ? b * heads : 0) + h) * len + first + r) * len : nullptr;
+          cpu::attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len,
+                                     cpu::Order::Fast);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.0f, s, n, sequence + 2 * inner, ld, 0.0f,
+                    out + (b * len + first) * inner + h * head_dim, ld_out);
+      }
+    });
+    openblas_set_num_threads(pool_.threads());
   }
 
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
@@ -483,6 +535,7 @@ class CpuBackend final : public Backend {
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
   static constexpr int kMinTeam = 4;
+  static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
   cpu::GemmScratch scratch_;

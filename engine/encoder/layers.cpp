@@ -34,7 +34,8 @@ Tensor EncoderModel::Impl::run(std::span<const Encoding> inputs, std::int64_t st
   Tensor x = arena->alloc(DType::F32, Shape{rows, h});
   Tensor narrow = spec.project_embeddings ? arena->alloc(DType::F32, Shape{rows, spec.embedding_size}) : Tensor{};
   Tensor qkv = arena->alloc(DType::F32, Shape{rows, 3 * inner});
-  Tensor scores = arena->alloc(DType::F32, Shape{batch, heads, len, len});
+  Tensor scores =
+      backend.self_attention_needs_scores() ? arena->alloc(DType::F32, Shape{batch, heads, len, len}) : Tensor{};
   Tensor context = arena->alloc(DType::F32, Shape{rows, inner});
   Tensor delta = arena->alloc(DType::F32, Shape{rows, h});
   Tensor hidden = arena->alloc(DType::F32, Shape{rows, spec.ffn});
@@ -79,7 +80,7 @@ Tensor EncoderModel::Impl::run(std::span<const Encoding> inputs, std::int64_t st
       const encoder::Layer& layer = layers_[static_cast<std::size_t>(stored_layer(spec, l, k))];
       backend.linear(x, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
       if (!rel.empty()) disentangled_bias(layer, qkv, rel, rel_qkv, c2p, p2c, rel_index, bias);
-      self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask_, bias, scores, context);
+      backend.self_attention(qkv, batch, len, heads, dh, scale, key_mask_, bias, scores, context);
       backend.linear(context, layer.attn_out.weight, layer.attn_out.bias, Activation::None, delta);
       backend.layer_norm(delta, x, layer.attn_norm.weight, layer.attn_norm.bias, spec.norm_eps, x);
       backend.linear(x, layer.ffn_in.weight, layer.ffn_in.bias, spec.activation, hidden);

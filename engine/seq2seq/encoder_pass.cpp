@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "engine/attention.hpp"
 #include "engine/seq2seq/model.hpp"
 
 namespace invar {
@@ -41,7 +40,8 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
   Tensor x = arena.alloc(DType::F32, Shape{rows, d});
   Tensor scratch = arena.alloc(DType::F32, Shape{rows, d});
   Tensor qkv = arena.alloc(DType::F32, Shape{rows, 3 * inner});
-  Tensor scores = arena.alloc(DType::F32, Shape{batch, heads, len, len});
+  Tensor scores =
+      backend.self_attention_needs_scores() ? arena.alloc(DType::F32, Shape{batch, heads, len, len}) : Tensor{};
   Tensor context = arena.alloc(DType::F32, Shape{rows, inner});
   Tensor attended = arena.alloc(DType::F32, Shape{rows, d});
   Tensor key_mask = arena.alloc(DType::F32, Shape{batch, len});
@@ -56,7 +56,7 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
     Tensor input;
     layers.sublayer_input(layer.self_norm, x, scratch, input);
     backend.linear(input, layer.qkv.weight, layer.qkv.bias, Activation::None, qkv);
-    self_attention(backend, qkv, batch, len, heads, dh, scale, key_mask, bias, scores, context);
+    backend.self_attention(qkv, batch, len, heads, dh, scale, key_mask, bias, scores, context);
     backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
     layers.sublayer_output(layer.self_norm, x, attended);
     layers.feed_forward(layer, x, rows, spec.encoder.ffn, arena);

@@ -137,7 +137,7 @@ std::vector<double> path_numbers(const std::string& d) {
 // The layer-ablation chart's x axis: layers 0, 1, 2 as ticks (its range has half a layer of margin on
 // each side, which used to put the ticks at -0.5, 0.5, … printed "-0 0 2 2").
 TEST(ChartAxes, LayerAblationTicksAreTheLayers) {
-  robustness::Ablation ablation{"model", "mean", {"negative", "positive"}, 10, {}};
+  robustness::Ablation ablation{"model", "logistic regression", "mean", {"negative", "positive"}, 10, {}};
   for (std::int64_t layer = 0; layer < 4; ++layer)
     ablation.layers.push_back({layer, {8, 10}, {6, 10}, {{5, 10}}});
   const auto path = test::temp_dir() + "/ablation.html";

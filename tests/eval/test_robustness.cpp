@@ -323,7 +323,7 @@ TEST(RobustnessErrors, AuthorsTemplateLayoutNamesFileAndLine) {
   auto error = [](const std::string& content, std::vector<std::string> labels = {"negative", "positive"}) {
     const std::string path = write("bad.py", content);
     std::vector<std::string> warnings;
-    return error_of([&] { read_paper_templates({path}, labels, warnings); });
+    return test::error_of([&] { read_paper_templates({path}, labels, warnings); });
   };
   const std::string slots = "    replace = {}\n    replace['@a@'] = ['x', 'y']\n";
   EXPECT_NE(error("def f():\n    X = ['@a@', '@a@ b']\n    Y = [1]\n" + slots).find("bad.py:3: f has 1 labels (Y) for 2 templates"),
@@ -1017,7 +1017,7 @@ TEST(RobustnessErrors, EmptyOrInconsistentSets) {
 TEST(RobustnessErrors, ExternalPhenomenonNamedLikeATemplatePhenomenonIsRefused) {
   const std::vector<GeneratedText> generated{{"g", "negative", "negation", "negation-1", {}}};
   const std::string clash = write("clash.tsv", "a text\tpositive\tsarcasm\nnot good\tnegative\tnegation\n");
-  EXPECT_NE(error_of([&] { read_phenomenon_set(clash, {}, generated); })
+  EXPECT_NE(test::error_of([&] { read_phenomenon_set(clash, {}, generated); })
                 .find("clash.tsv:2: phenomenon 'negation' is also a template phenomenon"),
             std::string::npos);
   EXPECT_EQ(read_phenomenon_set(clash, {}).size(), 2u);  // alone, nothing collides
