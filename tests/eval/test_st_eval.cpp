@@ -352,6 +352,23 @@ TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
                "/nonexistent");
 }
 
+// --csv FILE and --latex FILE (tools/output_form.hpp) and --report name outputs, never data, even
+// when the file is there from an earlier run: the provenance lists the table alone.
+TEST(StEval, OutputFilesAreNotData) {
+  const auto dir = test::temp_dir();
+  for (const std::string form : {"--csv", "--latex"}) {
+    const std::string out = dir + "/out" + form.substr(2), report = dir + "/report" + form.substr(2) + ".html";
+    for (int run = 0; run < 2; ++run) {  // the second run finds the first one's files
+      const auto r = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), form, out, "--report", report});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    const auto text = test::read_file(out);
+    const std::string data = (form == "--csv" ? "# " : "% ") + std::string("data: ");
+    EXPECT_NE(text.find(data + "--table " + toy("judgements.tsv") + " ("), std::string::npos) << text;
+    EXPECT_EQ(text.find(data), text.rfind(data)) << text;  // one data file
+  }
+}
+
 // `st-eval --csv` reads back into `metaeval`: an unjudged value is the layout's None (which
 // `--missing None` skips), numbers are the shortest text of the same double, and metaeval then finds
 // exactly the segment-level agreement st-eval computed itself.
