@@ -578,7 +578,7 @@ TEST(MetamorphicSuite, ReportsShowTheSourceTextsAndEachTransformationsSentence) 
   ASSERT_NE(worst, std::string::npos) << text;
   EXPECT_LT(worst, text.find("Terrible plot."));
   EXPECT_NE(text.find("A very long review that goes on and on about the film, its …"), std::string::npos) << text;
-  EXPECT_EQ(suite_json(suite, result, {})["transformations"][0]["description"], "“Seen on a Tuesday.” before the text");
+  EXPECT_EQ(suite_json(suite, result, {}, {})["transformations"][0]["description"], "“Seen on a Tuesday.” before the text");
 }
 
 TEST(MetamorphicSuite, JsonlScoresAndClassNames) {

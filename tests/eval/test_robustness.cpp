@@ -527,7 +527,7 @@ TEST(RobustnessScoring, OneLabelSetHasNoMajorityCorrectedVerdict) {
   // Uniform: 1.0 → 1 ≥ 1 − 0.05.
   const Population uniform = summarize("P", {m}, baselines(bed, Chance::Uniform), 0.05);
   EXPECT_EQ(uniform.verdicts.every_template[0], std::optional<bool>(true));
-  const std::string csv = score_csv(make_score_result(bed, baselines(bed, Chance::Majority), 0.05, {majority}));
+  const std::string csv = score_csv(make_score_result(bed, baselines(bed, Chance::Majority), 0.05, {majority}), {});
   EXPECT_NE(csv.find("P,m,phenomenon,sarcasm,2,2,1,,\n"), std::string::npos) << csv;
 }
 
@@ -559,7 +559,7 @@ TEST(RobustnessScoring, PerModelVerdictsInsideAPopulation) {
   // Reports carry the per-model and per-template verdicts.
   const Baselines sets = baselines(bed, Chance::Uniform);
   const auto result = make_score_result(bed, sets, 0.2, {p});
-  const json j = score_json(result);
+  const json j = score_json(result, {});
   EXPECT_EQ(j["chance"], "uniform");
   EXPECT_EQ(j["phenomena"][0]["labels"]["neg"], 24);
   EXPECT_DOUBLE_EQ(j["phenomena"][0]["majority_share"].get<double>(), 0.96);
