@@ -125,10 +125,10 @@ std::vector<std::string> split_tsv(const std::string& line) {
   return fields;
 }
 
-// RFC 4180: a quoted field may contain commas, doubled quotes and line breaks.
-bool read_csv_record(LineReader& reader, std::string& line, std::vector<std::string>& fields) {
+// RFC 4180: a quoted field may contain commas, doubled quotes and line breaks. The record that starts with `line` (already read), continued from `reader` while a quoted field
+// holds line breaks.
+void read_csv_record(LineReader& reader, std::string& line, std::vector<std::string>& fields) {
   fields.clear();
-  if (!reader.next(line)) return false;
   std::string field;
   bool quoted = false;
   std::size_t i = 0;
@@ -162,7 +162,6 @@ bool read_csv_record(LineReader& reader, std::string& line, std::vector<std::str
     }
   }
   fields.push_back(std::move(field));
-  return true;
 }
 
 std::vector<std::string> jsonl_fields(const std::string& line, const TableOptions& options, const std::string& where) {
@@ -199,12 +198,21 @@ Table read_table_rows(const std::string& path, const TableOptions& options) {
   std::string line;
   std::vector<std::string> fields;
   bool first = true;
+  // The provenance block invar writes at the top of its own CSV tables (eval/report/provenance.hpp):
+  // "# invar: VERSION" and the "#" lines after it.
+  const bool tabular = options.format == TableFormat::Csv || options.format == TableFormat::Tsv;
+  bool in_provenance = false;
   while (true) {
     std::size_t start_line = reader.line_number() + 1;
+    if (!reader.next(line)) break;
+    if (tabular && (start_line == 1 ? line.rfind("# invar: ", 0) == 0 : in_provenance && line.rfind('#', 0) == 0)) {
+      in_provenance = true;
+      continue;
+    }
+    in_provenance = false;
     if (options.format == TableFormat::Csv) {
-      if (!read_csv_record(reader, line, fields)) break;
+      read_csv_record(reader, line, fields);
     } else {
-      if (!reader.next(line)) break;
       if (options.format == TableFormat::Tsv) fields = split_tsv(line);
       else if (options.format == TableFormat::Jsonl) fields = jsonl_fields(line, options, reader.where());
       else fields = {line};

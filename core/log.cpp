@@ -1,8 +1,7 @@
 #include "core/log.hpp"
 
-#include <fmt/format.h>
+#include "core/console.hpp"
 
-#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -24,7 +23,7 @@ void warn(const std::string& message) {
   if (current)
     (*current)(message);
   else
-    fmt::print(stderr, "invar: warning: {}\n", message);
+    print_line("invar: warning: " + message);  // around the progress bar, never glued to it
 }
 
 void set_log_sink(LogSink function) {

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
+
+#include "core/console.hpp"
 
 namespace invar::run {
 namespace {
@@ -14,11 +16,37 @@ bool quiet = false;
 void set_quiet(bool value) { quiet = value; }
 bool progress_enabled() { return !quiet && isatty(STDERR_FILENO); }
 
-Progress::Progress(std::string label, std::size_t total)
-    : label_(std::move(label)), total_(total), enabled_(progress_enabled() && total > 0) {}
+std::string progress_time(double seconds) {
+  const auto whole = static_cast<long long>(std::max(0.0, seconds));
+  const long long h = whole / 3600, m = whole / 60 % 60, s = whole % 60;
+  return h > 0 ? fmt::format("{}:{:02d}:{:02d}", h, m, s) : fmt::format("{:02d}:{:02d}", m, s);
+}
+
+std::string progress_line(std::string_view label, std::size_t done, std::size_t total, double elapsed_seconds) {
+  constexpr std::size_t kWidth = 30;
+  const std::size_t filled = total == 0 ? kWidth : std::min(done, total) * kWidth / total;
+  const int percent = static_cast<int>(total == 0 ? 100 : std::min(done, total) * 100 / total);
+  const double rate = elapsed_seconds > 0 && done > 0 ? static_cast<double>(done) / elapsed_seconds : NAN;
+  std::string rate_text = "?it/s", left = "?";
+  if (std::isfinite(rate)) {
+    rate_text = rate >= 1 ? fmt::format("{:.2f}it/s", rate) : fmt::format("{:.2f}s/it", 1 / rate);
+    left = progress_time(elapsed_seconds * static_cast<double>(total - std::min(done, total)) / static_cast<double>(done));
+  }
+  return fmt::format("{}: {:3d}%|{}{}| {}/{} [{}<{}, {}]", label, percent, std::string(filled, '#'),
+                     std::string(kWidth - filled, ' '), done, total, progress_time(elapsed_seconds), left, rate_text);
+}
+
+Progress::Progress(std::string label, std::size_t total, ProgressOptions options)
+    : label_(std::move(label)),
+      total_(total),
+      enabled_((options.always || progress_enabled()) && total > 0),
+      options_(std::move(options)),
+      start_(options_.clock()) {
+  if (enabled_) draw(start_);
+}
 
 Progress::~Progress() {
-  if (enabled_) std::fputs("\r\033[K", stderr);
+  if (enabled_) clear_status();
 }
 
 void Progress::advance(std::size_t done) { set(done_ + done); }
@@ -26,20 +54,14 @@ void Progress::advance(std::size_t done) { set(done_ + done); }
 void Progress::set(std::size_t done_so_far) {
   done_ = std::min(total_, done_so_far);
   if (!enabled_) return;
-  auto now = std::chrono::steady_clock::now();
+  const auto now = options_.clock();
   if (done_ < total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
-  last_draw_ = now;
-  draw();
+  draw(now);
 }
 
-void Progress::draw() {
-  constexpr std::size_t kWidth = 30;
-  std::size_t filled = total_ == 0 ? kWidth : done_ * kWidth / total_;
-  std::string bar(filled, '=');
-  if (filled < kWidth) bar += '>' + std::string(kWidth - filled - 1, ' ');
-  fmt::print(stderr, "\r{}  {}/{} [{}] {:3d}%", label_, done_, total_, bar,
-             static_cast<int>(total_ == 0 ? 100 : done_ * 100 / total_));
-  std::fflush(stderr);
+void Progress::draw(std::chrono::steady_clock::time_point now) {
+  last_draw_ = now;
+  show_status(progress_line(label_, done_, total_, std::chrono::duration<double>(now - start_).count()));
 }
 
 }  // namespace invar::run

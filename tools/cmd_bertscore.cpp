@@ -13,11 +13,12 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/log.hpp"
+#include "core/version.hpp"
 #include "eval/metrics/bertscore/bertscore.hpp"
 #include "eval/metrics/corpus/common.hpp"
-#include "core/version.hpp"
-#include "tools/command.hpp"
 #include "run/record.hpp"
+#include "tools/command.hpp"
 #include "tools/model_command.hpp"
 #include "tools/output_form.hpp"
 #include "tools/run_control.hpp"
@@ -89,10 +90,10 @@ void warn_empty(const std::vector<std::string>& hyps, const References& refs) {
   for (const auto& r : refs)
     for (const auto& text : r) empty_refs += is_blank(text);
   if (empty_hyps > 0)
-    fmt::print(stderr, "invar: warning: {} empty hypotheses score P = R = F = 0 (as bert_score)\n", empty_hyps);
+    warn(fmt::format("{} empty hypotheses score P = R = F = 0 (as bert_score)", empty_hyps));
   if (empty_refs > 0)
-    fmt::print(stderr, "invar: warning: {} empty references score P = R = F = 0 against their hypotheses\n",
-               empty_refs);
+    warn(fmt::format("{} empty references score P = R = F = 0 against their hypotheses",
+               empty_refs));
 }
 
 // bert_score's CLI line: "HASH P: 0.123456 R: 0.123456 F1: 0.123456" (at -w 6, its default).
@@ -108,6 +109,7 @@ nlohmann::ordered_json summary_json(const std::string& hash, const metrics::Bert
                              {"compared_with", args.source.empty() ? "references" : "source"}};
   if (!args.baseline.empty()) out["baseline"] = args.baseline;
   out["invar_version"] = kVersion;
+  out["provenance"] = provenance().json();
   return out;
 }
 
@@ -251,8 +253,8 @@ void run(const BertScoreArguments& args) {
   Truncation cut;
   auto scores = read_records(run.records(), hyps, refs, cut);
   if (!cut.texts.empty())
-    fmt::print(stderr, "invar: warning: {} of {} distinct texts were longer than {} tokens and were truncated\n",
-               cut.texts.size(), distinct_texts(hyps, refs, 0, hyps.size()).size(), cut.limit);
+    warn(fmt::format("{} of {} distinct texts were longer than {} tokens and were truncated",
+               cut.texts.size(), distinct_texts(hyps, refs, 0, hyps.size()).size(), cut.limit));
   warn_empty(hyps, refs);
   if (baseline)
     for (auto& s : scores) s = metrics::rescale(s, *baseline);

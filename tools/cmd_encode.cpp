@@ -11,9 +11,11 @@
 #include <functional>
 #include <optional>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/log.hpp"
 #include "core/npy.hpp"
 #include "engine/cosine.hpp"
 #include "engine/encoder_run.hpp"
@@ -82,8 +84,8 @@ EncoderRunOptions encoder_run_options(const EncodeOptions& options, std::vector<
 // One warning says how many of the `total` lines were cut.
 void report_truncated(const EncoderRun& run, std::size_t total) {
   if (run.truncated() > 0)
-    fmt::print(stderr, "invar: warning: {} of {} input lines were longer than {} tokens and were truncated\n",
-               run.truncated(), total, run.encoder().max_length());
+    warn(fmt::format("{} of {} input lines were longer than {} tokens and were truncated",
+               run.truncated(), total, run.encoder().max_length()));
 }
 
 using ChunkRecords = std::function<std::vector<std::string>(EncoderRun&, std::size_t begin, std::size_t end)>;
@@ -428,8 +430,8 @@ void run_pll(const PllOptions& options) {
         return records;
       });
   if (windowed > 0)
-    fmt::print(stderr, "invar: note: {} of {} input lines were longer than {} tokens and were scored in overlapping "
-                       "windows\n", windowed, lines.size(), max_length);
+    print_line(fmt::format("invar: note: {} of {} input lines were longer than {} tokens and were scored in overlapping "
+                       "windows", windowed, lines.size(), max_length));
   if (row_run) row_run->write_lines();
 }
 

@@ -9,14 +9,15 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "core/printable.hpp"
 #include "core/io.hpp"
 #include "core/json_number.hpp"
+#include "core/log.hpp"
+#include "core/printable.hpp"
 #include "engine/translator.hpp"
 #include "loaders/model_source.hpp"
+#include "run/record.hpp"
 #include "tools/command.hpp"
 #include "tools/model_command.hpp"
-#include "run/record.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
 #include "tools/text_input.hpp"
@@ -65,8 +66,8 @@ TranslateOptions translate_options(const ModelOptions& model, const TextColumns&
 
 void warn_truncated(std::size_t truncated, std::size_t total, std::int64_t positions) {
   if (truncated > 0)
-    fmt::print(stderr, "invar: warning: {} of {} sources were longer than the model's {} positions and were truncated\n",
-               truncated, total, positions);
+    warn(fmt::format("{} of {} sources were longer than the model's {} positions and were truncated",
+               truncated, total, positions));
 }
 
 

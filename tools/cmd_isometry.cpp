@@ -1,12 +1,12 @@
 // `invar isometry`: isometry of translation on binary semantic-equivalence spaces (Shankar) — does
 // a translation map paraphrases to paraphrases? See eval/isometry/isometry.hpp and docs/isometry.md.
 #include <filesystem>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
 #include <span>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/isometry/isometry.hpp"
@@ -216,8 +216,8 @@ void run(const IsometryArguments& args) {
     std::size_t truncated = 0;
     for (const auto& segment : segments) truncated += segment.translator == t ? segment.truncated : 0;
     if (truncated > 0)
-      std::cerr << fmt::format("invar: {} sources truncated to the positions of {} (--truncate)\n", truncated,
-                               translators[t].model);
+      print_line(fmt::format("invar: {} sources truncated to the positions of {} (--truncate)", truncated,
+                             translators[t].model));
   }
 
   std::vector<isometry::IsometryDataSet> data;
@@ -236,9 +236,9 @@ void run(const IsometryArguments& args) {
   options.procedures = correlation_procedures(args.correlation);
   auto result = isometry::run_isometry(data, options);
   if (!args.per_pair.empty()) isometry::write_isometry_pairs(args.per_pair, data, result);
-  if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result);
+  if (!args.report.empty()) isometry::write_isometry_html(args.report, data, result, provenance());
   AtomicOutput out(args.output);
-  if (args.json) out.stream() << isometry::isometry_json(data, result).dump(2) << '\n';
+  if (args.json) out.stream() << isometry::isometry_json(data, result, provenance()).dump(2) << '\n';
   else out.stream() << isometry::isometry_text_report(data, result);
   out.commit();
   if (row_run) row_run->close();

@@ -7,15 +7,16 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/log.hpp"
 #include "engine/translator.hpp"
 #include "eval/lip/classifier_preset.hpp"
 #include "eval/lip/datasets.hpp"
 #include "eval/lip/lip.hpp"
-#include "eval/lip/report.hpp"
 #include "eval/lip/models.hpp"
+#include "eval/lip/report.hpp"
+#include "eval/lip/rows.hpp"
 #include "tools/bundled_data.hpp"
 #include "tools/command.hpp"
-#include "eval/lip/rows.hpp"
 #include "tools/model_command.hpp"
 #include "tools/run_control.hpp"
 #include "tools/search_options.hpp"
@@ -153,8 +154,8 @@ lip::TransformOptions transform_options(const LipArguments& args) {
 LabelledTexts transformed_texts(const LipArguments& args, const std::vector<lip::TransformedText>& outputs) {
   const auto result = lip::join_transformed(args.transform, outputs, transform_options(args));
   if (result.truncated > 0)
-    fmt::print(stderr, "invar: warning: {} of {} texts of A were longer than the model's {} positions and were "
-               "truncated for --transform\n", result.truncated, outputs.size(), result.max_source_length);
+    warn(fmt::format("{} of {} texts of A were longer than the model's {} positions and were "
+               "truncated for --transform", result.truncated, outputs.size(), result.max_source_length));
   return result.texts;
 }
 
@@ -247,12 +248,12 @@ void run(const LipArguments& given) {
   auto result = lip::run_lip(data, options);
   progress.reset();
   if (embeddings && embeddings->truncated() > 0)
-    fmt::print(stderr, "invar: warning: {} texts were longer than {} tokens and were truncated for the sentence encoder\n",
-               embeddings->truncated(), encoder->max_length());
+    warn(fmt::format("{} texts were longer than {} tokens and were truncated for the sentence encoder",
+               embeddings->truncated(), encoder->max_length()));
   if (!args.predictions.empty()) lip::write_lip_predictions(args.predictions, data, result);
-  if (!args.report.empty()) lip::write_lip_html(args.report, data, result);
+  if (!args.report.empty()) lip::write_lip_html(args.report, data, result, provenance());
   AtomicOutput out(args.output);
-  if (args.json) out.stream() << lip::lip_json(data, result).dump(2) << '\n';
+  if (args.json) out.stream() << lip::lip_json(data, result, provenance()).dump(2) << '\n';
   else out.stream() << lip::lip_text_report(data, result);
   out.commit();
   if (rows.run) rows.run->close();

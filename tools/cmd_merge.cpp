@@ -20,6 +20,12 @@ void run_merge(const MergeOptions& options) {
   CLI::App app;
   app.require_subcommand(1);
   add_commands(app);
+  // The merged output's provenance: this command line, with the settings, models and data files of
+  // the command whose parts it joins.
+  std::vector<std::string> command_line{"invar", "merge"};
+  command_line.insert(command_line.end(), options.parts.begin(), options.parts.end());
+  command_line.insert(command_line.end(), {"--output", options.output});
+  app.parse_complete_callback([&] { record_provenance(app, command_line); });
   std::vector<std::string> args = first.command;
   args.insert(args.end(), {"--output", options.output});
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first

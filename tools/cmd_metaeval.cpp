@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/printable.hpp"
@@ -65,8 +66,8 @@ std::vector<std::vector<metaeval::Segment>> read_segments(const MetaEvalArgument
     }
   }
   if (unjudged > 0)
-    fmt::print(stderr, "metaeval: {} of {} rows have no human judgement ('{}' in {}) and are left out\n", unjudged,
-               scores.table.rows.size(), args.missing, args.human_column);
+    print_line(fmt::format("metaeval: {} of {} rows have no human judgement ('{}' in {}) and are left out", unjudged,
+               scores.table.rows.size(), args.missing, args.human_column));
   return segments;
 }
 

@@ -180,10 +180,10 @@ void run_suite_command(const SuiteArguments& args, Arity arity) {
   if (relation.property == Property::Similarity) settings.push_back({"delta", fmt::format("{}", args.delta)});
   if (!args.transforms.empty()) settings.push_back({"seed", std::to_string(args.seed)});
   const auto result = run_suite(suite, relation);
-  if (!args.out.csv.empty()) write_suite_csv(args.out.csv, result);
+  if (!args.out.csv.empty()) write_suite_csv(args.out.csv, result, provenance());
   if (!args.out.per_source.empty()) write_suite_per_source(args.out.per_source, suite, result);
-  if (!args.out.report.empty()) write_suite_html(args.out.report, suite, result, settings);
-  write_result(args.out, args.out.json ? suite_json(suite, result, settings).dump(2) + '\n' : suite_text(suite, result, settings));
+  if (!args.out.report.empty()) write_suite_html(args.out.report, suite, result, settings, provenance());
+  write_result(args.out, args.out.json ? suite_json(suite, result, settings, provenance()).dump(2) + '\n' : suite_text(suite, result, settings));
   if (row_run) row_run->close();
 }
 
@@ -268,8 +268,8 @@ void run_compositionality_command(const CompositionalityArguments& args) {
                                                       args.probe.C, args.probe.held_out, args.probe.seed)},
                                 {"ties", "pairs with equal probe scores are not test cases; equal entailment scores keep the order"}};
   if (!args.out.per_source.empty()) write_compositionality_per_source(args.out.per_source, contexts, insertions, result);
-  if (!args.out.report.empty()) write_compositionality_html(args.out.report, contexts, insertions, result, settings);
-  write_result(args.out, args.out.json ? compositionality_json(contexts, insertions, result, settings).dump(2) + '\n'
+  if (!args.out.report.empty()) write_compositionality_html(args.out.report, contexts, insertions, result, settings, provenance());
+  write_result(args.out, args.out.json ? compositionality_json(contexts, insertions, result, settings, provenance()).dump(2) + '\n'
                                        : compositionality_text(contexts, insertions, result, settings));
   row_run->close();
 }
@@ -361,8 +361,8 @@ void run_transitivity_command(const TransitivityArguments& args) {
   }
   settings.push_back({"R(a, b)", "the pair model's predicted label (argmax) is R"});
   if (!args.out.per_source.empty()) write_transitivity_per_source(args.out.per_source, triplets, results);
-  if (!args.out.report.empty()) write_transitivity_html(args.out.report, triplets, results, settings);
-  write_result(args.out, args.out.json ? transitivity_json(triplets, results, settings).dump(2) + '\n'
+  if (!args.out.report.empty()) write_transitivity_html(args.out.report, triplets, results, settings, provenance());
+  write_result(args.out, args.out.json ? transitivity_json(triplets, results, settings, provenance()).dump(2) + '\n'
                                        : transitivity_text(triplets, results, settings));
   if (row_run) row_run->close();
 }

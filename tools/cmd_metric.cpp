@@ -13,6 +13,7 @@
 #include <span>
 #include <nlohmann/json.hpp>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/metrics/corpus/registry.hpp"
@@ -93,6 +94,7 @@ nlohmann::ordered_json result_json(const Result& r, const MetricArguments& args)
   auto out = nlohmann::ordered_json::parse(metrics::format_score_json(r.report, r.signature, args.width));
   if (!r.system.empty()) out["system"] = r.system;
   if (!r.label.empty()) out["label"] = r.label;
+  out["provenance"] = provenance().json();
   out["compared_with"] = r.compared_with;
   if (r.commutative) {
     out["commutative"] = true;
@@ -495,7 +497,7 @@ void setup_metric(CLI::App& parent, const metrics::RegisteredMetric& metric) {
         metric.name, settings,
         {.sentence = args->sentence,
          .target_language = target.value_or(""),
-         .warn = [](const std::string& advice) { fmt::print(stderr, "invar: {}\n", advice); }});
+         .warn = [](const std::string& advice) { print_line(fmt::format("invar: {}", advice)); }});
     run(*args, *chosen);
   });
 }

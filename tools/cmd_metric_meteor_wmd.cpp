@@ -105,7 +105,8 @@ void write_scores(const PairArguments& args, const Described& metric, const Inpu
                              {"compared_with", in.compared_with},
                              {"signature", metric.signature},
                              {"settings", metric.settings},
-                             {"invar_version", kVersion}};
+                             {"invar_version", kVersion},
+                             {"provenance", provenance().json()}};
     out.write_line(j.dump(1));
   } else {
     std::string note = fmt::format("mean of {} segment{}", defined, defined == 1 ? "" : "s");

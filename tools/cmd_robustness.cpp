@@ -1,11 +1,15 @@
 // `invar robustness expand|score|ablate`: semantic robustness on template-based test beds
 // (La Malfa & Kwiatkowska, AAAI 2022). See eval/robustness/ and docs/robustness.md.
+#include <fmt/ranges.h>
+
 #include <filesystem>
 #include <memory>
 #include <span>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/log.hpp"
 #include "core/printable.hpp"
 #include "eval/robustness/ablation.hpp"
 #include "eval/robustness/models.hpp"
@@ -99,7 +103,7 @@ std::vector<GeneratedText> generated_texts(const BedArguments& args) {
         fail("phenomenon '{}' is in both --templates and --paper-templates: one name would pool two test beds", name);
     texts.insert(texts.end(), paper.begin(), paper.end());
   }
-  for (const auto& warning : warnings) fmt::print(stderr, "invar: warning: {}\n", warning);
+  for (const auto& warning : warnings) warn(warning);
   for (const auto& path : args.phenomena) {
     auto external = read_phenomenon_set(path, args.columns, texts);
     texts.insert(texts.end(), external.begin(), external.end());
@@ -147,7 +151,7 @@ void run_expand(const ExpandArguments& given) {
   for (const auto& name : names) {
     std::size_t n = 0;
     for (const auto& t : texts) n += t.phenomenon == name;
-    fmt::print(stderr, "{}: {} texts\n", printable(name), n);
+    print_line(fmt::format("{}: {} texts", printable(name), n));
   }
 }
 
@@ -291,8 +295,8 @@ void run_score(const ScoreArguments& args) {
     if (!row_run) return;
     for (std::size_t m = 0; m < all_models.size(); ++m)
       if (predicted[m].truncated > 0)
-        fmt::print(stderr, "invar: warning: {}: {} texts were longer than {} tokens and were truncated\n", all_models[m],
-                   predicted[m].truncated, predicted[m].max_length);
+        warn(fmt::format("{}: {} texts were longer than {} tokens and were truncated", all_models[m],
+                   predicted[m].truncated, predicted[m].max_length));
   }
   const Baselines sets = baselines(bed, chance);
   std::vector<Population> populations;
@@ -302,16 +306,17 @@ void run_score(const ScoreArguments& args) {
     populations.push_back(summarize(p.name, score_models(p.models, own, p.predictions, bed, args), sets, args.tau));
     first_model += p.models.size();
   }
-  const ScoreResult result = make_score_result(bed, sets, args.tau, std::move(populations));
+  ScoreResult result = make_score_result(bed, sets, args.tau, std::move(populations));
+  result.label_map = fmt::format("{}", fmt::join(args.label_map, ","));
   auto write = [](const std::string& path, const std::string& text) {
     AtomicOutput out(path);
     out.stream() << text;
     out.commit();
   };
-  if (!args.csv.empty()) write(args.csv, score_csv(result));
-  if (!args.latex.empty()) write(args.latex, score_latex(result));
-  if (!args.report.empty()) write_score_html(args.report, result);
-  write(args.output, args.json ? score_json(result).dump(2) + '\n' : score_text(result));
+  if (!args.csv.empty()) write(args.csv, score_csv(result, provenance()));
+  if (!args.latex.empty()) write(args.latex, score_latex(result, provenance()));
+  if (!args.report.empty()) write_score_html(args.report, result, provenance());
+  write(args.output, args.json ? score_json(result, provenance()).dump(2) + '\n' : score_text(result));
   if (row_run) row_run->close();
 }
 
@@ -408,12 +413,12 @@ void run_ablate(const AblateArguments& args) {
   const Ablation ablation = ablate(encoder, train, bed, options, features);
   if (!args.csv.empty()) {
     AtomicOutput out(args.csv);
-    out.stream() << ablation_csv(ablation, bed.phenomena);
+    out.stream() << ablation_csv(ablation, bed.phenomena, provenance());
     out.commit();
   }
-  if (!args.report.empty()) write_ablation_html(args.report, ablation, bed.phenomena);
+  if (!args.report.empty()) write_ablation_html(args.report, ablation, bed.phenomena, provenance());
   AtomicOutput out(args.output);
-  out.stream() << (args.json ? ablation_json(ablation, bed.phenomena).dump(2) + '\n' : ablation_text(ablation, bed.phenomena));
+  out.stream() << (args.json ? ablation_json(ablation, bed.phenomena, provenance()).dump(2) + '\n' : ablation_text(ablation, bed.phenomena));
   out.commit();
   row_run->close();
 }

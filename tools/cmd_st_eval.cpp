@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/console.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/style_transfer/report.hpp"
@@ -120,14 +121,14 @@ void run(StEvalArguments args) {
 
   if (args.csv || args.latex)  // the text and JSON outputs say it themselves
     for (const auto& n : e.scores.not_computed)
-      fmt::print(stderr, "invar: note: not computed: {} ({})\n", n.metrics, n.reason);
-  if (!args.report.empty()) style_transfer::write_html_report(args.report, e);
+      print_line(fmt::format("invar: note: not computed: {} ({})", n.metrics, n.reason));
+  if (!args.report.empty()) style_transfer::write_html_report(args.report, e, provenance());
   AtomicOutput out(args.output);
   if (args.json)
-    out.write_line(style_transfer::evaluation_json(e).dump(1));
+    out.write_line(style_transfer::evaluation_json(e, provenance()).dump(1));
   else
-    out.stream() << (args.csv ? style_transfer::segments_csv(e)
-                              : args.latex ? style_transfer::evaluation_latex(e) : style_transfer::evaluation_text(e));
+    out.stream() << (args.csv ? style_transfer::segments_csv(e, provenance())
+                              : args.latex ? style_transfer::evaluation_latex(e, provenance()) : style_transfer::evaluation_text(e));
   out.commit();
   row_run->close();
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "run/progress.hpp"
+#include "tools/provenance.hpp"
 
 namespace invar::cli {
 

@@ -15,6 +15,7 @@
 #include "core/version.hpp"
 #include "tools/command.hpp"
 #include "tools/hand_over.hpp"
+#include "tools/provenance.hpp"
 #include "run/ranks.hpp"
 
 namespace invar::cli {
@@ -109,7 +110,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "Silence progress output on stderr");
-  app.parse_complete_callback([&] { invar::cli::set_quiet(quiet); });
+  app.parse_complete_callback([&] {
+    invar::cli::set_quiet(quiet);
+    invar::cli::record_provenance(app, std::vector<std::string>(argv, argv + argc));
+  });
   // Every subcommand (they inherit this when added) hands the options it lacks to its parent: -q
   // after the command's name is the root's -q.
   app.fallthrough();

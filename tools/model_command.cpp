@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "backends/registry.hpp"
+#include "core/log.hpp"
 #include "tools/command.hpp"
 
 namespace invar::cli {
@@ -108,8 +109,8 @@ std::unique_ptr<Backend> open_backend(const ModelOptions& options) {
 }
 
 void warn_non_finite(const std::string& input, std::size_t line) {
-  fmt::print(stderr, "invar: warning: {}:{}: the output holds non-finite values (NaN or infinity), written as null\n",
-             input == "-" ? "<stdin>" : input, line);
+  warn(fmt::format("{}:{}: the output holds non-finite values (NaN or infinity), written as null",
+             input == "-" ? "<stdin>" : input, line));
 }
 
 }  // namespace invar::cli

@@ -1,7 +1,7 @@
 #include "tools/search_options.hpp"
 
-#include <iostream>
 
+#include "core/log.hpp"
 #include "core/printable.hpp"
 
 namespace invar::cli {
@@ -9,9 +9,8 @@ namespace invar::cli {
 SearchSettings search_settings(const Translator& translator, const SearchOptions& o) {
   SearchSettings s = translator.settings(o);
   for (const auto& setting : s.unsupported)
-    std::cerr << "invar: warning: " << printable(setting)
-              << " is not implemented by invar's search (group beam search); "
-                 "generations can differ from Hugging Face's\n";
+    warn(printable(setting) + " is not implemented by invar's search (group beam search); "
+                              "generations can differ from Hugging Face's");
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "eval/lip/lip.hpp"
+#include "tools/provenance.hpp"
 
 namespace invar::cli {
 
@@ -56,8 +57,9 @@ void add_output_options(CLI::App* app, ResultOutput& output) {
   app->add_option("-o,--output", output.path, "Write here instead of standard output (complete or not at all)");
 }
 
-void write_result(const ResultOutput& output, const nlohmann::ordered_json& json, const std::string& text) {
+void write_result(const ResultOutput& output, nlohmann::ordered_json json, const std::string& text) {
   AtomicOutput out(output.path);
+  if (output.json && json.is_object()) json["provenance"] = provenance().json();
   if (output.json) out.write_line(json.dump(2));
   else out.stream() << text;
   out.commit();

@@ -32,8 +32,8 @@ struct ResultOutput {
   bool json = false;
 };
 void add_output_options(CLI::App* app, ResultOutput& output);
-// Writes the JSON (indented) or the text, complete or not at all (AtomicOutput).
-void write_result(const ResultOutput& output, const nlohmann::ordered_json& json, const std::string& text);
+// Writes the JSON (indented, with the run's "provenance") or the text, complete or not at all (AtomicOutput).
+void write_result(const ResultOutput& output, nlohmann::ordered_json json, const std::string& text);
 
 // --column (default 1) and --header, for commands reading one column of each input file.
 void add_column_options(CLI::App* app, std::string& column, bool& header);

@@ -222,8 +222,10 @@ std::string isometry_text_report(const std::vector<IsometryDataSet>& data, const
   return out;
 }
 
-nlohmann::json isometry_json(const std::vector<IsometryDataSet>& data, const IsometryResult& result) {
+nlohmann::json isometry_json(const std::vector<IsometryDataSet>& data, const IsometryResult& result,
+                             const report::Provenance& provenance) {
   nlohmann::json out;
+  out["provenance"] = provenance.json();
   out["epsilon"] = result.epsilon;
   out["chrf"] = result.chrf_name;
   out["detectors"] = result.detectors;
@@ -289,7 +291,7 @@ void write_isometry_pairs(const std::string& path, const std::vector<IsometryDat
 }
 
 void write_isometry_html(const std::string& path, const std::vector<IsometryDataSet>& data,
-                         const IsometryResult& result) {
+                         const IsometryResult& result, const report::Provenance& provenance) {
   report::HtmlReport report("Isometry of translation");
   report.settings(settings(data, result));
   report.figure(category_chart(data, result));
@@ -324,7 +326,7 @@ void write_isometry_html(const std::string& path, const std::vector<IsometryData
                   "One point per pair and detector; the horizontal line is the threshold ε on the target side.");
     report.figure(chrf_scatter(data, result), "One point per pair, coloured by the category of the detectors' mode.");
   }
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::isometry

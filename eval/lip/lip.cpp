@@ -300,7 +300,10 @@ LipResult run_lip(const LipData& data, const LipOptions& options) {
       options.runs * (data.train_target ? 2 : 1) * fits_per_classifier(options.classifier);
   std::size_t fits = 0;
   std::function<void()> fitted;
-  if (options.progress) fitted = [&] { options.progress(++fits, total_fits); };
+  if (options.progress) {
+    options.progress(0, total_fits);  // the bar shows from the start: one fit can take minutes
+    fitted = [&] { options.progress(++fits, total_fits); };
+  }
   for (std::size_t r = 0; r < options.runs; ++r) {
     LipRun run;
     run.seed = options.seed + r;

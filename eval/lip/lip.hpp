@@ -107,8 +107,8 @@ struct LipOptions {
   FeaturizerFactory featurizer;
   // Regression, C grid and the classifier check (ClassifierCheck::HeldOut: held_out share, 0 = none).
   ClassifierPreset classifier = classifier_preset(kDefaultClassifierPreset);
-  // Called after every classifier fit (cross-validation folds and final fits) with the count so far
-  // and the total the run will make.
+  // Called once with 0 before the first fit, then after every classifier fit (every C of the grid
+  // on every fold, and the final fits) with the count so far and the total the run will make.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 

@@ -332,10 +332,10 @@ std::string source_text_report(const LipData& data, const LipResult& result) {
   return out + fmt::format("Classifier bias on A: {}\n", bias);
 }
 
-nlohmann::json source_json(const LipData& data, const LipResult& result) {
+nlohmann::json source_json(const LipData& data, const LipResult& result, const report::Provenance& provenance) {
   using nlohmann::json;
   const auto& run = result.runs.front();
-  json out{{"source_only", true}, {"original", data.original.path}, {"train", data.train.path},
+  json out{{"provenance", provenance.json()}, {"source_only", true}, {"original", data.original.path}, {"train", data.train.path},
            {"texts", data.original.texts.size()}, {"classes", result.classes}, {"classifier", result.classifier},
            {"preset", result.preset}, {"check", result.check}, {"weak_check", weak_reasons(result)},
            {"C", run.source_C}, {"kl_truth_original", run.kl_original},
@@ -380,11 +380,12 @@ std::string lip_text_report(const LipData& data, const LipResult& result) {
   return out;
 }
 
-nlohmann::json lip_json(const LipData& data, const LipResult& result) {
-  if (data.source_only) return source_json(data, result);
+nlohmann::json lip_json(const LipData& data, const LipResult& result, const report::Provenance& provenance) {
+  if (data.source_only) return source_json(data, result, provenance);
   using nlohmann::json;
   auto ms = [](const MeanStd& v) { return json{{"mean", v.mean}, {"std", v.std}}; };
   json out;
+  out["provenance"] = provenance.json();
   out["original"] = data.original.path;
   out["transformed"] = data.transformed.path;
   out["train"] = data.train.path;
@@ -479,7 +480,8 @@ void write_lip_predictions(const std::string& path, const LipData& data, const L
   out.commit();
 }
 
-void write_lip_html(const std::string& path, const LipData& data, const LipResult& result) {
+void write_lip_html(const std::string& path, const LipData& data, const LipResult& result,
+                    const report::Provenance& provenance) {
   report::HtmlReport report("Language Invariant Property: " + data.transformed.path);
   report.settings(settings(data, result));
   report.heading("Verdict").paragraph(lip_reading(data, result));
@@ -517,7 +519,7 @@ void write_lip_html(const std::string& path, const LipData& data, const LipResul
                            verdict_name(run.verdict)});
     report.table(runs, "Runs");
   }
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::lip

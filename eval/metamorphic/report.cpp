@@ -148,8 +148,9 @@ std::string suite_text(const Suite& suite, const SuiteResult& result, const Repo
   return out;
 }
 
-nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const ReportSettings& settings) {
-  nlohmann::json out{{"relation", suite_title(result.settings)}, {"settings", settings_json(settings)},
+nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const ReportSettings& settings,
+                          const report::Provenance& provenance) {
+  nlohmann::json out{{"relation", suite_title(result.settings)}, {"provenance", provenance.json()}, {"settings", settings_json(settings)},
                      {"sources", suite.line_numbers.size()}, {"overall", count_json(result)}};
   out["transformations"] = nlohmann::json::array();
   for (const auto& t : result.transformations) {
@@ -167,17 +168,12 @@ nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const R
   return out;
 }
 
-void write_suite_csv(const std::string& path, const SuiteResult& result) {
+void write_suite_csv(const std::string& path, const SuiteResult& result, const report::Provenance& provenance) {
   AtomicOutput out(path);
+  out.stream() << provenance.comment_lines("#");
   out.write_line("transformation,tests,violations,rate");
-  auto quoted = [](const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   for (const auto& t : result.transformations)
-    out.write_line(fmt::format("{},{},{},{}", quoted(t.name), t.tests, t.violations, std::isfinite(t.rate()) ? fmt::format("{}", t.rate()) : ""));
+    out.write_line(fmt::format("{},{},{},{}", report::csv_field(t.name), t.tests, t.violations, report::csv_number(t.rate())));
   out.commit();
 }
 
@@ -203,7 +199,8 @@ void write_suite_per_source(const std::string& path, const Suite& suite, const S
   out.commit();
 }
 
-void write_suite_html(const std::string& path, const Suite& suite, const SuiteResult& result, const ReportSettings& settings) {
+void write_suite_html(const std::string& path, const Suite& suite, const SuiteResult& result, const ReportSettings& settings,
+                      const report::Provenance& provenance) {
   report::HtmlReport report("Metamorphic testing: " + suite_title(result.settings));
   report.settings(settings);
   add_diagram(report, suite_relation(result.settings));
@@ -218,7 +215,7 @@ void write_suite_html(const std::string& path, const Suite& suite, const SuiteRe
   report.table(suite_table(suite, result), "Test cases are source inputs (single-input) or pairs of sources satisfying the premise (pairwise).");
   report.heading("Sources with the highest violation rates");
   report.table(worst_table(suite, result, 25), "The share of each source's test cases that are violated, per transformation.");
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 // ---- compositionality ----
@@ -290,8 +287,9 @@ std::string compositionality_text(const std::vector<Context>& contexts, const st
 }
 
 nlohmann::json compositionality_json(const std::vector<Context>& contexts, const std::vector<Insertion>& insertions,
-                                     const CompositionalityResult& result, const ReportSettings& settings) {
-  nlohmann::json out{{"relation", "pairwise compositionality"}, {"settings", settings_json(settings)},
+                                     const CompositionalityResult& result, const ReportSettings& settings,
+                                     const report::Provenance& provenance) {
+  nlohmann::json out{{"relation", "pairwise compositionality"}, {"provenance", provenance.json()}, {"settings", settings_json(settings)},
                      {"overall", count_json(result.overall)}, {"upward", count_json(result.upward)},
                      {"downward", count_json(result.downward)}};
   out["probe"] = {{"layer", result.probe.layer}, {"train", result.probe.train}, {"held_out", result.probe.held_out},
@@ -342,7 +340,7 @@ void write_compositionality_per_source(const std::string& path, const std::vecto
 
 void write_compositionality_html(const std::string& path, const std::vector<Context>& contexts,
                                  const std::vector<Insertion>& insertions, const CompositionalityResult& result,
-                                 const ReportSettings& settings) {
+                                 const ReportSettings& settings, const report::Provenance& provenance) {
   report::HtmlReport report("Metamorphic testing: pairwise compositionality");
   report.settings(settings);
   report.paragraph(probe_text(result.probe));
@@ -357,7 +355,7 @@ void write_compositionality_html(const std::string& path, const std::vector<Cont
   report.table(worst_inputs_table(contexts, insertions, result, 25),
                "Each NLI input (premise, hypothesis) with the probe's P(hypernym), the entailment score and the share of the "
                "pairs of its context it takes part in that are violated.");
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 // ---- transitivity ----
@@ -415,8 +413,8 @@ void write_transitivity_per_source(const std::string& path, const std::vector<Tr
 }
 
 nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
-                                 const ReportSettings& settings) {
-  nlohmann::json out{{"relation", "three-way transitivity"}, {"settings", settings_json(settings)}, {"triplets", triplets.size()}};
+                                 const ReportSettings& settings, const report::Provenance& provenance) {
+  nlohmann::json out{{"relation", "three-way transitivity"}, {"provenance", provenance.json()}, {"settings", settings_json(settings)}, {"triplets", triplets.size()}};
   out["relations"] = nlohmann::json::array();
   for (const auto& r : results) {
     auto entry = count_json(r.overall);
@@ -436,7 +434,8 @@ nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std
 }
 
 void write_transitivity_html(const std::string& path, const std::vector<Triplet>& triplets,
-                             const std::vector<RelationTransitivity>& results, const ReportSettings& settings) {
+                             const std::vector<RelationTransitivity>& results, const ReportSettings& settings,
+                             const report::Provenance& provenance) {
   report::HtmlReport report("Metamorphic testing: three-way transitivity");
   report.settings(settings);
   add_diagram(report, transitivity_relation());
@@ -452,7 +451,7 @@ void write_transitivity_html(const std::string& path, const std::vector<Triplet>
   for (const auto& r : results)
     if (!r.violating.empty())
       report.table(violating_table(triplets, r, 50), fmt::format("Violating triplets of {} (first 50 of {}).", r.relation, r.violating.size()));
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::metamorphic

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/report/provenance.hpp"
 #include "eval/metamorphic/compositionality.hpp"
 #include "eval/metamorphic/relation.hpp"
 #include "eval/metamorphic/systematicity.hpp"
@@ -21,18 +22,21 @@ Relation suite_relation(const RelationSettings& settings);
 using ReportSettings = std::vector<std::pair<std::string, std::string>>;
 
 std::string suite_text(const Suite& suite, const SuiteResult& result, const ReportSettings& settings);
-nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const ReportSettings& settings);
+nlohmann::json suite_json(const Suite& suite, const SuiteResult& result, const ReportSettings& settings,
+                          const report::Provenance& provenance);
 // One row per transformation: transformation,tests,violations,rate.
-void write_suite_csv(const std::string& path, const SuiteResult& result);
+void write_suite_csv(const std::string& path, const SuiteResult& result, const report::Provenance& provenance);
 // One JSON object per source, in input order: its line, text, label and score, and per
 // transformation the follow-up's output with the tests and violations the source takes part in.
 void write_suite_per_source(const std::string& path, const Suite& suite, const SuiteResult& result);
-void write_suite_html(const std::string& path, const Suite& suite, const SuiteResult& result, const ReportSettings& settings);
+void write_suite_html(const std::string& path, const Suite& suite, const SuiteResult& result, const ReportSettings& settings,
+                      const report::Provenance& provenance);
 
 std::string compositionality_text(const std::vector<Context>& contexts, const std::vector<Insertion>& insertions,
                                   const CompositionalityResult& result, const ReportSettings& settings);
 nlohmann::json compositionality_json(const std::vector<Context>& contexts, const std::vector<Insertion>& insertions,
-                                     const CompositionalityResult& result, const ReportSettings& settings);
+                                     const CompositionalityResult& result, const ReportSettings& settings,
+                                     const report::Provenance& provenance);
 // One JSON object per input of the contexts × insertions grid (context by context): its context,
 // insertion pair, premise and hypothesis, the probe's and the entailment score, whether the probe
 // was trained on it, and the tests and violations it takes part in.
@@ -40,7 +44,7 @@ void write_compositionality_per_source(const std::string& path, const std::vecto
                                        const std::vector<Insertion>& insertions, const CompositionalityResult& result);
 void write_compositionality_html(const std::string& path, const std::vector<Context>& contexts,
                                  const std::vector<Insertion>& insertions, const CompositionalityResult& result,
-                                 const ReportSettings& settings);
+                                 const ReportSettings& settings, const report::Provenance& provenance);
 
 std::string transitivity_text(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
                               const ReportSettings& settings);
@@ -49,8 +53,9 @@ std::string transitivity_text(const std::vector<Triplet>& triplets, const std::v
 void write_transitivity_per_source(const std::string& path, const std::vector<Triplet>& triplets,
                                    const std::vector<RelationTransitivity>& results);
 nlohmann::json transitivity_json(const std::vector<Triplet>& triplets, const std::vector<RelationTransitivity>& results,
-                                 const ReportSettings& settings);
+                                 const ReportSettings& settings, const report::Provenance& provenance);
 void write_transitivity_html(const std::string& path, const std::vector<Triplet>& triplets,
-                             const std::vector<RelationTransitivity>& results, const ReportSettings& settings);
+                             const std::vector<RelationTransitivity>& results, const ReportSettings& settings,
+                             const report::Provenance& provenance);
 
 }  // namespace invar::metamorphic

@@ -9,6 +9,7 @@
 #include "core/io.hpp"
 #include "core/printable.hpp"
 #include "core/utf8.hpp"
+#include "eval/report/provenance.hpp"
 
 namespace invar::report {
 
@@ -18,6 +19,8 @@ std::string csv_field(const std::string& text) {
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+std::string csv_number(double value) { return std::isnan(value) ? std::string() : fmt::format("{}", value); }
 
 std::string latex_escape(const std::string& text) {
   std::string out;
@@ -162,6 +165,11 @@ HtmlReport& HtmlReport::raw(const std::string& html) {
   return *this;
 }
 
+HtmlReport& HtmlReport::provenance(const Provenance& provenance) {
+  footer_ = "<footer>\n" + provenance.html() + "</footer>\n";
+  return *this;
+}
+
 std::string HtmlReport::html() const {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
@@ -180,8 +188,9 @@ std::string HtmlReport::html() const {
       "figure.table figcaption {{ color: #222; font-weight: bold; font-size: 1em; }}\n"
       "dl.settings {{ display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }}\n"
       "dl.settings dt {{ font-weight: bold; }} dl.settings dd {{ margin: 0; font-family: monospace; }}\n"
-      "</style>\n</head>\n<body>\n{}</body>\n</html>\n",
-      html_escape(title_), body_);
+      "footer {{ margin-top: 3em; color: #555; font-size: 0.9em; }}\n"
+      "</style>\n</head>\n<body>\n{}{}</body>\n</html>\n",
+      html_escape(title_), body_, footer_);
 }
 
 void HtmlReport::write(const std::string& path) const {

@@ -8,11 +8,16 @@
 
 namespace invar::report {
 
+struct Provenance;
+
 // Escapes & < > " ' for HTML/SVG text and attribute values.
 std::string html_escape(std::string_view text);
 
 // A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
 std::string csv_field(const std::string& text);
+// A number in a CSV cell: the shortest text that reads back as the same double (4.6, not
+// 4.5999999999999996), as json_number_text writes JSON; an empty cell for NaN (no value).
+std::string csv_number(double value);
 // Text for a LaTeX table cell: & % $ # _ { } \ ~ ^ escaped.
 std::string latex_escape(const std::string& text);
 
@@ -52,6 +57,8 @@ class HtmlReport {
   HtmlReport& figure(const std::string& svg, const std::string& caption = "");
   // Markup added as it is (already escaped by the caller).
   HtmlReport& raw(const std::string& html);
+  // What made the report (eval/report/provenance.hpp), shown at the page's end.
+  HtmlReport& provenance(const Provenance& provenance);
 
   std::string html() const;
   void write(const std::string& path) const;  // via AtomicOutput: the page appears only when complete
@@ -59,6 +66,7 @@ class HtmlReport {
  private:
   std::string title_;
   std::string body_;
+  std::string footer_;
 };
 
 }  // namespace invar::report

@@ -1,6 +1,7 @@
 #include "eval/robustness/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -199,12 +200,14 @@ std::string score_text(const ScoreResult& result) {
   return out;
 }
 
-nlohmann::json score_json(const ScoreResult& result) {
+nlohmann::json score_json(const ScoreResult& result, const report::Provenance& provenance) {
   const Baselines& b = result.baselines;
   nlohmann::json out{{"method", "semantic robustness (La Malfa & Kwiatkowska 2022)"},
                      {"tau", result.tau},
                      {"chance", chance_name(b.chance)},
+                     {"label_map", result.label_map},
                      {"task", {{"path", result.task_path}, {"texts", b.task.total}}}};
+  out["provenance"] = provenance.json();
   out["task"].update(balance_json(b.task));
   out["phenomena"] = nlohmann::json::array();
   for (std::size_t k = 0; k < result.phenomena.size(); ++k) {
@@ -275,14 +278,14 @@ nlohmann::json score_json(const ScoreResult& result) {
   return out;
 }
 
-std::string score_csv(const ScoreResult& result) {
-  std::string out = "population,model,kind,set,correct,total,accuracy,corrected,robust\n";
+std::string score_csv(const ScoreResult& result, const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("#") + "population,model,kind,set,correct,total,accuracy,corrected,robust\n";
   auto row = [&](const Population& p, const ModelScore& m, const char* kind, const std::string& set, const Accuracy& a,
                  double chance, const Verdict* v) {
     const double corrected = chance_corrected(a.value(), chance);
-    out += fmt::format("{},{},{},{},{},{},{:.17g},{},{}\n", csv_field(p.name), csv_field(m.model), kind, csv_field(set),
-                       a.correct, a.total, a.value(), std::isfinite(corrected) ? fmt::format("{:.17g}", corrected) : "",
-                       v && v->defined ? yes_no(v->robust) : "");
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", csv_field(p.name), csv_field(m.model), kind, csv_field(set),
+                       a.correct, a.total, report::csv_number(a.value()),
+                       std::isfinite(corrected) ? report::csv_number(corrected) : "", v && v->defined ? yes_no(v->robust) : "");
   };
   const Baselines& b = result.baselines;
   for (const auto& p : result.populations)
@@ -297,10 +300,11 @@ std::string score_csv(const ScoreResult& result) {
   return out;
 }
 
-std::string score_latex(const ScoreResult& result) {
+std::string score_latex(const ScoreResult& result, const report::Provenance& provenance) {
   std::string columns = "l" + std::string(1 + result.phenomena.size(), 'c');
-  std::string out = fmt::format("% invar robustness score: mean $\\pm$ sample std over each population's models, tau = {}\n",
-                                result.tau);
+  std::string out = provenance.comment_lines("%");
+  out += fmt::format("% invar robustness score: mean $\\pm$ sample std over each population's models, tau = {}\n",
+                     result.tau);
   if (result.populations.size() > 1)
     out += fmt::format("% stars: Welch's t-test against {}, * p < 0.05, ** p < 0.01, *** p < 0.001\n",
                        result.populations[0].name);
@@ -312,7 +316,10 @@ std::string score_latex(const ScoreResult& result) {
     // Against the first population: comparisons[i − 1] is the pair (0, i).
     const PairComparison* against_first = i == 0 ? nullptr : &result.comparisons[i - 1];
     auto cell = [&](const stats::MeanStd& value, std::size_t column) {
-      std::string text = "$" + mean_std_text(value, p.models.size(), " \\pm ") + "$";
+      // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) of "$" + std::string here.
+      std::string text = "$";
+      text += mean_std_text(value, p.models.size(), " \\pm ");
+      text += "$";
       if (against_first && !against_first->columns[column].stars.empty())
         text += "$^{" + against_first->columns[column].stars + "}$";
       return text;
@@ -328,14 +335,23 @@ std::string score_latex(const ScoreResult& result) {
   return out + "\\hline\n\\end{tabular}\n";
 }
 
-void write_score_html(const std::string& path, const ScoreResult& result) {
+void write_score_html(const std::string& path, const ScoreResult& result, const report::Provenance& provenance) {
   report::HtmlReport report("Semantic robustness");
   report.paragraph("Template-based semantic robustness (La Malfa & Kwiatkowska, AAAI 2022): accuracy p on the task's "
                    "test set and p′ on the texts of each linguistic phenomenon, each beside its set's label balance "
                    "and majority-class baseline; the verdicts compare chance-corrected accuracies.");
-  report.settings({{"task", fmt::format("{} ({} texts)", result.task_path, result.baselines.task.total)},
-                   {"τ", fmt::format("{}", result.tau)},
-                   {"chance", chance_text(result)}});
+  std::vector<std::pair<std::string, std::string>> settings{
+      {"task", fmt::format("{} ({} texts)", result.task_path, result.baselines.task.total)},
+      {"τ", fmt::format("{}", result.tau)},
+      {"chance", chance_text(result)}};
+  // Which models each population holds, before the tables.
+  for (const auto& p : result.populations) {
+    std::vector<std::string> names;
+    for (const auto& m : p.models) names.push_back(m.model);
+    settings.emplace_back(fmt::format("population {}", p.name), fmt::format("{}", fmt::join(names, ", ")));
+  }
+  settings.emplace_back("label map", result.label_map.empty() ? "none (the models' label names are the task's)" : result.label_map);
+  report.settings(settings);
   report::BarChart bars;
   bars.title = "Accuracy per set";
   bars.y_label = "accuracy";
@@ -370,7 +386,7 @@ void write_score_html(const std::string& path, const ScoreResult& result) {
                                result.populations[pair.second].name));
     report.table(comparison_table(result, pair), "scipy.stats.ttest_ind(equal_var=False), two-sided; * p < 0.05, ** p < 0.01, *** p < 0.001");
   }
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 namespace {
@@ -397,13 +413,15 @@ std::string ablation_text(const Ablation& ablation, const std::vector<std::strin
          layer_table(ablation, phenomena).render();
 }
 
-nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::string>& phenomena) {
+nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::string>& phenomena,
+                             const report::Provenance& provenance) {
   nlohmann::json out{{"method", "layer ablation (La Malfa & Kwiatkowska 2022, Figure 3)"},
                      {"model", ablation.model},
                      {"head", ablation.head},
                      {"pooling", ablation.pooling},
                      {"classes", ablation.classes},
                      {"train_texts", ablation.train_texts}};
+  out["provenance"] = provenance.json();
   out["layers"] = nlohmann::json::array();
   for (const auto& layer : ablation.layers) {
     nlohmann::json entry{{"layer", layer.layer}, {"train", accuracy_json(layer.train)}, {"task", accuracy_json(layer.task)}};
@@ -413,10 +431,11 @@ nlohmann::json ablation_json(const Ablation& ablation, const std::vector<std::st
   return out;
 }
 
-std::string ablation_csv(const Ablation& ablation, const std::vector<std::string>& phenomena) {
-  std::string out = "layer,set,correct,total,accuracy\n";
+std::string ablation_csv(const Ablation& ablation, const std::vector<std::string>& phenomena,
+                         const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("#") + "layer,set,correct,total,accuracy\n";
   auto row = [&](std::int64_t layer, const std::string& set, const Accuracy& a) {
-    out += fmt::format("{},{},{},{},{:.17g}\n", layer, csv_field(set), a.correct, a.total, a.value());
+    out += fmt::format("{},{},{},{},{}\n", layer, csv_field(set), a.correct, a.total, report::csv_number(a.value()));
   };
   for (const auto& layer : ablation.layers) {
     row(layer.layer, "train", layer.train);
@@ -426,7 +445,8 @@ std::string ablation_csv(const Ablation& ablation, const std::vector<std::string
   return out;
 }
 
-void write_ablation_html(const std::string& path, const Ablation& ablation, const std::vector<std::string>& phenomena) {
+void write_ablation_html(const std::string& path, const Ablation& ablation, const std::vector<std::string>& phenomena,
+                         const report::Provenance& provenance) {
   report::HtmlReport report("Layer ablation");
   report.paragraph("A head per layer (La Malfa & Kwiatkowska, AAAI 2022, Figure 3) trained on the frozen states after "
                    "that many layers, scored on the task's test set and on each phenomenon.");
@@ -452,7 +472,7 @@ void write_ablation_html(const std::string& path, const Ablation& ablation, cons
   for (std::size_t k = 0; k < phenomena.size(); ++k) series(phenomena[k], [k](const LayerResult& l) { return l.phenomena[k]; });
   report.figure(report::svg(plot), "Accuracy of each layer's probe");
   report.table(layer_table(ablation, phenomena));
-  report.write(path);
+  report.provenance(provenance).write(path);
 }
 
 }  // namespace invar::robustness

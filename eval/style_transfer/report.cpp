@@ -275,8 +275,9 @@ std::string evaluation_text(const Evaluation& e) {
   return out;
 }
 
-nlohmann::ordered_json evaluation_json(const Evaluation& e) {
+nlohmann::ordered_json evaluation_json(const Evaluation& e, const report::Provenance& provenance) {
   ordered_json out;
+  out["provenance"] = provenance.json();
   auto& settings = out["settings"] = ordered_json::object();
   for (const auto& [name, value] : e.settings) settings[name] = value;
   auto& metrics = out["metrics"] = ordered_json::array();
@@ -318,24 +319,32 @@ nlohmann::ordered_json evaluation_json(const Evaluation& e) {
   return out;
 }
 
-std::string segments_csv(const Evaluation& e) {
-  std::string out = "group,system,where";
-  for (const auto& m : e.scores.metrics) out += "," + report::csv_field(m.name);
-  for (Dimension d : kDimensions) out += std::string(",") + dimension_column(d);
-  out += "\n";
+std::string segments_csv(const Evaluation& e, const report::Provenance& provenance) {
+  // Cells appended one by one: GCC 12 warns (-Wrestrict, falsely) of "," + std::string here.
+  std::string out = provenance.comment_lines("#");
+  auto cell = [&out](const std::string& text) {
+    out += ',';
+    out += text;
+  };
+  out += "group,system,where";
+  for (const auto& m : e.scores.metrics) cell(report::csv_field(m.name));
+  for (Dimension d : kDimensions) cell(dimension_column(d));
+  out += '\n';
   for (std::size_t i = 0; i < e.segments.size(); ++i) {
     const auto& s = e.segments[i];
-    out += report::csv_field(s.group) + "," + report::csv_field(s.system) + "," + report::csv_field(s.where);
-    for (const auto& m : e.scores.metrics)
-      out += "," + (std::isnan(m.values[i]) ? std::string() : fmt::format("{:.17g}", m.values[i]));
-    for (const auto& h : s.human) out += "," + (h ? fmt::format("{:.17g}", *h) : std::string());
-    out += "\n";
+    out += report::csv_field(s.group);
+    cell(report::csv_field(s.system));
+    cell(report::csv_field(s.where));
+    for (const auto& m : e.scores.metrics) cell(report::csv_number(m.values[i]));
+    // The input layout's None, which `invar metaeval --missing None` and st-eval itself read back.
+    for (const auto& h : s.human) cell(h ? report::csv_number(*h) : "None");
+    out += '\n';
   }
   return out;
 }
 
-std::string evaluation_latex(const Evaluation& e) {
-  std::string out;
+std::string evaluation_latex(const Evaluation& e, const report::Provenance& provenance) {
+  std::string out = provenance.comment_lines("%");
   for (const auto& group : e.study.groups) {
     // A group name comes from a file name: a newline in it would end the comment and start a live line.
     const std::string name = printable(group_label(group));
@@ -346,7 +355,7 @@ std::string evaluation_latex(const Evaluation& e) {
   return out;
 }
 
-void write_html_report(const std::string& path, const Evaluation& e) {
+void write_html_report(const std::string& path, const Evaluation& e, const report::Provenance& provenance) {
   report::HtmlReport html("Style-transfer evaluation");
   html.paragraph("Metrics of Briakou et al. (2021), \"Evaluating the Evaluation Metrics for Style Transfer\", against "
                  "the human judgements given. Similarity metrics and STS are compared with meaning judgements, the "
@@ -376,7 +385,7 @@ void write_html_report(const std::string& path, const Evaluation& e) {
     if (const auto bins = bins_table(e, group); !bins.rows.empty())
       html.table(bins, "Figure 1: the formality classifier's outputs per human formality bin");
   }
-  html.write(path);
+  html.provenance(provenance).write(path);
 }
 
 }  // namespace invar::style_transfer

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "eval/report/provenance.hpp"
 #include "eval/style_transfer/classifier.hpp"
 #include "eval/style_transfer/data.hpp"
 #include "eval/style_transfer/scores.hpp"
@@ -24,13 +25,14 @@ struct Evaluation {
 };
 
 std::string evaluation_text(const Evaluation& e);
-// {settings, metrics, not_computed, systems, meta_evaluation, cross_correlation, segments}; NaN as null.
-nlohmann::ordered_json evaluation_json(const Evaluation& e);
-// One row per segment: group, system, where, every metric, every human dimension (empty = None).
-std::string segments_csv(const Evaluation& e);
+// {provenance, settings, metrics, not_computed, systems, meta_evaluation, cross_correlation, segments}; NaN as null.
+nlohmann::ordered_json evaluation_json(const Evaluation& e, const report::Provenance& provenance);
+// One row per segment: group, system, where, every metric, every human dimension (None where
+// not judged, as in the input layout); an undefined metric value is an empty cell.
+std::string segments_csv(const Evaluation& e, const report::Provenance& provenance);
 // Per group: system means (metrics × systems) and the meta-evaluation (metric, dimension, ρ, r, τ,
 // correct system pairs).
-std::string evaluation_latex(const Evaluation& e);
-void write_html_report(const std::string& path, const Evaluation& e);
+std::string evaluation_latex(const Evaluation& e, const report::Provenance& provenance);
+void write_html_report(const std::string& path, const Evaluation& e, const report::Provenance& provenance);
 
 }  // namespace invar::style_transfer

@@ -141,7 +141,7 @@ TEST(ChartAxes, LayerAblationTicksAreTheLayers) {
   for (std::int64_t layer = 0; layer < 4; ++layer)
     ablation.layers.push_back({layer, {8, 10}, {6, 10}, {{5, 10}}});
   const auto path = test::temp_dir() + "/ablation.html";
-  robustness::write_ablation_html(path, ablation, {"negation"});
+  robustness::write_ablation_html(path, ablation, {"negation"}, {});
   const auto html = test::read_file(path);
   const auto svg = html.substr(html.find("<svg"), html.find("</svg>") + 6 - html.find("<svg"));
   const auto elements = parse_svg(svg);

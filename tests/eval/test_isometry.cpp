@@ -12,6 +12,7 @@
 #include "eval/metrics/corpus/chrf.hpp"
 #include "eval/isometry/report.hpp"
 #include "support/golden.hpp"
+#include "core/version.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -330,7 +331,8 @@ TEST(IsometryTranslators, SideBySideWithMacroAveragesPerTranslator) {
   // The Table 2 header lists fair's data sets and μ before standard's.
   const auto table2 = text.find("M(S_XY)");
   EXPECT_LT(text.find("fair: μ", table2), text.find("standard: legacy", table2));
-  const auto j = isometry::isometry_json({a1, b1, a2}, result);
+  const auto j = isometry::isometry_json({a1, b1, a2}, result, {.version = "1.2.3"});
+  EXPECT_EQ(j["provenance"]["invar"], "1.2.3");
   EXPECT_EQ(j["translators"][0]["data_sets"], (json{"legacy", "ar"}));
   EXPECT_EQ(j["translators"][1]["macro_average"]["type2"], 0.25);
   EXPECT_TRUE(j["translators"][0]["mean_r"]["pooled"].is_number());
@@ -358,7 +360,7 @@ TEST(IsometryFrequencies, SharesPerDataSetAndTheirMacroAverage) {
   // Per detector: xlmr judged A as 3 × [1,1] and 1 × [1,0].
   EXPECT_EQ(result.data_sets[0].detector_categories[1], (isometry::CategoryCounts{3, 0, 0, 1, 0}));
 
-  const auto j = isometry::isometry_json({a, b}, result);
+  const auto j = isometry::isometry_json({a, b}, result, {});
   EXPECT_EQ(j["data_sets"][0]["counts"]["isometric"], 3);
   EXPECT_EQ(j["data_sets"][1]["frequencies"]["type1"], 0.5);
   EXPECT_EQ(j["translators"][0]["macro_average"]["isometric"], 0.625);
@@ -476,6 +478,9 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto j = json::parse(result.out);
   EXPECT_EQ(j["detectors"], (json{"bert", "xlmr", "mpnet"}));
+  EXPECT_EQ(j["provenance"]["invar"], kVersion);
+  EXPECT_EQ(j["provenance"]["data"][0]["option"], "--pairs");
+  EXPECT_NE(test::read_file(f.dir + "/report.html").find("<details class=\"provenance\">"), std::string::npos);
   EXPECT_EQ(j["epsilon"], 0.5);
   EXPECT_EQ(j["chrf"], "chrF2");
   const auto& set = j["data_sets"][0];
@@ -533,10 +538,10 @@ TEST(IsometryCli, JsonPerPairOutputAndReport) {
   EXPECT_EQ(count(html, "<td>translations</td>"), 3u);
   EXPECT_NE(html.find("<td>pairs:3</td>"), std::string::npos);
 
-  // Identical across runs.
+  // Identical across runs (but for the date the provenance records).
   auto again = test::run_cli(args);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(again.out, result.out);
+  EXPECT_EQ(test::without_provenance(again.out), test::without_provenance(result.out));
   EXPECT_EQ(test::read_file(f.dir + "/pairs.jsonl"), lines);
 }
 
@@ -710,6 +715,7 @@ ModelRun run_with_models(const std::string& pairs, const std::vector<std::string
   ModelRun run;
   if (result.exit_code != 0) return run;
   run.summary = json::parse(result.out);
+  run.summary.erase("provenance");  // names each run's own command line and date
   run.per_pair = test::read_file(dir + "/pairs.jsonl");
   for (std::size_t start = 0, end; (end = run.per_pair.find('\n', start)) != std::string::npos; start = end + 1)
     run.pairs.push_back(json::parse(run.per_pair.substr(start, end - start)));

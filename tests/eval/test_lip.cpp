@@ -12,6 +12,7 @@
 #include "eval/lip/lip.hpp"
 #include "eval/lip/property_classifier.hpp"
 #include "backends/cpu/backend.hpp"
+#include "core/version.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -170,6 +171,9 @@ TEST(LipCli, ExampleRunsAndFindsTheTransformationBias) {
   EXPECT_EQ(json["verdict"], "transformation bias");
   EXPECT_EQ(json["classes"], (nlohmann::json{"negative", "neutral", "positive"}));
   EXPECT_EQ(json["texts"], 240);
+  EXPECT_EQ(json["provenance"]["invar"], kVersion);
+  EXPECT_EQ(json["provenance"]["settings"]["--runs"], "2");
+  EXPECT_NE(test::read_file(dir + "/lip.html").find("<details class=\"provenance\">"), std::string::npos);
   ASSERT_EQ(json["per_run"].size(), 2u);
   for (const auto& run : json["per_run"]) {
     for (const char* key : {"truth", "original", "transformed"}) {

@@ -25,6 +25,7 @@
 #include "eval/metrics/lexical/wordnet.hpp"
 #include "eval/stats/random.hpp"
 #include "support/pairwise_reference.hpp"
+#include "core/version.hpp"
 #include "support/test_support.hpp"
 
 using namespace invar;
@@ -577,7 +578,7 @@ TEST(MetamorphicSuite, ReportsShowTheSourceTextsAndEachTransformationsSentence) 
   ASSERT_NE(worst, std::string::npos) << text;
   EXPECT_LT(worst, text.find("Terrible plot."));
   EXPECT_NE(text.find("A very long review that goes on and on about the film, its …"), std::string::npos) << text;
-  EXPECT_EQ(suite_json(suite, result, {})["transformations"][0]["description"], "“Seen on a Tuesday.” before the text");
+  EXPECT_EQ(suite_json(suite, result, {}, {})["transformations"][0]["description"], "“Seen on a Tuesday.” before the text");
 }
 
 TEST(MetamorphicSuite, JsonlScoresAndClassNames) {
@@ -806,6 +807,11 @@ TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto result = json::parse(run.out);
   ASSERT_EQ(result["transformations"].size(), 6u);
+  EXPECT_EQ(result["provenance"]["invar"], kVersion);
+  EXPECT_EQ(result["provenance"]["models"][0]["model_type"], "bert");
+  EXPECT_EQ(result["provenance"]["data"][0]["path"], dir + "/reviews.txt");
+  EXPECT_EQ(test::read_file(dir + "/counts.csv").rfind(std::string("# invar: ") + kVersion + "\n", 0), 0u);
+  EXPECT_NE(test::read_file(dir + "/report.html").find("<details class=\"provenance\">"), std::string::npos);
   const auto sources = jsonl(test::read_file(dir + "/per-source.jsonl"));
   ASSERT_EQ(sources.size(), 6u);
 
@@ -832,7 +838,7 @@ TEST(MetamorphicCli, PairwiseOnAClassifierMatchesClassifyAndTheReference) {
     for (std::size_t i = 0; i < sources.size(); ++i)
       EXPECT_EQ(sources[i]["transformations"][name]["violations"].get<std::uint64_t>(), expected.source_violations[i]);
   }
-  EXPECT_EQ(test::read_file(dir + "/counts.csv").rfind("transformation,tests,violations,rate\nprefix-1,", 0), 0u);
+  EXPECT_EQ(test::without_provenance(test::read_file(dir + "/counts.csv")).rfind("transformation,tests,violations,rate\nprefix-1,", 0), 0u);
   const auto html = test::read_file(dir + "/report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("stroke-dasharray"), std::string::npos);  // the relation's diagram
@@ -995,6 +1001,9 @@ TEST(MetamorphicCli, CompositionalityOnAnNliModel) {
                                     dir + "/c.html", "--per-source", dir + "/inputs.jsonl"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto result = json::parse(run.out);
+    EXPECT_EQ(result["provenance"]["models"][0]["path"], model(name));
+    EXPECT_EQ(result["provenance"]["data"].size(), 2u);  // contexts and insertions; not the report
+    EXPECT_NE(test::read_file(dir + "/c.html").find("<details class=\"provenance\">"), std::string::npos);
     // One line per input, context by context; each pair counted once for each of its two inputs.
     const auto inputs = jsonl(test::read_file(dir + "/inputs.jsonl"));
     ASSERT_EQ(inputs.size(), 32u);

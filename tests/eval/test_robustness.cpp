@@ -2,6 +2,7 @@
 // bundled test beds, accuracy and verdict arithmetic against hand-computed cases, populations and
 // Welch's t-test against scipy goldens, model scoring and layer ablation on a fixture classifier,
 // the reports, and every bad-input error.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/crc32.hpp"
 #include "core/error.hpp"
+#include "core/version.hpp"
 #include "eval/robustness/models.hpp"
 #include "eval/robustness/paper_templates.hpp"
 #include "eval/report/report.hpp"
@@ -524,7 +527,7 @@ TEST(RobustnessScoring, OneLabelSetHasNoMajorityCorrectedVerdict) {
   // Uniform: 1.0 → 1 ≥ 1 − 0.05.
   const Population uniform = summarize("P", {m}, baselines(bed, Chance::Uniform), 0.05);
   EXPECT_EQ(uniform.verdicts.every_template[0], std::optional<bool>(true));
-  const std::string csv = score_csv(make_score_result(bed, baselines(bed, Chance::Majority), 0.05, {majority}));
+  const std::string csv = score_csv(make_score_result(bed, baselines(bed, Chance::Majority), 0.05, {majority}), {});
   EXPECT_NE(csv.find("P,m,phenomenon,sarcasm,2,2,1,,\n"), std::string::npos) << csv;
 }
 
@@ -556,7 +559,7 @@ TEST(RobustnessScoring, PerModelVerdictsInsideAPopulation) {
   // Reports carry the per-model and per-template verdicts.
   const Baselines sets = baselines(bed, Chance::Uniform);
   const auto result = make_score_result(bed, sets, 0.2, {p});
-  const json j = score_json(result);
+  const json j = score_json(result, {});
   EXPECT_EQ(j["chance"], "uniform");
   EXPECT_EQ(j["phenomena"][0]["labels"]["neg"], 24);
   EXPECT_DOUBLE_EQ(j["phenomena"][0]["majority_share"].get<double>(), 0.96);
@@ -627,24 +630,35 @@ TEST(RobustnessReport, TablesCsvLatexAndJson) {
   EXPECT_EQ(columns[0].column, "task");
   EXPECT_FALSE(columns[0].tested ? std::isfinite(columns[0].welch.t) : false);
   // negation: 0,0,1 vs 1,1,1 → not significant (the second sample is constant); irony 0,0,1/2 vs 1,1,1/2.
-  const json j = score_json(result);
+  const report::Provenance provenance{.version = "1.2.3", .command = "invar robustness score", .date = "2026-11-27T17:42:57Z",
+                                      .settings = {{"--tau", "0.05"}}};
+  const json j = score_json(result, provenance);
+  EXPECT_EQ(j["provenance"]["invar"], "1.2.3");
+  EXPECT_EQ(j["provenance"]["settings"]["--tau"], "0.05");
   EXPECT_EQ(j["populations"][1]["name"], "augmented");
   EXPECT_DOUBLE_EQ(j["populations"][1]["task"]["mean"].get<double>(), 1.0);
   EXPECT_EQ(j["populations"][0]["models"][2]["phenomena"]["irony"]["correct"], 1);
   EXPECT_EQ(j["comparisons"][0]["sets"].size(), 3u);
-  const std::string csv = score_csv(result);
+  const std::string csv = score_csv(result, provenance);
+  EXPECT_EQ(csv.rfind("# invar: 1.2.3\n# command: invar robustness score\n# date: 2026-11-27T17:42:57Z\n"
+                      "# setting: --tau = 0.05\npopulation,model,", 0), 0u) << csv;
   // Binary labels: corrected = 2 accuracy − 1; robust when it is ≥ max(0, 2p − 1 − τ).
   EXPECT_NE(csv.find("vanilla,a1,task,task,4,4,1,1,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("augmented,b3,phenomenon,irony,1,2,0.5,0,no\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("augmented,b1,phenomenon,irony,2,2,1,1,yes\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("vanilla,a1,template,negation-1,0,2,0,-1,no\n"), std::string::npos) << csv;
-  const std::string latex = score_latex(result);
+  const std::string latex = score_latex(result, provenance);
+  EXPECT_EQ(latex.rfind("% invar: 1.2.3\n% command: invar robustness score\n", 0), 0u) << latex;
   EXPECT_NE(latex.find("Population & Task & negation & irony \\\\"), std::string::npos) << latex;
   EXPECT_NE(latex.find("vanilla & $1.0000 \\pm 0.0000$"), std::string::npos) << latex;
   // task pos 2 / neg 2, negation neg 2 / pos 1, irony 1 / 1.
   EXPECT_NE(latex.find("Majority baseline & $0.5000$ & $0.6667$ & $0.5000$ \\\\"), std::string::npos) << latex;
   const std::string text = score_text(result);
   EXPECT_NE(text.find("Welch's t-test"), std::string::npos);
+  EXPECT_EQ(report::csv_number(4.6), "4.6");  // not {:.17g}'s 4.5999999999999996
+  EXPECT_EQ(report::csv_number(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(report::csv_number(2.0 / 3.0), "0.6666666666666666");
+  EXPECT_EQ(report::csv_number(std::nan("")), "");
   EXPECT_EQ(report::csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(report::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
 }
@@ -671,9 +685,9 @@ TEST(RobustnessReport, LatexStarsTheSecondPopulationWhereWelchIsSignificant) {
   EXPECT_DOUBLE_EQ(task.welch.pvalue, expected.pvalue);
   ASSERT_EQ(task.stars, stars(expected.pvalue));
   ASSERT_FALSE(task.stars.empty());
-  EXPECT_NE(score_latex(result).find("B & $0.9167 \\pm 0.1443$$^{" + task.stars + "}$"),
+  EXPECT_NE(score_latex(result, {}).find("B & $0.9167 \\pm 0.1443$$^{" + task.stars + "}$"),
             std::string::npos)
-      << score_latex(result);
+      << score_latex(result, {});
 }
 
 // ---- A model end to end ---------------------------------------------------------------------------
@@ -759,11 +773,59 @@ TEST(RobustnessCli, ComparesTwoPopulationsAndWritesEveryReport) {
   EXPECT_NE(result.out.find("population vanilla (2 models"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("vanilla vs augmented: Welch's t-test"), std::string::npos) << result.out;
   const std::string csv = test::read_file(dir + "/r.csv");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 4 * (1 + 2 + 2));
-  EXPECT_NE(test::read_file(dir + "/r.tex").find("\\begin{tabular}{lccc}"), std::string::npos);
+  EXPECT_EQ(csv.rfind(std::string("# invar: ") + kVersion + "\n# command: ", 0), 0u) << csv;
+  const auto table_start = csv.find("population,model,");
+  ASSERT_NE(table_start, std::string::npos) << csv;
+  EXPECT_EQ(std::count(csv.begin() + static_cast<std::ptrdiff_t>(table_start), csv.end(), '\n'), 1 + 4 * (1 + 2 + 2));
+  const std::string latex = test::read_file(dir + "/r.tex");
+  EXPECT_EQ(latex.rfind(std::string("% invar: ") + kVersion + "\n", 0), 0u) << latex;
+  EXPECT_NE(latex.find("% model: --model " + kModel + " (huggingface, bert, "), std::string::npos) << latex;
+  EXPECT_NE(latex.find("\\begin{tabular}{lccc}"), std::string::npos);
   const std::string html = test::read_file(dir + "/r.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("Welch"), std::string::npos);
+  EXPECT_NE(html.find("<details class=\"provenance\">"), std::string::npos);
+}
+
+// Every output names what made it: invar's version, the command line as run, the date, the models
+// (format, model_type, size) and the data files (size, CRC-32); the single-model HTML report names
+// its model and the label map in its settings.
+TEST(RobustnessCli, ReportsRecordTheirProvenance) {
+  const std::string dir = test::temp_dir();
+  const std::string templates = write("small.tsv", kSmallTemplates);
+  std::vector<std::string> args{"-q", "robustness", "score", "-m", kModel, "--task", bundled("task.tsv"),
+                                "--templates", templates, "--json", "--report", dir + "/one.html"};
+  args.insert(args.end(), kLabelMap.begin(), kLabelMap.end());
+  const auto result = test::run_cli(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json p = json::parse(result.out)["provenance"];
+  EXPECT_EQ(p["invar"], kVersion);
+  const std::string command = p["command"];
+  EXPECT_NE(command.find("invar"), std::string::npos) << command;
+  EXPECT_NE(command.find("robustness score -m " + kModel), std::string::npos) << command;
+  EXPECT_NE(command.find("--label-map not_paraphrase=negative,paraphrase=positive"), std::string::npos) << command;
+  EXPECT_EQ(std::string(p["date"]).size(), std::string("2026-11-27T17:42:57Z").size());
+  EXPECT_EQ(std::string(p["date"]).back(), 'Z');
+  ASSERT_EQ(p["models"].size(), 1u);
+  EXPECT_EQ(p["models"][0]["path"], kModel);
+  EXPECT_EQ(p["models"][0]["option"], "--model");
+  EXPECT_EQ(p["models"][0]["model_type"], "bert");
+  EXPECT_GT(p["models"][0]["bytes"].get<std::uint64_t>(), 0u);
+  bool task_listed = false;
+  for (const auto& d : p["data"])
+    if (d["path"] == bundled("task.tsv")) {
+      task_listed = true;
+      const std::string bytes = test::read_file(bundled("task.tsv"));
+      EXPECT_EQ(d["bytes"], bytes.size());
+      EXPECT_EQ(d["crc32"], fmt::format("{:08x}", crc32_of(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size())));
+    }
+  EXPECT_TRUE(task_listed) << p.dump(1);
+  for (const auto& d : p["data"]) EXPECT_NE(d["path"], dir + "/one.html");  // outputs are not inputs
+  EXPECT_EQ(p["settings"]["--label-map"], "not_paraphrase=negative,paraphrase=positive");
+  const std::string html = test::read_file(dir + "/one.html");
+  EXPECT_NE(html.find("<dt>population A</dt><dd>" + kModel + "</dd>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<dt>label map</dt><dd>not_paraphrase=negative,paraphrase=positive</dd>"), std::string::npos);
+  EXPECT_NE(html.find("How this report was made"), std::string::npos);
 }
 
 // More than two populations (the paper's 4 architectures × 2 regimes), from prediction files.
@@ -832,6 +894,10 @@ TEST(RobustnessCli, AblatesEveryLayer) {
                                      "--report", dir + "/a.html"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json j = json::parse(result.out);
+  EXPECT_EQ(j["provenance"]["models"][0]["model_type"], "bert");
+  EXPECT_EQ(j["provenance"]["settings"]["--train"], bundled("train.tsv"));
+  EXPECT_EQ(test::read_file(dir + "/a.csv").rfind(std::string("# invar: ") + kVersion + "\n", 0), 0u);
+  EXPECT_NE(test::read_file(dir + "/a.html").find("How this report was made"), std::string::npos);
   ASSERT_EQ(j["layers"].size(), 3u);  // embeddings + 2 layers
   EXPECT_EQ(j["pooling"], "mean");
   EXPECT_EQ(j["classes"], (json{"negative", "positive"}));
@@ -843,7 +909,7 @@ TEST(RobustnessCli, AblatesEveryLayer) {
     // 50 texts, 32 features, C = 1: a probe fits more than chance of its own training set.
     EXPECT_GT(j["layers"][l]["train"]["correct"].get<int>(), 25);
   }
-  const std::string csv = test::read_file(dir + "/a.csv");
+  const std::string csv = test::without_provenance(test::read_file(dir + "/a.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 4);
   EXPECT_NE(test::read_file(dir + "/a.html").find("<polyline"), std::string::npos);
 }

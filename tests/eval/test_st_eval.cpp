@@ -3,12 +3,15 @@
 // every per-segment metric equals what its single-metric command gives, the correlations equal
 // eval/stats on the same vectors, the Table-8 pair counts of a hand-checked case, None handling,
 // the aligned-files input, and one clear error line for each kind of bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "core/io.hpp"
+#include "core/version.hpp"
 #include "eval/stats/classification.hpp"
 #include "eval/stats/stats.hpp"
 #include "eval/style_transfer/study.hpp"
@@ -265,7 +268,8 @@ TEST(StEval, AlignedFilesAndMissingModels) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   std::istringstream csv(text.out);
   std::string header, first;
-  std::getline(csv, header);
+  while (std::getline(csv, header) && header.rfind('#', 0) == 0) {  // the provenance block
+  }
   std::getline(csv, first);
   EXPECT_EQ(header.substr(0, 36), "group,system,where,self-BLEU,self-ch");
   EXPECT_NE(first.find(",,"), std::string::npos) << first;  // WMD / WVCOS undefined: empty cells
@@ -276,11 +280,14 @@ TEST(StEval, LatexAndHtmlReport) {
   const auto r = test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--vectors", test::fixture("stmetrics/wordvecs.vec"),
                                 "--latex", "--report", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(std::string("% invar: ") + kVersion + "\n% command: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("% data: --table " + toy("judgements.tsv") + " ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\\begin{tabular}"), std::string::npos);
   EXPECT_NE(r.out.find("self-BLEU & meaning &"), std::string::npos) << r.out;
   const auto page = test::read_file(html);
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_NE(page.find("Spearman correlation between metrics"), std::string::npos);
+  EXPECT_NE(page.find("<details class=\"provenance\">"), std::string::npos);
   // The title once; WMD (lower is better) marked in the tables and the heat map, BLEU not.
   EXPECT_EQ(page.find("Style-transfer evaluation</h"), page.rfind("Style-transfer evaluation</h"));
   EXPECT_NE(page.find("<th class=\"num\">self-WMD ↓</th>"), std::string::npos);
@@ -343,6 +350,55 @@ TEST(StEval, BadInputFailsWithOneLineNamingFileLineAndField) {
                "xlmr-regression");
   expect_error(test::run_cli({"st-eval", "--table", toy("judgements.tsv"), "--wordnet", "/nonexistent"}),
                "/nonexistent");
+}
+
+// --csv FILE and --latex FILE (tools/output_form.hpp) and --report name outputs, never data, even
+// when the file is there from an earlier run: the provenance lists the table alone.
+TEST(StEval, OutputFilesAreNotData) {
+  const auto dir = test::temp_dir();
+  for (const std::string form : {"--csv", "--latex"}) {
+    const std::string out = dir + "/out" + form.substr(2), report = dir + "/report" + form.substr(2) + ".html";
+    for (int run = 0; run < 2; ++run) {  // the second run finds the first one's files
+      const auto r = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), form, out, "--report", report});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    const auto text = test::read_file(out);
+    const std::string data = (form == "--csv" ? "# " : "% ") + std::string("data: ");
+    EXPECT_NE(text.find(data + "--table " + toy("judgements.tsv") + " ("), std::string::npos) << text;
+    EXPECT_EQ(text.find(data), text.rfind(data)) << text;  // one data file
+  }
+}
+
+// `st-eval --csv` reads back into `metaeval`: an unjudged value is the layout's None (which
+// `--missing None` skips), numbers are the shortest text of the same double, and metaeval then finds
+// exactly the segment-level agreement st-eval computed itself.
+TEST(StEval, CsvReadsBackIntoMetaeval) {
+  const auto csv = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto path = write_temp("segments.csv", csv.out);
+  const auto own = test::run_cli({"-q", "st-eval", "--table", toy("judgements.tsv"), "--json"});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  const json run = json::parse(own.out);
+  EXPECT_EQ(run["provenance"]["invar"], kVersion);
+  EXPECT_EQ(run["provenance"]["data"][0]["path"], toy("judgements.tsv"));
+  EXPECT_EQ(csv.out.rfind(std::string("# invar: ") + kVersion + "\n", 0), 0u) << csv.out;
+  const auto meta = test::run_cli({"metaeval", "--scores", path, "--system-column", "system", "--human-column",
+                                   "meaning_human", "--score-column", "ref-BLEU", "--missing", "None", "--json"});
+  ASSERT_EQ(meta.exit_code, 0) << meta.err;
+  EXPECT_EQ(json::parse(meta.out)["segment_level"], agreement(run, "ref-BLEU")["segment_level"]);
+  EXPECT_EQ(json::parse(meta.out)["segment_level"]["n"], 11);  // noisy line 3: meaning None
+  EXPECT_EQ(json::parse(meta.out)["provenance"]["data"][0]["path"], path);
+
+  // Every cell reads back as exactly the JSON's value, written without a 17-digit tail.
+  const auto table = read_table(path, TableOptions{.format = TableFormat::Csv, .header = true});
+  const std::size_t column = table.column("ref-chrF");
+  ASSERT_EQ(table.rows.size(), run["segments"].size());
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::string& cell = table.rows[r][column];
+    const double value = run["segments"][r]["scores"]["ref-chrF"].get<double>();
+    EXPECT_EQ(std::stod(cell), value) << cell;
+    EXPECT_EQ(cell, fmt::format("{}", value));  // the shortest such text, as JSON has it
+  }
 }
 
 // The released meta-evaluation files carry the paper's own metric scores next to the layout's

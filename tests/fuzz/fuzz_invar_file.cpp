@@ -4,7 +4,8 @@
 // CRC), the data section zero-padded by kDataPadding bytes so that tensor ranges of seeds whose data
 // was cut after the files still fit. The file is opened as a model source, every auxiliary file
 // and tensor read and converted (I8 ones dequantized). Any bytes must be accepted or rejected with
-// an invar::Error: never a crash, hang, leak or another exception.
+// an invar::Error: never a crash, hang, leak or another exception. The provenance fingerprint of
+// the same file (loaders/fingerprint.hpp), which never fails, reads its header and config.json too.
 #include <zlib.h>
 
 #include <string>
@@ -12,6 +13,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "fuzz_support.hpp"
+#include "loaders/fingerprint.hpp"
 #include "loaders/invar_file.hpp"
 #include "loaders/model_source.hpp"
 
@@ -56,6 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view data_start = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
   const std::string path = invar::fuzz::scratch() + "/model.invar";
   invar::fuzz::write_file(path, invar_file(header, data_start));
+  invar::fingerprint_model(path);
   try {
     const auto source = invar::ModelSource::open(path);
     for (const auto& name : source->file_names()) source->read_file(name);

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -30,6 +31,60 @@ std::string read_file(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+namespace {
+
+// The end of the JSON value that starts at `at` (an object), strings and their escapes skipped.
+std::size_t end_of_json_object(const std::string& text, std::size_t at) {
+  int depth = 0;
+  for (std::size_t i = at; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}' && --depth == 0) {
+      return i + 1;
+    }
+  }
+  throw std::runtime_error("unbalanced JSON object in an output");
+}
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+}  // namespace
+
+std::string without_provenance(std::string text) {
+  for (std::size_t at; (at = text.find("\"provenance\":")) != std::string::npos;) {
+    std::size_t end = end_of_json_object(text, text.find('{', at));
+    std::size_t after = end;
+    while (after < text.size() && is_space(text[after])) ++after;
+    if (after < text.size() && text[after] == ',') {  // a member follows: take the comma after it
+      end = after + 1;
+      while (end < text.size() && is_space(text[end])) ++end;
+    } else {  // the last member: take the comma before it
+      while (at > 0 && is_space(text[at - 1])) --at;
+      if (at > 0 && text[at - 1] == ',') --at;
+    }
+    text.erase(at, end - at);
+  }
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    bool comment = false;
+    if (line.rfind("# ", 0) == 0 || line.rfind("% ", 0) == 0)
+      for (const char* key : {"invar: ", "command: ", "date: ", "model: ", "data: ", "setting: "})
+        comment = comment || line.compare(2, std::strlen(key), key) == 0;
+    if (!comment) out += line + "\n";
+  }
+  if (!text.empty() && text.back() != '\n') out.pop_back();
+  if (const auto footer = out.find("<footer>\n"); footer != std::string::npos) {
+    const auto end = out.find("</footer>\n", footer);
+    if (end != std::string::npos) out.erase(footer, end + 10 - footer);
+  }
+  return out;
 }
 
 void write_file(const std::string& path, const std::string& content) {

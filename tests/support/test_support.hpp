@@ -21,6 +21,10 @@ std::vector<std::string> case_strings(const nlohmann::json& golden, const std::s
 // A gtest parameter name from a folder ("core/marian" -> "core_marian").
 std::string param_name(const std::string& folder);
 std::string read_file(const std::string& path);
+// An output with its provenance record (eval/report/provenance.hpp) taken out — JSON's "provenance"
+// member, the comment block of CSV and LaTeX, the HTML footer — for comparing the outputs of runs
+// whose command lines or dates differ (a resumed, sharded or MPI run and the one-process run).
+std::string without_provenance(std::string text);
 void write_file(const std::string& path, const std::string& content);
 // A fresh directory under the build tree's temp area, removed at process exit.
 std::string temp_dir();
