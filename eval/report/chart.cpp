@@ -223,7 +223,8 @@ std::string svg(const BinnedPlot& plot) {
   const double width = kLeftMargin + plot.size + kScaleGap + kScaleWidth + kScaleLabels + kRightMargin;
   const double height = kTitleHeight + 14.0 + plot.size + kBottomMargin;
   std::string out = header(static_cast<int>(width), static_cast<int>(height), plot.title);
-  const Frame frame{kLeftMargin, kTitleHeight + 14.0, kLeftMargin + plot.size, kTitleHeight + 14.0 + plot.size};
+  const double side = plot.size;
+  const Frame frame{kLeftMargin, kTitleHeight + 14.0, kLeftMargin + side, kTitleHeight + 14.0 + side};
   Axis x_axis = nice_axis(bins.x_low, bins.x_high), y_axis_range = nice_axis(bins.y_low, bins.y_high);
   std::tie(x_axis.low, x_axis.high) = std::pair{bins.x_low, bins.x_high};
   std::tie(y_axis_range.low, y_axis_range.high) = std::pair{bins.y_low, bins.y_high};
