@@ -273,6 +273,31 @@ std::string zero_shot_line(const ZeroShotResult& result) {
   return fmt::format(R"({{"labels": {}, "scores": {}}})", nlohmann::json(result.labels).dump(), json_array_text(result.scores));
 }
 
+// A classifier's head, as the output lines need it.
+struct ClassifierHead {
+  bool regression = false, multi_label = false;
+  const std::vector<std::string>& labels;
+};
+
+// The output lines of texts [begin, end) from their logits, one row per text, or with --zero-shot
+// one row per candidate label (the pipeline's result from them).
+std::vector<std::string> classify_records(const std::vector<std::vector<float>>& logits, std::size_t begin,
+                                          std::size_t end, const ClassifyOptions& options, std::int64_t entailment,
+                                          const ClassifierHead& head, const std::vector<std::size_t>& line_numbers) {
+  const std::size_t per_line = std::max<std::size_t>(1, options.zero_shot.labels.size());
+  std::vector<std::string> records;
+  for (std::size_t i = 0; i < end - begin; ++i) {
+    const auto first = logits.begin() + static_cast<std::ptrdiff_t>(i * per_line);
+    const auto last = first + static_cast<std::ptrdiff_t>(per_line);
+    if (!std::all_of(first, last, [](const std::vector<float>& row) { return all_finite(row); }))
+      warn_non_finite(options.encode.model.input, line_numbers[begin + i]);
+    records.push_back(options.zero_shot.labels.empty()
+                          ? classification_line(*first, head.regression, head.multi_label, head.labels)
+                          : zero_shot_line(zero_shot_scores({first, last}, options.zero_shot, entailment)));
+  }
+  return records;
+}
+
 // A BART/mBART sequence classifier (Translator::classify): the encoders' output lines, or with
 // --zero-shot one line {"labels", "scores"} per text as the zero-shot-classification pipeline gives.
 void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<TextInput>& lines,
@@ -306,20 +331,11 @@ void run_seq2seq_classify(const ClassifyOptions& options, const std::vector<Text
     const ModelConfig& config = translator->model().config();
     std::vector<std::string> labels;
     for (const auto& [id, label] : config.id2label) labels.push_back(label);
-    std::vector<std::string> records;
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto first = logits.begin() + static_cast<std::ptrdiff_t>((i - begin) * per_line);
-      if (!std::all_of(first, first + static_cast<std::ptrdiff_t>(per_line),
-                       [](const std::vector<float>& row) { return all_finite(row); }))
-        warn_non_finite(o.model.input, i + 1);
-      if (hypotheses.empty()) {
-        records.push_back(classification_line(*first, config.problem_type == ProblemType::Regression,
-                                              config.problem_type == ProblemType::MultiLabelClassification, labels));
-        continue;
-      }
-      const auto result = zero_shot_scores({first, first + static_cast<std::ptrdiff_t>(per_line)}, zero_shot, entailment);
-      records.push_back(zero_shot_line(result));
-    }
+    const auto records = classify_records(
+        logits, begin, end, options, entailment,
+        {config.problem_type == ProblemType::Regression, config.problem_type == ProblemType::MultiLabelClassification,
+         labels},
+        line_numbers);
     progress.advance(end - begin);
     return records;
   });
@@ -352,20 +368,8 @@ void run_classify(const ClassifyOptions& options) {
                                                : run.encode_premises(lines, begin, end, hypotheses);
         const auto logits = run.encoder().logits(inputs, run.batches([&progress](std::size_t done) { progress.advance(done); }));
         const EncoderSpec& spec = run.model().spec();
-        std::vector<std::string> records;
-        for (std::size_t i = 0; i < end - begin; ++i) {
-          const auto first = logits.begin() + static_cast<std::ptrdiff_t>(i * per_line);
-          if (!std::all_of(first, first + static_cast<std::ptrdiff_t>(per_line),
-                           [](const std::vector<float>& row) { return all_finite(row); }))
-            warn_non_finite(options.encode.model.input, line_numbers[begin + i]);
-          if (hypotheses.empty()) {
-            records.push_back(classification_line(*first, spec.regression, spec.multi_label, spec.labels));
-            continue;
-          }
-          const auto result = zero_shot_scores({first, first + static_cast<std::ptrdiff_t>(per_line)}, zero_shot, entailment);
-          records.push_back(zero_shot_line(result));
-        }
-        return records;
+        return classify_records(logits, begin, end, options, entailment,
+                                {spec.regression, spec.multi_label, spec.labels}, line_numbers);
       },
       std::move(source));
 }
