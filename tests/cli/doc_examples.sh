@@ -61,6 +61,12 @@ for doc in "$src/README.md" "$src"/docs/*.md; do
     for value in ${values:-none}; do
       script="$setup"$'\n'"$body"
       [[ -n ${var:-} ]] && script="export $var=$value"$'\n'"$script"
+      # Under ASan the ranks mpirun starts (which inherit this environment) unwind allocations
+      # fully, as test_run_control's do: Open MPI's libraries have no frame pointers, and
+      # tests/lsan.supp can name them only in full stacks.
+      if [[ -n ${ASAN_OPTIONS:-} ]] && grep -q mpirun "$block"; then
+        script="export ASAN_OPTIONS=\"\$ASAN_OPTIONS:fast_unwind_on_malloc=0\""$'\n'"$script"
+      fi
       if (cd "$folder" && timeout 300 bash -euo pipefail -c "$script") > "$work/log" 2>&1; then
         ran=$((ran + 1))
       else
