@@ -60,7 +60,7 @@ class EncoderModel {
   // log p(true token | the input with that position replaced by mask_id), from the masked-LM head.
   // All masked copies of the input run as one batch, split into passes only when their
   // activations would exceed `budget_bytes` (long inputs: 510 copies of 512 tokens would need
-  // gigabytes of attention scores). Fails when the checkpoint has no MLM head.
+  // gigabytes of activations). Fails when the checkpoint has no MLM head.
   static constexpr std::int64_t kPllBudget = std::int64_t{256} << 20;
   std::vector<double> pll(const Encoding& input, std::int32_t mask_id, std::int64_t budget_bytes = kPllBudget);
   // The same for the given positions only, in their order (long inputs score each token in the
