@@ -1,14 +1,18 @@
 #pragma once
 // An opus-mt-base-sized Marian model (vocab 58101, d_model 512, 6+6 layers, 8 heads, FFN 2048,
-// swish, sinusoidal positions) with random weights built in memory, for the generation benchmarks.
-// Nothing is written to disk.
+// swish, sinusoidal positions) with random weights built in memory, for the generation benchmarks;
+// `write_random_marian` writes it as a Hugging Face folder for the CLI's start-up measurements.
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/random_model.hpp"
 #include "core/error.hpp"
 #include "engine/seq2seq.hpp"
 #include "loaders/model_source.hpp"
@@ -43,10 +47,10 @@ inline std::vector<std::int64_t> marian_shape(const std::string& canonical) {
 // A ModelSource with random weights (N(0, 0.02), norms 1 and 0), tied as the names table ties them.
 class RandomMarian final : public ModelSource {
  public:
-  RandomMarian() : config_(opus_mt_base_config()) {
+  explicit RandomMarian(std::uint32_t seed = 1) : config_(opus_mt_base_config()) {
     const ModelConfig config = parse_model_config(config_, path_);
     const Seq2SeqSpec spec = seq2seq_spec(config);
-    std::mt19937 rng(1);
+    std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 0.02f);
     for (const auto& name : seq2seq_weight_names(spec, config)) {
       if (!name.required) continue;
@@ -84,6 +88,35 @@ class RandomMarian final : public ModelSource {
   nlohmann::json config_;
   std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<float>>> tensors_;
 };
+
+// Writes the model as a MarianMTModel folder: config.json, model.safetensors and the tokenizer of
+// tests/fixtures/core/marian (`fixtures` is tests/fixtures/core), whose vocab.json is padded to the
+// model's 58101 entries with filler pieces so that every id the random weights generate decodes.
+// The fixture's ids keep their places: </s> 0, <unk> 1, ..., <pad> last, as in opus-mt.
+inline void write_random_marian(const std::string& dir, const std::string& fixtures, std::uint32_t seed = 1) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  const std::string source = fixtures + "/marian";
+  for (const char* name : {"source.spm", "target.spm", "special_tokens_map.json", "tokenizer_config.json"})
+    fs::copy_file(source + "/" + name, dir + "/" + name, fs::copy_options::overwrite_existing);
+  nlohmann::json vocab = nlohmann::json::parse(std::ifstream(source + "/vocab.json"));
+  vocab.erase("<pad>");
+  for (std::int64_t id = static_cast<std::int64_t>(vocab.size()); id < kVocab - 1; ++id)
+    vocab["\u2581w" + std::to_string(id)] = id;
+  vocab["<pad>"] = kVocab - 1;
+  std::ofstream(dir + "/vocab.json") << vocab.dump();
+  nlohmann::json config = opus_mt_base_config();
+  config["architectures"] = {"MarianMTModel"};
+  std::ofstream(dir + "/config.json") << config.dump(2);
+
+  const RandomMarian model(seed);
+  std::vector<SafetensorsEntry> entries;
+  for (const auto& name : model.tensor_names()) entries.push_back({name, model.tensor(name).shape});
+  write_safetensors(dir + "/model.safetensors", entries, [&](std::size_t i, std::vector<float>& values) {
+    const TensorData t = model.tensor(entries[i].name);
+    std::memcpy(values.data(), t.data, t.nbytes);
+  });
+}
 
 // 20-token sources of random ids (not pad, not EOS), then EOS; the same for the same batch size.
 inline std::vector<TokenIds> random_marian_sources(std::int64_t batch) {

@@ -61,6 +61,41 @@ inline double encoder_flops(const RandomModelPreset& p, std::int64_t batch, std:
   return static_cast<double>(batch * p.layers) * (2.0 * t * (4.0 * h * h + 2.0 * h * f) + 4.0 * t * t * h);
 }
 
+struct SafetensorsEntry {
+  std::string name;
+  std::vector<std::int64_t> shape;
+};
+
+// Writes F32 tensors as one safetensors file, in the order given; `fill(i, values)` fills entry i's
+// values (already sized), one tensor at a time, so memory stays at the largest tensor.
+template <class Fill>
+void write_safetensors(const std::string& path, const std::vector<SafetensorsEntry>& entries, Fill fill) {
+  const auto count = [](const SafetensorsEntry& e) {
+    std::uint64_t n = 1;
+    for (auto d : e.shape) n *= static_cast<std::uint64_t>(d);
+    return n;
+  };
+  nlohmann::json header = nlohmann::json::object();
+  std::uint64_t offset = 0;
+  for (const auto& e : entries) {
+    header[e.name] = {{"dtype", "F32"}, {"shape", e.shape}, {"data_offsets", {offset, offset + 4 * count(e)}}};
+    offset += 4 * count(e);
+  }
+  std::string text = header.dump();
+  while (text.size() % 8 != 0) text += ' ';
+  std::ofstream out(path, std::ios::binary);
+  const std::uint64_t size = text.size();
+  out.write(reinterpret_cast<const char*>(&size), 8);
+  out << text;
+  std::vector<float> values;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    values.resize(static_cast<std::size_t>(count(entries[i])));
+    fill(i, values);
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+  }
+  if (!out) fail("{}: could not write", path);
+}
+
 // Writes the folder; `fixtures` is tests/fixtures/core. Streams tensors, so memory stays small.
 inline void write_random_model(const RandomModelPreset& p, const std::string& dir, const std::string& fixtures,
                                std::uint32_t seed = 1) {
@@ -110,31 +145,13 @@ inline void write_random_model(const RandomModelPreset& p, const std::string& di
     linear(l + "output.dense", p.hidden, p.ffn);
     norm(l + "output.LayerNorm");
   }
-  nlohmann::json header = nlohmann::json::object();
-  std::uint64_t offset = 0;
-  for (const auto& t : tensors) {
-    std::uint64_t n = 1;
-    for (auto d : t.shape) n *= static_cast<std::uint64_t>(d);
-    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + 4 * n}}};
-    offset += 4 * n;
-  }
-  std::string text = header.dump();
-  while (text.size() % 8 != 0) text += ' ';
-  std::ofstream out(dir + "/model.safetensors", std::ios::binary);
-  const std::uint64_t size = text.size();
-  out.write(reinterpret_cast<const char*>(&size), 8);
-  out << text;
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 0.02f);
-  std::vector<float> buffer;
-  for (const auto& t : tensors) {
-    std::uint64_t n = 1;
-    for (auto d : t.shape) n *= static_cast<std::uint64_t>(d);
-    buffer.resize(static_cast<std::size_t>(n));
-    for (float& v : buffer) v = t.kind == 0 ? normal(rng) : t.kind == 1 ? 1.0f : 0.0f;
-    out.write(reinterpret_cast<const char*>(buffer.data()), static_cast<std::streamsize>(n * 4));
-  }
-  if (!out) fail("{}: could not write model.safetensors", dir);
+  std::vector<SafetensorsEntry> entries;
+  for (const auto& t : tensors) entries.push_back({t.name, t.shape});
+  write_safetensors(dir + "/model.safetensors", entries, [&](std::size_t i, std::vector<float>& values) {
+    for (float& v : values) v = tensors[i].kind == 0 ? normal(rng) : tensors[i].kind == 1 ? 1.0f : 0.0f;
+  });
 }
 
 }  // namespace invar::bench

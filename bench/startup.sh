@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start + first sentence: the whole command `invar embed` on one sentence (process start to exit:
-# opening the model, checking and preparing its weights, one forward pass, printing), and its peak
+# opening the model, checking and preparing its weights, one forward pass, printing) — or, for a
+# Marian folder (one with source.spm), `invar translate` of one source to 8 new tokens — and its peak
 # resident memory, for a model folder and its .invar conversions, in f32 (linear layers on oneDNN
 # and on OpenBLAS), int8 and deterministic mode. Warm page cache (one unmeasured run first); best of
 # N wall times, CPU times (user + system: steadier than wall time on a loaded machine) and peak RSS,
@@ -8,6 +9,8 @@
 #
 #   build/bench/tool_random_model --preset xlmr-base --out /tmp/xlmr-base
 #   bench/startup.sh build/invar-full /tmp/xlmr-base [BASELINE_BINARY]
+#   build/bench/tool_random_model --preset opus-mt-base --out /tmp/opus-mt-base
+#   bench/startup.sh build/invar-full /tmp/opus-mt-base [BASELINE_BINARY]
 #
 # MODEL is a folder; MODEL.invar and MODEL.int8.invar are written next to it by `invar convert`
 # when missing. RUNS (default 5) sets N. Prints one row per configuration. With a BASELINE_BINARY
@@ -26,6 +29,8 @@ baseline=${3:-}
 runs=${RUNS:-5}
 threads=${THREADS:-2}
 sentence="Hello world, this is a start-up test."
+command=(embed)
+[[ -f $model/source.spm ]] && command=(translate --max-new-tokens 8)
 
 [[ -f $model.invar ]] || "$invar" convert "$model" -o "$model.invar"
 [[ -f $model.int8.invar ]] || "$invar" convert "$model" -o "$model.int8.invar" --dtype int8
@@ -34,7 +39,7 @@ sentence="Hello world, this is a start-up test."
 once() {
   local binary=$1
   shift
-  { /usr/bin/time -f '%e %U %S %M %F' "$binary" embed "$@" --threads "$threads" <<<"$sentence" >/dev/null; } 2>&1 |
+  { /usr/bin/time -f '%e %U %S %M %F' "$binary" "${command[@]}" "$@" --threads "$threads" <<<"$sentence" >/dev/null; } 2>&1 |
     tail -1
 }
 
@@ -57,8 +62,8 @@ row() {
   local new_file base_file
   new_file=$(mktemp)
   base_file=$(mktemp)
-  "$invar" embed "$@" --threads "$threads" <<<"$sentence" >/dev/null
-  [[ -n $baseline && $new_only == 0 ]] && "$baseline" embed "$@" --threads "$threads" <<<"$sentence" >/dev/null
+  "$invar" "${command[@]}" "$@" --threads "$threads" <<<"$sentence" >/dev/null
+  [[ -n $baseline && $new_only == 0 ]] && "$baseline" "${command[@]}" "$@" --threads "$threads" <<<"$sentence" >/dev/null
   for ((k = 0; k < runs; ++k)); do
     [[ -n $baseline && $new_only == 0 ]] && once "$baseline" "$@" >>"$base_file"
     once "$invar" "$@" >>"$new_file"
