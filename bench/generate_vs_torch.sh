@@ -3,7 +3,8 @@
 # generate(): a lower bound of Hugging Face transformers' generate() time on the same PyTorch), on
 # the random opus-mt-base-sized Marian of bench/random_marian.hpp and its sources (20 random ids +
 # EOS per source): greedy and beam 5 at batch 1 and 16, min_length = max_length = 64 (as
-# bench_generate), THREADS threads on each side (default 2; PyTorch with OMP_WAIT_POLICY=PASSIVE).
+# bench_generate), THREADS threads on each side (default 2; PyTorch with OMP_WAIT_POLICY=PASSIVE, and
+# OPENBLAS_NUM_THREADS=THREADS for the OpenBLAS that Debian's PyTorch runs its products on).
 # invar runs as bench_generate's BM_Generate runs (Seq2SeqModel::generate, bench/tool_generate_ids)
 # in f32 (oneDNN on packed weights, the default) and int8 (--weights int8); each process loads the
 # model, generates once untimed, then times one generate (wall and process CPU time). The three
@@ -45,7 +46,7 @@ for batch in 1 16; do
         --products packed >"$work/$config.invar.$round.json"
       "$tool" --model "$model" --random-sources "$batch" "${settings[@]}" --products int8 \
         >"$work/$config.int8.$round.json"
-      OMP_WAIT_POLICY=PASSIVE "$python" "$here/torch_marian.py" --model "$model" --sources "$work/sources_$batch.json" \
+      OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=$threads "$python" "$here/torch_marian.py" --model "$model" --sources "$work/sources_$batch.json" \
         "${settings[@]}" >"$work/$config.torch.$round.json"
     done
   done
