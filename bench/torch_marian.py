@@ -216,7 +216,6 @@ class Marian:
         ids = torch.full((batch, 1), self.start, dtype=torch.long)
         unfinished = torch.ones(batch, dtype=torch.long)
         past, cur_len = None, 1
-        scores = torch.zeros(batch)
         while True:
             logits, past = self.decode_step(ids[:, -1:], past, encoded, mask)
             processed = self.process(ids, logits, cur_len, min_length, max_length)
