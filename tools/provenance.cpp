@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
+#include "core/error.hpp"
 #include "core/version.hpp"
 #include "loaders/fingerprint.hpp"
 
@@ -33,6 +37,23 @@ bool writes(const CLI::Option& option) {
   const auto names = option.get_lnames();
   return help.find("write") != std::string::npos || help.find("written") != std::string::npos ||
          std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.rfind("save-", 0) == 0; });
+}
+
+// Seconds since 1970 for the record's date: now, or SOURCE_DATE_EPOCH where it is set
+// (reproducible-builds.org's variable, which asks for an error on a malformed value), so that two
+// runs of one command can write byte-identical reports.
+std::int64_t run_date() {
+  const char* fixed = std::getenv("SOURCE_DATE_EPOCH");
+  if (fixed == nullptr)
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  std::int64_t seconds = 0;
+  const char* end = fixed + std::strlen(fixed);
+  const auto [at, error] = std::from_chars(fixed, end, seconds);
+  constexpr std::int64_t kLastSecondOf9999 = 253402300799;  // ISO 8601's four-digit years
+  if (*fixed == '\0' || error != std::errc() || at != end || seconds < 0 || seconds > kLastSecondOf9999)
+    fail("SOURCE_DATE_EPOCH: '{}' is not a whole number of seconds from 1970-01-01 to 9999-12-31 UTC", fixed);
+  return seconds;
 }
 
 void add_file(report::Provenance& p, const std::string& option, const std::string& value) {
@@ -84,8 +105,7 @@ void record_provenance(const CLI::App& root, const std::vector<std::string>& com
   std::vector<std::string> quoted;
   for (const auto& argument : command_line) quoted.push_back(report::shell_quote(argument));
   p.command = fmt::format("{}", fmt::join(quoted, " "));
-  p.date = report::iso8601_utc(std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch()).count());
+  p.date = report::iso8601_utc(run_date());
   for (const CLI::App* app = &root;;) {
     record_options(r, *app);
     const auto chosen = app->get_subcommands();

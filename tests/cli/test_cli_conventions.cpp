@@ -3,6 +3,7 @@
 // errors exit 2 and runtime errors 1 (never CLI11's own 105/106/109), -V prints the version.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -83,6 +84,42 @@ TEST_P(CliConventions, RuntimeErrorsExitOne) {
 }
 
 // -q, --json, --threads, --device: the same run whether given before or after the command's name.
+// The provenance's date is now, or SOURCE_DATE_EPOCH's (reproducible-builds.org) where it is set;
+// a malformed value is a runtime error naming the variable, whatever the command.
+TEST_P(CliConventions, SourceDateEpochFixesTheProvenanceDate) {
+  const auto hyp = file_with("hyp.txt", kHypotheses), ref = file_with("ref.txt", kReferences);
+  const std::vector<std::string> bleu{"metric", "bleu", "-r", ref, "-i", hyp, "--json"};
+  const auto date_of = [](const CliResult& r) {
+    const std::string key = "\"date\": \"";
+    const auto at = r.out.find(key);
+    return at == std::string::npos ? std::string("(none)") : r.out.substr(at + key.size(), 20);
+  };
+  const char* before = std::getenv("SOURCE_DATE_EPOCH");
+  const std::string saved = before ? before : "";
+  setenv("SOURCE_DATE_EPOCH", "0", 1);
+  EXPECT_EQ(date_of(run(bleu)), "1970-01-01T00:00:00Z");
+  setenv("SOURCE_DATE_EPOCH", "1795000000", 1);
+  const auto first = run(bleu);
+  EXPECT_EQ(date_of(first), "2026-11-18T11:06:40Z");
+  EXPECT_EQ(run(bleu).out, first.out);  // byte for byte
+  for (const char* bad : {"", "yesterday", "-1", "1.5", "17950000000000"}) {
+    setenv("SOURCE_DATE_EPOCH", bad, 1);
+    const auto refused = run(bleu);
+    EXPECT_EQ(refused.exit_code, 1) << bad;
+    std::string named = "SOURCE_DATE_EPOCH: '";
+    named.append(bad).append("'");
+    EXPECT_NE(refused.err.find(named), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.out, "") << bad;
+  }
+  unsetenv("SOURCE_DATE_EPOCH");
+  const auto now = run(bleu);
+  ASSERT_EQ(now.exit_code, 0) << now.err;
+  EXPECT_EQ(date_of(now).size(), 20u);
+  EXPECT_NE(date_of(now), "2026-11-18T11:06:40Z");
+  EXPECT_GE(date_of(now), "2026-11-27T00:00:00Z");  // ISO 8601 orders as text
+  if (before) setenv("SOURCE_DATE_EPOCH", saved.c_str(), 1);
+}
+
 TEST_P(CliConventions, GlobalOptionsGoBeforeOrAfterTheCommand) {
   const auto hyp = file_with("hyp.txt", kHypotheses), ref = file_with("ref.txt", kReferences);
   const auto bleu = run({"metric", "bleu", "-r", ref, "-i", hyp, "--json"});
