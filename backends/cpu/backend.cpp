@@ -23,6 +23,7 @@
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernels.hpp"
 #include "backends/cpu/packed_matmul.hpp"
+#include "backends/cpu/row_kernels.hpp"
 #include "backends/cpu/thread_pool.hpp"
 
 namespace invar {
@@ -184,7 +185,8 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const BackendOptions& options)
       : pool_((require_threads(options.threads), options.threads)),
         deterministic_(options.deterministic),
-        int8_(options.weights == WeightType::Int8) {
+        int8_(options.weights == WeightType::Int8),
+        rows_(&cpu::selected_row_kernels()) {
     // F32 weights stay plain when deterministic: the fixed-order product reads them.
     if (int8_ || (options.linear == LinearKernel::OneDnn && !options.deterministic))
       packer_ = std::make_unique<cpu::PackedMatmul>();
@@ -259,6 +261,10 @@ class CpuBackend final : public Backend {
     rows_parallel(rows_of(x), cols * cost(act), [&](std::int64_t begin, std::int64_t end) {
       float* rows = data + begin * cols;
       const std::int64_t count = end - begin;
+      if (act == Activation::GeluErf && !deterministic_) {
+        rows_->bias_gelu_erf(rows, count, cols, b);
+        return;
+      }
       if (b) cpu::add_bias(rows, count, cols, b);
       // Row by row: Eigen computes the elements before the first aligned address with scalar
       // functions, so a thread's range must start where a row does for results not to depend on
@@ -283,8 +289,13 @@ class CpuBackend final : public Backend {
     const float* pr = residual.empty() ? nullptr : ptr(residual);
     float* po = ptr(out);
     rows_parallel(rows_of(x), cols * 4, [&](std::int64_t begin, std::int64_t end) {
-      cpu::layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
-                      po + begin * cols, end - begin, cols, order());
+      const float* residual_rows = pr ? pr + begin * cols : nullptr;
+      if (deterministic_)
+        cpu::layer_norm(px + begin * cols, residual_rows, ptr(gamma), ptr(beta), eps, po + begin * cols, end - begin,
+                        cols, cpu::Order::Fixed);
+      else
+        rows_->layer_norm(px + begin * cols, residual_rows, ptr(gamma), ptr(beta), eps, po + begin * cols,
+                          end - begin, cols);
     });
   }
 
@@ -308,8 +319,12 @@ class CpuBackend final : public Backend {
         const float* row_bias = nullptr;
         if (bias) row_bias = bias + ((bias_per_batch ? batch * heads : 0) + head) * tq * tk + query * tk;
         const std::int64_t limit = causal ? query + causal_offset + 1 : tk;
-        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit,
-                                   order());
+        float* scores_row = s + row * tk;
+        const float* keep = mask ? mask + batch * tk : nullptr;
+        if (deterministic_)
+          cpu::attention_softmax_row(scores_row, tk, scale, row_bias, keep, limit, cpu::Order::Fixed);
+        else
+          rows_->attention_softmax_row(scores_row, tk, scale, row_bias, keep, limit);
       }
     });
   }
@@ -354,8 +369,7 @@ class CpuBackend final : public Backend {
         for (std::int64_t r = 0; r < rows; ++r) {
           const float* row_bias =
               position_bias ? position_bias + (((bias_per_batch ? b * heads : 0) + h) * len + first + r) * len : nullptr;
-          cpu::attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len,
-                                     cpu::Order::Fast);
+          rows_->attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.0f, s, n, sequence + 2 * inner, ld, 0.0f,
                     out + (b * len + first) * inner + h * head_dim, ld_out);
@@ -534,6 +548,9 @@ class CpuBackend final : public Backend {
   cpu::ThreadPool pool_;
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
+  // GELU, layer norm and the attention softmax outside --deterministic (cpu::Order::Fixed keeps the
+  // portable code: its bits do not depend on the CPU), for this CPU's instruction set.
+  const cpu::RowKernels* rows_;
   static constexpr int kMinTeam = 4;
   static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
