@@ -289,13 +289,8 @@ class CpuBackend final : public Backend {
     const float* pr = residual.empty() ? nullptr : ptr(residual);
     float* po = ptr(out);
     rows_parallel(rows_of(x), cols * 4, [&](std::int64_t begin, std::int64_t end) {
-      const float* residual_rows = pr ? pr + begin * cols : nullptr;
-      if (deterministic_)
-        cpu::layer_norm(px + begin * cols, residual_rows, ptr(gamma), ptr(beta), eps, po + begin * cols, end - begin,
-                        cols, cpu::Order::Fixed);
-      else
-        rows_->layer_norm(px + begin * cols, residual_rows, ptr(gamma), ptr(beta), eps, po + begin * cols,
-                          end - begin, cols);
+      rows_->layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
+                        po + begin * cols, end - begin, cols);
     });
   }
 
@@ -548,8 +543,9 @@ class CpuBackend final : public Backend {
   cpu::ThreadPool pool_;
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
-  // GELU, layer norm and the attention softmax outside --deterministic (cpu::Order::Fixed keeps the
-  // portable code: its bits do not depend on the CPU), for this CPU's instruction set.
+  // For this CPU's instruction set: the layer norm (Order::Fixed's bits in every variant), and GELU
+  // and the attention softmax outside --deterministic (Order::Fixed keeps their portable code,
+  // whose bits do not depend on the CPU).
   const cpu::RowKernels* rows_;
   static constexpr int kMinTeam = 4;
   static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB

@@ -16,7 +16,8 @@ const RowKernels* avx512_row_kernels();
 
 namespace {
 
-// The portable variant is kernels.hpp's Order::Fast code itself.
+// The portable variant is kernels.hpp's code itself: Order::Fast, but for the layer norm, whose
+// Order::Fixed every variant computes bit for bit.
 void portable_bias_gelu_erf(float* x, std::int64_t rows, std::int64_t cols, const float* bias) {
   if (bias) add_bias(x, rows, cols, bias);
   // Row by row: Eigen's vectorized loops start at the first aligned address.
@@ -25,7 +26,7 @@ void portable_bias_gelu_erf(float* x, std::int64_t rows, std::int64_t cols, cons
 
 void portable_layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps,
                          float* out, std::int64_t rows, std::int64_t cols) {
-  layer_norm(x, residual, gamma, beta, eps, out, rows, cols, Order::Fast);
+  layer_norm(x, residual, gamma, beta, eps, out, rows, cols, Order::Fixed);
 }
 
 void portable_attention_softmax_row(float* s, std::int64_t n, float scale, const float* bias, const float* keep,

@@ -9,14 +9,17 @@
 // AVX instruction can reach a CPU without AVX through a shared inline function.
 //
 // Variants and their bits:
-// - bias_gelu_erf, layer_norm, attention_softmax_row compute what kernels.hpp's Order::Fast ones do
-//   with Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds:
-//   within a few ulps of the portable results (tests/backends/test_row_kernels.cpp states the
-//   bounds), not bit-equal. A row's results depend only on its values and length. Order::Fixed
-//   (--deterministic) never uses them: its bits stay those of the portable code on every x86-64
-//   machine.
-// - quantize_row and rescale (int8 products) are one source compiled for each instruction set,
-//   without contraction: every variant gives the same bits, so --deterministic uses them too.
+// - bias_gelu_erf and attention_softmax_row compute what kernels.hpp's Order::Fast ones do with
+//   Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds: within
+//   a few ulps of the portable results (tests/backends/test_row_kernels.cpp states the bounds), not
+//   bit-equal. A row's results depend only on its values and length. --deterministic does not use
+//   them: its GELU and softmax stay Order::Fixed's portable code, whose bits are the same on every
+//   x86-64 machine.
+// - layer_norm is Order::Fixed's layer norm in every variant, bit for bit (its sums in lane_sum.hpp's
+//   order, every other step exact per element), and so are quantize_row and rescale (int8
+//   products: one source compiled for each instruction set): --deterministic uses them too.
+// The files with AVX flags are built with -ffp-contract=off: no product contracted into a fused
+// multiply-add but those Eigen's packet functions write out.
 //
 // INVAR_CPU_KERNELS=portable|avx2|avx512 forces a variant (tests, comparisons); one the CPU cannot
 // run is an error. Unset: the widest the CPU supports.
@@ -34,7 +37,7 @@ struct RowKernels {
   const char* name;  // "portable", "avx2", "avx512"
   // x[r, c] = gelu_erf(x[r, c] + bias[c]) for r < rows (bias may be null).
   void (*bias_gelu_erf)(float* x, std::int64_t rows, std::int64_t cols, const float* bias);
-  // kernels.hpp's layer_norm, Order::Fast.
+  // kernels.hpp's layer_norm, Order::Fixed (the same bits in every variant).
   void (*layer_norm)(const float* x, const float* residual, const float* gamma, const float* beta, float eps,
                      float* out, std::int64_t rows, std::int64_t cols);
   // kernels.hpp's attention_softmax_row, Order::Fast.
