@@ -35,7 +35,7 @@ void portable_attention_softmax_row(float* s, std::int64_t n, float scale, const
 }
 
 const RowKernels kPortable{"portable",       portable_bias_gelu_erf, portable_layer_norm, portable_attention_softmax_row,
-                           quantize_row_impl, rescale_impl};
+                           quantize_row_impl<range_with_zero>, rescale_impl};
 
 }  // namespace
 

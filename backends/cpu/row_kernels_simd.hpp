@@ -21,9 +21,9 @@ inline float larger(float a, float b) { return a < b ? b : a; }   // std::max's
 
 constexpr float kUint8Max = 255.0f;
 
-// The least and the greatest of `count` values and 0 (NaNs skipped), in 16 lanes: one running
-// minimum is a chain of dependent instructions, which the compiler does not vectorize without
-// -ffast-math. Min and max are exact, so every variant finds the same two values.
+// The least and the greatest of `count` values and 0 (NaNs skipped), in 16 lanes (the portable
+// variant's; the wider ones take packets, below). Min and max are exact and a NaN never wins, so any
+// grouping finds the same two values: every variant gives the same bits.
 inline void range_with_zero(const float* values, std::int64_t count, float& low_out, float& high_out) {
   constexpr std::int64_t kLanes = 16;
   float low[kLanes] = {}, high[kLanes] = {};
@@ -49,9 +49,10 @@ inline void range_with_zero(const float* values, std::int64_t count, float& low_
 // Rounding as core/quantize.hpp's (q + 0.5 truncated, q ≥ 0); NaN becomes 0, and an infinite range
 // gives an infinite scale and zero point 0, which the rescaling carries on. Built with
 // -ffp-contract=off (and without FMA in the portable build): the same bits in every variant.
+template <void (*Range)(const float*, std::int64_t, float&, float&)>
 RowScale quantize_row_impl(const float* values, std::int64_t count, std::uint8_t* out) {
   float low = 0.0f, high = 0.0f;
-  range_with_zero(values, count, low, high);
+  Range(values, count, low, high);
   const float range = high - low;
   const float scale = range > 0.0f ? range / kUint8Max : 1.0f;
   const float inverse = 1.0f / scale;
@@ -213,10 +214,35 @@ void attention_softmax_row(float* s, std::int64_t n, float scale, const float* b
   }
 }
 
+// range_with_zero on packets (GCC keeps the 16-lane loop's lanes in scalar registers).
+template <typename P>
+void range_with_zero(const float* values, std::int64_t count, float& low, float& high) {
+  P lows = pset1<P>(0.0f), highs = lows;
+  for (std::int64_t i = 0; i < count; i += kWidth<P>) {
+    const P v = load<P>(values + i, part(i, count, kWidth<P>), 0.0f);  // padding: 0 is in the range
+    lows = pmin(lows, v);  // std::min(lows, v): v < lows ? v : lows, so a NaN v is skipped
+    highs = pmax(highs, v);
+  }
+  alignas(64) float lanes[2][kWidth<P>];
+  pstoreu(lanes[0], lows);
+  pstoreu(lanes[1], highs);
+  low = lanes[0][0];
+  high = lanes[1][0];
+  for (std::int64_t l = 1; l < kWidth<P>; ++l) {
+    low = smaller(low, lanes[0][l]);
+    high = larger(high, lanes[1][l]);
+  }
+}
+
 // The table of one packet type.
 template <typename P>
 RowKernels table(const char* name) {
-  return {name, bias_gelu_erf<P>, layer_norm<P>, attention_softmax_row<P>, quantize_row_impl, rescale_impl};
+  return {name,
+          bias_gelu_erf<P>,
+          layer_norm<P>,
+          attention_softmax_row<P>,
+          quantize_row_impl<range_with_zero<P>>,
+          rescale_impl};
 }
 
 }  // namespace simd

@@ -158,7 +158,10 @@ TEST(RowKernels, Int8QuantizationAndRescalingAreBitIdentical) {
       std::vector<float> odd = random_values(cols, -1.0f, 1.0f, 33);
       odd[0] = nan;
       odd[odd.size() / 2] = inf;
+      odd[odd.size() - 1] = -0.0f;
       rows.push_back(odd);
+      rows.emplace_back(static_cast<std::size_t>(cols), -0.0f);
+      rows.emplace_back(static_cast<std::size_t>(cols), -inf);
       for (const auto& row : rows) {
         std::vector<std::uint8_t> qa(row.size()), qb(row.size());
         const RowScale sa = portable().quantize_row(row.data(), cols, qa.data());
