@@ -7,7 +7,7 @@
 #include <vector>
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "backends/cpu/lane_sum.hpp"
+#include "backends/cpu/gemm.hpp"
 
 namespace invar::cpu {
 
@@ -47,6 +47,18 @@ void blocked(float* x, std::int64_t n, Order order, F f) {
     Array block(x + i, std::min(kBlock, n - i));
     f(block);
   }
+}
+
+// Σ value(x[i]) in Order::Fixed's order.
+template <typename F>
+float lane_sum(const float* x, std::int64_t n, F value) {
+  float lanes[8] = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int l = 0; l < 8; ++l) lanes[l] += value(x[i + l]);
+  }
+  for (int l = 0; i + l < n; ++l) lanes[l] += value(x[i + l]);
+  return combine_lanes(lanes);
 }
 
 float sum(const float* x, std::int64_t n, Order order) {

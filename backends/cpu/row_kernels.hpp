@@ -15,9 +15,10 @@
 //   bit-equal. A row's results depend only on its values and length. --deterministic does not use
 //   them: its GELU and softmax stay Order::Fixed's portable code, whose bits are the same on every
 //   x86-64 machine.
-// - layer_norm is Order::Fixed's layer norm in every variant, bit for bit (its sums in lane_sum.hpp's
-//   order, every other step exact per element), and so are quantize_row and rescale (int8
-//   products: one source compiled for each instruction set): --deterministic uses them too.
+// - layer_norm is Order::Fixed's layer norm in every variant, bit for bit (its sums in kernels.hpp's
+//   order, every other step exact per element), and quantize_row and rescale (int8 products) give
+//   the same bits in every variant (a row's range is exact whatever the grouping; the rest is one
+//   source compiled for each instruction set): --deterministic uses them too.
 // The files with AVX flags are built with -ffp-contract=off: no product contracted into a fused
 // multiply-add but those Eigen's packet functions write out.
 //

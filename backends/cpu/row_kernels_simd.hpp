@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "backends/cpu/lane_sum.hpp"
+#include "backends/cpu/gemm.hpp"
 #include "backends/cpu/row_kernels.hpp"
 
 namespace invar::cpu {
@@ -78,7 +78,9 @@ void rescale_impl(float* y, std::int64_t m, std::int64_t n, const RowScale* rows
 }
 
 // The packet kernels: each row from its first element, whole packets, then the rest through a
-// padded packet (the same vector code for every element, no scalar tail).
+// padded packet (the same vector code for every element, no scalar tail). AVX builds only (the
+// portable variant takes the int8 code above).
+#ifdef __AVX2__
 namespace simd {
 using namespace Eigen::internal;
 
@@ -147,8 +149,32 @@ void bias_gelu_erf(float* x, std::int64_t rows, std::int64_t cols, const float* 
   }
 }
 
-// Order::Fixed's layer norm (kernels.cpp) on wider packets: every step is exact per element or
-// lane_sum's order, so the bits are the portable code's on every CPU.
+// Eight running sums in Order::Fixed's lanes (kernels.hpp), fed whole packets: lane l takes the
+// indices ≡ l (mod 8) in increasing order, a 16-float packet's low half before its high half, then
+// gemm.hpp's combine_lanes. Padding adds +0, which leaves a lane (never −0: it starts at +0)
+// unchanged.
+template <typename P>
+struct FixedLanes {
+  __m256 sums = _mm256_setzero_ps();
+  void add(const P& v) {
+    if constexpr (kWidth<P> == 8) {
+      sums = _mm256_add_ps(sums, v);
+    } else {
+#ifdef __AVX512DQ__
+      sums = _mm256_add_ps(sums, _mm512_castps512_ps256(v));
+      sums = _mm256_add_ps(sums, _mm512_extractf32x8_ps(v, 1));
+#endif
+    }
+  }
+  float total() const {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, sums);
+    return combine_lanes(lanes);
+  }
+};
+
+// Order::Fixed's layer norm (kernels.cpp) on wider packets: every step is exact per element or in
+// FixedLanes' order, so the bits are the portable code's on every CPU.
 template <typename P>
 void layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps, float* out,
                 std::int64_t rows, std::int64_t cols) {
@@ -157,18 +183,25 @@ void layer_norm(const float* x, const float* residual, const float* gamma, const
     const float* xr = x + r * cols;
     const float* rr = residual ? residual + r * cols : nullptr;
     float* o = out + r * cols;
+    FixedLanes<P> sum;
     for (std::int64_t i = 0; i < cols; i += kWidth<P>) {
       const std::int64_t count = part(i, cols, kWidth<P>);
-      const P v = load<P>(xr + i, count, 0.0f);
-      store(o + i, rr ? padd(v, load<P>(rr + i, count, 0.0f)) : v, count);
+      P v = load<P>(xr + i, count, 0.0f);
+      if (rr) v = padd(v, load<P>(rr + i, count, 0.0f));
+      sum.add(v);
+      store(o + i, v, count);
     }
     // Two passes (mean, then centred variance), as accurate as torch's Welford in float.
-    const P mean = pset1<P>(lane_sum(o, cols, [](float v) { return v; }) / n);
+    const float mean = sum.total() / n;
+    const P centre = pset1<P>(mean);
+    FixedLanes<P> squares;
     for (std::int64_t i = 0; i < cols; i += kWidth<P>) {
       const std::int64_t count = part(i, cols, kWidth<P>);
-      store(o + i, psub(load<P>(o + i, count, 0.0f), mean), count);
+      const P d = psub(load<P>(o + i, count, mean), centre);  // padding: 0
+      squares.add(pmul(d, d));
+      store(o + i, d, count);
     }
-    const P inv = pset1<P>(1.0f / __builtin_sqrtf(lane_sum(o, cols, [](float v) { return v * v; }) / n + eps));
+    const P inv = pset1<P>(1.0f / __builtin_sqrtf(squares.total() / n + eps));
     for (std::int64_t i = 0; i < cols; i += kWidth<P>) {
       const std::int64_t count = part(i, cols, kWidth<P>);
       const P scaled = pmul(pmul(load<P>(o + i, count, 0.0f), inv), load<P>(gamma + i, count, 0.0f));
@@ -246,5 +279,6 @@ RowKernels table(const char* name) {
 }
 
 }  // namespace simd
+#endif
 }  // namespace
 }  // namespace invar::cpu
