@@ -228,9 +228,7 @@ class CpuBackend final : public Backend {
     }
     if (w.offset != 0 || w.shape != Shape{packed->second->rows(), packed->second->cols()})
       fail("linear: a view {} of a packed weight is not a weight", w.shape.str());
-    packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y));
-    // The activation stays on backends/cpu, the same code as every other path computes it with.
-    if (act != Activation::None) do_bias_act(y, Tensor(), act);
+    packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), act, ptr(y));
   }
 
   void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
@@ -259,17 +257,7 @@ class CpuBackend final : public Backend {
     float* data = ptr(x);
     const float* b = bias.empty() ? nullptr : ptr(bias);
     rows_parallel(rows_of(x), cols * cost(act), [&](std::int64_t begin, std::int64_t end) {
-      float* rows = data + begin * cols;
-      const std::int64_t count = end - begin;
-      if (act == Activation::GeluErf && !deterministic_) {
-        rows_->bias_gelu_erf(rows, count, cols, b);
-        return;
-      }
-      if (b) cpu::add_bias(rows, count, cols, b);
-      // Row by row: Eigen computes the elements before the first aligned address with scalar
-      // functions, so a thread's range must start where a row does for results not to depend on
-      // the split.
-      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols, order());
+      bias_act_rows(data + begin * cols, end - begin, cols, b, act);
     });
   }
 
@@ -466,10 +454,20 @@ class CpuBackend final : public Backend {
   // OpenMP's spinning team beside the pool's threads cost more than it gave. From kMinTeam threads
   // on, oneDNN runs the whole product on an OpenMP team and splits it itself: blocks of rows would
   // leave threads idle on a decoding step's few rows, and have every thread read the whole weight.
-  void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, float* y) {
+  // The activation runs on each block's rows right after its product, on the same thread: no second
+  // pool hand-off, and the rows were just written by that thread (in its caches as far as they
+  // fit). The same code as bias_act's, so the same bits.
+  void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, Activation act,
+                     float* y) {
     const int threads = pool_.threads();
     if (threads >= kMinTeam) {
       packer_->linear(x, m, w, bias, y, 0, threads);
+      if (act != Activation::None) {
+        const std::int64_t n = w.rows();
+        rows_parallel(m, n * cost(act), [&](std::int64_t begin, std::int64_t end) {
+          bias_act_rows(y + begin * n, end - begin, n, nullptr, act);
+        });
+      }
       return;
     }
     const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads);
@@ -477,8 +475,9 @@ class CpuBackend final : public Backend {
     rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t block = begin; block < end; ++block) {
         const std::int64_t first = block * rows, count = std::min(rows, m - first);
-        if (count > 0)
-          packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
+        if (count <= 0) continue;
+        packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
+        if (act != Activation::None) bias_act_rows(y + first * n, count, n, nullptr, act);
       }
     });
   }
@@ -505,6 +504,18 @@ class CpuBackend final : public Backend {
   static blasint blas_ld(std::int64_t v) { return blas_int(std::max<std::int64_t>(v, 1)); }
   static std::int64_t at(const MatrixView& v, std::int64_t o, std::int64_t i) {
     return v.offset + o * v.outer_stride + i * v.inner_stride;
+  }
+  // rows [count, cols] += bias (may be null), then the activation, on the calling thread.
+  void bias_act_rows(float* rows, std::int64_t count, std::int64_t cols, const float* bias, Activation act) const {
+    if (act == Activation::GeluErf && !deterministic_) {
+      rows_->bias_gelu_erf(rows, count, cols, bias);
+      return;
+    }
+    if (bias) cpu::add_bias(rows, count, cols, bias);
+    // Row by row: Eigen computes the elements before the first aligned address with scalar
+    // functions, so a thread's range must start where a row does for results not to depend on
+    // the split.
+    for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols, order());
   }
   // Rough per-element cost of an activation, for the parallel-or-inline decision.
   static std::int64_t cost(Activation act) { return act == Activation::None || act == Activation::Relu ? 1 : 16; }
