@@ -5,8 +5,9 @@
 // row_kernels_avx2.cpp and row_kernels_avx512.cpp compile the same template code
 // (row_kernels_simd.hpp) with their own -m flags (CMakeLists.txt) on 8- and 16-float packets, with
 // fused multiply-adds; nothing else in the library is built with those flags, and those files
-// instantiate no template another file instantiates (their packet types are their own), so no
-// AVX instruction can reach a CPU without AVX through a shared inline function.
+// instantiate no template another file instantiates (their packet types are their own; the only
+// other inline copies, at -O0, are two empty constructors of Eigen's constants), so no AVX
+// instruction can reach a CPU without AVX through a shared inline function.
 //
 // Variants and their bits:
 // - bias_gelu_erf and attention_softmax_row compute what kernels.hpp's Order::Fast ones do with
