@@ -23,6 +23,7 @@
 #include "backends/cpu/gemm.hpp"
 #include "backends/cpu/kernels.hpp"
 #include "backends/cpu/packed_matmul.hpp"
+#include "backends/cpu/row_kernels.hpp"
 #include "backends/cpu/thread_pool.hpp"
 
 namespace invar {
@@ -184,7 +185,8 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const BackendOptions& options)
       : pool_((require_threads(options.threads), options.threads)),
         deterministic_(options.deterministic),
-        int8_(options.weights == WeightType::Int8) {
+        int8_(options.weights == WeightType::Int8),
+        rows_(&cpu::selected_row_kernels()) {
     // F32 weights stay plain when deterministic: the fixed-order product reads them.
     if (int8_ || (options.linear == LinearKernel::OneDnn && !options.deterministic))
       packer_ = std::make_unique<cpu::PackedMatmul>();
@@ -226,9 +228,7 @@ class CpuBackend final : public Backend {
     }
     if (w.offset != 0 || w.shape != Shape{packed->second->rows(), packed->second->cols()})
       fail("linear: a view {} of a packed weight is not a weight", w.shape.str());
-    packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), ptr(y));
-    // The activation stays on backends/cpu, the same code as every other path computes it with.
-    if (act != Activation::None) do_bias_act(y, Tensor(), act);
+    packed_linear(ptr(x), rows_of(x), *packed->second, bias.empty() ? nullptr : ptr(bias), act, ptr(y));
   }
 
   void do_gemm(bool trans_a, bool trans_b, float alpha, const Tensor& a, const Tensor& b, float beta,
@@ -257,13 +257,7 @@ class CpuBackend final : public Backend {
     float* data = ptr(x);
     const float* b = bias.empty() ? nullptr : ptr(bias);
     rows_parallel(rows_of(x), cols * cost(act), [&](std::int64_t begin, std::int64_t end) {
-      float* rows = data + begin * cols;
-      const std::int64_t count = end - begin;
-      if (b) cpu::add_bias(rows, count, cols, b);
-      // Row by row: Eigen computes the elements before the first aligned address with scalar
-      // functions, so a thread's range must start where a row does for results not to depend on
-      // the split.
-      for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols, order());
+      bias_act_rows(data + begin * cols, end - begin, cols, b, act);
     });
   }
 
@@ -283,8 +277,8 @@ class CpuBackend final : public Backend {
     const float* pr = residual.empty() ? nullptr : ptr(residual);
     float* po = ptr(out);
     rows_parallel(rows_of(x), cols * 4, [&](std::int64_t begin, std::int64_t end) {
-      cpu::layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
-                      po + begin * cols, end - begin, cols, order());
+      rows_->layer_norm(px + begin * cols, pr ? pr + begin * cols : nullptr, ptr(gamma), ptr(beta), eps,
+                        po + begin * cols, end - begin, cols);
     });
   }
 
@@ -308,8 +302,12 @@ class CpuBackend final : public Backend {
         const float* row_bias = nullptr;
         if (bias) row_bias = bias + ((bias_per_batch ? batch * heads : 0) + head) * tq * tk + query * tk;
         const std::int64_t limit = causal ? query + causal_offset + 1 : tk;
-        cpu::attention_softmax_row(s + row * tk, tk, scale, row_bias, mask ? mask + batch * tk : nullptr, limit,
-                                   order());
+        float* scores_row = s + row * tk;
+        const float* keep = mask ? mask + batch * tk : nullptr;
+        if (deterministic_)
+          cpu::attention_softmax_row(scores_row, tk, scale, row_bias, keep, limit, cpu::Order::Fixed);
+        else
+          rows_->attention_softmax_row(scores_row, tk, scale, row_bias, keep, limit);
       }
     });
   }
@@ -354,8 +352,7 @@ class CpuBackend final : public Backend {
         for (std::int64_t r = 0; r < rows; ++r) {
           const float* row_bias =
               position_bias ? position_bias + (((bias_per_batch ? b * heads : 0) + h) * len + first + r) * len : nullptr;
-          cpu::attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len,
-                                     cpu::Order::Fast);
+          rows_->attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.0f, s, n, sequence + 2 * inner, ld, 0.0f,
                     out + (b * len + first) * inner + h * head_dim, ld_out);
@@ -457,10 +454,20 @@ class CpuBackend final : public Backend {
   // OpenMP's spinning team beside the pool's threads cost more than it gave. From kMinTeam threads
   // on, oneDNN runs the whole product on an OpenMP team and splits it itself: blocks of rows would
   // leave threads idle on a decoding step's few rows, and have every thread read the whole weight.
-  void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, float* y) {
+  // The activation runs on each block's rows right after its product, on the same thread: no second
+  // pool hand-off, and the rows were just written by that thread (in its caches as far as they
+  // fit). The same code as bias_act's, so the same bits.
+  void packed_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, Activation act,
+                     float* y) {
     const int threads = pool_.threads();
     if (threads >= kMinTeam) {
       packer_->linear(x, m, w, bias, y, 0, threads);
+      if (act != Activation::None) {
+        const std::int64_t n = w.rows();
+        rows_parallel(m, n * cost(act), [&](std::int64_t begin, std::int64_t end) {
+          bias_act_rows(y + begin * n, end - begin, n, nullptr, act);
+        });
+      }
       return;
     }
     const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads);
@@ -468,8 +475,9 @@ class CpuBackend final : public Backend {
     rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t block = begin; block < end; ++block) {
         const std::int64_t first = block * rows, count = std::min(rows, m - first);
-        if (count > 0)
-          packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
+        if (count <= 0) continue;
+        packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
+        if (act != Activation::None) bias_act_rows(y + first * n, count, n, nullptr, act);
       }
     });
   }
@@ -496,6 +504,18 @@ class CpuBackend final : public Backend {
   static blasint blas_ld(std::int64_t v) { return blas_int(std::max<std::int64_t>(v, 1)); }
   static std::int64_t at(const MatrixView& v, std::int64_t o, std::int64_t i) {
     return v.offset + o * v.outer_stride + i * v.inner_stride;
+  }
+  // rows [count, cols] += bias (may be null), then the activation, on the calling thread.
+  void bias_act_rows(float* rows, std::int64_t count, std::int64_t cols, const float* bias, Activation act) const {
+    if (act == Activation::GeluErf && !deterministic_) {
+      rows_->bias_gelu_erf(rows, count, cols, bias);
+      return;
+    }
+    if (bias) cpu::add_bias(rows, count, cols, bias);
+    // Row by row: Eigen computes the elements before the first aligned address with scalar
+    // functions, so a thread's range must start where a row does for results not to depend on
+    // the split.
+    for (std::int64_t r = 0; r < count; ++r) activate(act, rows + r * cols, cols, order());
   }
   // Rough per-element cost of an activation, for the parallel-or-inline decision.
   static std::int64_t cost(Activation act) { return act == Activation::None || act == Activation::Relu ? 1 : 16; }
@@ -534,6 +554,10 @@ class CpuBackend final : public Backend {
   cpu::ThreadPool pool_;
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
+  // For this CPU's instruction set: the layer norm (Order::Fixed's bits in every variant), and GELU
+  // and the attention softmax outside --deterministic (Order::Fixed keeps their portable code,
+  // whose bits do not depend on the CPU).
+  const cpu::RowKernels* rows_;
   static constexpr int kMinTeam = 4;
   static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed

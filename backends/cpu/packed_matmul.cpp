@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/quantize.hpp"
+#include "backends/cpu/row_kernels.hpp"
 
 namespace invar::cpu {
 
@@ -31,54 +32,11 @@ constexpr memory::dim kRepresentativeRows = 64;
 // Distinct (rows, shape, bias, type) primitives kept; beyond it the cache starts over (a primitive
 // takes ~0.1 ms to create, and oneDNN keeps its own cache of the generated kernels).
 constexpr std::size_t kMaxPrimitives = 4096;
-constexpr float kUint8Max = 255.0f;
 // The most inputs an int8 product may sum: 255 · 127 · k must fit the int32 sums.
 constexpr std::int64_t kMaxInt8Inputs = std::numeric_limits<std::int32_t>::max() / (255 * 127);
 
 memory::desc matrix(memory::dim rows, memory::dim cols, DataType type) { return {{rows, cols}, type, Tag::ab}; }
 memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, cols, DataType::f32); }
-
-// An input row's quantization: v ≈ scale · (q − zero).
-struct RowScale {
-  float scale, zero;
-};
-
-// The least and the greatest of `count` values and 0 (NaNs skipped), in 16 lanes: one running
-// minimum is a chain of dependent instructions, which GCC does not vectorize without -ffast-math.
-std::pair<float, float> range_with_zero(const float* values, std::int64_t count) {
-  constexpr std::int64_t kLanes = 16;
-  float low[kLanes] = {}, high[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    for (std::int64_t l = 0; l < kLanes; ++l) {
-      low[l] = std::min(low[l], values[i + l]);
-      high[l] = std::max(high[l], values[i + l]);
-    }
-  }
-  for (; i < count; ++i) {
-    low[0] = std::min(low[0], values[i]);
-    high[0] = std::max(high[0], values[i]);
-  }
-  return {*std::min_element(low, low + kLanes), *std::max_element(high, high + kLanes)};
-}
-
-// Asymmetric u8 quantization of an input row: its range [min(v, 0), max(v, 0)] onto 0..255,
-// v ≈ scale · (q − zero). A row of one sign (after ReLU, GELU, swish) gets twice the resolution the
-// symmetric grid would give it. Rounding as core/quantize.hpp's (q + 0.5 truncated, q ≥ 0); NaN
-// becomes 0, and an infinite range gives an infinite scale and zero point 0, which the rescaling
-// carries on.
-RowScale quantize_row(const float* values, std::int64_t count, std::uint8_t* out) {
-  const auto [low, high] = range_with_zero(values, count);
-  const float range = high - low;
-  const float scale = range > 0.0f ? range / kUint8Max : 1.0f;
-  const float inverse = 1.0f / scale;
-  const float zero = std::isfinite(scale) ? std::nearbyint(-low * inverse) : 0.0f;
-  for (std::int64_t i = 0; i < count; ++i) {
-    const float rounded = std::min(values[i] * inverse + zero + 0.5f, kUint8Max);
-    out[i] = rounded >= 0.0f ? static_cast<std::uint8_t>(static_cast<std::int32_t>(rounded)) : 0;
-  }
-  return {scale, zero};
-}
 
 // Memory for a packed weight: anonymous pages, 2 MiB-aligned and marked MADV_HUGEPAGE, so that the
 // kernel backs each whole 2 MiB of it with one huge page (transparent huge pages in "madvise" mode,
@@ -167,25 +125,11 @@ struct PackedMatmul::Lane {
     return calls.emplace(key, std::move(made)).first->second;
   }
 
-  // int8: y [m, n] of int32 sums (as f32) to the product: Σ_p (q_rp − z_r) · w_jp is the sum less
-  // z_r · Σ_p w_jp, then × row scale × channel scale (+ bias).
-  void rescale(float* y, std::int64_t m, const PackedWeight& w, const float* bias) const {
-    const std::int64_t n = w.rows();
-    const float *channel_scales = w.scales_.data(), *sums = w.sums_.data();
-    for (std::int64_t r = 0; r < m; ++r) {
-      float* row = y + r * n;
-      const auto [scale, zero] = x_scales[r];
-      if (bias) {
-        for (std::int64_t j = 0; j < n; ++j) row[j] = (row[j] - zero * sums[j]) * (scale * channel_scales[j]) + bias[j];
-      } else {
-        for (std::int64_t j = 0; j < n; ++j) row[j] = (row[j] - zero * sums[j]) * (scale * channel_scales[j]);
-      }
-    }
-  }
 };
 
 struct PackedMatmul::Impl {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  const RowKernels* rows = &selected_row_kernels();  // int8 inputs' quantization and rescaling
   std::vector<std::unique_ptr<Lane>> lanes;
 
   std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k,
@@ -257,7 +201,8 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
   if (w.int8()) {
     lane.quantized_x.resize(static_cast<std::size_t>(m * k));
     lane.x_scales.resize(static_cast<std::size_t>(m));
-    for (std::int64_t r = 0; r < m; ++r) lane.x_scales[r] = quantize_row(x + r * k, k, lane.quantized_x.data() + r * k);
+    for (std::int64_t r = 0; r < m; ++r)
+      lane.x_scales[r] = impl_->rows->quantize_row(x + r * k, k, lane.quantized_x.data() + r * k);
     src = lane.quantized_x.data();
   }
   try {
@@ -272,7 +217,8 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
   } catch (const dnnl::error& e) {
     fail("oneDNN matmul of [{}, {}] by a [{}, {}] weight failed: {}", m, k, n, k, e.what());
   }
-  if (w.int8()) lane.rescale(y, m, w, bias);
+  // Σ_p (q_rp − z_r) · w_jp is the int32 sum less z_r · Σ_p w_jp; then the row's and channel's scales.
+  if (w.int8()) impl_->rows->rescale(y, m, n, lane.x_scales.data(), w.scales_.data(), w.sums_.data(), bias);
 }
 
 }  // namespace invar::cpu
