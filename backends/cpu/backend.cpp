@@ -201,6 +201,13 @@ class CpuBackend final : public Backend {
     pool_.set_threads(threads);
   }
   int threads() const override { return pool_.threads(); }
+  // Below kMinTeam the products run on the pool and no OpenMP team exists: an OpenMP loop here
+  // would start one whose idle thread spins (libgomp's default) through the next products, on the
+  // cores they run on.
+  void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
+    if (pool_.threads() >= kMinTeam) Backend::parallel_rows(n, body);
+    else pool_.parallel_for(n, kHostRowCost, body);
+  }
   bool self_attention_needs_scores() const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
@@ -251,6 +258,7 @@ class CpuBackend final : public Backend {
       }
     }
   }
+
 
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override {
     const std::int64_t cols = cols_of(x);
@@ -535,6 +543,7 @@ class CpuBackend final : public Backend {
   bool deterministic_;
   bool int8_;      // Matrix weights quantized to int8 (exact int32 sums: deterministic too)
   static constexpr int kMinTeam = 4;
+  static constexpr std::int64_t kHostRowCost = 1 << 20;  // a row of host work is worth a thread
   static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <random>
 
+#include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "engine/decode/beam_search.hpp"
 #include "engine/decode/logits_processors.hpp"
@@ -60,22 +62,22 @@ bool is_identity(const std::vector<std::int32_t>& rows, std::size_t previous) {
 // std::uniform_real_distribution.
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-// Runs body(i) for every i in [0, n) on `threads` threads: OpenMP's team, which oneDNN's products
-// share, so no second set of threads waits beside the backend's. An exception (out of memory in a
+// Runs body(i) for every i in [0, n) on the model's threads. An exception (out of memory in a
 // processor) is rethrown here, once every row has run.
 template <class Body>
-void for_each_row(std::size_t n, int threads, const Body& body) {
-  const auto count = static_cast<std::int64_t>(n);
+void for_each_row(StepModel& model, std::size_t n, const Body& body) {
   std::exception_ptr failure;
-#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1 && count > 1)
-  for (std::int64_t i = 0; i < count; ++i) {
-    try {
-      body(static_cast<std::size_t>(i));
-    } catch (...) {
-#pragma omp critical(invar_search_failure)
-      if (!failure) failure = std::current_exception();
+  std::mutex failure_mutex;
+  model.parallel_rows(static_cast<std::int64_t>(n), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      try {
+        body(static_cast<std::size_t>(i));
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
     }
-  }
+  });
   if (failure) std::rethrow_exception(failure);
 }
 
@@ -149,7 +151,7 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
     if (settings.do_sample) {
       for (std::size_t row = 0; row < live.size(); ++row) choose(row);  // one generator, drawn in row order
     } else {
-      for_each_row(live.size(), model.threads(), choose);
+      for_each_row(model, live.size(), choose);
     }
     std::vector<std::int32_t> keep;
     std::vector<std::size_t> next_live;
@@ -240,7 +242,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
     candidates.resize(live.size());
     terms.resize(live.size() * beams_per_source);
     // Each source's rows and candidates on their own: the vocabulary-sized passes, on every thread.
-    for_each_row(live.size(), model.threads(), [&](std::size_t position) {
+    for_each_row(model, live.size(), [&](std::size_t position) {
       const Source& source = sources[live[position]];
       const std::size_t first_row = position * beams_per_source;
       const std::span<LogSoftmaxTerms> source_terms(terms.data() + first_row, beams_per_source);
@@ -299,6 +301,10 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
 }
 
 }  // namespace
+
+void StepModel::parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) {
+  openmp_rows(n, threads(), body);
+}
 
 void SearchSettings::validate(std::int64_t vocab_size) const {
   if (num_beams < 1) fail("num_beams must be at least 1, got {}", num_beams);
