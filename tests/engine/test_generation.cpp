@@ -2,9 +2,11 @@
 // the logits processors and warpers on small rows, and batched search equal to one source at a time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <set>
 
 #include "core/error.hpp"
@@ -311,6 +313,28 @@ TEST(LogSoftmax, TermsGiveTheInPlaceValuesBitForBit) {
   const std::vector<float> banned(3, -kInf);
   EXPECT_EQ(log_softmax_terms(banned)(-kInf), -kInf);
   EXPECT_EQ(log_softmax_terms(banned).max, 0.0f);
+}
+
+// A vocabulary-sized row (several blocks of the vectorised exp, a partial last one): the log of
+// Σ exp(x - max) as a double reference computes it, -inf entries adding nothing, a NaN spreading.
+TEST(LogSoftmax, TermsAgreeWithADoubleSumOnAVocabularySizedRow) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 4.0f);
+  std::vector<float> row(58101);
+  for (float& x : row) x = normal(rng);
+  for (std::size_t i = 0; i < row.size(); i += 97) row[i] = -kInf;
+  const float max = *std::max_element(row.begin(), row.end());
+  double sum = 0.0;
+  for (float x : row) sum += std::exp(static_cast<double>(x) - max);
+  const LogSoftmaxTerms terms = log_softmax_terms(row);
+  EXPECT_EQ(terms.max, max);
+  EXPECT_NEAR(terms.log_sum, std::log(sum), 2e-6 * std::log(sum));
+  // Whatever the order of the row's entries, within a float's rounding of the sum.
+  std::vector<float> shuffled = row;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  EXPECT_NEAR(log_softmax_terms(shuffled).log_sum, terms.log_sum, 2e-6 * terms.log_sum);
+  row[row.size() - 3] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(log_softmax_terms(row).log_sum));
 }
 
 TEST(LogitsProcessors, OnlyBanWithoutPenaltyOrForcedToken) {
