@@ -182,31 +182,6 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
   return results;
 }
 
-// The top 2*num_beams (token, beam) pairs of one source, best first; among equal scores the lower
-// flat index (beam * vocab + token) first. A token's score is terms[beam](logit) + beam score: the
-// log-softmax is computed here, in the one pass over each row that keeps a small sorted list.
-void top_candidates(std::vector<float>& logits, std::size_t first_row, int num_beams, std::int64_t vocab,
-                    std::span<const LogSoftmaxTerms> terms, std::span<const float> beam_scores,
-                    std::vector<BeamCandidate>& best) {
-  const std::size_t wanted = static_cast<std::size_t>(2 * num_beams);
-  best.clear();
-  best.reserve(wanted + 1);
-  for (int beam = 0; beam < num_beams; ++beam) {
-    const std::span<float> row = row_of(logits, first_row + static_cast<std::size_t>(beam), vocab);
-    const float beam_score = beam_scores[static_cast<std::size_t>(beam)];
-    const LogSoftmaxTerms shift = terms[static_cast<std::size_t>(beam)];
-    for (std::size_t token = 0; token < row.size(); ++token) {
-      const float score = shift(row[token]) + beam_score;
-      // Visited in flat-index order, so a later equal score ranks after the earlier one.
-      if (best.size() == wanted && !(score > best.back().score)) continue;
-      auto at = std::upper_bound(best.begin(), best.end(), score,
-                                 [](float value, const BeamCandidate& c) { return value > c.score; });
-      best.insert(at, {score, static_cast<std::int32_t>(token), beam});
-      if (best.size() > wanted) best.pop_back();
-    }
-  }
-}
-
 // HF's beam_search: log-softmax, processors, add beam scores, top 2*num_beams over all beams of a
 // source, BeamSearchScorer.process; sources that are done leave the model.
 std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_size, const SearchSettings& settings,
@@ -259,7 +234,9 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
           source_terms[beam] = LogSoftmaxTerms{};
         }
       }
-      top_candidates(logits, first_row, num_beams, vocab, source_terms, source.scores, candidates[position]);
+      const std::span<const float> rows(logits.data() + first_row * static_cast<std::size_t>(vocab),
+                                        beams_per_source * static_cast<std::size_t>(vocab));
+      top_candidates(rows, vocab, source_terms, source.scores, candidates[position]);
     });
     std::vector<std::int32_t> rows;
     std::vector<std::size_t> next_live;

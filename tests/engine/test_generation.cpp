@@ -145,6 +145,47 @@ TEST(BeamSearch, ForcedEosAndMinLength) {
   EXPECT_NEAR(result[0][0].score, std::log(0.3 * 0.375) / 3, 1e-6);
 }
 
+// The one-pass top-k (which skips chunks of a row that cannot reach the list) against a stable sort
+// of every (beam, token) score: ties between and within chunks, -inf bans, rows normalised already
+// (identity terms), a NaN logit, and rows shorter than a chunk.
+TEST(BeamSearch, TopCandidatesEqualAFullStableSort) {
+  std::mt19937 rng(11);
+  for (const std::int64_t vocab : {5, 300, 1000}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const std::size_t beams = 1 + static_cast<std::size_t>(trial % 4);
+      std::vector<float> rows(beams * static_cast<std::size_t>(vocab));
+      // Few distinct values, so many scores tie.
+      std::uniform_int_distribution<int> level(-40, 8);
+      for (float& x : rows) x = 0.25f * static_cast<float>(level(rng));
+      for (std::size_t i = static_cast<std::size_t>(trial); i < rows.size(); i += 7) rows[i] = -kInf;
+      if (trial == 5) rows[rows.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+      std::vector<LogSoftmaxTerms> terms(beams);
+      std::vector<float> beam_scores(beams);
+      for (std::size_t b = 0; b < beams; ++b) {
+        const std::span<const float> row(rows.data() + b * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+        if (b % 2 == 0) terms[b] = log_softmax_terms(row);  // else: the row as it is (the NaN in beam 1)
+        beam_scores[b] = b == 0 ? 0.0f : -0.5f * static_cast<float>(b);
+      }
+      std::vector<BeamCandidate> all;
+      for (std::size_t b = 0; b < beams; ++b)
+        for (std::int64_t t = 0; t < vocab; ++t) {
+          const float score = terms[b](rows[b * static_cast<std::size_t>(vocab) + static_cast<std::size_t>(t)]) + beam_scores[b];
+          if (!std::isnan(score)) all.push_back({score, static_cast<std::int32_t>(t), static_cast<std::int32_t>(b)});
+        }
+      std::stable_sort(all.begin(), all.end(), [](const BeamCandidate& x, const BeamCandidate& y) { return x.score > y.score; });
+      all.resize(std::min(all.size(), 2 * beams));
+      std::vector<BeamCandidate> best;
+      top_candidates(rows, vocab, terms, beam_scores, best);
+      ASSERT_EQ(best.size(), all.size()) << "vocab " << vocab << " trial " << trial;
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(best[i].score, all[i].score) << "vocab " << vocab << " trial " << trial << " rank " << i;
+        EXPECT_EQ(best[i].token, all[i].token) << "vocab " << vocab << " trial " << trial << " rank " << i;
+        EXPECT_EQ(best[i].beam, all[i].beam) << "vocab " << vocab << " trial " << trial << " rank " << i;
+      }
+    }
+  }
+}
+
 TEST(BeamHypotheses, KeepsBestAndTracksWorst) {
   BeamHypotheses hypotheses(2, 1.0, false);
   const std::vector<std::int32_t> two{5, 6}, three{5, 6, 7};
