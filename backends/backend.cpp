@@ -22,6 +22,11 @@ const char* weight_type_name(WeightType type) {
   return "f32";
 }
 
+void openmp_rows(std::int64_t n, int threads, const std::function<void(std::int64_t, std::int64_t)>& body) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1 && n > 1)
+  for (std::int64_t i = 0; i < n; ++i) body(i, i + 1);
+}
+
 const char* linear_kernel_name(LinearKernel kernel) {
   return kernel == LinearKernel::OpenBlas ? "openblas" : "onednn";
 }

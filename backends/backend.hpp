@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -123,6 +124,10 @@ struct StridedView {
   std::array<std::int64_t, 4> strides{};
 };
 
+// body(i, i + 1) for every i in [0, n), on an OpenMP team of `threads` (the team oneDNN's products
+// share from 4 threads on); `body` must not throw.
+void openmp_rows(std::int64_t n, int threads, const std::function<void(std::int64_t, std::int64_t)>& body);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -133,6 +138,13 @@ class Backend {
   // backend's calls runs on (a search step's log-softmax and top-k per row; OpenCL: only that).
   virtual void set_threads(int threads) = 0;
   virtual int threads() const = 0;
+  // Calls body(begin, end) on disjoint ranges covering [0, n), on threads() threads, for the host
+  // work between the backend's calls (a search step's rows); `body` must not throw. The default is
+  // openmp_rows(); the CPU backend runs it on the threads its products use, so no second set of
+  // threads spins beside them.
+  virtual void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) {
+    openmp_rows(n, threads(), body);
+  }
 
   virtual std::unique_ptr<WeightStore> make_weight_store() = 0;
   virtual std::unique_ptr<Arena> make_arena() = 0;

@@ -7,6 +7,9 @@
 //
 //   build/bench/bench_generate --benchmark_counters_tabular=true
 //
+// BM_Generate's CPU column is the whole process's CPU time (every thread, spinning ones included),
+// which a machine shared with other work disturbs less than wall time; rates are per wall second.
+//
 // The Length benchmarks run greedy batch 1 to 16, 64 and 256 tokens: the time per step and the
 // GEMM time per step stay flat, only attention grows with the length generated so far. (Per step
 // includes the one encoder pass, amortised over the steps.)
@@ -186,6 +189,8 @@ BENCHMARK(BM_Generate)
     ->ArgNames({"batch", "beams", "max_len", "products"})
     ->ArgsProduct({{1, 16}, {1, 5}, {64}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
     ->MinTime(2.0);
 
 // Per-token cost against the length generated: greedy, batch 1.

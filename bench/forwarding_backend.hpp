@@ -17,6 +17,9 @@ class ForwardingBackend : public Backend {
   std::string name() const override { return inner_->name(); }
   void set_threads(int threads) override { inner_->set_threads(threads); }
   int threads() const override { return inner_->threads(); }
+  void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
+    inner_->parallel_rows(n, body);
+  }
   std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
   std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
   bool self_attention_needs_scores() const override { return inner_->self_attention_needs_scores(); }

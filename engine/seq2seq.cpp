@@ -35,7 +35,9 @@ class ModelSteps final : public StepModel {
     model_.decode(TokenIds(tokens.begin(), tokens.end()), 1, true, logits);
   }
   void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
-  int threads() const override { return model_.backend.threads(); }
+  void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
+    model_.backend.parallel_rows(n, body);
+  }
 
  private:
   Seq2SeqModel::Impl& model_;

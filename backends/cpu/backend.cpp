@@ -203,6 +203,13 @@ class CpuBackend final : public Backend {
     pool_.set_threads(threads);
   }
   int threads() const override { return pool_.threads(); }
+  // Below kMinTeam the products run on the pool and no OpenMP team exists: an OpenMP loop here
+  // would start one whose idle thread spins (libgomp's default) through the next products, on the
+  // cores they run on.
+  void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
+    if (pool_.threads() >= kMinTeam) Backend::parallel_rows(n, body);
+    else pool_.parallel_for(n, kHostRowCost, body);
+  }
   bool self_attention_needs_scores() const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
@@ -244,12 +251,19 @@ class CpuBackend final : public Backend {
                        const Tensor& c, const MatrixView& cv, std::int64_t outer, std::int64_t inner) override {
     require_unpacked(a, "gemm_batched");
     require_unpacked(b, "gemm_batched");
-    for (std::int64_t o = 0; o < outer; ++o) {
-      for (std::int64_t i = 0; i < inner; ++i) {
+    const auto matrices = [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t j = begin; j < end; ++j) {
+        const std::int64_t o = j / inner, i = j % inner;
         product(trans_a, trans_b, m, n, k, alpha, {ptr(a) + at(av, o, i), av.ld}, {ptr(b) + at(bv, o, i), bv.ld}, beta,
                 ptr(c) + at(cv, o, i), cv.ld);
       }
-    }
+    };
+    // A decoding step's attention is many products of a few rows each (one per row and head), which
+    // OpenBLAS runs on the calling thread alone: spread them over the pool. Larger ones stay one at
+    // a time on OpenBLAS's own threads, and the fixed-order product runs on the pool itself. Each
+    // product is the same call either way, so results do not change.
+    if (!deterministic_ && m * n * k <= kSmallProduct) rows_parallel(outer * inner, m * n * k, matrices);
+    else matrices(0, outer * inner);
   }
 
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override {
@@ -559,6 +573,9 @@ class CpuBackend final : public Backend {
   // whose bits do not depend on the CPU).
   const cpu::RowKernels* rows_;
   static constexpr int kMinTeam = 4;
+  // Below OpenBLAS's threshold for threads (m·n·k ≤ 65536 · GEMM_MULTITHREAD_THRESHOLD, 4 by default).
+  static constexpr std::int64_t kSmallProduct = 65536;
+  static constexpr std::int64_t kHostRowCost = 1 << 20;  // a row of host work is worth a thread
   static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;

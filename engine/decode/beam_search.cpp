@@ -1,5 +1,7 @@
 #include "engine/decode/beam_search.hpp"
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -68,6 +70,40 @@ std::vector<BeamCandidate> advance_beams(BeamHypotheses& hypotheses, std::span<c
   }
   done = hypotheses.is_done(candidates.front().score, cur_len);
   return next;
+}
+
+void top_candidates(std::span<const float> rows, std::int64_t vocab, std::span<const LogSoftmaxTerms> terms,
+                    std::span<const float> beam_scores, std::vector<BeamCandidate>& best) {
+  // Chunks of a few cache lines: a chunk is skipped after one vectorised max over it.
+  constexpr std::size_t kChunk = 256;
+  const std::size_t row_size = static_cast<std::size_t>(vocab), wanted = 2 * terms.size();
+  best.clear();
+  best.reserve(wanted + 1);
+  for (std::size_t beam = 0; beam < terms.size(); ++beam) {
+    const std::span<const float> row = rows.subspan(beam * row_size, row_size);
+    const float beam_score = beam_scores[beam];
+    const LogSoftmaxTerms shift = terms[beam];
+    for (std::size_t first = 0; first < row.size(); first += kChunk) {
+      const std::size_t last = std::min(row.size(), first + kChunk);
+      if (best.size() == wanted) {
+        // Each float operation of a score rounds monotonically in the logit: when the chunk's
+        // largest logit does not beat the last kept candidate, no entry of the chunk does. A NaN
+        // max compares false, and the chunk is read entry by entry.
+        const float top = Eigen::Map<const Eigen::ArrayXf>(row.data() + first, static_cast<Eigen::Index>(last - first))
+                              .maxCoeff<Eigen::PropagateNaN>();
+        if (shift(top) + beam_score <= best.back().score) continue;
+      }
+      for (std::size_t token = first; token < last; ++token) {
+        const float score = shift(row[token]) + beam_score;
+        // Visited in flat-index order, so a later equal score ranks after the earlier one.
+        if (best.size() == wanted && !(score > best.back().score)) continue;
+        auto at = std::upper_bound(best.begin(), best.end(), score,
+                                   [](float value, const BeamCandidate& c) { return value > c.score; });
+        best.insert(at, {score, static_cast<std::int32_t>(token), static_cast<std::int32_t>(beam)});
+        if (best.size() > wanted) best.pop_back();
+      }
+    }
+  }
 }
 
 }  // namespace invar

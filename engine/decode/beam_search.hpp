@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "engine/decode/logits_processors.hpp"
+
 namespace invar {
 
 // The n best finished hypotheses of one source.
@@ -51,5 +53,13 @@ struct BeamCandidate {
 std::vector<BeamCandidate> advance_beams(BeamHypotheses& hypotheses, std::span<const BeamCandidate> candidates,
                                          const std::vector<std::vector<std::int32_t>>& beams, int cur_len,
                                          const std::int32_t* eos_token_id, int num_beams, bool& done);
+
+// The top 2*num_beams (token, beam) pairs of one source, best first; among equal scores the lower
+// flat index (beam * vocab + token) first. `rows` holds the source's num_beams = terms.size() rows of
+// `vocab` raw logits, terms[beam] their log-softmax (LogSoftmaxTerms{} for a row already
+// normalised); a token's score is terms[beam](logit) + beam_scores[beam], computed in the one pass
+// over each row that keeps the short sorted list.
+void top_candidates(std::span<const float> rows, std::int64_t vocab, std::span<const LogSoftmaxTerms> terms,
+                    std::span<const float> beam_scores, std::vector<BeamCandidate>& best);
 
 }  // namespace invar

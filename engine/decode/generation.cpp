@@ -4,9 +4,11 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <random>
 
+#include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "engine/decode/beam_search.hpp"
 #include "engine/decode/logits_processors.hpp"
@@ -60,22 +62,22 @@ bool is_identity(const std::vector<std::int32_t>& rows, std::size_t previous) {
 // std::uniform_real_distribution.
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-// Runs body(i) for every i in [0, n) on `threads` threads: OpenMP's team, which oneDNN's products
-// share, so no second set of threads waits beside the backend's. An exception (out of memory in a
+// Runs body(i) for every i in [0, n) on the model's threads. An exception (out of memory in a
 // processor) is rethrown here, once every row has run.
 template <class Body>
-void for_each_row(std::size_t n, int threads, const Body& body) {
-  const auto count = static_cast<std::int64_t>(n);
+void for_each_row(StepModel& model, std::size_t n, const Body& body) {
   std::exception_ptr failure;
-#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1 && count > 1)
-  for (std::int64_t i = 0; i < count; ++i) {
-    try {
-      body(static_cast<std::size_t>(i));
-    } catch (...) {
-#pragma omp critical(invar_search_failure)
-      if (!failure) failure = std::current_exception();
+  std::mutex failure_mutex;
+  model.parallel_rows(static_cast<std::int64_t>(n), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      try {
+        body(static_cast<std::size_t>(i));
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
     }
-  }
+  });
   if (failure) std::rethrow_exception(failure);
 }
 
@@ -149,7 +151,7 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
     if (settings.do_sample) {
       for (std::size_t row = 0; row < live.size(); ++row) choose(row);  // one generator, drawn in row order
     } else {
-      for_each_row(live.size(), model.threads(), choose);
+      for_each_row(model, live.size(), choose);
     }
     std::vector<std::int32_t> keep;
     std::vector<std::size_t> next_live;
@@ -178,31 +180,6 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
     results[i / static_cast<std::size_t>(per_source)].push_back({std::move(sequences[i]), static_cast<float>(score)});
   }
   return results;
-}
-
-// The top 2*num_beams (token, beam) pairs of one source, best first; among equal scores the lower
-// flat index (beam * vocab + token) first. A token's score is terms[beam](logit) + beam score: the
-// log-softmax is computed here, in the one pass over each row that keeps a small sorted list.
-void top_candidates(std::vector<float>& logits, std::size_t first_row, int num_beams, std::int64_t vocab,
-                    std::span<const LogSoftmaxTerms> terms, std::span<const float> beam_scores,
-                    std::vector<BeamCandidate>& best) {
-  const std::size_t wanted = static_cast<std::size_t>(2 * num_beams);
-  best.clear();
-  best.reserve(wanted + 1);
-  for (int beam = 0; beam < num_beams; ++beam) {
-    const std::span<float> row = row_of(logits, first_row + static_cast<std::size_t>(beam), vocab);
-    const float beam_score = beam_scores[static_cast<std::size_t>(beam)];
-    const LogSoftmaxTerms shift = terms[static_cast<std::size_t>(beam)];
-    for (std::size_t token = 0; token < row.size(); ++token) {
-      const float score = shift(row[token]) + beam_score;
-      // Visited in flat-index order, so a later equal score ranks after the earlier one.
-      if (best.size() == wanted && !(score > best.back().score)) continue;
-      auto at = std::upper_bound(best.begin(), best.end(), score,
-                                 [](float value, const BeamCandidate& c) { return value > c.score; });
-      best.insert(at, {score, static_cast<std::int32_t>(token), beam});
-      if (best.size() > wanted) best.pop_back();
-    }
-  }
 }
 
 // HF's beam_search: log-softmax, processors, add beam scores, top 2*num_beams over all beams of a
@@ -240,7 +217,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
     candidates.resize(live.size());
     terms.resize(live.size() * beams_per_source);
     // Each source's rows and candidates on their own: the vocabulary-sized passes, on every thread.
-    for_each_row(live.size(), model.threads(), [&](std::size_t position) {
+    for_each_row(model, live.size(), [&](std::size_t position) {
       const Source& source = sources[live[position]];
       const std::size_t first_row = position * beams_per_source;
       const std::span<LogSoftmaxTerms> source_terms(terms.data() + first_row, beams_per_source);
@@ -257,7 +234,9 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
           source_terms[beam] = LogSoftmaxTerms{};
         }
       }
-      top_candidates(logits, first_row, num_beams, vocab, source_terms, source.scores, candidates[position]);
+      const std::span<const float> rows(logits.data() + first_row * static_cast<std::size_t>(vocab),
+                                        beams_per_source * static_cast<std::size_t>(vocab));
+      top_candidates(rows, vocab, source_terms, source.scores, candidates[position]);
     });
     std::vector<std::int32_t> rows;
     std::vector<std::size_t> next_live;
@@ -299,6 +278,10 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
 }
 
 }  // namespace
+
+void StepModel::parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) {
+  openmp_rows(n, threads(), body);
+}
 
 void SearchSettings::validate(std::int64_t vocab_size) const {
   if (num_beams < 1) fail("num_beams must be at least 1, got {}", num_beams);

@@ -7,6 +7,7 @@
 // The search never sees a model: it drives a StepModel, which keeps one decoder state per live row
 // (a source sentence, or one beam of it) and is told when rows are reordered or dropped.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,10 @@ class StepModel {
   // Threads for the search's work on each step's rows (log-softmax, processors, top-k): rows are
   // independent there, so the result does not depend on it.
   virtual int threads() const { return 1; }
+  // Runs that work: body(begin, end) on disjoint ranges covering [0, n); `body` does not throw.
+  // The default is an OpenMP team of threads(); a model on a backend runs it where the backend's
+  // products run (Backend::parallel_rows).
+  virtual void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body);
 };
 
 // Hugging Face's generate() arguments with their 4.19 defaults (PretrainedConfig). Lengths count

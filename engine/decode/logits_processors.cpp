@@ -122,13 +122,28 @@ bool processors_only_ban(std::size_t cur_len, const SearchSettings& settings) {
 
 LogSoftmaxTerms log_softmax_terms(std::span<const float> scores) {
   if (scores.empty()) return {};
-  const Eigen::Map<const Eigen::ArrayXf> row(scores.data(), static_cast<Eigen::Index>(scores.size()));
+  using Floats = Eigen::Map<const Eigen::ArrayXf>;
+  const Floats row(scores.data(), static_cast<Eigen::Index>(scores.size()));
   // The max of the numbers: a NaN then spreads to every score through the sum.
   const float max = row.maxCoeff<Eigen::PropagateNumbers>();
   if (!std::isfinite(max)) return {};
-  // Eigen's vectorised float exp (a few ulp from libm's; this pass was a scalar double exp per
-  // vocabulary entry, a fifth of beam search's time at batch 16), summed in double.
-  const double sum = (row - max).exp().cast<double>().sum();
+  // Σ exp(x - max) in double. The exponentials are Eigen's vectorised float exp (a few ulp from
+  // libm's), written block by block into a buffer that stays in L1: over the whole row as one
+  // expression, Eigen's cast to double turned it back into a scalar expf call per vocabulary entry.
+  // Eight running sums, not one: one sum's chain of dependent additions bounded the loop.
+  constexpr std::size_t kBlock = 1024, kLanes = 8;
+  alignas(64) float block[kBlock];
+  double lanes[kLanes] = {};
+  for (std::size_t begin = 0; begin < scores.size(); begin += kBlock) {
+    const std::size_t n = std::min(kBlock, scores.size() - begin);
+    Eigen::Map<Eigen::ArrayXf>(block, static_cast<Eigen::Index>(n)) =
+        (Floats(scores.data() + begin, static_cast<Eigen::Index>(n)) - max).exp();
+    std::size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(block[i + l]);
+    for (std::size_t l = 0; i < n; ++i, ++l) lanes[l] += static_cast<double>(block[i]);
+  }
+  const double sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
   return {max, static_cast<float>(std::log(sum))};
 }
 

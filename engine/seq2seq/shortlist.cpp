@@ -44,7 +44,9 @@ class ShortlistSteps final : public StepModel {
     model_.step(ids_, logits);
   }
   void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
-  int threads() const override { return model_.threads(); }
+  void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
+    model_.parallel_rows(n, body);
+  }
 
  private:
   StepModel& model_;

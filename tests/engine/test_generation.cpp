@@ -2,9 +2,11 @@
 // the logits processors and warpers on small rows, and batched search equal to one source at a time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <set>
 
 #include "core/error.hpp"
@@ -141,6 +143,47 @@ TEST(BeamSearch, ForcedEosAndMinLength) {
   EXPECT_EQ(result[0][0].ids, (std::vector<std::int32_t>{3, 2, 2, 0}));
   EXPECT_EQ(result[0][1].ids, (std::vector<std::int32_t>{3, 2, 1, 0}));
   EXPECT_NEAR(result[0][0].score, std::log(0.3 * 0.375) / 3, 1e-6);
+}
+
+// The one-pass top-k (which skips chunks of a row that cannot reach the list) against a stable sort
+// of every (beam, token) score: ties between and within chunks, -inf bans, rows normalised already
+// (identity terms), a NaN logit, and rows shorter than a chunk.
+TEST(BeamSearch, TopCandidatesEqualAFullStableSort) {
+  std::mt19937 rng(11);
+  for (const std::int64_t vocab : {5, 300, 1000}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const std::size_t beams = 1 + static_cast<std::size_t>(trial % 4);
+      std::vector<float> rows(beams * static_cast<std::size_t>(vocab));
+      // Few distinct values, so many scores tie.
+      std::uniform_int_distribution<int> level(-40, 8);
+      for (float& x : rows) x = 0.25f * static_cast<float>(level(rng));
+      for (std::size_t i = static_cast<std::size_t>(trial); i < rows.size(); i += 7) rows[i] = -kInf;
+      if (trial == 5) rows[rows.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+      std::vector<LogSoftmaxTerms> terms(beams);
+      std::vector<float> beam_scores(beams);
+      for (std::size_t b = 0; b < beams; ++b) {
+        const std::span<const float> row(rows.data() + b * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab));
+        if (b % 2 == 0) terms[b] = log_softmax_terms(row);  // else: the row as it is (the NaN in beam 1)
+        beam_scores[b] = b == 0 ? 0.0f : -0.5f * static_cast<float>(b);
+      }
+      std::vector<BeamCandidate> all;
+      for (std::size_t b = 0; b < beams; ++b)
+        for (std::int64_t t = 0; t < vocab; ++t) {
+          const float score = terms[b](rows[b * static_cast<std::size_t>(vocab) + static_cast<std::size_t>(t)]) + beam_scores[b];
+          if (!std::isnan(score)) all.push_back({score, static_cast<std::int32_t>(t), static_cast<std::int32_t>(b)});
+        }
+      std::stable_sort(all.begin(), all.end(), [](const BeamCandidate& x, const BeamCandidate& y) { return x.score > y.score; });
+      all.resize(std::min(all.size(), 2 * beams));
+      std::vector<BeamCandidate> best;
+      top_candidates(rows, vocab, terms, beam_scores, best);
+      ASSERT_EQ(best.size(), all.size()) << "vocab " << vocab << " trial " << trial;
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(best[i].score, all[i].score) << "vocab " << vocab << " trial " << trial << " rank " << i;
+        EXPECT_EQ(best[i].token, all[i].token) << "vocab " << vocab << " trial " << trial << " rank " << i;
+        EXPECT_EQ(best[i].beam, all[i].beam) << "vocab " << vocab << " trial " << trial << " rank " << i;
+      }
+    }
+  }
 }
 
 TEST(BeamHypotheses, KeepsBestAndTracksWorst) {
@@ -311,6 +354,28 @@ TEST(LogSoftmax, TermsGiveTheInPlaceValuesBitForBit) {
   const std::vector<float> banned(3, -kInf);
   EXPECT_EQ(log_softmax_terms(banned)(-kInf), -kInf);
   EXPECT_EQ(log_softmax_terms(banned).max, 0.0f);
+}
+
+// A vocabulary-sized row (several blocks of the vectorised exp, a partial last one): the log of
+// Σ exp(x - max) as a double reference computes it, -inf entries adding nothing, a NaN spreading.
+TEST(LogSoftmax, TermsAgreeWithADoubleSumOnAVocabularySizedRow) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 4.0f);
+  std::vector<float> row(58101);
+  for (float& x : row) x = normal(rng);
+  for (std::size_t i = 0; i < row.size(); i += 97) row[i] = -kInf;
+  const float max = *std::max_element(row.begin(), row.end());
+  double sum = 0.0;
+  for (float x : row) sum += std::exp(static_cast<double>(x) - max);
+  const LogSoftmaxTerms terms = log_softmax_terms(row);
+  EXPECT_EQ(terms.max, max);
+  EXPECT_NEAR(terms.log_sum, std::log(sum), 2e-6 * std::log(sum));
+  // Whatever the order of the row's entries, within a float's rounding of the sum.
+  std::vector<float> shuffled = row;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  EXPECT_NEAR(log_softmax_terms(shuffled).log_sum, terms.log_sum, 2e-6 * terms.log_sum);
+  row[row.size() - 3] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(log_softmax_terms(row).log_sum));
 }
 
 TEST(LogitsProcessors, OnlyBanWithoutPenaltyOrForcedToken) {
