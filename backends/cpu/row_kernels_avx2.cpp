@@ -9,10 +9,14 @@ namespace invar::cpu {
 
 const RowKernels* avx2_row_kernels() {
 #if defined(__AVX2__) && defined(__FMA__)
+  // The check comes first: everything else in this file may be compiled to AVX instructions,
+  // the table's initialization included.
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return nullptr;
   static const RowKernels kernels = simd::table<Eigen::internal::Packet8f>("avx2");
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &kernels;
-#endif
+  return &kernels;
+#else
   return nullptr;
+#endif
 }
 
 }  // namespace invar::cpu

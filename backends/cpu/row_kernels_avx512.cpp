@@ -11,12 +11,16 @@ namespace invar::cpu {
 
 const RowKernels* avx512_row_kernels() {
 #ifdef INVAR_ROW_KERNELS_AVX512
+  // The check comes first: everything else in this file may be compiled to AVX-512 instructions,
+  // the table's initialization included.
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
+    return nullptr;
   static const RowKernels kernels = simd::table<Eigen::internal::Packet16f>("avx512");
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-    return &kernels;
-#endif
+  return &kernels;
+#else
   return nullptr;
+#endif
 }
 
 }  // namespace invar::cpu
