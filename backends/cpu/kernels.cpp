@@ -154,7 +154,8 @@ void attention_softmax_row(float* s, std::int64_t n, float scale, const float* b
     row.setZero();
     return;
   }
-  // exp(−∞) = 0 exactly
+  // Eigen's exp clamps its argument, so a dropped key's exp(−∞) is ≈ 1e-38, not 0: a weight that
+  // vanishes beside the row's largest, exp(0) = 1.
   if (order == Order::Fixed)
     blocked(s, n, order, [max](auto&& v) { v = (v - max).exp(); });
   else
@@ -168,7 +169,7 @@ void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t col
     const float max = v.maxCoeff();
     float exp_sum = 0.0f;
     if (order == Order::Fixed) {
-      // Padded with −∞, whose exp adds exactly 0 to its lane.
+      // Padded with −∞, whose exp (Eigen's, clamped: ≈ 1e-38) adds nothing visible to a sum ≥ 1.
       Aligned e = aligned_copy(v.data(), cols, -std::numeric_limits<float>::infinity());
       e = (e - max).exp();
       exp_sum = sum(e.data(), e.size(), order);
