@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Steady-state encoder embedding, invar against bench/torch_encoder.py (a lean PyTorch
+# XLMRobertaModel / BertModel forward + mean pooling: a lower bound of Hugging Face transformers'
+# time on the same PyTorch), on a random full-size model (bench/tool_random_model, e.g. xlmr-base)
+# and random token ids (5 .. vocab-1, no padding): batch 1 and 32 × TOKENS ids (default 32),
+# THREADS threads on each side (default 2; PyTorch with OMP_WAIT_POLICY=PASSIVE, and
+# OPENBLAS_NUM_THREADS=THREADS for the OpenBLAS that Debian's PyTorch runs its products on).
+# invar runs as bench_encoder's rows run (EncoderModel::embed, mean pooling, bench/tool_embed_ids)
+# in f32 (oneDNN on packed weights, the default) and int8 (--weights int8); each process loads the
+# model, embeds once untimed, then times one embed (wall and process CPU time). The three processes
+# alternate ROUNDS times (default 3) per batch size; every round checks that invar's f32 embeddings
+# are within 1e-4 of PyTorch's, and reports the lowest cosine of int8 to f32. Prints, per batch size,
+# min / median seconds and the speed-ups PyTorch time ÷ invar time (min ÷ min, median ÷ median), and
+# the load average before and after.
+#
+#   build/bench/tool_random_model --preset xlmr-base --out /tmp/xlmr-base
+#   bench/embed_vs_torch.sh build/bench/tool_embed_ids /tmp/xlmr-base
+#
+# Needs Debian's python3-torch and python3-numpy (PYTHON, default /usr/bin/python3). Exits 1 when
+# invar's f32 embeddings differ from PyTorch's by more than 1e-4 in any round.
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 TOOL_EMBED_IDS MODEL_FOLDER" >&2
+  exit 2
+fi
+tool=$1
+model=${2%/}
+rounds=${ROUNDS:-3}
+threads=${THREADS:-2}
+tokens=${TOKENS:-32}
+python=${PYTHON:-/usr/bin/python3}
+here=$(cd "$(dirname "$0")" && pwd)
+work=${WORK:-}  # a folder to keep every run's JSON in; by default a temporary one
+if [[ -z $work ]]; then
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds; $tokens tokens per input"
+for batch in 1 32; do
+  config="batch$batch"
+  for round in $(seq "$rounds"); do
+    "$tool" --model "$model" --random-inputs "$batch" --tokens "$tokens" --dump-inputs "$work/inputs_$batch.json" \
+      --threads "$threads" --repeat 1 --products packed >"$work/$config.invar.$round.json"
+    "$tool" --model "$model" --inputs "$work/inputs_$batch.json" --threads "$threads" --repeat 1 --products int8 \
+      >"$work/$config.int8.$round.json"
+    OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=$threads "$python" "$here/torch_encoder.py" --model "$model" \
+      --inputs "$work/inputs_$batch.json" --threads "$threads" --repeat 1 >"$work/$config.torch.$round.json"
+  done
+done
+echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+
+"$python" - "$work" "$rounds" <<'EOF'
+import json, statistics, sys
+import numpy as np
+work, rounds = sys.argv[1], int(sys.argv[2])
+def runs(config, side):
+    return [json.load(open(f"{work}/{config}.{side}.{r}.json")) for r in range(1, rounds + 1)]
+differ = False
+print(f"{'configuration':<14} {'side':<8} {'wall s min/med':>16} {'cpu s min/med':>16} {'speed-up wall':>14} {'speed-up cpu':>13}  embeddings")
+for batch in (1, 32):
+    config = f"batch{batch}"
+    torch_runs = runs(config, "torch")
+    def stats(results, key):
+        values = [r["runs"][0][key] for r in results]
+        return min(values), statistics.median(values)
+    t_wall, t_cpu = stats(torch_runs, "wall_s"), stats(torch_runs, "cpu_s")
+    f32 = runs(config, "invar")
+    for side, results in (("invar", f32), ("int8", runs(config, "int8")), ("torch", torch_runs)):
+        wall, cpu = stats(results, "wall_s"), stats(results, "cpu_s")
+        if side == "torch":
+            ratios, note = "", ""
+        else:
+            ratios = f"{t_wall[0] / wall[0]:6.2f} /{t_wall[1] / wall[1]:5.2f} {t_cpu[0] / cpu[0]:5.2f} /{t_cpu[1] / cpu[1]:5.2f}"
+            if side == "invar":
+                diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
+                           for r, t in zip(results, torch_runs))
+                note = f"max |f32 - PyTorch| {diff:.1e}"
+                differ = differ or not diff <= 1e-4
+            else:
+                def unit(v):
+                    v = np.array(v)
+                    return v / np.linalg.norm(v, axis=1, keepdims=True)
+                cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min()) for r, f in zip(results, f32))
+                note = f"lowest cosine to f32 {cosine:.5f}"
+        print(f"{config:<14} {side:<8} {wall[0]:7.3f} /{wall[1]:7.3f} {cpu[0]:7.3f} /{cpu[1]:7.3f}  {ratios:<28} {note}")
+sys.exit(1 if differ else 0)
+EOF
