@@ -16,7 +16,6 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
-#include <time.h>
 
 #include <chrono>
 #include <cmath>
@@ -26,6 +25,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/cpu_time.hpp"
 #include "bench/forwarding_backend.hpp"
 #include "bench/products.hpp"
 #include "bench/random_model.hpp"
@@ -34,6 +34,7 @@
 
 namespace {
 
+using invar::bench::cpu_seconds;
 using invar::bench::Products;
 using invar::bench::RandomModelPreset;
 const int kThreads = invar::bench::bench_threads(2);
@@ -70,12 +71,6 @@ double rss_mib() {
   while (std::getline(status, line))
     if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
   return 0.0;
-}
-
-double cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
 struct OpTime {

@@ -9,26 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
 
+#include "bench/cpu_time.hpp"
 #include "bench/products.hpp"
 #include "backends/cpu/backend.hpp"
 #include "core/error.hpp"
 #include "engine/encoder.hpp"
-
-namespace {
-
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace invar;
@@ -90,11 +80,11 @@ int main(int argc, char** argv) {
     auto vectors = model.embed(inputs, mean, false, last);  // warm-up
     nlohmann::json runs = nlohmann::json::array();
     for (int r = 0; r < repeat; ++r) {
-      const double cpu_start = cpu_seconds();
+      const double cpu_start = bench::cpu_seconds();
       const auto start = std::chrono::steady_clock::now();
       vectors = model.embed(inputs, mean, false, last);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      runs.push_back({{"wall_s", wall}, {"cpu_s", cpu_seconds() - cpu_start}});
+      runs.push_back({{"wall_s", wall}, {"cpu_s", bench::cpu_seconds() - cpu_start}});
     }
     nlohmann::json out{{"runs", runs}, {"load_s", load_s}};
     if (!no_vectors) out["embeddings"] = vectors;

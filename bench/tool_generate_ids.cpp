@@ -10,25 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
 
+#include "bench/cpu_time.hpp"
 #include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "backends/cpu/backend.hpp"
 #include "engine/seq2seq.hpp"
-
-namespace {
-
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace invar;
@@ -78,11 +68,11 @@ int main(int argc, char** argv) {
     auto hyps = model.generate(sources, settings);  // warm-up
     nlohmann::json runs = nlohmann::json::array();
     for (int r = 0; r < repeat; ++r) {
-      const double cpu_start = cpu_seconds();
+      const double cpu_start = bench::cpu_seconds();
       const auto start = std::chrono::steady_clock::now();
       hyps = model.generate(sources, settings);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      runs.push_back({{"wall_s", wall}, {"cpu_s", cpu_seconds() - cpu_start}});
+      runs.push_back({{"wall_s", wall}, {"cpu_s", bench::cpu_seconds() - cpu_start}});
     }
     nlohmann::json ids = nlohmann::json::array(), scores = nlohmann::json::array();
     for (const auto& h : hyps) {

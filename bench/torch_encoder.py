@@ -29,36 +29,12 @@ import json
 import math
 import time
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64, "BF16": None}
+from torch_marian import read_safetensors  # bench/, the folder Python puts first on the path
+
 PREFIXES = ("roberta.", "bert.")
-
-
-def read_safetensors(path):
-    """{name: float32 tensor}: an 8-byte little-endian header size, a JSON header, the raw data."""
-    with open(path, "rb") as f:
-        data = f.read()
-    size = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8 : 8 + size])
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = SAFETENSORS_DTYPES.get(entry["dtype"])
-        if dtype is None:
-            raise SystemExit(f"{path}: {name}: dtype {entry['dtype']} not supported here")
-        begin, end = entry["data_offsets"]
-        array = np.frombuffer(data, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize, offset=8 + size + begin)
-        if dtype != np.int64:
-            array = array.astype(np.float32)
-        for prefix in PREFIXES:  # the base model's names, whatever head the checkpoint was saved with
-            if name.startswith(prefix):
-                name = name[len(prefix) :]
-        tensors[name] = torch.from_numpy(array.reshape(entry["shape"]).copy())
-    return tensors
 
 
 class Encoder:
@@ -66,7 +42,12 @@ class Encoder:
         c = json.load(open(folder + "/config.json"))
         if c.get("hidden_act", "gelu") != "gelu" or c.get("position_embedding_type", "absolute") != "absolute":
             raise SystemExit("only gelu activations and absolute positions are implemented here")
-        w = read_safetensors(folder + "/model.safetensors")
+        w = {}
+        for name, tensor in read_safetensors(folder + "/model.safetensors").items():
+            for prefix in PREFIXES:  # the base model's names, whatever head the checkpoint was saved with
+                if name.startswith(prefix):
+                    name = name[len(prefix) :]
+            w[name] = tensor
         self.w = w
         self.d = c["hidden_size"]
         self.heads = c["num_attention_heads"]

@@ -30,17 +30,20 @@ import torch
 import torch.nn.functional as F
 
 SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "BF16": None}
+INTEGER_DTYPES = ("I64", "I32")
 
 
 def read_safetensors(path):
-    """{name: float32 tensor}: an 8-byte little-endian header size, a JSON header, the raw data."""
+    """{name: float32 tensor}: an 8-byte little-endian header size, a JSON header, the raw data.
+    Integer buffers (BERT's and RoBERTa's embeddings.position_ids) are left out: nothing here reads
+    them. Shared with bench/torch_encoder.py."""
     with open(path, "rb") as f:
         data = f.read()
     size = int.from_bytes(data[:8], "little")
     header = json.loads(data[8 : 8 + size])
     tensors = {}
     for name, entry in header.items():
-        if name == "__metadata__":
+        if name == "__metadata__" or entry["dtype"] in INTEGER_DTYPES:
             continue
         dtype = SAFETENSORS_DTYPES.get(entry["dtype"])
         if dtype is None:
