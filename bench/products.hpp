@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 #include "backends/backend.hpp"
+#include "core/error.hpp"
 
 namespace invar::bench {
 
@@ -17,6 +19,15 @@ enum class Products : std::int64_t { OpenBlas, Packed, Int8, FixedOrder };
 inline int bench_threads(int fallback) {
   const char* threads = std::getenv("INVAR_BENCH_THREADS");
   return threads ? std::max(1, std::atoi(threads)) : fallback;
+}
+
+// The tools' --products values: openblas, packed, int8, fixed.
+inline Products products_named(const std::string& name) {
+  if (name == "openblas") return Products::OpenBlas;
+  if (name == "packed") return Products::Packed;
+  if (name == "int8") return Products::Int8;
+  if (name == "fixed") return Products::FixedOrder;
+  fail("--products: unknown value {}", name);
 }
 
 inline BackendOptions options_for(Products products, int threads) {

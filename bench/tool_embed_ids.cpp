@@ -11,7 +11,6 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <random>
 
 #include "bench/cpu_time.hpp"
@@ -41,15 +40,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-vectors", no_vectors, "Leave the embeddings out of the JSON");
   CLI11_PARSE(app, argc, argv);
   try {
-    const std::map<std::string, bench::Products> kinds{{"openblas", bench::Products::OpenBlas},
-                                                       {"packed", bench::Products::Packed},
-                                                       {"int8", bench::Products::Int8},
-                                                       {"fixed", bench::Products::FixedOrder}};
-    if (!kinds.count(products_name)) fail("--products: unknown value {}", products_name);
+    const bench::Products products = bench::products_named(products_name);
 
     const auto load_start = std::chrono::steady_clock::now();
     const auto source = ModelSource::open(model_dir);
-    const auto backend = make_cpu_backend(bench::options_for(kinds.at(products_name), threads));
+    const auto backend = make_cpu_backend(bench::options_for(products, threads));
     EncoderModel model(*source, *backend);
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
 

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <map>
 
 #include "bench/cpu_time.hpp"
 #include "bench/products.hpp"
@@ -41,11 +40,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    const std::map<std::string, bench::Products> kinds{{"openblas", bench::Products::OpenBlas},
-                                                       {"packed", bench::Products::Packed},
-                                                       {"int8", bench::Products::Int8},
-                                                       {"fixed", bench::Products::FixedOrder}};
-    if (!kinds.count(products_name)) fail("--products: unknown value {}", products_name);
+    const bench::Products products = bench::products_named(products_name);
     std::vector<TokenIds> sources;
     if (random_batch > 0)
       sources = bench::random_marian_sources(random_batch);
@@ -57,7 +52,7 @@ int main(int argc, char** argv) {
 
     const auto load_start = std::chrono::steady_clock::now();
     const auto source = ModelSource::open(model_dir);
-    const auto backend = make_cpu_backend(bench::options_for(kinds.at(products_name), threads));
+    const auto backend = make_cpu_backend(bench::options_for(products, threads));
     Seq2SeqModel model(*source, *backend);
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
 
