@@ -51,39 +51,25 @@ for batch in 1 32; do
 done
 echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$python" - "$work" "$rounds" <<'EOF'
-import json, statistics, sys
+"$python" - "$work" "$rounds" "$here" <<'EOF'
+import sys
 import numpy as np
 work, rounds = sys.argv[1], int(sys.argv[2])
-def runs(config, side):
-    return [json.load(open(f"{work}/{config}.{side}.{r}.json")) for r in range(1, rounds + 1)]
-differ = False
-print(f"{'configuration':<14} {'side':<8} {'wall s min/med':>16} {'cpu s min/med':>16} {'speed-up wall':>14} {'speed-up cpu':>13}  embeddings")
-for batch in (1, 32):
-    config = f"batch{batch}"
-    torch_runs = runs(config, "torch")
-    def stats(results, key):
-        values = [r["runs"][0][key] for r in results]
-        return min(values), statistics.median(values)
-    t_wall, t_cpu = stats(torch_runs, "wall_s"), stats(torch_runs, "cpu_s")
-    f32 = runs(config, "invar")
-    for side, results in (("invar", f32), ("int8", runs(config, "int8")), ("torch", torch_runs)):
-        wall, cpu = stats(results, "wall_s"), stats(results, "cpu_s")
-        if side == "torch":
-            ratios, note = "", ""
-        else:
-            ratios = f"{t_wall[0] / wall[0]:6.2f} /{t_wall[1] / wall[1]:5.2f} {t_cpu[0] / cpu[0]:5.2f} /{t_cpu[1] / cpu[1]:5.2f}"
-            if side == "invar":
-                diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
-                           for r, t in zip(results, torch_runs))
-                note = f"max |f32 - PyTorch| {diff:.1e}"
-                differ = differ or not diff <= 1e-4
-            else:
-                def unit(v):
-                    v = np.array(v)
-                    return v / np.linalg.norm(v, axis=1, keepdims=True)
-                cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min()) for r, f in zip(results, f32))
-                note = f"lowest cosine to f32 {cosine:.5f}"
-        print(f"{config:<14} {side:<8} {wall[0]:7.3f} /{wall[1]:7.3f} {cpu[0]:7.3f} /{cpu[1]:7.3f}  {ratios:<28} {note}")
-sys.exit(1 if differ else 0)
+sys.path.insert(0, sys.argv[3])
+from vs_torch_summary import summarize
+
+
+def compare(side, results, f32, torch_runs):
+    if side == "invar":
+        diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
+                   for r, t in zip(results, torch_runs))
+        return f"max |f32 - PyTorch| {diff:.1e}", diff <= 1e-4
+    def unit(v):
+        v = np.array(v)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+    cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min()) for r, f in zip(results, f32))
+    return f"lowest cosine to f32 {cosine:.5f}", True
+
+
+sys.exit(summarize(work, rounds, ["batch1", "batch32"], 14, "embeddings", compare))
 EOF

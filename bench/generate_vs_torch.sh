@@ -53,35 +53,21 @@ for batch in 1 16; do
 done
 echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$python" - "$work" "$rounds" <<'EOF'
-import json, statistics, sys
+"$python" - "$work" "$rounds" "$here" <<'EOF'
+import sys
 work, rounds = sys.argv[1], int(sys.argv[2])
-def runs(config, side):
-    return [json.load(open(f"{work}/{config}.{side}.{r}.json")) for r in range(1, rounds + 1)]
-differ = False
-print(f"{'configuration':<18} {'side':<8} {'wall s min/med':>16} {'cpu s min/med':>16} {'speed-up wall':>14} {'speed-up cpu':>13}  ids")
-for batch in (1, 16):
-    for beams in (1, 5):
-        config = f"batch{batch}_beams{beams}"
-        torch_runs = runs(config, "torch")
-        def stats(results, key):
-            values = [r["runs"][0][key] for r in results]
-            return min(values), statistics.median(values)
-        t_wall, t_cpu = stats(torch_runs, "wall_s"), stats(torch_runs, "cpu_s")
-        f32 = runs(config, "invar")
-        for side, results in (("invar", f32), ("int8", runs(config, "int8")), ("torch", torch_runs)):
-            wall, cpu = stats(results, "wall_s"), stats(results, "cpu_s")
-            if side == "torch":
-                ratios, ids = "", ""
-            else:
-                ratios = f"{t_wall[0] / wall[0]:6.2f} /{t_wall[1] / wall[1]:5.2f} {t_cpu[0] / cpu[0]:5.2f} /{t_cpu[1] / cpu[1]:5.2f}"
-                if side == "invar":
-                    same = all(r["ids"] == t["ids"] for r, t in zip(results, torch_runs))
-                    ids = "equal to PyTorch's" if same else "DIFFER from PyTorch's"
-                    differ = differ or not same
-                else:
-                    hyps = [(a, b) for r, f in zip(results, f32) for a, b in zip(r["ids"], f["ids"])]
-                    ids = f"{sum(a == b for a, b in hyps) / len(hyps):.0%} equal to f32"
-            print(f"{config:<18} {side:<8} {wall[0]:7.3f} /{wall[1]:7.3f} {cpu[0]:7.3f} /{cpu[1]:7.3f}  {ratios:<28} {ids}")
-sys.exit(1 if differ else 0)
+sys.path.insert(0, sys.argv[3])
+from vs_torch_summary import summarize
+
+
+def compare(side, results, f32, torch_runs):
+    if side == "invar":
+        same = all(r["ids"] == t["ids"] for r, t in zip(results, torch_runs))
+        return ("equal to PyTorch's" if same else "DIFFER from PyTorch's"), same
+    hyps = [(a, b) for r, f in zip(results, f32) for a, b in zip(r["ids"], f["ids"])]
+    return f"{sum(a == b for a, b in hyps) / len(hyps):.0%} equal to f32", True
+
+
+configs = [f"batch{batch}_beams{beams}" for batch in (1, 16) for beams in (1, 5)]
+sys.exit(summarize(work, rounds, configs, 18, "ids", compare))
 EOF
