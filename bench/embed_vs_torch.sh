@@ -56,7 +56,7 @@ import sys
 import numpy as np
 work, rounds = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, sys.argv[3])
-from vs_torch_summary import summarize
+from vs_summary import summarize
 
 
 def compare(side, results, f32, torch_runs):

@@ -57,7 +57,7 @@ echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 import sys
 work, rounds = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, sys.argv[3])
-from vs_torch_summary import summarize
+from vs_summary import summarize
 
 
 def compare(side, results, f32, torch_runs):
