@@ -59,15 +59,18 @@ sys.path.insert(0, sys.argv[3])
 from vs_summary import summarize
 
 
-def compare(side, results, f32, torch_runs):
+def compare(side, runs):
+    if side == "torch":
+        return "", True
     if side == "invar":
         diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
-                   for r, t in zip(results, torch_runs))
+                   for r, t in zip(runs("invar"), runs("torch")))
         return f"max |f32 - PyTorch| {diff:.1e}", diff <= 1e-4
     def unit(v):
         v = np.array(v)
         return v / np.linalg.norm(v, axis=1, keepdims=True)
-    cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min()) for r, f in zip(results, f32))
+    cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min())
+                 for r, f in zip(runs(side), runs("invar")))
     return f"lowest cosine to f32 {cosine:.5f}", True
 
 
