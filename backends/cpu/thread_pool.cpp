@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <system_error>
@@ -15,6 +16,15 @@ namespace invar::cpu {
 namespace {
 // Below this much work (≈ element operations) a parallel loop costs more to wake than it saves.
 constexpr std::int64_t kMinParallelWork = 1 << 15;
+// How long a thread that waits spins before it sleeps (see thread_pool.hpp): longer than the host
+// work between two loops of a pass, short beside the time a process takes to read its next input.
+constexpr std::chrono::microseconds kSpin{100};
+
+void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 std::pair<std::int64_t, std::int64_t> part(std::int64_t n, int parts, int index) {
   return {n * index / parts, n * (index + 1) / parts};
@@ -66,10 +76,13 @@ void ThreadPool::set_threads(int threads) {
 void ThreadPool::start(int threads) {
   stopping_ = false;
   threads = std::max(threads, 1);
+  spinning_ = threads <= static_cast<int>(std::thread::hardware_concurrency());
   workers_.reserve(static_cast<std::size_t>(threads - 1));
+  // New workers wait for the next loop, not one an earlier set of workers already ran.
+  const std::uint64_t seen = generation_.load();
   for (int i = 1; i < threads; ++i) {
     try {
-      workers_.emplace_back([this, i] { work(i); });
+      workers_.emplace_back([this, i, seen] { work(i, seen); });
     } catch (const std::system_error& e) {
       // The workers already started wait on this pool's condition variables: join them before the
       // error unwinds the pool, or destroying those variables blocks forever.
@@ -90,19 +103,38 @@ void ThreadPool::stop() {
   workers_.clear();
 }
 
-void ThreadPool::work(int index) {
-  std::uint64_t seen = 0;
+template <typename Done>
+void ThreadPool::wait_until(Done done, std::condition_variable& wake, std::atomic<int>& sleepers) {
+  if (spinning_) {
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 1;; ++i) {
+      if (done()) return;
+      spin_pause();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+    }
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Counted before done() is checked under the lock: a notifier that changed the state after this
+  // check reads sleepers ≥ 1 and takes the mutex, which this thread holds until it sleeps.
+  ++sleepers;
+  wake.wait(lock, done);
+  --sleepers;
+}
+
+void ThreadPool::notify(std::condition_variable& wake, std::atomic<int>& sleepers) {
+  if (sleepers.load() == 0) return;
+  { std::lock_guard<std::mutex> lock(mutex_); }
+  wake.notify_all();
+}
+
+void ThreadPool::work(int index, std::uint64_t seen) {
   for (;;) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+    wait_until([&] { return stopping_.load() || generation_.load() != seen; }, wake_, sleeping_workers_);
     if (stopping_) return;
-    seen = generation_;
-    const auto* body = body_;
+    seen = generation_.load();
     const auto [begin, end] = part(n_, threads(), index);
-    lock.unlock();
-    if (begin < end) (*body)(begin, end);
-    lock.lock();
-    if (--pending_ == 0) done_.notify_one();
+    if (begin < end) (*body_)(begin, end);
+    if (--pending_ == 0) notify(done_, sleeping_caller_);
   }
 }
 
@@ -113,18 +145,14 @@ void ThreadPool::parallel_for(std::int64_t n, std::int64_t cost_per_item,
     body(0, n);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    body_ = &body;
-    n_ = n;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
-  }
-  wake_.notify_all();
+  body_ = &body;
+  n_ = n;
+  pending_ = static_cast<int>(workers_.size());
+  ++generation_;
+  notify(wake_, sleeping_workers_);
   const auto [begin, end] = part(n, threads(), 0);
   if (begin < end) body(begin, end);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return pending_ == 0; });
+  wait_until([&] { return pending_.load() == 0; }, done_, sleeping_caller_);
 }
 
 }  // namespace invar::cpu

@@ -2,6 +2,7 @@
 // A fixed set of worker threads for the CPU kernels' row loops. parallel_for splits a range into
 // one contiguous part per thread, the same split for the same (n, threads), so every row is
 // computed by the same code whatever the thread count: results do not depend on it.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,11 @@ namespace invar::cpu {
 // are not known here: then the pool's own error (or OpenMP's) is what remains.
 void require_thread_budget(int threads, std::int64_t more);
 
+// Workers that finish a loop spin for a short while (kSpin in thread_pool.cpp) before they sleep,
+// and so does the caller waiting for them: an encoder pass or a decode step is a chain of loops of
+// tens of microseconds, and waking a sleeping thread (futex, scheduler) cost a fifth of a batch-1
+// int8 pass in `perf`. ONNX Runtime's and OpenMP's pools spin likewise. With more threads than
+// the machine has cores, nobody spins: a spinning thread would hold the core another one needs.
 class ThreadPool {
  public:
   explicit ThreadPool(int threads);  // the calling thread counts as one
@@ -36,17 +42,26 @@ class ThreadPool {
  private:
   void start(int threads);
   void stop();
-  void work(int index);
+  void work(int index, std::uint64_t seen);
+  // Spins (when spinning_) until done() holds, then sleeps on `wake` until it does, counting itself
+  // in `sleepers` meanwhile so that the other side knows to notify.
+  template <typename Done>
+  void wait_until(Done done, std::condition_variable& wake, std::atomic<int>& sleepers);
+  void notify(std::condition_variable& wake, std::atomic<int>& sleepers);
 
   std::vector<std::thread> workers_;
+  bool spinning_ = false;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
+  std::atomic<int> sleeping_workers_{0};
+  std::atomic<int> sleeping_caller_{0};
+  // Written by the caller before it publishes a loop by incrementing generation_.
   const std::function<void(std::int64_t, std::int64_t)>* body_ = nullptr;
   std::int64_t n_ = 0;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stopping_ = false;
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace invar::cpu
