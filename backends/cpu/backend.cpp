@@ -83,8 +83,8 @@ using PackedIndex = std::unordered_map<const void*, const cpu::PackedWeight*>;
 // packed copy is the only one kept.
 class CpuWeightStore final : public WeightStore {
  public:
-  CpuWeightStore(cpu::PackedMatmul* packer, bool int8, PackedIndex& index)
-      : packer_(packer), int8_(int8), index_(index) {}
+  CpuWeightStore(cpu::PackedMatmul* packer, bool int8, int slices, PackedIndex& index)
+      : packer_(packer), int8_(int8), slices_(slices), index_(index) {}
   ~CpuWeightStore() override {
     for (const auto& weight : packed_) index_.erase(weight->data());
   }
@@ -136,13 +136,13 @@ class CpuWeightStore final : public WeightStore {
   }
   Tensor pack(const float* values, const Shape& shape) {
     const std::int64_t n = shape[0], k = shape[1];
-    return keep(int8_ ? packer_->pack_int8(values, n, k) : packer_->pack(values, n, k), shape);
+    return keep(int8_ ? packer_->pack_int8(values, n, k, slices_) : packer_->pack(values, n, k, slices_), shape);
   }
   // An I8 matrix of an .invar file: its stored q and scales are what pack(values) would make.
   Tensor pack_int8(const TensorData& src, const Shape& shape) {
     if (!src.scales) fail("an I8 weight without its scales");
     const auto* q = reinterpret_cast<const std::int8_t*>(src.data);
-    Tensor packed = keep(packer_->pack_int8(q, src.scales, shape[0], shape[1]), shape);
+    Tensor packed = keep(packer_->pack_int8(q, src.scales, shape[0], shape[1], slices_), shape);
     release_pages(src.data, src.nbytes);
     return packed;
   }
@@ -159,6 +159,7 @@ class CpuWeightStore final : public WeightStore {
 
   cpu::PackedMatmul* packer_;  // null: nothing is packed
   bool int8_;
+  int slices_;  // column slices per packed weight (PackedMatmul::pack)
   PackedIndex& index_;
   std::deque<std::vector<float>> owned_;  // converted weights; a deque never moves its elements
   std::vector<std::unique_ptr<cpu::PackedWeight>> packed_;
@@ -213,7 +214,10 @@ class CpuBackend final : public Backend {
   bool self_attention_needs_scores() const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
-    return std::make_unique<CpuWeightStore>(packer_.get(), int8_, packed_);
+    // One column slice per thread where the pool runs the products (packed_linear).
+    const int threads = pool_.threads(), slices = threads < kMinTeam ? threads : 1;
+    if (packer_) packer_->reserve_lanes(slices);
+    return std::make_unique<CpuWeightStore>(packer_.get(), int8_, slices, packed_);
   }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }
 
@@ -464,7 +468,8 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // One block of rows per thread, each on its own lane of the packer: on a few threads, where
+  // Few rows: one column slice of the weight per thread (sliced_linear). Otherwise one block of rows
+  // per thread, each on its own lane of the packer: on a few threads, where
   // OpenMP's spinning team beside the pool's threads cost more than it gave. From kMinTeam threads
   // on, oneDNN runs the whole product on an OpenMP team and splits it itself: blocks of rows would
   // leave threads idle on a decoding step's few rows, and have every thread read the whole weight.
@@ -484,6 +489,10 @@ class CpuBackend final : public Backend {
       }
       return;
     }
+    if (w.slices() > 1 && m < kSliceRows) {
+      sliced_linear(x, m, w, bias, act, y);
+      return;
+    }
     const std::int64_t blocks = std::clamp<std::int64_t>(m, 1, threads);
     const std::int64_t rows = (m + blocks - 1) / blocks, k = w.cols(), n = w.rows();
     rows_parallel(blocks, rows * n * k / 16, [&](std::int64_t begin, std::int64_t end) {
@@ -492,6 +501,20 @@ class CpuBackend final : public Backend {
         if (count <= 0) continue;
         packer_->linear(x + first * k, count, w, bias, y + first * n, static_cast<int>(block));
         if (act != Activation::None) bias_act_rows(y + first * n, count, n, nullptr, act);
+      }
+    });
+  }
+  // Each thread one column slice of the weight, for all m rows, and the activation on its columns.
+  void sliced_linear(const float* x, std::int64_t m, const cpu::PackedWeight& w, const float* bias, Activation act,
+                     float* y) {
+    const std::int64_t n = w.rows();
+    rows_parallel(w.slices(), m * n * w.cols() / w.slices() / 16, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t s = begin; s < end; ++s) {
+        const int slice = static_cast<int>(s);
+        packer_->linear_slice(x, m, w, slice, bias, y, slice);
+        if (act == Activation::None) continue;
+        const std::int64_t first = w.slice_begin(slice), count = w.slice_begin(slice + 1) - first;
+        for (std::int64_t r = 0; r < m; ++r) bias_act_rows(y + r * n + first, 1, count, nullptr, act);
       }
     });
   }
@@ -573,6 +596,11 @@ class CpuBackend final : public Backend {
   // whose bits do not depend on the CPU).
   const cpu::RowKernels* rows_;
   static constexpr int kMinTeam = 4;
+  // Below this many rows a product sliced by columns runs one slice per thread (sliced_linear); at
+  // and above it, blocks of rows, each through every slice. Measured on XLM-R base and the
+  // opus-mt-base Marian at 2 threads (docs/performance.md): slices took 0.67–0.92 of the time at 1 to
+  // 32 rows, broke even at 80, and at 256 rows int8 took 1.3× (each slice quantizes every row).
+  static constexpr std::int64_t kSliceRows = 128;
   // Below OpenBLAS's threshold for threads (m·n·k ≤ 65536 · GEMM_MULTITHREAD_THRESHOLD, 4 by default).
   static constexpr std::int64_t kSmallProduct = 65536;
   static constexpr std::int64_t kHostRowCost = 1 << 20;  // a row of host work is worth a thread

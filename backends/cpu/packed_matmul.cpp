@@ -32,6 +32,9 @@ constexpr memory::dim kRepresentativeRows = 64;
 // Distinct (rows, shape, bias, type) primitives kept; beyond it the cache starts over (a primitive
 // takes ~0.1 ms to create, and oneDNN keeps its own cache of the generated kernels).
 constexpr std::size_t kMaxPrimitives = 4096;
+// Column slices start at multiples of this many output channels: the blocks oneDNN's AVX-512
+// kernels lay weights out in (16 to 64 channels) then never straddle two slices.
+constexpr std::int64_t kSliceAlign = 64;
 // The most inputs an int8 product may sum: 255 · 127 · k must fit the int32 sums.
 constexpr std::int64_t kMaxInt8Inputs = std::numeric_limits<std::int32_t>::max() / (255 * 127);
 
@@ -69,18 +72,37 @@ class PageBuffer {
 
 }  // namespace
 
+// The first channel of each of (at most) `slices` column slices of n channels, and n.
+std::vector<std::int64_t> slice_bounds(std::int64_t n, int slices) {
+  const std::int64_t count = std::clamp<std::int64_t>(std::min<std::int64_t>(slices, n / kSliceAlign), 1, n);
+  std::vector<std::int64_t> bounds{0};
+  for (std::int64_t s = 1; s < count; ++s) bounds.push_back(n * s / count / kSliceAlign * kSliceAlign);
+  bounds.push_back(n);
+  return bounds;
+}
+
 struct PackedWeight::Impl {
-  std::unique_ptr<PageBuffer> storage;  // the packed elements' memory; outlives `packed`, declared first
-  memory packed;
+  struct Slice {
+    std::int64_t begin;                   // its first output channel
+    std::unique_ptr<PageBuffer> storage;  // the packed elements' memory; outlives `packed`, declared first
+    memory packed;
+  };
+  std::vector<Slice> slices;
 };
 
 PackedWeight::PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales,
                            std::vector<float> sums)
     : n_(n), k_(k), impl_(std::move(impl)), scales_(std::move(scales)), sums_(std::move(sums)) {}
 PackedWeight::~PackedWeight() = default;
-const void* PackedWeight::data() const { return impl_->packed.get_data_handle(); }
+const void* PackedWeight::data() const { return impl_->slices.front().packed.get_data_handle(); }
 std::size_t PackedWeight::bytes() const {
-  return impl_->packed.get_desc().get_size() + (scales_.size() + sums_.size()) * sizeof(float);
+  std::size_t packed = 0;
+  for (const auto& slice : impl_->slices) packed += slice.packed.get_desc().get_size();
+  return packed + (scales_.size() + sums_.size()) * sizeof(float);
+}
+int PackedWeight::slices() const { return static_cast<int>(impl_->slices.size()); }
+std::int64_t PackedWeight::slice_begin(int s) const {
+  return s == slices() ? n_ : impl_->slices.at(static_cast<std::size_t>(s)).begin;
 }
 
 // A primitive for one (rows, shape, bias, type) with its operand descriptions: a call only points
@@ -96,7 +118,7 @@ struct Call {
 // points, scales them and adds the bias. (Scales given to oneDNN per call, as runtime output
 // scales, make oneDNN 2.6 fall back from its AMX/VNNI kernels to a generic one ~10× slower.)
 static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory::dim m, memory::dim k, memory::dim n,
-                                      const memory::desc& weights, bool bias, bool int8) {
+                                             const memory::desc& weights, bool bias, bool int8) {
   const DataType src = int8 ? DataType::u8 : DataType::f32;
   const memory::desc bias_desc = bias && !int8 ? plain(1, n) : memory::desc();
   return {dnnl::matmul::desc(matrix(m, k, src), weights, bias_desc, plain(m, n)), engine};
@@ -104,27 +126,65 @@ static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory:
 
 struct PackedMatmul::Lane {
   dnnl::stream stream;
-  // By (rows, k, n, bias, int8, OpenMP threads): oneDNN splits a primitive's work for the thread
-  // count current when it is created.
+  // By (rows, k, slice channels, bias, int8, OpenMP threads): oneDNN splits a primitive's work for
+  // the thread count current when it is created.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool, int>, Call> calls;
   std::vector<std::uint8_t> quantized_x;  // int8 calls: the rows of x, quantized
   std::vector<RowScale> x_scales;         // and their scales and zero points
+  // A slice's product before it is copied into its columns of y: oneDNN 2.6 runs a product into
+  // rows further apart than its width (a strided dst) on its reference kernel, ~100× slower.
+  std::vector<float> slice_y;
 
-  Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, bool bias, int team) {
-    const std::int64_t n = w.rows(), k = w.cols();
+  Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, int s, bool bias, int team) {
+    const std::int64_t k = w.cols(), n = w.slice_begin(s + 1) - w.slice_begin(s);
     const auto key = std::make_tuple(m, k, n, bias, w.int8(), team);
     auto found = calls.find(key);
     if (found != calls.end()) return found->second;
     if (calls.size() >= kMaxPrimitives) calls.clear();
     const DataType src = w.int8() ? DataType::u8 : DataType::f32;
-    Call made{dnnl::matmul(describe(engine, m, k, n, w.impl_->packed.get_desc(), bias, w.int8())),
-              memory(matrix(m, k, src), engine, nullptr), memory(plain(m, n), engine, nullptr),
-              memory(plain(1, n), engine, nullptr), {}};
+    const memory::desc weights = w.impl_->slices[static_cast<std::size_t>(s)].packed.get_desc();
+    Call made{dnnl::matmul(describe(engine, m, k, n, weights, bias, w.int8())), memory(matrix(m, k, src), engine, nullptr),
+              memory(plain(m, n), engine, nullptr), memory(plain(1, n), engine, nullptr), {}};
     made.args = {{DNNL_ARG_SRC, made.src}, {DNNL_ARG_DST, made.dst}};
     if (bias && !w.int8()) made.args.emplace(DNNL_ARG_BIAS, made.bias);
     return calls.emplace(key, std::move(made)).first->second;
   }
 
+  // The product's input as oneDNN reads it: x itself, or (int8) its rows quantized here.
+  const void* input(const float* x, std::int64_t m, const PackedWeight& w, const RowKernels& rows) {
+    if (!w.int8()) return x;
+    const std::int64_t k = w.cols();
+    quantized_x.resize(static_cast<std::size_t>(m * k));
+    x_scales.resize(static_cast<std::size_t>(m));
+    for (std::int64_t r = 0; r < m; ++r) x_scales[r] = rows.quantize_row(x + r * k, k, quantized_x.data() + r * k);
+    return quantized_x.data();
+  }
+
+  // Slice s of the product from `src` (input()'s) into y [m, n]'s columns of the slice.
+  void run(const dnnl::engine& engine, const void* src, std::int64_t m, const PackedWeight& w, int s,
+           const float* bias, float* y, int team) {
+    const std::int64_t begin = w.slice_begin(s), count = w.slice_begin(s + 1) - begin, n = w.rows();
+    float* dst = y;
+    if (count < n) {
+      slice_y.resize(static_cast<std::size_t>(m * count));
+      dst = slice_y.data();
+    }
+    try {
+      omp_set_num_threads(team);  // this thread's setting: the product's OpenMP team, usually 1
+      Call& made = call(engine, m, w, s, bias != nullptr, team);
+      made.src.set_data_handle(const_cast<void*>(src));
+      made.dst.set_data_handle(dst);
+      if (bias && !w.int8()) made.bias.set_data_handle(const_cast<float*>(bias + begin));
+      made.args.insert_or_assign(DNNL_ARG_WEIGHTS, w.impl_->slices[static_cast<std::size_t>(s)].packed);
+      made.primitive.execute(stream, made.args);
+      stream.wait();
+    } catch (const dnnl::error& e) {
+      fail("oneDNN matmul of [{}, {}] by a [{}, {}] weight failed: {}", m, w.cols(), w.rows(), w.cols(), e.what());
+    }
+    if (dst == y) return;
+    for (std::int64_t r = 0; r < m; ++r)
+      std::copy_n(dst + r * count, count, y + r * n + begin);
+  }
 };
 
 struct PackedMatmul::Impl {
@@ -132,20 +192,27 @@ struct PackedMatmul::Impl {
   const RowKernels* rows = &selected_row_kernels();  // int8 inputs' quantization and rescaling
   std::vector<std::unique_ptr<Lane>> lanes;
 
-  std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k,
+  std::unique_ptr<PackedWeight> pack(const void* w, DataType type, std::int64_t n, std::int64_t k, int slices,
                                      std::vector<float> scales = {}, std::vector<float> sums = {}) {
     const bool int8 = type == DataType::s8;
-    const auto layout =
-        describe(engine, kRepresentativeRows, k, n, {{k, n}, type, Tag::any}, false, int8).weights_desc();
-    // nn.Linear's [n, k] row-major is the [k, n] matrix oneDNN multiplies by, stored column-major.
-    memory source({{k, n}, type, Tag::ba}, engine, const_cast<void*>(w));
-    auto storage = std::make_unique<PageBuffer>(layout.get_size());
-    void* handle = storage->data();
-    auto impl =
-        std::make_unique<PackedWeight::Impl>(PackedWeight::Impl{std::move(storage), memory(layout, engine, handle)});
+    const std::size_t element = int8 ? sizeof(std::int8_t) : sizeof(float);
+    const std::vector<std::int64_t> bounds = slice_bounds(n, slices);
+    auto impl = std::make_unique<PackedWeight::Impl>();
     omp_set_num_threads(1);
-    dnnl::reorder(source, impl->packed).execute(lanes.front()->stream, source, impl->packed);
-    lanes.front()->stream.wait();
+    for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
+      const std::int64_t begin = bounds[s], count = bounds[s + 1] - begin;
+      const auto layout =
+          describe(engine, kRepresentativeRows, k, count, {{k, count}, type, Tag::any}, false, int8).weights_desc();
+      // nn.Linear's [n, k] row-major is the [k, n] matrix oneDNN multiplies by, stored column-major;
+      // a slice's channels are consecutive rows of it.
+      const auto* first = static_cast<const char*>(w) + static_cast<std::size_t>(begin * k) * element;
+      memory source({{k, count}, type, Tag::ba}, engine, const_cast<char*>(first));
+      auto storage = std::make_unique<PageBuffer>(layout.get_size());
+      memory packed(layout, engine, storage->data());
+      dnnl::reorder(source, packed).execute(lanes.front()->stream, source, packed);
+      lanes.front()->stream.wait();
+      impl->slices.push_back({begin, std::move(storage), std::move(packed)});
+    }
     return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales), std::move(sums)));
   }
 };
@@ -157,26 +224,26 @@ void PackedMatmul::reserve_lanes(int lanes) {
   while (static_cast<int>(impl_->lanes.size()) < lanes)
     impl_->lanes.push_back(std::make_unique<Lane>(Lane{dnnl::stream(impl_->engine), {}, {}, {}}));
 }
-std::unique_ptr<PackedWeight> PackedMatmul::pack(const float* w, std::int64_t n, std::int64_t k) {
+std::unique_ptr<PackedWeight> PackedMatmul::pack(const float* w, std::int64_t n, std::int64_t k, int slices) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   try {
-    return impl_->pack(w, DataType::f32, n, k);
+    return impl_->pack(w, DataType::f32, n, k, slices);
   } catch (const dnnl::error& e) {
     fail("oneDNN cannot pack a [{}, {}] weight: {}", n, k, e.what());
   }
 }
 
-std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64_t n, std::int64_t k) {
+std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const float* w, std::int64_t n, std::int64_t k, int slices) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   if (k > kMaxInt8Inputs) fail("an int8 weight of {} inputs is too wide: at most {} fit int32 sums", k, kMaxInt8Inputs);
   std::vector<std::int8_t> quantized(static_cast<std::size_t>(n * k));
   std::vector<float> scales(static_cast<std::size_t>(n));
   quantize_rows_int8(w, n, k, quantized.data(), scales.data());
-  return pack_int8(quantized.data(), scales.data(), n, k);
+  return pack_int8(quantized.data(), scales.data(), n, k, slices);
 }
 
 std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const std::int8_t* q, const float* scales, std::int64_t n,
-                                                      std::int64_t k) {
+                                                      std::int64_t k, int slices) {
   if (n <= 0 || k <= 0) fail("cannot pack an empty [{}, {}] weight", n, k);
   if (k > kMaxInt8Inputs) fail("an int8 weight of {} inputs is too wide: at most {} fit int32 sums", k, kMaxInt8Inputs);
   std::vector<float> sums(static_cast<std::size_t>(n));
@@ -186,7 +253,7 @@ std::unique_ptr<PackedWeight> PackedMatmul::pack_int8(const std::int8_t* q, cons
     sums[j] = static_cast<float>(std::accumulate(channel, channel + k, std::int32_t{0}));
   }
   try {
-    return impl_->pack(q, DataType::s8, n, k, std::vector<float>(scales, scales + n), std::move(sums));
+    return impl_->pack(q, DataType::s8, n, k, slices, std::vector<float>(scales, scales + n), std::move(sums));
   } catch (const dnnl::error& e) {
     fail("oneDNN cannot pack a [{}, {}] int8 weight: {}", n, k, e.what());
   }
@@ -196,29 +263,22 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
                           int lane_index, int team) {
   if (m == 0) return;
   Lane& lane = *impl_->lanes.at(static_cast<std::size_t>(lane_index));
-  const std::int64_t n = w.rows(), k = w.cols();
-  const void* src = x;
-  if (w.int8()) {
-    lane.quantized_x.resize(static_cast<std::size_t>(m * k));
-    lane.x_scales.resize(static_cast<std::size_t>(m));
-    for (std::int64_t r = 0; r < m; ++r)
-      lane.x_scales[r] = impl_->rows->quantize_row(x + r * k, k, lane.quantized_x.data() + r * k);
-    src = lane.quantized_x.data();
-  }
-  try {
-    omp_set_num_threads(team);  // this thread's setting: the product's OpenMP team, usually 1
-    Call& call = lane.call(impl_->engine, m, w, bias != nullptr, team);
-    call.src.set_data_handle(const_cast<void*>(src));
-    call.dst.set_data_handle(y);
-    if (bias && !w.int8()) call.bias.set_data_handle(const_cast<float*>(bias));
-    call.args.insert_or_assign(DNNL_ARG_WEIGHTS, w.impl_->packed);
-    call.primitive.execute(lane.stream, call.args);
-    lane.stream.wait();
-  } catch (const dnnl::error& e) {
-    fail("oneDNN matmul of [{}, {}] by a [{}, {}] weight failed: {}", m, k, n, k, e.what());
-  }
+  const void* src = lane.input(x, m, w, *impl_->rows);
+  for (int s = 0; s < w.slices(); ++s) lane.run(impl_->engine, src, m, w, s, bias, y, team);
   // Σ_p (q_rp − z_r) · w_jp is the int32 sum less z_r · Σ_p w_jp; then the row's and channel's scales.
-  if (w.int8()) impl_->rows->rescale(y, m, n, lane.x_scales.data(), w.scales_.data(), w.sums_.data(), bias);
+  if (w.int8()) impl_->rows->rescale(y, m, w.rows(), lane.x_scales.data(), w.scales_.data(), w.sums_.data(), bias);
+}
+
+void PackedMatmul::linear_slice(const float* x, std::int64_t m, const PackedWeight& w, int s, const float* bias,
+                                float* y, int lane_index) {
+  if (m == 0) return;
+  Lane& lane = *impl_->lanes.at(static_cast<std::size_t>(lane_index));
+  lane.run(impl_->engine, lane.input(x, m, w, *impl_->rows), m, w, s, bias, y, 1);
+  if (!w.int8()) return;
+  const std::int64_t begin = w.slice_begin(s), count = w.slice_begin(s + 1) - begin, n = w.rows();
+  for (std::int64_t r = 0; r < m; ++r)
+    impl_->rows->rescale(y + r * n + begin, 1, count, &lane.x_scales[static_cast<std::size_t>(r)],
+                         w.scales_.data() + begin, w.sums_.data() + begin, bias ? bias + begin : nullptr);
 }
 
 }  // namespace invar::cpu

@@ -30,6 +30,9 @@ class PackedWeight {
   const void* data() const;                 // the packed elements: an identity for lookups
   std::size_t bytes() const;                // with the layout's padding (and int8 scales)
   bool int8() const { return !scales_.empty(); }
+  int slices() const;
+  // Slice s holds output channels [slice_begin(s), slice_begin(s + 1)); slice_begin(slices()) = n.
+  std::int64_t slice_begin(int s) const;
 
  private:
   friend class PackedMatmul;
@@ -54,13 +57,15 @@ class PackedMatmul {
   PackedMatmul(const PackedMatmul&) = delete;
   PackedMatmul& operator=(const PackedMatmul&) = delete;
 
-  // w [n, k] row-major F32, reordered into a new packed copy (w is not kept).
-  std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k);
+  // w [n, k] row-major F32, reordered into a new packed copy (w is not kept), in at most `slices`
+  // column slices (fewer where n is too small for that many slices of kSliceAlign channels).
+  std::unique_ptr<PackedWeight> pack(const float* w, std::int64_t n, std::int64_t k, int slices = 1);
   // The same weight quantized to int8 per output channel (see above), then packed.
-  std::unique_ptr<PackedWeight> pack_int8(const float* w, std::int64_t n, std::int64_t k);
+  std::unique_ptr<PackedWeight> pack_int8(const float* w, std::int64_t n, std::int64_t k, int slices = 1);
   // A weight quantized already (an I8 tensor of an .invar file): q [n, k] row-major and its n
   // scales, packed as they are.
-  std::unique_ptr<PackedWeight> pack_int8(const std::int8_t* q, const float* scales, std::int64_t n, std::int64_t k);
+  std::unique_ptr<PackedWeight> pack_int8(const std::int8_t* q, const float* scales, std::int64_t n, std::int64_t k,
+                                          int slices = 1);
   // Lanes 0 .. lanes − 1 exist (at least 1; more are made on demand, none are removed).
   void reserve_lanes(int lanes);
   // y [m, n] = x [m, k] · wᵀ (+ bias [n] when not null) on lane `lane`; y must not alias x. Calls on
@@ -69,6 +74,10 @@ class PackedMatmul {
   // threads; the caller's other threads must be idle meanwhile.
   void linear(const float* x, std::int64_t m, const PackedWeight& w, const float* bias, float* y, int lane,
               int team = 1);
+  // The columns of slice s only: y [m, n]'s channels [slice_begin(s), slice_begin(s + 1)) (the rest
+  // of y is not touched), on lane `lane` and its calling thread.
+  void linear_slice(const float* x, std::int64_t m, const PackedWeight& w, int s, const float* bias, float* y,
+                    int lane);
 
  private:
   struct Impl;

@@ -13,6 +13,7 @@
 #include "core/quantize.hpp"
 #include "backends/backend.hpp"
 #include "backends/cpu/backend.hpp"
+#include "backends/cpu/packed_matmul.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
@@ -58,6 +59,9 @@ TEST_P(PackedLinearTest, MatchesOpenBlasOnThePlainWeightForEveryRowCount) {
   expect_packed_matches_plain(4, 48, 32, true, Activation::GeluErf);    // activation after the bias
   expect_packed_matches_plain(4, 48, 32, true, Activation::Relu);
   expect_packed_matches_plain(0, 48, 32, true, Activation::None);       // no rows: nothing to do
+  // Wide enough for column slices at 2 threads: one slice per thread below kSliceRows rows, blocks
+  // of rows through both slices at and above it.
+  for (const std::int64_t m : {1, 16, 80, 600}) expect_packed_matches_plain(m, 200, 40, true, Activation::GeluErf);
 }
 
 TEST_P(PackedLinearTest, StoresOnlyThePackedCopy) {
@@ -83,7 +87,64 @@ TEST_P(PackedLinearTest, APackedWeightIsReadableByLinearOnly) {
   EXPECT_THROW(backend_->linear(x, packed.rows(1, 2), Tensor(), Activation::None, y), Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Threads, PackedLinearTest, ::testing::Values(2, 4));
+INSTANTIATE_TEST_SUITE_P(Threads, PackedLinearTest, ::testing::Values(2, 3, 4));
+
+// Column slices start on 64-channel boundaries, and a slice's product writes its channels only.
+TEST(PackedMatmulSlices, EachSliceWritesItsOwnChannels) {
+  cpu::PackedMatmul packer;
+  packer.reserve_lanes(3);
+  const std::int64_t m = 2, n = 200, k = 8;
+  const auto w = random_values(n * k, 13), x = random_values(m * k, 14), bias = random_values(n, 15);
+  const auto sliced = packer.pack(w.data(), n, k, 3);
+  ASSERT_EQ(sliced->slices(), 3);
+  EXPECT_EQ(sliced->slice_begin(0), 0);
+  EXPECT_EQ(sliced->slice_begin(1), 64);   // 200 / 3 = 66, down to a multiple of 64
+  EXPECT_EQ(sliced->slice_begin(2), 128);  // 133
+  EXPECT_EQ(sliced->slice_begin(3), n);
+  EXPECT_EQ(packer.pack(w.data(), 100, k, 3)->slices(), 1);  // too few channels for two slices
+  std::vector<float> whole(static_cast<std::size_t>(m * n));
+  packer.linear(x.data(), m, *sliced, bias.data(), whole.data(), 0);
+  for (int s = 0; s < 3; ++s) {
+    std::vector<float> part(static_cast<std::size_t>(m * n), -7.0f);
+    packer.linear_slice(x.data(), m, *sliced, s, bias.data(), part.data(), s);
+    for (std::int64_t r = 0; r < m; ++r) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float got = part[static_cast<std::size_t>(r * n + j)];
+        if (j >= sliced->slice_begin(s) && j < sliced->slice_begin(s + 1)) {
+          float exact = bias[static_cast<std::size_t>(j)];
+          for (std::int64_t p = 0; p < k; ++p) exact += x[static_cast<std::size_t>(r * k + p)] * w[static_cast<std::size_t>(j * k + p)];
+          ASSERT_NEAR(got, exact, 1e-5f) << "slice " << s << " row " << r << " channel " << j;
+          ASSERT_EQ(got, whole[static_cast<std::size_t>(r * n + j)]) << "slice " << s << " row " << r << " channel " << j;
+        } else {
+          ASSERT_EQ(got, -7.0f) << "slice " << s << " wrote channel " << j;
+        }
+      }
+    }
+  }
+}
+
+// Weights packed on 2 threads (two column slices each) still multiply right after the backend
+// drops to 1 thread or grows to 4.
+TEST(PackedLinear, SlicedWeightsSurviveAChangeOfThreads) {
+  const auto backend = make_cpu_backend({.threads = 2});
+  const auto store = backend->make_weight_store();
+  const auto arena = backend->make_arena();
+  const std::int64_t m = 3, n = 300, k = 24;
+  const auto w = random_values(n * k, 11), x = random_values(m * k, 12);
+  const Tensor packed = store->add(w, {n, k}, WeightUse::Matrix), plain = store->add(w, {n, k}, WeightUse::Any);
+  for (const int threads : {1, 4, 2}) {
+    SCOPED_TRACE(threads);
+    backend->set_threads(threads);
+    arena->reset();
+    const Tensor xt = arena->alloc(DType::F32, {m, k});
+    const Tensor a = arena->alloc(DType::F32, {m, n}), b = arena->alloc(DType::F32, {m, n});
+    backend->upload(x.data(), xt);
+    backend->linear(xt, packed, Tensor(), Activation::None, a);
+    backend->linear(xt, plain, Tensor(), Activation::None, b);
+    const auto got = backend->download_f32(a), want = backend->download_f32(b);
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f * k) << "element " << i;
+  }
+}
 
 TEST(PackedLinear, DeterministicBackendsKeepMatricesPlain) {
   const auto backend = make_cpu_backend({.threads = 1, .deterministic = true});
@@ -140,6 +201,7 @@ void expect_int8_within_bound(std::int64_t m, std::int64_t n, std::int64_t k, in
 TEST(PackedLinearInt8, EveryProductIsWithinTheRoundingBoundAndTheBiasIsExact) {
   for (const int threads : {2, 4}) {
     for (const std::int64_t m : {1, 2, 9, 64}) expect_int8_within_bound(m, 70, 130, threads);
+    for (const std::int64_t m : {1, 7, 600}) expect_int8_within_bound(m, 150, 40, threads);  // column slices
     for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 99, 16, threads);
     for (const std::int64_t m : {1, 3, 5}) expect_int8_within_bound(m, 16, 32, threads);
   }
