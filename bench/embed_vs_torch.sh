@@ -26,37 +26,22 @@ if [[ $# -ne 2 ]]; then
 fi
 tool=$1
 model=${2%/}
-rounds=${ROUNDS:-3}
-threads=${THREADS:-2}
-tokens=${TOKENS:-32}
-python=${PYTHON:-/usr/bin/python3}
-here=$(cd "$(dirname "$0")" && pwd)
-work=${WORK:-}  # a folder to keep every run's JSON in; by default a temporary one
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-fi
+source "$(dirname "$0")/vs_common.sh"
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds; $tokens tokens per input"
 for batch in 1 32; do
   config="batch$batch"
   for round in $(seq "$rounds"); do
-    "$tool" --model "$model" --random-inputs "$batch" --tokens "$tokens" --dump-inputs "$work/inputs_$batch.json" \
-      --threads "$threads" --repeat 1 --products packed >"$work/$config.invar.$round.json"
-    "$tool" --model "$model" --inputs "$work/inputs_$batch.json" --threads "$threads" --repeat 1 --products int8 \
-      >"$work/$config.int8.$round.json"
+    embed_with_invar "$tool" "$model" "$config" "$batch" "$round"
     OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=$threads "$python" "$here/torch_encoder.py" --model "$model" \
       --inputs "$work/inputs_$batch.json" --threads "$threads" --repeat 1 >"$work/$config.torch.$round.json"
   done
 done
-echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
-
-"$python" - "$work" "$rounds" "$here" <<'EOF'
+summarize_runs <<'EOF'
 import sys
 import numpy as np
-work, rounds = sys.argv[1], int(sys.argv[2])
-sys.path.insert(0, sys.argv[3])
 from vs_summary import summarize
+work, rounds = sys.argv[1], int(sys.argv[2])
 
 
 def compare(side, runs):

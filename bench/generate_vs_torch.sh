@@ -25,16 +25,8 @@ if [[ $# -ne 2 ]]; then
 fi
 tool=$1
 model=${2%/}
-rounds=${ROUNDS:-3}
-threads=${THREADS:-2}
-python=${PYTHON:-/usr/bin/python3}
+source "$(dirname "$0")/vs_common.sh"
 length=64
-here=$(cd "$(dirname "$0")" && pwd)
-work=${WORK:-}  # a folder to keep every run's JSON in; by default a temporary one
-if [[ -z $work ]]; then
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-fi
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds"
 for batch in 1 16; do
@@ -51,13 +43,10 @@ for batch in 1 16; do
     done
   done
 done
-echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
-
-"$python" - "$work" "$rounds" "$here" <<'EOF'
+summarize_runs <<'EOF'
 import sys
-work, rounds = sys.argv[1], int(sys.argv[2])
-sys.path.insert(0, sys.argv[3])
 from vs_summary import summarize
+work, rounds = sys.argv[1], int(sys.argv[2])
 
 
 def compare(side, runs):
