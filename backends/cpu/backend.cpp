@@ -530,8 +530,26 @@ class CpuBackend final : public Backend {
       cpu::fixed_order_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, c_ld, scratch_, pool_);
       return;
     }
+    if (m == 1 && k > 0) {
+      vector_product(trans_a, trans_b, n, k, alpha, a, b, beta, c);
+      return;
+    }
     cblas_sgemm(CblasRowMajor, blas_trans(trans_a), blas_trans(trans_b), blas_int(m), blas_int(n), blas_int(k), alpha,
                 a.data, blas_ld(a.ld), b.data, blas_ld(b.ld), beta, c, blas_ld(c_ld));
+  }
+  // One row times a matrix, as sgemv: OpenBLAS's sgemm packs both operands on every call even for
+  // one row, which was three quarters of a decoding step's attention products (one query row per
+  // sequence and head) in perf. beta = 0 must not read c, which BLAS's scaling by 0 would (NaN · 0).
+  static void vector_product(bool trans_a, bool trans_b, std::int64_t n, std::int64_t k, float alpha, cpu::MatrixRef a,
+                             cpu::MatrixRef b, float beta, float* c) {
+    if (beta == 0.0f) std::fill_n(c, n, 0.0f);
+    const blasint x_step = trans_a ? blas_ld(a.ld) : 1;  // a is [k, 1] when transposed
+    if (trans_b)  // b [n, k]: c = b · a
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, blas_int(n), blas_int(k), alpha, b.data, blas_ld(b.ld), a.data, x_step,
+                  beta, c, 1);
+    else  // b [k, n]: c = bᵀ · a
+      cblas_sgemv(CblasRowMajor, CblasTrans, blas_int(k), blas_int(n), alpha, b.data, blas_ld(b.ld), a.data, x_step,
+                  beta, c, 1);
   }
   static blasint blas_int(std::int64_t v) {
     if (v > std::numeric_limits<blasint>::max()) fail("matrix dimension {} exceeds the BLAS integer range", v);

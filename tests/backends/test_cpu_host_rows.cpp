@@ -1,10 +1,12 @@
 // The CPU backend's work spread over its own threads: parallel_rows (a search step's rows) reaches
 // every row exactly once for any thread count, and a decoding step's many small attention products
 // (gemm_batched, spread over the pool) give the bits of one OpenBLAS call per matrix, on any count.
+// A product of one row runs as sgemv, within float rounding of sgemm in every operand layout.
 #include <gtest/gtest.h>
 #include <cblas.h>
 
 #include <atomic>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -40,13 +42,13 @@ TEST(CpuHostRows, SmallBatchedProductsGiveOneCallsBitsOnEveryThreadCount) {
   std::vector<float> query(static_cast<std::size_t>(rows * a)), cache(static_cast<std::size_t>(keys * ld));
   for (float& v : query) v = normal(rng);
   for (float& v : cache) v = normal(rng);
-  // One cblas_sgemm per matrix, as the backend calls it.
+  // One OpenBLAS call per matrix, as the backend makes it: one query row, so sgemv.
   std::vector<float> expected(static_cast<std::size_t>(rows * heads * keys));
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t h = 0; h < heads; ++h)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 1, static_cast<int>(keys), static_cast<int>(dh), 0.5f,
-                  query.data() + r * a + h * dh, static_cast<int>(a), cache.data() + r * a + h * dh,
-                  static_cast<int>(ld), 0.0f, expected.data() + (r * heads + h) * keys, static_cast<int>(keys));
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(keys), static_cast<int>(dh), 0.5f,
+                  cache.data() + r * a + h * dh, static_cast<int>(ld), query.data() + r * a + h * dh, 1, 0.0f,
+                  expected.data() + (r * heads + h) * keys, 1);
   for (int threads : {1, 2, 3}) {
     const auto backend = make_cpu_backend({.threads = threads});
     const auto arena = backend->make_arena();
@@ -59,6 +61,47 @@ TEST(CpuHostRows, SmallBatchedProductsGiveOneCallsBitsOnEveryThreadCount) {
     std::vector<float> got(expected.size());
     backend->download(scores, got.data());
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected[i]) << threads << " threads, element " << i;
+  }
+}
+
+// c [1, n] = alpha · op(a) [1, k] · op(b) [k, n] + beta · c, for each layout of a and b, against
+// sgemm; beta = 0 ignores what c held (NaN here).
+TEST(CpuHostRows, OneRowProductsMatchTheMatrixProductInEveryLayout) {
+  const std::int64_t n = 19, k = 23;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal;
+  std::vector<float> a_values(static_cast<std::size_t>(k)), b_values(static_cast<std::size_t>(n * k)),
+      c_values(static_cast<std::size_t>(n));
+  for (float& v : a_values) v = normal(rng);
+  for (float& v : b_values) v = normal(rng);
+  for (float& v : c_values) v = normal(rng);
+  const auto backend = make_cpu_backend({.threads = 2});
+  const auto arena = backend->make_arena();
+  for (const bool trans_a : {false, true}) {
+    for (const bool trans_b : {false, true}) {
+      for (const float beta : {0.0f, 0.75f}) {
+        SCOPED_TRACE(testing::Message() << "trans_a " << trans_a << " trans_b " << trans_b << " beta " << beta);
+        arena->reset();
+        // a is [1, k] or [k, 1]; b is [k, n] or [n, k]: the same values read in the other order.
+        const Tensor a = arena->alloc(DType::F32, trans_a ? Shape{k, 1} : Shape{1, k});
+        const Tensor b = arena->alloc(DType::F32, trans_b ? Shape{n, k} : Shape{k, n});
+        const Tensor c = arena->alloc(DType::F32, Shape{1, n});
+        backend->upload(a_values.data(), a);
+        backend->upload(b_values.data(), b);
+        std::vector<float> start = c_values;
+        if (beta == 0.0f) start.assign(start.size(), std::nanf(""));
+        backend->upload(start.data(), c);
+        backend->gemm(trans_a, trans_b, 1.5f, a, b, beta, c);
+        std::vector<float> got(static_cast<std::size_t>(n)), want = c_values;
+        backend->download(c, got.data());
+        cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, 1,
+                    static_cast<int>(n), static_cast<int>(k), 1.5f, a_values.data(), trans_a ? 1 : static_cast<int>(k),
+                    b_values.data(), trans_b ? static_cast<int>(k) : static_cast<int>(n), beta, want.data(),
+                    static_cast<int>(n));
+        for (std::int64_t j = 0; j < n; ++j)
+          ASSERT_NEAR(got[static_cast<std::size_t>(j)], want[static_cast<std::size_t>(j)], 1e-4f) << "column " << j;
+      }
+    }
   }
 }
 
