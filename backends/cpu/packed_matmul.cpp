@@ -41,6 +41,8 @@ constexpr std::int64_t kMaxInt8Inputs = std::numeric_limits<std::int32_t>::max()
 memory::desc matrix(memory::dim rows, memory::dim cols, DataType type) { return {{rows, cols}, type, Tag::ab}; }
 memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, cols, DataType::f32); }
 
+constexpr std::size_t kPage = 4096;
+
 // Memory for a packed weight: anonymous pages, 2 MiB-aligned and marked MADV_HUGEPAGE, so that the
 // kernel backs each whole 2 MiB of it with one huge page (transparent huge pages in "madvise" mode,
 // Debian's default) and what is left with small ones. Filling a base model's ~340 MB of packed copies
@@ -48,7 +50,7 @@ memory::desc plain(memory::dim rows, memory::dim cols) { return matrix(rows, col
 class PageBuffer {
  public:
   explicit PageBuffer(std::size_t bytes) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20, kPage = 4096;
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
     size_ = (std::max<std::size_t>(bytes, 1) + kPage - 1) / kPage * kPage;
     void* mapped = mmap(nullptr, size_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) fail("out of memory: cannot allocate {} MiB for a packed weight", bytes >> 20);
@@ -83,10 +85,13 @@ std::vector<std::int64_t> slice_bounds(std::int64_t n, int slices) {
 
 struct PackedWeight::Impl {
   struct Slice {
-    std::int64_t begin;                   // its first output channel
-    std::unique_ptr<PageBuffer> storage;  // the packed elements' memory; outlives `packed`, declared first
-    memory packed;
+    std::int64_t begin;  // its first output channel
+    memory packed;       // its elements, in `storage`
   };
+  // Every slice's packed elements, each from a page boundary: one buffer, so that the weight gets
+  // as many whole huge pages as unsliced (separate buffers per slice cost start-up 10–20 ms on XLM-R
+  // base in page faults). Outlives `slices`, declared first.
+  std::unique_ptr<PageBuffer> storage;
   std::vector<Slice> slices;
 };
 
@@ -197,21 +202,27 @@ struct PackedMatmul::Impl {
     const bool int8 = type == DataType::s8;
     const std::size_t element = int8 ? sizeof(std::int8_t) : sizeof(float);
     const std::vector<std::int64_t> bounds = slice_bounds(n, slices);
-    auto impl = std::make_unique<PackedWeight::Impl>();
-    omp_set_num_threads(1);
+    std::vector<memory::desc> layouts;
+    std::vector<std::size_t> offsets{0};
     for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
+      const std::int64_t count = bounds[s + 1] - bounds[s];
+      layouts.push_back(
+          describe(engine, kRepresentativeRows, k, count, {{k, count}, type, Tag::any}, false, int8).weights_desc());
+      offsets.push_back(offsets.back() + (layouts.back().get_size() + kPage - 1) / kPage * kPage);
+    }
+    auto impl = std::make_unique<PackedWeight::Impl>();
+    impl->storage = std::make_unique<PageBuffer>(offsets.back());
+    omp_set_num_threads(1);
+    for (std::size_t s = 0; s < layouts.size(); ++s) {
       const std::int64_t begin = bounds[s], count = bounds[s + 1] - begin;
-      const auto layout =
-          describe(engine, kRepresentativeRows, k, count, {{k, count}, type, Tag::any}, false, int8).weights_desc();
       // nn.Linear's [n, k] row-major is the [k, n] matrix oneDNN multiplies by, stored column-major;
       // a slice's channels are consecutive rows of it.
       const auto* first = static_cast<const char*>(w) + static_cast<std::size_t>(begin * k) * element;
       memory source({{k, count}, type, Tag::ba}, engine, const_cast<char*>(first));
-      auto storage = std::make_unique<PageBuffer>(layout.get_size());
-      memory packed(layout, engine, storage->data());
+      memory packed(layouts[s], engine, static_cast<char*>(impl->storage->data()) + offsets[s]);
       dnnl::reorder(source, packed).execute(lanes.front()->stream, source, packed);
       lanes.front()->stream.wait();
-      impl->slices.push_back({begin, std::move(storage), std::move(packed)});
+      impl->slices.push_back({begin, std::move(packed)});
     }
     return std::unique_ptr<PackedWeight>(new PackedWeight(n, k, std::move(impl), std::move(scales), std::move(sums)));
   }
