@@ -214,9 +214,9 @@ class CpuBackend final : public Backend {
   bool self_attention_needs_scores() const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
-    // One column slice per thread where the pool runs the products (packed_linear).
+    // One column slice per thread where the pool runs the products (packed_linear); set_threads
+    // made a lane for each, and lanes are never removed, so every slice keeps one.
     const int threads = pool_.threads(), slices = threads < kMinTeam ? threads : 1;
-    if (packer_) packer_->reserve_lanes(slices);
     return std::make_unique<CpuWeightStore>(packer_.get(), int8_, slices, packed_);
   }
   std::unique_ptr<Arena> make_arena() override { return std::make_unique<CpuArena>(); }

@@ -76,7 +76,7 @@ class PageBuffer {
 
 // The first channel of each of (at most) `slices` column slices of n channels, and n.
 std::vector<std::int64_t> slice_bounds(std::int64_t n, int slices) {
-  const std::int64_t count = std::clamp<std::int64_t>(std::min<std::int64_t>(slices, n / kSliceAlign), 1, n);
+  const std::int64_t count = std::max<std::int64_t>(1, std::min<std::int64_t>(slices, n / kSliceAlign));
   std::vector<std::int64_t> bounds{0};
   for (std::int64_t s = 1; s < count; ++s) bounds.push_back(n * s / count / kSliceAlign * kSliceAlign);
   bounds.push_back(n);
