@@ -401,4 +401,24 @@ void Backend::log_softmax(const Tensor& x, const Tensor& out) {
   do_log_softmax(x, out);
 }
 
+void Backend::top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values,
+                         const Tensor& ids, const Tensor& terms) {
+  require_f32(x, "top_k_rows", "x");
+  require_f32(values, "top_k_rows", "values");
+  require_f32(terms, "top_k_rows", "terms");
+  require(ids.dtype == DType::I32, "top_k_rows", "ids must be I32");
+  const std::int64_t rows = matrix(x).rows, cols = matrix(x).cols;
+  require(k > 0 && k <= cols, "top_k_rows", fmt::format("k {} must be in [1, {}]", k, cols));
+  require(exclude >= -1 && exclude < cols, "top_k_rows", fmt::format("exclude {} is not a column of x {}", exclude,
+                                                                     x.shape.str()));
+  const auto shaped = [&](const Tensor& t, std::int64_t width, const char* what) {
+    require(t.numel() == rows * width && matrix(t).cols == width, "top_k_rows",
+            fmt::format("{} {} must be [{}, {}]", what, t.shape.str(), rows, width));
+  };
+  shaped(values, k, "values");
+  shaped(ids, k, "ids");
+  shaped(terms, 2, "terms");
+  do_top_k_rows(x, k, exclude, values, ids, terms);
+}
+
 }  // namespace invar

@@ -253,6 +253,21 @@ class Backend {
   // out [M, N] = log_softmax over each row of x; out may alias x.
   void log_softmax(const Tensor& x, const Tensor& out);
 
+  // A decoding step's candidates, so that a backend whose downloads cost need not return whole
+  // rows of logits: for each row of x [M, N] and 0 < k ≤ N,
+  //   values [M, k] F32  the k largest entries, largest first (equal values: lower column first),
+  //   ids    [M, k] I32  their columns,
+  //   terms  [M, 2] F32  (max, log Σ_j exp(x_j − max)) over the whole row, so that
+  //                      log_softmax(x)_j = (x_j − max) − log_sum; (0, 0) when max is not finite.
+  // NaN ranks as −∞. Column `exclude` (−1: none) counts as −∞ in all three, as Hugging Face's
+  // adjust_logits_during_generation masks a token before the log-softmax. The sum's rounding is the
+  // backend's (float on OpenCL).
+  void top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values, const Tensor& ids,
+                  const Tensor& terms);
+  // Whether a search should ask top_k_rows for its candidates instead of downloading the logits
+  // (OpenCL: a download crosses the bus; CPU: the logits are in host memory already).
+  virtual bool prefers_top_k_rows() const { return false; }
+
  protected:
   // Whether linear's w and gather_rows' table may be F16 (the backend's stores can make them).
   virtual bool takes_f16_weights() const { return false; }
@@ -284,6 +299,8 @@ class Backend {
   virtual void do_pool(const Tensor& x, const Tensor& mask, Pooling mode, const Tensor& out) = 0;
   virtual void do_l2_normalize(const Tensor& x) = 0;
   virtual void do_log_softmax(const Tensor& x, const Tensor& out) = 0;
+  virtual void do_top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values,
+                             const Tensor& ids, const Tensor& terms) = 0;
 
  private:
   // A weight operand: F32, or F16 where takes_f16_weights().

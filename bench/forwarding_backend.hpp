@@ -23,6 +23,7 @@ class ForwardingBackend : public Backend {
   std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
   std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
   bool self_attention_needs_scores() const override { return inner_->self_attention_needs_scores(); }
+  bool prefers_top_k_rows() const override { return inner_->prefers_top_k_rows(); }
   void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
   void download(const Tensor& src, void* host) override { inner_->download(src, host); }
 
@@ -73,6 +74,10 @@ class ForwardingBackend : public Backend {
   }
   void do_l2_normalize(const Tensor& x) override { inner_->l2_normalize(x); }
   void do_log_softmax(const Tensor& x, const Tensor& out) override { inner_->log_softmax(x, out); }
+  void do_top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values, const Tensor& ids,
+                     const Tensor& terms) override {
+    inner_->top_k_rows(x, k, exclude, values, ids, terms);
+  }
 
   std::unique_ptr<Backend> inner_;
 };

@@ -34,6 +34,10 @@ class ModelSteps final : public StepModel {
   void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) override {
     model_.decode(TokenIds(tokens.begin(), tokens.end()), 1, true, logits);
   }
+  bool prefers_top_k() const override { return model_.backend.prefers_top_k_rows(); }
+  void step_top_k(std::span<const std::int32_t> tokens, std::int64_t k, std::int32_t exclude, TopLogits& top) override {
+    model_.decode_top_k(TokenIds(tokens.begin(), tokens.end()), k, exclude, top);
+  }
   void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
   void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
     model_.backend.parallel_rows(n, body);

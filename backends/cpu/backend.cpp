@@ -467,6 +467,15 @@ class CpuBackend final : public Backend {
     });
   }
 
+  void do_top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values, const Tensor& ids,
+                     const Tensor& terms) override {
+    const std::int64_t cols = cols_of(x);
+    rows_parallel(rows_of(x), cols * 8, [&](std::int64_t begin, std::int64_t end) {
+      cpu::top_k_rows(ptr(x) + begin * cols, end - begin, cols, k, exclude, ptr(values) + begin * k,
+                      id_ptr(ids) + begin * k, ptr(terms) + begin * 2);
+    });
+  }
+
  private:
   // Few rows: one column slice of the weight per thread (sliced_linear). Otherwise one block of rows
   // per thread, each on its own lane of the packer: on a few threads, where

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -177,6 +178,31 @@ void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t col
       exp_sum = (v - max).exp().sum();
     }
     Array(out + r * cols, cols) = v - (max + std::log(exp_sum));
+  }
+}
+
+void top_k_rows(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t k, std::int64_t exclude,
+                float* values, std::int32_t* ids, float* terms) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  std::vector<std::int32_t> order(static_cast<std::size_t>(cols));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    const auto value = [&](std::int32_t c) { return c == exclude || std::isnan(row[c]) ? kNegInf : row[c]; };
+    float max = kNegInf;
+    for (std::int32_t c = 0; c < cols; ++c) max = std::max(max, value(c));
+    double sum = 0.0;
+    if (std::isfinite(max))
+      for (std::int32_t c = 0; c < cols; ++c) sum += std::exp(static_cast<double>(c == exclude ? kNegInf : row[c]) - max);
+    terms[2 * r] = std::isfinite(max) ? max : 0.0f;
+    terms[2 * r + 1] = std::isfinite(max) ? static_cast<float>(std::log(sum)) : 0.0f;
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](std::int32_t a, std::int32_t b) {
+      return value(a) > value(b) || (value(a) == value(b) && a < b);
+    });
+    for (std::int64_t j = 0; j < k; ++j) {
+      ids[r * k + j] = order[static_cast<std::size_t>(j)];
+      values[r * k + j] = value(order[static_cast<std::size_t>(j)]);
+    }
   }
 }
 

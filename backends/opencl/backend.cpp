@@ -36,7 +36,8 @@ Buffer buffer(const Tensor& t) { return {mem(t), static_cast<cl_ulong>(t.offset 
 // An optional operand: absent ones pass `fallback`'s buffer (never read, flagged by an int).
 Buffer buffer_or(const Tensor& t, const Tensor& fallback) { return buffer(t.empty() ? fallback : t); }
 
-// __local scratch of one float per work-item, appended to the row kernels' arguments.
+// __local scratch of one float per work-item, appended to the row kernels' arguments (also one
+// uint per work-item: the same size).
 struct LocalFloats {
   std::size_t count;
 };
@@ -131,10 +132,10 @@ class OpenClArena final : public Arena {
 
 // The kernels of kernels.cl, in the order of kKernelNames.
 enum class Kernel { Scale, BiasAct, Binary, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
-                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, Count };
+                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, TopKRows, Count };
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
     "scale", "bias_act", "binary", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
-    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half", "relative_gather"};
+    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half", "relative_gather", "top_k_rows"};
 // Work-items per row in the row kernels, and per group in the others (fewer where the device or
 // kernel allows fewer).
 constexpr std::size_t kRowGroup = 128;
@@ -171,6 +172,7 @@ class OpenClBackend final : public Backend {
   // between kernels.
   void set_threads(int threads) override { threads_ = std::max(threads, 1); }
   int threads() const override { return threads_; }
+  bool prefers_top_k_rows() const override { return true; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     return std::make_unique<OpenClWeightStore>(device_, weights_);
@@ -326,6 +328,12 @@ class OpenClBackend final : public Backend {
     run_rows(Kernel::LogSoftmax, rows_of(x), buffer(x), buffer(out), u64(cols_of(x)));
   }
 
+  void do_top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values, const Tensor& ids,
+                     const Tensor& terms) override {
+    run_rows(Kernel::TopKRows, rows_of(x), buffer(x), u64(cols_of(x)), cl_long(exclude), u64(k), buffer(values),
+             buffer(ids), buffer(terms), LocalFloats{row_group_});
+  }
+
  private:
   void create_queue_and_kernels() {
     cl_int status = CL_SUCCESS;
@@ -337,7 +345,7 @@ class OpenClBackend final : public Backend {
     }
     // Powers of two: the reductions halve the group.
     row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
-                             Kernel::L2Normalize},
+                             Kernel::L2Normalize, Kernel::TopKRows},
                             kRowGroup);
     element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Binary, Kernel::GatherRows,
                                  Kernel::GatherRowsHalf, Kernel::CopyStrided, Kernel::Pool, Kernel::WidenHalf},

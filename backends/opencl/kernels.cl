@@ -178,6 +178,65 @@ __kernel void log_softmax(__global const float* x, ulong x_off, __global float* 
   for (ulong c = lid; c < cols; c += step) out[c] = x[c] - shift;
 }
 
+// Backend::top_k_rows, one work-group per row: the terms in two passes, then one pass per
+// candidate, each finding the entry that ranks next after the last one found (larger value first,
+// then lower column) with a group reduction over (value, column) pairs: no per-item lists, and
+// ties resolve as the host's scan does.
+bool ranks_before(float a, uint ia, float b, uint ib) { return a > b || (a == b && ia < ib); }
+
+__kernel void top_k_rows(__global const float* x, ulong x_off, ulong cols, long exclude, ulong k,
+                         __global float* values, ulong values_off, __global int* ids, ulong ids_off,
+                         __global float* terms, ulong terms_off, __local uint* scratch_ids, __local float* scratch) {
+  const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
+  x += x_off + row * cols;
+  values += values_off + row * k;
+  ids += ids_off + row * k;
+  terms += terms_off + row * 2;
+#define TOP_K_VALUE(c) ((long)(c) == exclude || isnan(x[c]) ? -INFINITY : x[c])
+  float best = -INFINITY;
+  for (ulong c = lid; c < cols; c += step) best = fmax(best, TOP_K_VALUE(c));
+  best = group_max(best, scratch);
+  float sum = 0.0f;
+  if (isfinite(best))
+    for (ulong c = lid; c < cols; c += step) sum += (long)c == exclude ? 0.0f : exp(x[c] - best);
+  sum = group_sum(sum, scratch);
+  if (lid == 0) {
+    terms[0] = isfinite(best) ? best : 0.0f;
+    terms[1] = isfinite(best) ? log(sum) : 0.0f;
+  }
+  float last = INFINITY;
+  uint last_id = 0;
+  for (ulong r = 0; r < k; ++r) {
+    float mine = -INFINITY;
+    uint mine_id = UINT_MAX;  // no entry: ranks after every real one
+    for (ulong c = lid; c < cols; c += step) {
+      const float v = TOP_K_VALUE(c);
+      if ((r == 0 || ranks_before(last, last_id, v, (uint)c)) && ranks_before(v, (uint)c, mine, mine_id)) {
+        mine = v;
+        mine_id = (uint)c;
+      }
+    }
+    scratch[lid] = mine;
+    scratch_ids[lid] = mine_id;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong width = step / 2; width > 0; width /= 2) {
+      if (lid < width && ranks_before(scratch[lid + width], scratch_ids[lid + width], scratch[lid], scratch_ids[lid])) {
+        scratch[lid] = scratch[lid + width];
+        scratch_ids[lid] = scratch_ids[lid + width];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    last = scratch[0];
+    last_id = scratch_ids[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      values[r] = last;
+      ids[r] = (int)last_id;
+    }
+  }
+#undef TOP_K_VALUE
+}
+
 __kernel void l2_normalize(__global float* x, ulong x_off, ulong cols, __local float* scratch) {
   const ulong row = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
   x += x_off + row * cols;

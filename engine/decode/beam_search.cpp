@@ -106,4 +106,33 @@ void top_candidates(std::span<const float> rows, std::int64_t vocab, std::span<c
   }
 }
 
+void top_candidates(const TopLogits& top, std::size_t first_row, std::int64_t vocab,
+                    std::span<const LogSoftmaxTerms> terms, std::span<const std::vector<std::int32_t>> banned,
+                    std::span<const float> beam_scores, std::vector<BeamCandidate>& best) {
+  const std::size_t wanted = 2 * terms.size(), k = static_cast<std::size_t>(top.k);
+  struct Ranked {
+    BeamCandidate candidate;
+    std::int64_t flat;
+  };
+  std::vector<Ranked> ranked;
+  for (std::size_t beam = 0; beam < terms.size(); ++beam) {
+    const std::size_t row = (first_row + beam) * k;
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < k && kept < wanted; ++j) {
+      const std::int32_t token = top.ids[row + j];
+      if (std::ranges::find(banned[beam], token) != banned[beam].end()) continue;
+      ++kept;
+      // The score as top_candidates computes it, from the same float operations.
+      const float score = terms[beam](top.values[row + j]) + beam_scores[beam];
+      ranked.push_back({{score, token, static_cast<std::int32_t>(beam)},
+                        static_cast<std::int64_t>(beam) * vocab + token});
+    }
+  }
+  std::ranges::sort(ranked, [](const Ranked& a, const Ranked& b) {
+    return a.candidate.score != b.candidate.score ? a.candidate.score > b.candidate.score : a.flat < b.flat;
+  });
+  best.clear();
+  for (std::size_t i = 0; i < ranked.size() && i < wanted; ++i) best.push_back(ranked[i].candidate);
+}
+
 }  // namespace invar

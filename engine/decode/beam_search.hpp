@@ -62,4 +62,12 @@ std::vector<BeamCandidate> advance_beams(BeamHypotheses& hypotheses, std::span<c
 void top_candidates(std::span<const float> rows, std::int64_t vocab, std::span<const LogSoftmaxTerms> terms,
                     std::span<const float> beam_scores, std::vector<BeamCandidate>& best);
 
+// top_candidates from each row's k largest raw logits instead of the whole row (StepModel::step_top_k):
+// `first_row` is the source's first row in `top`, tokens in banned[beam] are skipped (the ban
+// processors' -inf). Equal to top_candidates over the banned rows whenever each row keeps
+// 2*num_beams finite logits outside its bans and k covers them and the bans.
+void top_candidates(const TopLogits& top, std::size_t first_row, std::int64_t vocab,
+                    std::span<const LogSoftmaxTerms> terms, std::span<const std::vector<std::int32_t>> banned,
+                    std::span<const float> beam_scores, std::vector<BeamCandidate>& best);
+
 }  // namespace invar

@@ -122,6 +122,40 @@ Choice choose_token(std::span<float> raw, std::span<const std::int32_t> prefix, 
   return {token, scratch[static_cast<std::size_t>(token)]};
 }
 
+// Candidates per row beyond its bans that step_top_k may be asked for; a step with more bans than
+// this reads whole rows.
+constexpr std::size_t kMaxTopK = 64;
+
+// The bans of each live row where the step can read candidates instead of whole rows: the model
+// prefers it, nothing samples, and the processors only ban, few enough tokens. Returns the
+// candidates each row needs (`wanted` plus the most bans of any row), or 0 to read whole rows.
+std::int64_t top_k_plan(StepModel& model, const SearchSettings& settings, std::size_t cur_len, std::size_t wanted,
+                        std::size_t rows, const std::function<void(std::size_t, std::vector<std::int32_t>&)>& bans_of,
+                        std::vector<std::vector<std::int32_t>>& bans) {
+  if (!model.prefers_top_k() || settings.do_sample || !processors_only_ban(cur_len, settings)) return 0;
+  bans.resize(rows);
+  std::size_t most = 0;
+  for (std::size_t row = 0; row < rows; ++row) {
+    bans_of(row, bans[row]);
+    most = std::max(most, bans[row].size());
+  }
+  const std::size_t k = wanted + most;
+  return k <= kMaxTopK && k <= static_cast<std::size_t>(model.vocab_size()) ? static_cast<std::int64_t>(k) : 0;
+}
+
+// Greedy's choice from a row's candidates: the first one outside its bans, as argmax over the
+// banned row. Where that is -inf the whole banned row is, and argmax is HF's first token.
+Choice top_choice(const TopLogits& top, std::size_t row, const std::vector<std::int32_t>& banned) {
+  const std::size_t k = static_cast<std::size_t>(top.k);
+  const LogSoftmaxTerms terms{top.terms[2 * row], top.terms[2 * row + 1]};
+  for (std::size_t j = row * k; j < (row + 1) * k; ++j) {
+    if (std::ranges::find(banned, top.ids[j]) != banned.end()) continue;
+    if (top.values[j] == kNegInf) break;
+    return {top.ids[j], terms(top.values[j])};
+  }
+  return {0, kNegInf};
+}
+
 // Greedy search and sampling: every row continues alone until EOS or max_length; finished rows are
 // dropped from the model (HF keeps computing them and pads, which changes nothing in the output).
 std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_size, const SearchSettings& settings,
@@ -138,20 +172,33 @@ std::vector<std::vector<Hypothesis>> search_rows(StepModel& model, int batch_siz
   std::mt19937_64 rng(settings.seed);
   std::vector<float> logits;
   std::vector<Choice> choices;
+  TopLogits top;
+  std::vector<std::vector<std::int32_t>> bans;
+  const auto source_of = [&](std::size_t row) {
+    return encoder_input(encoder_inputs, live[row] / static_cast<std::size_t>(per_source));
+  };
 
   for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
-    model.step(tokens, logits);
     choices.resize(live.size());
+    const auto bans_of = [&](std::size_t row, std::vector<std::int32_t>& out) {
+      banned_tokens(sequences[live[row]], settings, source_of(row), out);
+    };
     const auto choose = [&](std::size_t row) {
       thread_local std::vector<float> scratch;
-      choices[row] = choose_token(row_of(logits, row, vocab), sequences[live[row]], settings,
-                                  encoder_input(encoder_inputs, live[row] / static_cast<std::size_t>(per_source)),
-                                  scratch, rng);
+      choices[row] = choose_token(row_of(logits, row, vocab), sequences[live[row]], settings, source_of(row), scratch,
+                                  rng);
     };
-    if (settings.do_sample) {
-      for (std::size_t row = 0; row < live.size(); ++row) choose(row);  // one generator, drawn in row order
+    if (const std::int64_t k =
+            top_k_plan(model, settings, static_cast<std::size_t>(cur_len), 1, live.size(), bans_of, bans)) {
+      model.step_top_k(tokens, k, -1, top);
+      for (std::size_t row = 0; row < live.size(); ++row) choices[row] = top_choice(top, row, bans[row]);
     } else {
-      for_each_row(model, live.size(), choose);
+      model.step(tokens, logits);
+      if (settings.do_sample) {
+        for (std::size_t row = 0; row < live.size(); ++row) choose(row);  // one generator, drawn in row order
+      } else {
+        for_each_row(model, live.size(), choose);
+      }
     }
     std::vector<std::int32_t> keep;
     std::vector<std::size_t> next_live;
@@ -211,33 +258,52 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
   std::vector<float> logits;
   std::vector<std::vector<BeamCandidate>> candidates;  // per live source
   std::vector<LogSoftmaxTerms> terms;                  // per row
+  TopLogits top;
+  std::vector<std::vector<std::int32_t>> bans;         // per row, where the step reads candidates
 
   for (int cur_len = 1; !live.empty() && cur_len < settings.max_length; ++cur_len) {
-    model.step(tokens, logits);
     candidates.resize(live.size());
     terms.resize(live.size() * beams_per_source);
-    // Each source's rows and candidates on their own: the vocabulary-sized passes, on every thread.
-    for_each_row(model, live.size(), [&](std::size_t position) {
-      const Source& source = sources[live[position]];
-      const std::size_t first_row = position * beams_per_source;
-      const std::span<LogSoftmaxTerms> source_terms(terms.data() + first_row, beams_per_source);
-      for (std::size_t beam = 0; beam < beams_per_source; ++beam) {
-        const std::span<float> row = row_of(logits, first_row + beam, vocab);
-        if (settings.beam_masked_token_id) row[static_cast<std::size_t>(*settings.beam_masked_token_id)] = kNegInf;
-        const auto source_ids = encoder_input(encoder_inputs, live[position]);
-        if (processors_only_ban(source.beams[beam].size(), settings)) {
-          // Bans on the raw row after its terms are read: top_candidates applies the shift.
-          source_terms[beam] = log_softmax_terms(row);
-          apply_logits_processors(row, source.beams[beam], settings, source_ids);
-        } else {
-          processed_log_probs(row, source.beams[beam], settings, source_ids);
-          source_terms[beam] = LogSoftmaxTerms{};
-        }
+    const auto bans_of = [&](std::size_t row, std::vector<std::int32_t>& out) {
+      const std::size_t position = row / beams_per_source;
+      banned_tokens(sources[live[position]].beams[row % beams_per_source], settings,
+                    encoder_input(encoder_inputs, live[position]), out);
+    };
+    if (const std::int64_t k = top_k_plan(model, settings, static_cast<std::size_t>(cur_len), 2 * beams_per_source,
+                                          live.size() * beams_per_source, bans_of, bans)) {
+      model.step_top_k(tokens, k, settings.beam_masked_token_id.value_or(-1), top);
+      for (std::size_t row = 0; row < terms.size(); ++row) terms[row] = {top.terms[2 * row], top.terms[2 * row + 1]};
+      for (std::size_t position = 0; position < live.size(); ++position) {
+        const std::size_t first_row = position * beams_per_source;
+        top_candidates(top, first_row, vocab, std::span(terms).subspan(first_row, beams_per_source),
+                       std::span(bans).subspan(first_row, beams_per_source), sources[live[position]].scores,
+                       candidates[position]);
       }
-      const std::span<const float> rows(logits.data() + first_row * static_cast<std::size_t>(vocab),
-                                        beams_per_source * static_cast<std::size_t>(vocab));
-      top_candidates(rows, vocab, source_terms, source.scores, candidates[position]);
-    });
+    } else {
+      model.step(tokens, logits);
+      // Each source's rows and candidates on their own: the vocabulary-sized passes, on every thread.
+      for_each_row(model, live.size(), [&](std::size_t position) {
+        const Source& source = sources[live[position]];
+        const std::size_t first_row = position * beams_per_source;
+        const std::span<LogSoftmaxTerms> source_terms(terms.data() + first_row, beams_per_source);
+        for (std::size_t beam = 0; beam < beams_per_source; ++beam) {
+          const std::span<float> row = row_of(logits, first_row + beam, vocab);
+          if (settings.beam_masked_token_id) row[static_cast<std::size_t>(*settings.beam_masked_token_id)] = kNegInf;
+          const auto source_ids = encoder_input(encoder_inputs, live[position]);
+          if (processors_only_ban(source.beams[beam].size(), settings)) {
+            // Bans on the raw row after its terms are read: top_candidates applies the shift.
+            source_terms[beam] = log_softmax_terms(row);
+            apply_logits_processors(row, source.beams[beam], settings, source_ids);
+          } else {
+            processed_log_probs(row, source.beams[beam], settings, source_ids);
+            source_terms[beam] = LogSoftmaxTerms{};
+          }
+        }
+        const std::span<const float> rows(logits.data() + first_row * static_cast<std::size_t>(vocab),
+                                          beams_per_source * static_cast<std::size_t>(vocab));
+        top_candidates(rows, vocab, source_terms, source.scores, candidates[position]);
+      });
+    }
     std::vector<std::int32_t> rows;
     std::vector<std::size_t> next_live;
     tokens.clear();
@@ -278,6 +344,10 @@ std::vector<std::vector<Hypothesis>> beam_search(StepModel& model, int batch_siz
 }
 
 }  // namespace
+
+void StepModel::step_top_k(std::span<const std::int32_t>, std::int64_t, std::int32_t, TopLogits&) {
+  fail("internal: this model reads whole rows of logits (prefers_top_k() is false)");
+}
 
 void StepModel::parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) {
   openmp_rows(n, threads(), body);

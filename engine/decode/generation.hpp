@@ -15,6 +15,14 @@
 
 namespace invar {
 
+// A step's best logits per row (Backend::top_k_rows), for a model whose whole rows cost a download.
+struct TopLogits {
+  std::int64_t k = 0;
+  std::vector<float> values;       // rows × k raw logits, largest first (equal ones: lower token first)
+  std::vector<std::int32_t> ids;   // rows × k tokens
+  std::vector<float> terms;        // rows × 2: the row's log-softmax max and log-sum (LogSoftmaxTerms)
+};
+
 // One decoding step over the live rows. Rows start as `batch_size * expand` copies (source s owns
 // rows s*expand ... s*expand+expand-1) with an empty prefix.
 class StepModel {
@@ -24,6 +32,12 @@ class StepModel {
   // Appends tokens[r] to row r's prefix and writes the logits for the next token of every live row
   // to `logits` (rows × vocab_size, row-major), resizing it.
   virtual void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) = 0;
+  // Whether the search should call step_top_k where it needs no whole row (greedy and beam steps
+  // whose processors only ban tokens): true on backends that prefer Backend::top_k_rows.
+  virtual bool prefers_top_k() const { return false; }
+  // As step, but each row's k largest logits only (0 < k ≤ vocab_size()), with token `exclude`
+  // (-1: none) counted as -inf before anything is read. Called only where prefers_top_k().
+  virtual void step_top_k(std::span<const std::int32_t> tokens, std::int64_t k, std::int32_t exclude, TopLogits& out);
   // New row i continues old row rows[i]: reorders beams (rows may repeat) and drops finished rows
   // (rows may be fewer than before). Never called with the identity.
   virtual void select_rows(std::span<const std::int32_t> rows) = 0;

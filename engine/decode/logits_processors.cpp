@@ -32,29 +32,44 @@ void penalize_repetitions(std::span<float> scores, std::span<const std::int32_t>
   }
 }
 
-// A token that would complete an n-gram of `seen` after the prefix's last n-1 tokens: seen = the
+// Each token that would complete an n-gram of `seen` after the prefix's last n-1 tokens: seen = the
 // prefix itself (NoRepeatNGramLogitsProcessor) or the source (EncoderNoRepeatNGramLogitsProcessor).
-void ban_ngram_completions(std::span<float> scores, std::span<const std::int32_t> prefix,
-                           std::span<const std::int32_t> seen, int n) {
+template <class Ban>
+void ngram_completions(std::span<const std::int32_t> prefix, std::span<const std::int32_t> seen, int n,
+                       const Ban& ban) {
   const std::size_t size = static_cast<std::size_t>(n);
   if (prefix.size() + 1 < size) return;
   const auto tail = prefix.subspan(prefix.size() + 1 - size);  // the last n-1 tokens
   for (std::size_t start = 0; start + size <= seen.size(); ++start) {
     if (std::equal(tail.begin(), tail.end(), seen.begin() + static_cast<std::ptrdiff_t>(start)))
-      ban(scores, seen[start + size - 1]);
+      ban(seen[start + size - 1]);
   }
 }
 
 // NoBadWordsLogitsProcessor: the last token of a banned sequence whose other tokens end the prefix.
-void ban_bad_words(std::span<float> scores, std::span<const std::int32_t> prefix, const SearchSettings& settings) {
+template <class Ban>
+void bad_word_completions(std::span<const std::int32_t> prefix, const SearchSettings& settings, const Ban& ban) {
   for (const auto& words : settings.bad_words_ids) {
     if (words.empty()) continue;
     if (settings.eos_token_id && words.size() == 1 && words[0] == *settings.eos_token_id) continue;
     const std::size_t context = words.size() - 1;
     if (context > prefix.size()) continue;
     if (std::equal(words.begin(), words.end() - 1, prefix.end() - static_cast<std::ptrdiff_t>(context)))
-      ban(scores, words.back());
+      ban(words.back());
   }
+}
+
+// ban(token) for every token that the banning processors (no-repeat n-gram, encoder no-repeat
+// n-gram, bad words, min length) set to -inf after `prefix`, in HF's order.
+template <class Ban>
+void for_each_ban(std::span<const std::int32_t> prefix, const SearchSettings& settings,
+                  std::span<const std::int32_t> encoder_input, const Ban& ban) {
+  if (settings.no_repeat_ngram_size > 0) ngram_completions(prefix, prefix, settings.no_repeat_ngram_size, ban);
+  if (settings.encoder_no_repeat_ngram_size > 0)
+    ngram_completions(prefix, encoder_input, settings.encoder_no_repeat_ngram_size, ban);
+  if (!settings.bad_words_ids.empty()) bad_word_completions(prefix, settings, ban);
+  if (settings.eos_token_id && settings.min_length > 0 && static_cast<int>(prefix.size()) < settings.min_length)
+    ban(*settings.eos_token_id);
 }
 
 // ForcedBOSTokenLogitsProcessor / ForcedEOSTokenLogitsProcessor: every other token -inf, the forced 0.
@@ -69,12 +84,7 @@ void apply_logits_processors(std::span<float> scores, std::span<const std::int32
                              const SearchSettings& settings, std::span<const std::int32_t> encoder_input) {
   const int cur_len = static_cast<int>(prefix.size());
   if (settings.repetition_penalty != 1.0) penalize_repetitions(scores, prefix, settings.repetition_penalty);
-  if (settings.no_repeat_ngram_size > 0) ban_ngram_completions(scores, prefix, prefix, settings.no_repeat_ngram_size);
-  if (settings.encoder_no_repeat_ngram_size > 0)
-    ban_ngram_completions(scores, prefix, encoder_input, settings.encoder_no_repeat_ngram_size);
-  if (!settings.bad_words_ids.empty()) ban_bad_words(scores, prefix, settings);
-  if (settings.eos_token_id && settings.min_length > 0 && cur_len < settings.min_length)
-    ban(scores, *settings.eos_token_id);
+  for_each_ban(prefix, settings, encoder_input, [scores](std::int32_t token) { ban(scores, token); });
   if (settings.forced_bos_token_id && cur_len == 1) force(scores, *settings.forced_bos_token_id);
   if (settings.forced_eos_token_id && cur_len == settings.max_length - 1) force(scores, *settings.forced_eos_token_id);
 }
@@ -112,6 +122,12 @@ void apply_sampling_warpers(std::span<float> scores, const SearchSettings& setti
       remove_next = static_cast<float>(cumulative) > top_p;
     }
   }
+}
+
+void banned_tokens(std::span<const std::int32_t> prefix, const SearchSettings& settings,
+                   std::span<const std::int32_t> encoder_input, std::vector<std::int32_t>& banned) {
+  banned.clear();
+  for_each_ban(prefix, settings, encoder_input, [&banned](std::int32_t token) { banned.push_back(token); });
 }
 
 bool processors_only_ban(std::size_t cur_len, const SearchSettings& settings) {

@@ -4,6 +4,7 @@
 // score to -inf, exactly where HF does.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "engine/decode/generation.hpp"
 
@@ -23,6 +24,11 @@ void apply_sampling_warpers(std::span<float> scores, const SearchSettings& setti
 // (sets them to -inf). Bans commute with log-softmax's shift, so they can then be applied to the
 // raw logits after log_softmax_terms() has read them, and the row need not be normalised in place.
 bool processors_only_ban(std::size_t cur_len, const SearchSettings& settings);
+
+// The tokens apply_logits_processors sets to -inf after `prefix` where processors_only_ban() (one
+// entry per ban: a token may repeat), for a search that reads candidates instead of whole rows.
+void banned_tokens(std::span<const std::int32_t> prefix, const SearchSettings& settings,
+                   std::span<const std::int32_t> encoder_input, std::vector<std::int32_t>& banned);
 
 // Log-softmax of one row as two numbers: x becomes (x - max) - log_sum, in float32 as torch
 // computes it. A row whose max is not finite (all -inf) is left as it is: max = log_sum = 0.

@@ -79,7 +79,7 @@ Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
   return x;
 }
 
-void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits) {
+Tensor Seq2SeqModel::Impl::logits(const TokenIds& tokens, std::int64_t n, bool last_only) {
   const Tensor x = run_decoder(tokens, n);
   const std::int64_t rows = cache.rows(), d = spec.d_model;
   Arena& arena = *step_arena_;
@@ -91,8 +91,29 @@ void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool las
   if (spec.final_norm) layers.normalize(stacks.decoder.final_norm, last, {}, last);
   Tensor out = arena.alloc(DType::F32, Shape{last.dim(0), head.weight().dim(0)});
   backend.linear(last, head.weight(), head.bias(), Activation::None, out);
-  logits.resize(static_cast<std::size_t>(out.numel()));
-  backend.download(out, logits.data());
+  return out;
+}
+
+void Seq2SeqModel::Impl::decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& out) {
+  const Tensor values = logits(tokens, n, last_only);
+  out.resize(static_cast<std::size_t>(values.numel()));
+  backend.download(values, out.data());
+}
+
+void Seq2SeqModel::Impl::decode_top_k(const TokenIds& tokens, std::int64_t k, std::int32_t exclude, TopLogits& top) {
+  const Tensor row_logits = logits(tokens, 1, true);
+  const std::int64_t rows = row_logits.dim(0);
+  Arena& arena = *step_arena_;
+  const Tensor values = arena.alloc(DType::F32, Shape{rows, k}), ids = arena.alloc(DType::I32, Shape{rows, k}),
+               terms = arena.alloc(DType::F32, Shape{rows, 2});
+  backend.top_k_rows(row_logits, k, exclude, values, ids, terms);
+  top.k = k;
+  top.values.resize(static_cast<std::size_t>(rows * k));
+  top.ids.resize(static_cast<std::size_t>(rows * k));
+  top.terms.resize(static_cast<std::size_t>(rows * 2));
+  backend.download(values, top.values.data());
+  backend.download(ids, top.ids.data());
+  backend.download(terms, top.terms.data());
 }
 
 }  // namespace invar

@@ -38,6 +38,11 @@ class Seq2SeqModel::Impl {
   // Appends `n` tokens to every row of the cache (tokens [rows*n], row-major) and writes logits for
   // every new position ([rows*n, V]) or, with last_only, for each row's last position ([rows, V]).
   void decode(const TokenIds& tokens, std::int64_t n, bool last_only, std::vector<float>& logits);
+  // A decoding step (one token per row) that returns each row's k largest logits and their
+  // log-softmax terms (Backend::top_k_rows) instead of whole rows.
+  void decode_top_k(const TokenIds& tokens, std::int64_t k, std::int32_t exclude, TopLogits& top);
+  // The LM head's logits of `n` new tokens per row (all of them, or each row's last), in the step arena.
+  Tensor logits(const TokenIds& tokens, std::int64_t n, bool last_only);
   // The decoder layers over `n` new tokens per row: their states [rows*n, d] (in the step arena,
   // before the final norm).
   Tensor run_decoder(const TokenIds& tokens, std::int64_t n);

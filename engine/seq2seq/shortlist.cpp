@@ -39,9 +39,14 @@ class ShortlistSteps final : public StepModel {
   ShortlistSteps(StepModel& model, const std::vector<std::int32_t>& shortlist) : model_(model), shortlist_(shortlist) {}
   std::int64_t vocab_size() const override { return static_cast<std::int64_t>(shortlist_.size()); }
   void step(std::span<const std::int32_t> tokens, std::vector<float>& logits) override {
-    ids_.clear();
-    for (std::int32_t t : tokens) ids_.push_back(shortlist_[static_cast<std::size_t>(t)]);
+    map_tokens(tokens);
     model_.step(ids_, logits);
+  }
+  // The restricted head's logits are in shortlist positions already: candidates need no mapping.
+  bool prefers_top_k() const override { return model_.prefers_top_k(); }
+  void step_top_k(std::span<const std::int32_t> tokens, std::int64_t k, std::int32_t exclude, TopLogits& top) override {
+    map_tokens(tokens);
+    model_.step_top_k(ids_, k, exclude, top);
   }
   void select_rows(std::span<const std::int32_t> rows) override { model_.select_rows(rows); }
   void parallel_rows(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) override {
@@ -49,6 +54,11 @@ class ShortlistSteps final : public StepModel {
   }
 
  private:
+  void map_tokens(std::span<const std::int32_t> tokens) {
+    ids_.clear();
+    for (std::int32_t t : tokens) ids_.push_back(shortlist_[static_cast<std::size_t>(t)]);
+  }
+
   StepModel& model_;
   const std::vector<std::int32_t>& shortlist_;
   std::vector<std::int32_t> ids_;

@@ -2,16 +2,21 @@
 // every row exactly once for any thread count, and a decoding step's many small attention products
 // (gemm_batched, spread over the pool) give the bits of one OpenBLAS call per matrix, on any count.
 // A product of one row runs as sgemv, within float rounding of sgemm in every operand layout.
+// top_k_rows (a device step's candidates) against a plain sort, on every thread count.
 #include <gtest/gtest.h>
 #include <cblas.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <random>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "backends/cpu/backend.hpp"
+#include "core/error.hpp"
 
 namespace invar {
 namespace {
@@ -103,6 +108,71 @@ TEST(CpuHostRows, OneRowProductsMatchTheMatrixProductInEveryLayout) {
       }
     }
   }
+}
+
+// The reference: every column sorted by (value, column) with NaN and `exclude` as −∞; the terms
+// from a double sum over the row.
+TEST(CpuHostRows, TopKRowsIsAStableSortAndTheRowsLogSoftmaxTerms) {
+  constexpr std::int64_t rows = 7, cols = 301, k = 9;
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> level(-20, 20);  // few distinct values: ties everywhere
+  std::vector<float> x(static_cast<std::size_t>(rows * cols));
+  for (float& v : x) v = 0.25f * static_cast<float>(level(rng));
+  x[2 * cols + 3] = std::numeric_limits<float>::quiet_NaN();
+  std::fill(x.begin() + 5 * cols, x.begin() + 6 * cols, kNegInf);
+  for (int threads : {1, 3}) {
+    for (std::int64_t exclude : {std::int64_t{-1}, std::int64_t{40}}) {
+      const auto backend = make_cpu_backend({.threads = threads});
+      auto arena = backend->make_arena();
+      const Tensor in = arena->alloc(DType::F32, {rows, cols}), values = arena->alloc(DType::F32, {rows, k}),
+                   ids = arena->alloc(DType::I32, {rows, k}), terms = arena->alloc(DType::F32, {rows, 2});
+      backend->upload(x.data(), in);
+      backend->top_k_rows(in, k, exclude, values, ids, terms);
+      const auto got_values = backend->download_f32(values), got_terms = backend->download_f32(terms);
+      std::vector<std::int32_t> got_ids(static_cast<std::size_t>(rows * k));
+      backend->download(ids, got_ids.data());
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const auto value = [&](std::int64_t c) {
+          const float v = x[static_cast<std::size_t>(r * cols + c)];
+          return c == exclude || std::isnan(v) ? kNegInf : v;
+        };
+        std::vector<std::int64_t> order(static_cast<std::size_t>(cols));
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return value(a) > value(b); });
+        for (std::int64_t j = 0; j < k; ++j) {
+          const std::size_t at = static_cast<std::size_t>(r * k + j);
+          EXPECT_EQ(got_ids[at], order[static_cast<std::size_t>(j)]) << "row " << r << " rank " << j;
+          EXPECT_EQ(got_values[at], value(order[static_cast<std::size_t>(j)])) << "row " << r << " rank " << j;
+        }
+        double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
+        for (std::int64_t c = 0; c < cols; ++c) max = std::max<double>(max, value(c));
+        for (std::int64_t c = 0; c < cols; ++c)
+          sum += c == exclude ? 0.0 : std::exp(double(x[static_cast<std::size_t>(r * cols + c)]) - max);
+        const float want_max = std::isfinite(max) ? float(max) : 0.0f;
+        const float want_log_sum = std::isfinite(max) ? float(std::log(sum)) : 0.0f;
+        EXPECT_EQ(got_terms[static_cast<std::size_t>(2 * r)], want_max) << "row " << r;
+        if (r == 2) {
+          EXPECT_TRUE(std::isnan(got_terms[5])) << "a NaN logit spreads to the log-sum, as in the search";
+        } else {
+          EXPECT_NEAR(got_terms[static_cast<std::size_t>(2 * r + 1)], want_log_sum, 1e-6) << "row " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuHostRows, TopKRowsRejectsBadShapesAndColumns) {
+  const auto backend = make_cpu_backend({.threads = 1});
+  auto arena = backend->make_arena();
+  const Tensor x = arena->alloc(DType::F32, {2, 5}), values = arena->alloc(DType::F32, {2, 6}),
+               ids = arena->alloc(DType::I32, {2, 6}), terms = arena->alloc(DType::F32, {2, 2});
+  EXPECT_THROW(backend->top_k_rows(x, 6, -1, values, ids, terms), Error);  // k > N
+  EXPECT_THROW(backend->top_k_rows(x, 0, -1, values.rows(0, 2), ids, terms), Error);
+  const Tensor v3 = arena->alloc(DType::F32, {2, 3}), i3 = arena->alloc(DType::I32, {2, 3});
+  EXPECT_THROW(backend->top_k_rows(x, 3, 5, v3, i3, terms), Error);   // exclude outside the row
+  EXPECT_THROW(backend->top_k_rows(x, 3, -1, v3, v3, terms), Error);  // ids not I32
+  EXPECT_THROW(backend->top_k_rows(x, 2, -1, v3, i3, terms), Error);  // values not [2, 2]
 }
 
 }  // namespace

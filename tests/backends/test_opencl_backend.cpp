@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 
 #include <cmath>
 #include <filesystem>
@@ -342,6 +343,45 @@ TEST_F(OpenClBackendTest, L2NormalizeAndLogSoftmax) {
   cpu_->log_softmax(logits.cpu, logits.cpu);
   gpu_->log_softmax(logits.gpu, logits.gpu);
   expect_near(logits, "log_softmax");
+}
+
+// Candidates of a decoding step: ids and values exactly the CPU backend's (no arithmetic), the
+// terms within float rounding of its double sum. Rows: few distinct values (ties at the cut), an
+// excluded column that holds the row's largest value, NaNs, an all −∞ row, and k from 1 to N.
+TEST_F(OpenClBackendTest, TopKRowsTiesExclusionNaNAndEmptyRows) {
+  constexpr std::int64_t rows = 6, cols = 1003;
+  std::vector<float> values = random(rows * cols, -8.0f, 8.0f);
+  for (std::size_t i = 0; i < values.size(); i += 2) values[i] = std::round(values[i]);  // ties
+  values[1 * cols + 17] = 100.0f;  // the excluded column's largest value in row 1
+  values[2 * cols + 5] = std::numeric_limits<float>::quiet_NaN();
+  std::fill(values.begin() + 3 * cols, values.begin() + 4 * cols, -std::numeric_limits<float>::infinity());
+  const Twin x = make(values, {rows, cols});
+  for (const std::int64_t k : {std::int64_t{1}, std::int64_t{11}, cols}) {
+    for (const std::int64_t exclude : {std::int64_t{-1}, std::int64_t{17}}) {
+      const Twin top = make(std::vector<float>(static_cast<std::size_t>(rows * k)), {rows, k});
+      const Twin ids = make(std::vector<std::int32_t>(static_cast<std::size_t>(rows * k)), {rows, k}, DType::I32);
+      const Twin terms = make(std::vector<float>(rows * 2), {rows, 2});
+      cpu_->top_k_rows(x.cpu, k, exclude, top.cpu, ids.cpu, terms.cpu);
+      gpu_->top_k_rows(x.gpu, k, exclude, top.gpu, ids.gpu, terms.gpu);
+      const std::string what = fmt::format("top_k_rows k {} exclude {}", k, exclude);
+      std::vector<std::int32_t> cpu_ids(static_cast<std::size_t>(rows * k)), gpu_ids(cpu_ids.size());
+      cpu_->download(ids.cpu, cpu_ids.data());
+      gpu_->download(ids.gpu, gpu_ids.data());
+      EXPECT_EQ(cpu_ids, gpu_ids) << what;
+      const auto cpu_values = cpu_->download_f32(top.cpu), gpu_values = gpu_->download_f32(top.gpu);
+      for (std::size_t i = 0; i < cpu_values.size(); ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(cpu_values[i]), std::bit_cast<std::uint32_t>(gpu_values[i]))
+            << what << " value " << i;
+      const auto cpu_terms = cpu_->download_f32(terms.cpu), gpu_terms = gpu_->download_f32(terms.gpu);
+      for (std::size_t i = 0; i < cpu_terms.size(); ++i) {
+        if (std::isnan(cpu_terms[i])) {
+          EXPECT_TRUE(std::isnan(gpu_terms[i])) << what << " term " << i;  // the NaN row's log-sum
+        } else {
+          EXPECT_NEAR(gpu_terms[i], cpu_terms[i], kTolerance * (1.0 + std::abs(cpu_terms[i]))) << what << " term " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST_F(OpenClBackendTest, WeightStoreConvertsHalfPrecisionSources) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -293,6 +294,75 @@ TEST(Generate, SearchThreadsChangeNothing) {
       for (std::size_t k = 0; k < expected[s].size(); ++k) {
         EXPECT_EQ(threaded[s][k].ids, expected[s][k].ids) << "source " << s << " hyp " << k;
         EXPECT_EQ(threaded[s][k].score, expected[s][k].score);
+      }
+    }
+  }
+}
+
+// A model that prefers candidates (as one on an OpenCL backend): step_top_k from its table rows by
+// a plain stable sort, the terms by the search's own log_softmax_terms.
+class TopKModel : public TableModel {
+ public:
+  using TableModel::TableModel;
+  bool prefers_top_k() const override { return true; }
+  void step_top_k(std::span<const std::int32_t> tokens, std::int64_t k, std::int32_t exclude, TopLogits& top) override {
+    ++top_k_steps;
+    std::vector<float> logits;
+    step(tokens, logits);
+    const std::size_t vocab = static_cast<std::size_t>(vocab_size()), rows = logits.size() / vocab;
+    top = {k, {}, {}, {}};
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::span<float> row(logits.data() + r * vocab, vocab);
+      if (exclude >= 0) row[static_cast<std::size_t>(exclude)] = -kInf;
+      const LogSoftmaxTerms terms = log_softmax_terms(row);
+      top.terms.insert(top.terms.end(), {terms.max, terms.log_sum});
+      std::vector<std::int32_t> order(vocab);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return row[a] > row[b]; });
+      for (std::int64_t j = 0; j < k; ++j) {
+        top.ids.push_back(order[static_cast<std::size_t>(j)]);
+        top.values.push_back(row[static_cast<std::size_t>(order[static_cast<std::size_t>(j)])]);
+      }
+    }
+  }
+  int top_k_steps = 0;
+};
+
+// Reading candidates instead of whole rows changes no id and no score bit, with every ban processor
+// (their bans skipped among the candidates), beam search's masked token, and forced EOS (a step
+// that needs the whole row, within a run that reads candidates otherwise); a repetition penalty
+// reads whole rows throughout.
+TEST(Generate, CandidatesInsteadOfRowsChangeNothing) {
+  SearchSettings greedy;
+  greedy.max_length = 15;
+  greedy.decoder_start_token_id = 11;
+  greedy.eos_token_id = 0;
+  greedy.min_length = 5;
+  greedy.no_repeat_ngram_size = 2;
+  greedy.bad_words_ids = {{4}, {3, 9}};
+  SearchSettings beams = greedy;
+  beams.num_beams = 3;
+  beams.num_return_sequences = 3;
+  beams.beam_masked_token_id = 7;
+  beams.forced_eos_token_id = 0;
+  SearchSettings penalised = beams;
+  penalised.repetition_penalty = 1.3;
+  for (const SearchSettings& settings : {greedy, beams, penalised}) {
+    const int per_source = rows_per_source(settings);
+    TableModel rows(12, 9, per_source, hashed_table);
+    TopKModel candidates(12, 9, per_source, hashed_table);
+    const auto expected = generate(rows, 9, settings), actual = generate(candidates, 9, settings);
+    if (settings.repetition_penalty == 1.0) {
+      EXPECT_GT(candidates.top_k_steps, candidates.steps / 2) << "most steps read candidates";
+    } else {
+      EXPECT_EQ(candidates.top_k_steps, 0);
+    }
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t s = 0; s < expected.size(); ++s) {
+      ASSERT_EQ(actual[s].size(), expected[s].size());
+      for (std::size_t k = 0; k < expected[s].size(); ++k) {
+        EXPECT_EQ(actual[s][k].ids, expected[s][k].ids) << "source " << s << " hyp " << k;
+        EXPECT_EQ(actual[s][k].score, expected[s][k].score) << "source " << s << " hyp " << k;
       }
     }
   }
