@@ -132,14 +132,19 @@ class OpenClArena final : public Arena {
 
 // The kernels of kernels.cl, in the order of kKernelNames.
 enum class Kernel { Scale, BiasAct, Binary, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
-                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, TopKRows, Count };
+                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, TopKRows, SelfAttention,
+                    Count };
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
     "scale", "bias_act", "binary", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
-    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half", "relative_gather", "top_k_rows"};
+    "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half", "relative_gather", "top_k_rows",
+    "self_attention"};
 // Work-items per row in the row kernels, and per group in the others (fewer where the device or
 // kernel allows fewer).
 constexpr std::size_t kRowGroup = 128;
 constexpr std::size_t kElementGroup = 64;
+// Keys up to which self_attention runs fused (its scores in a work-group's __local memory: 8 KiB,
+// a quarter of the least OpenCL promises); longer sequences take the scores tensor.
+constexpr std::int64_t kFusedAttentionKeys = 2048;
 // Floats of the scratch buffer F16 weights are widened into before CLBlast multiplies them (16 MiB;
 // a weight with more elements goes through it in blocks of rows).
 constexpr std::int64_t kWidenFloats = std::int64_t{4} << 20;
@@ -286,6 +291,24 @@ class OpenClBackend final : public Backend {
              cl_int(causal), u64(causal_offset));
   }
 
+  // Fused where the scores fit a work-group's __local memory; the scores tensor is still asked for
+  // (self_attention_needs_scores), for longer sequences.
+  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                         const Tensor& scores, const Tensor& context) override {
+    if (len > kFusedAttentionKeys)
+      return Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+    if (batch * heads * len == 0 || head_dim == 0) return;
+    // A group as wide as the longer of a query's keys and its head (a power of two for the reductions).
+    const std::size_t local =
+        std::min(row_group_, std::bit_ceil(static_cast<std::size_t>(std::max<std::int64_t>({len, head_dim, 32}))));
+    const std::size_t global = static_cast<std::size_t>(batch * heads * len) * local;
+    launch(Kernel::SelfAttention, 1, &global, &local, buffer(qkv), u64(len), u64(heads), u64(head_dim), scale,
+           buffer_or(key_mask, qkv), cl_int(!key_mask.empty()), buffer_or(bias, qkv), cl_int(!bias.empty()),
+           cl_int(bias.shape.rank == 4), buffer(context), LocalFloats{std::max(local, static_cast<std::size_t>(len))},
+           LocalFloats{local});
+  }
+
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                       const Tensor& out) override {
     if (cols_of(table) == 0 || ids.numel() == 0) return;
@@ -345,7 +368,7 @@ class OpenClBackend final : public Backend {
     }
     // Powers of two: the reductions halve the group.
     row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
-                             Kernel::L2Normalize, Kernel::TopKRows},
+                             Kernel::L2Normalize, Kernel::TopKRows, Kernel::SelfAttention},
                             kRowGroup);
     element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Binary, Kernel::GatherRows,
                                  Kernel::GatherRowsHalf, Kernel::CopyStrided, Kernel::Pool, Kernel::WidenHalf},

@@ -1,18 +1,22 @@
-// Backend::self_attention on the CPU: the fused path (one (sequence, head, block of queries) per
-// task, scores never in `scores`) and the deterministic one (gemm_batched and attention_softmax
-// through `scores`) against softmax(scale·QKᵀ + bias, masked) V summed in double on the host, with
-// padding, both bias shapes, a sequence whose every key is masked, and lengths that split a head's
-// queries into several blocks.
+// Backend::self_attention against softmax(scale·QKᵀ + bias, masked) V summed in double on the host,
+// with padding, both bias shapes, a sequence whose every key is masked, and lengths that split a
+// head's queries into several blocks: on the CPU its fused path (one (sequence, head, block of
+// queries) per task, scores never in `scores`) and its deterministic one (gemm_batched and
+// attention_softmax through `scores`); on OpenCL the fused kernel (one work-group per query, its
+// scores in __local memory) and, past its 2048 keys, the path through `scores`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "backends/backend.hpp"
 #include "backends/cpu/backend.hpp"
+#include "backends/registry.hpp"
+#include "support/opencl_support.hpp"
 #include "support/test_support.hpp"
 
 namespace invar {
@@ -62,8 +66,21 @@ std::vector<double> reference(const Case& c, const std::vector<float>& qkv, cons
   return out;
 }
 
-class SelfAttentionTest : public ::testing::TestWithParam<bool> {
+// Which backend: "cpu", "cpu-deterministic" or "opencl".
+class SelfAttentionTest : public ::testing::TestWithParam<std::string> {
  protected:
+  void SetUp() override {
+    if (GetParam() == "opencl") {
+      if (const auto missing = test::opencl_missing()) GTEST_SKIP() << *missing;
+      backend_ = make_backend("opencl", {.threads = 1});
+    } else {
+      backend_ = make_cpu_backend({.threads = 2, .deterministic = GetParam() == "cpu-deterministic"});
+    }
+    arena_ = backend_->make_arena();
+  }
+  // The fused CPU path needs no scores: it must not read or write them.
+  bool needs_scores() const { return GetParam() != "cpu"; }
+
   void expect_matches_reference(const Case& c) {
     SCOPED_TRACE(testing::Message() << "batch " << c.batch << " len " << c.len << " heads " << c.heads << " dh "
                                     << c.head_dim << " bias rank " << c.bias_rank);
@@ -89,10 +106,9 @@ class SelfAttentionTest : public ::testing::TestWithParam<bool> {
     backend_->upload(qkv.data(), tq);
     backend_->upload(mask.data(), tm);
     if (!tb.empty()) backend_->upload(bias.data(), tb);
-    // The fused path needs no scores: it must not read or write them.
-    ASSERT_EQ(backend_->self_attention_needs_scores(), GetParam());
-    backend_->self_attention(tq, c.batch, c.len, c.heads, c.head_dim, scale, tm, tb, GetParam() ? scores : Tensor{},
-                             context);
+    ASSERT_EQ(backend_->self_attention_needs_scores(), needs_scores());
+    backend_->self_attention(tq, c.batch, c.len, c.heads, c.head_dim, scale, tm, tb,
+                             needs_scores() ? scores : Tensor{}, context);
     const auto got = backend_->download_f32(context);
     const auto want = reference(c, qkv, mask, bias, scale);
     ASSERT_EQ(got.size(), want.size());
@@ -104,16 +120,18 @@ class SelfAttentionTest : public ::testing::TestWithParam<bool> {
     EXPECT_TRUE(nonzero);
   }
 
-  std::unique_ptr<Backend> backend_ = make_cpu_backend({.threads = 2, .deterministic = GetParam()});
-  std::unique_ptr<Arena> arena_ = backend_->make_arena();
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Arena> arena_;
 };
 
 TEST_P(SelfAttentionTest, MatchesTheAttentionSummedInDouble) {
   expect_matches_reference({1, 5, 2, 4, 0});
+  expect_matches_reference({1, 2, 2, 1, 0});
   expect_matches_reference({3, 7, 3, 8, 3});     // the third sequence keeps 1 key
   expect_matches_reference({4, 3, 2, 4, 4});     // sequences 1 to 3 keep no key: zeros
   expect_matches_reference({2, 300, 2, 16, 3});  // 218 queries per block: 2 blocks per head
   expect_matches_reference({2, 1, 1, 1, 0});
+  expect_matches_reference({1, 2100, 1, 4, 3});  // past OpenCL's fused 2048 keys
 }
 
 TEST_P(SelfAttentionTest, RejectsScoresOfAnotherShape) {
@@ -126,11 +144,16 @@ TEST_P(SelfAttentionTest, RejectsScoresOfAnotherShape) {
   const Tensor right = arena_->alloc(DType::F32, {2, 3, 4, 4});
   EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, right, narrow), Error);
   // Without scores only where the backend does not use them.
-  if (GetParam()) EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context), Error);
+  if (needs_scores()) EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context), Error);
   else EXPECT_NO_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context));
 }
 
-INSTANTIATE_TEST_SUITE_P(FusedAndDeterministic, SelfAttentionTest, ::testing::Bool());
+INSTANTIATE_TEST_SUITE_P(Backends, SelfAttentionTest, ::testing::Values("cpu", "cpu-deterministic", "opencl"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace invar
