@@ -6,16 +6,22 @@
 // batch 1 and 32, an opus-mt-base-sized Marian generating 64 tokens, greedy and beam 5, batch 1
 // and 16 (random weights). Device: opencl:0:0, whatever it is (on a machine with only PoCL, a CPU).
 //   bench_opencl [--benchmark_filter=...] (run from the repository root, for the fixture path)
+// Also, against what the device's sgemm reaches at the encoder's own shapes (BM_EncoderProducts:
+// the linear layers of one XLM-R base pass, nothing else), the encoder with its attention fused or
+// through the scores tensor, and generation reading each row's candidates (Backend::top_k_rows) or
+// whole rows of logits, each pair in one process.
 // INVAR_BENCH_THREADS sets the CPU backend's threads (default 2).
 #include <benchmark/benchmark.h>
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 
+#include "bench/forwarding_backend.hpp"
 #include "bench/products.hpp"
 #include "bench/random_marian.hpp"
 #include "bench/random_model.hpp"
@@ -33,6 +39,32 @@ std::unique_ptr<Backend> backend(std::int64_t which) {
   return make_backend(which == 0 ? "cpu" : "opencl", {.threads = bench::bench_threads(2)});
 }
 const char* label(std::int64_t which) { return which == 0 ? "cpu" : "opencl"; }
+
+// The ways of running what the device backend fuses, for comparisons in one process: as the
+// backend does (0), or as before it fused (1: self-attention through the scores tensor; search
+// steps downloading whole rows of logits).
+class Unfused final : public bench::ForwardingBackend {
+ public:
+  using ForwardingBackend::ForwardingBackend;
+  bool prefers_top_k_rows() const override { return false; }
+
+ protected:
+  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
+                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
+                         const Tensor& scores, const Tensor& context) override {
+    Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+  }
+};
+
+std::unique_ptr<Backend> backend(std::int64_t which, std::int64_t unfused) {
+  auto b = backend(which);
+  if (unfused == 0) return b;
+  return std::make_unique<Unfused>(std::move(b));
+}
+
+// XLM-R base's product FLOPs per token: 12 layers of Q/K/V (768 → 2304), output (768 → 768) and
+// the feed-forward (768 → 3072 → 768), 2 per multiply-add.
+constexpr double kXlmrProductFlopsPerToken = 2.0 * 12 * (768.0 * 2304 + 768.0 * 768 + 2 * 768.0 * 3072);
 
 void BM_Sgemm(benchmark::State& state) {
   const auto b = backend(state.range(0));
@@ -102,6 +134,46 @@ void BM_Seq2SeqForward(benchmark::State& state) {
 }
 BENCHMARK(BM_Seq2SeqForward)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The linear layers of one XLM-R base pass over range(1) sentences of 32 tokens (y = x·Wᵀ, no
+// bias, random weights), nothing between them: what the device's products reach at the encoder's
+// shapes. "GFLOP/s" counts the same FLOPs as BM_EncoderXlmrBase's "product GFLOP/s".
+void BM_EncoderProducts(benchmark::State& state) {
+  const auto b = backend(state.range(0));
+  const std::int64_t rows = 32 * state.range(1);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-0.05f, 0.05f);
+  const auto random = [&](std::int64_t n) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (float& x : v) x = dist(rng);
+    return v;
+  };
+  auto store = b->make_weight_store();
+  const std::array<std::array<std::int64_t, 2>, 4> shapes{{{2304, 768}, {768, 768}, {3072, 768}, {768, 3072}}};
+  std::vector<Tensor> weights;
+  for (const auto& [n, k] : shapes) weights.push_back(store->add(random(n * k), {n, k}, WeightUse::Matrix));
+  auto arena = b->make_arena();
+  const Tensor x = arena->alloc(DType::F32, {rows, 768}), wide = arena->alloc(DType::F32, {rows, 3072}),
+               qkv = arena->alloc(DType::F32, {rows, 2304}), y = arena->alloc(DType::F32, {rows, 768});
+  b->upload(random(rows * 768).data(), x);
+  b->upload(random(rows * 3072).data(), wide);
+  const auto pass = [&] {
+    for (int layer = 0; layer < 12; ++layer) {
+      b->linear(x, weights[0], {}, Activation::None, qkv);
+      b->linear(x, weights[1], {}, Activation::None, y);
+      b->linear(x, weights[2], {}, Activation::None, wide);
+      b->linear(wide, weights[3], {}, Activation::None, y);
+    }
+    std::vector<float> one(768);
+    b->download(y.rows(0, 1), one.data());  // waits for the queue
+  };
+  pass();  // compiles the kernels outside the timing
+  for (auto _ : state) pass();
+  state.counters["GFLOP/s"] = benchmark::Counter(kXlmrProductFlopsPerToken * double(rows) * double(state.iterations()) / 1e9,
+                                                 benchmark::Counter::kIsRate);
+  state.SetLabel(label(state.range(0)));
+}
+BENCHMARK(BM_EncoderProducts)->ArgsProduct({{0, 1}, {1, 32}})->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // One loaded model per backend, kept across the benchmark's repeated calls.
 template <typename Model>
 struct Loaded {
@@ -111,17 +183,18 @@ struct Loaded {
 };
 
 // XLM-R base (random weights, written once under $TMPDIR) embedding `batch` sentences of 32
-// random ids, mean pooled; range(0) = backend, range(1) = batch.
+// random ids, mean pooled; range(0) = backend, range(1) = batch, range(2) = 1 for attention
+// through the scores tensor (see Unfused).
 void BM_EncoderXlmrBase(benchmark::State& state) {
   static bench::TempDir root;
   static std::map<std::int64_t, Loaded<EncoderModel>> loaded;
   const auto& preset = bench::random_model_preset("xlmr-base");
-  auto& m = loaded[state.range(0)];
+  auto& m = loaded[state.range(0) * 2 + state.range(2)];
   if (!m.model) {
     const std::string dir = root.path + "/xlmr-base";
     if (!std::filesystem::exists(dir)) bench::write_random_model(preset, dir, "tests/fixtures/core");
     m.source = ModelSource::open(dir);
-    m.backend = backend(state.range(0));
+    m.backend = backend(state.range(0), state.range(2));
     m.model = std::make_unique<EncoderModel>(*m.source, *m.backend);
   }
   std::mt19937 rng(3);
@@ -137,18 +210,26 @@ void BM_EncoderXlmrBase(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(m.model->embed(inputs, mean, false, preset.layers));
   state.counters["sentences/s"] =
       benchmark::Counter(static_cast<double>(state.range(1) * state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["product GFLOP/s"] =
+      benchmark::Counter(kXlmrProductFlopsPerToken * 32.0 * double(state.range(1) * state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
   state.SetLabel(label(state.range(0)));
 }
-BENCHMARK(BM_EncoderXlmrBase)->ArgsProduct({{0, 1}, {1, 32}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_EncoderXlmrBase)
+    ->ArgNames({"opencl", "batch", "unfused"})
+    ->ArgsProduct({{0, 1}, {1, 32}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The opus-mt-base-sized Marian generating exactly 64 tokens (min_length = max_length) from
-// 20-token sources; range(0) = backend, range(1) = batch, range(2) = beams.
+// 20-token sources; range(0) = backend, range(1) = batch, range(2) = beams, range(3) = 1 for
+// steps that download whole rows of logits (see Unfused).
 void BM_GenerateMarianBase(benchmark::State& state) {
   static std::map<std::int64_t, Loaded<Seq2SeqModel>> loaded;
-  auto& m = loaded[state.range(0)];
+  auto& m = loaded[state.range(0) * 2 + state.range(3)];
   if (!m.model) {
     m.source = std::make_unique<bench::RandomMarian>();
-    m.backend = backend(state.range(0));
+    m.backend = backend(state.range(0), state.range(3));
     m.model = std::make_unique<Seq2SeqModel>(*m.source, *m.backend);
   }
   SearchSettings settings = m.model->default_settings();
@@ -165,8 +246,8 @@ void BM_GenerateMarianBase(benchmark::State& state) {
   state.SetLabel(label(state.range(0)));
 }
 BENCHMARK(BM_GenerateMarianBase)
-    ->ArgNames({"opencl", "batch", "beams"})
-    ->ArgsProduct({{0, 1}, {1, 16}, {1, 5}})
+    ->ArgNames({"opencl", "batch", "beams", "unfused"})
+    ->ArgsProduct({{0, 1}, {1, 16}, {1, 5}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
