@@ -45,16 +45,20 @@ struct LocalFloats {
 cl_ulong u64(std::int64_t v) { return static_cast<cl_ulong>(v); }
 
 cl_mem allocate(const Device& device, std::size_t bytes, cl_mem_flags flags, const void* host) {
+  const auto out_of_memory = [&](const char* why) {
+    fail("OpenCL device {} is out of memory: cannot allocate {} bytes ({} MiB; {}, the device allows {} MiB per "
+         "buffer and has {} MiB)",
+         device.info.name, bytes, bytes >> 20, why, device.info.max_allocation >> 20, device.info.global_memory >> 20);
+  };
+  // Checked here too: NVIDIA's driver returned a buffer of 4 PiB, beyond its own per-buffer limit.
+  if (bytes > device.info.max_allocation) out_of_memory("larger than one buffer may be");
   cl_int status = CL_SUCCESS;
   // A zero-size buffer is invalid in OpenCL; empty tensors still get a handle.
   cl_mem buffer = clCreateBuffer(device.context, flags, std::max<std::size_t>(bytes, 4), const_cast<void*>(host),
                                  &status);
   if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES ||
       status == CL_OUT_OF_HOST_MEMORY || status == CL_INVALID_BUFFER_SIZE) {
-    fail("OpenCL device {} is out of memory: cannot allocate {} bytes ({} MiB; {}, the device allows {} MiB per "
-         "buffer and has {} MiB)",
-         device.info.name, bytes, bytes >> 20, opencl::error_name(status), device.info.max_allocation >> 20,
-         device.info.global_memory >> 20);
+    out_of_memory(opencl::error_name(status));
   }
   check(status, "clCreateBuffer");
   return buffer;
