@@ -93,6 +93,10 @@ struct PackedWeight::Impl {
   // base in page faults). Outlives `slices`, declared first.
   std::unique_ptr<PageBuffer> storage;
   std::vector<Slice> slices;
+  // All slices as one weight, where they lie in `storage` exactly as the whole weight packed would
+  // (packed_side_by_side): products of many rows then run once over every channel, into y itself.
+  // Empty otherwise.
+  memory whole;
 };
 
 PackedWeight::PackedWeight(std::int64_t n, std::int64_t k, std::unique_ptr<Impl> impl, std::vector<float> scales,
@@ -106,8 +110,36 @@ std::size_t PackedWeight::bytes() const {
   return packed + (scales_.size() + sums_.size()) * sizeof(float);
 }
 int PackedWeight::slices() const { return static_cast<int>(impl_->slices.size()); }
+bool PackedWeight::side_by_side() const { return static_cast<bool>(impl_->whole); }
 std::int64_t PackedWeight::slice_begin(int s) const {
   return s == slices() ? n_ : impl_->slices.at(static_cast<std::size_t>(s)).begin;
+}
+
+// Whether slices packed one after another are, byte for byte, the whole weight packed: where
+// oneDNN's blocked layout keeps each block of output channels apart, outermost (its AVX-512
+// layouts, 16a64b and 16a64b4a, do), every slice starts at a whole block (kSliceAlign), and
+// each slice's layout is the whole's restricted to its blocks.
+static bool packed_side_by_side(const memory::desc& whole, const std::vector<memory::desc>& slices,
+                                const std::vector<std::int64_t>& bounds, std::size_t element) {
+  if (whole.data.format_kind != dnnl_blocked) return false;
+  const dnnl_blocking_desc_t& blocking = whole.data.format_desc.blocking;
+  memory::dim channel_block = 1;
+  for (int i = 0; i < blocking.inner_nblks; ++i)
+    if (blocking.inner_idxs[i] == 1) channel_block *= blocking.inner_blks[i];
+  std::size_t offset = 0;
+  for (std::size_t s = 0; s < slices.size(); ++s) {
+    const dnnl_memory_desc_t& slice = slices[s].data;
+    if (slice.format_kind != dnnl_blocked || bounds[s] % channel_block != 0) return false;
+    const dnnl_blocking_desc_t& b = slice.format_desc.blocking;
+    if (b.inner_nblks != blocking.inner_nblks || b.strides[0] != blocking.strides[0] ||
+        b.strides[1] != blocking.strides[1] || slice.extra.flags != whole.data.extra.flags)
+      return false;
+    for (int i = 0; i < b.inner_nblks; ++i)
+      if (b.inner_blks[i] != blocking.inner_blks[i] || b.inner_idxs[i] != blocking.inner_idxs[i]) return false;
+    if (offset != static_cast<std::size_t>(bounds[s] / channel_block * blocking.strides[1]) * element) return false;
+    offset += slices[s].get_size();
+  }
+  return offset == whole.get_size();
 }
 
 // A primitive for one (rows, shape, bias, type) with its operand descriptions: a call only points
@@ -129,6 +161,9 @@ static dnnl::matmul::primitive_desc describe(const dnnl::engine& engine, memory:
   return {dnnl::matmul::desc(matrix(m, k, src), weights, bias_desc, plain(m, n)), engine};
 }
 
+// Lane's slice index for the whole weight (PackedWeight::Impl::whole).
+constexpr int kWhole = -1;
+
 struct PackedMatmul::Lane {
   dnnl::stream stream;
   // By (rows, k, slice channels, bias, int8, OpenMP threads): oneDNN splits a primitive's work for
@@ -140,14 +175,15 @@ struct PackedMatmul::Lane {
   // rows further apart than its width (a strided dst) on its reference kernel, ~100× slower.
   std::vector<float> slice_y;
 
+  // Slice s, or (s = kWhole) the whole weight.
   Call& call(const dnnl::engine& engine, std::int64_t m, const PackedWeight& w, int s, bool bias, int team) {
-    const std::int64_t k = w.cols(), n = w.slice_begin(s + 1) - w.slice_begin(s);
+    const std::int64_t k = w.cols(), n = s == kWhole ? w.rows() : w.slice_begin(s + 1) - w.slice_begin(s);
     const auto key = std::make_tuple(m, k, n, bias, w.int8(), team);
     auto found = calls.find(key);
     if (found != calls.end()) return found->second;
     if (calls.size() >= kMaxPrimitives) calls.clear();
     const DataType src = w.int8() ? DataType::u8 : DataType::f32;
-    const memory::desc weights = w.impl_->slices[static_cast<std::size_t>(s)].packed.get_desc();
+    const memory::desc weights = packed(w, s).get_desc();
     Call made{dnnl::matmul(describe(engine, m, k, n, weights, bias, w.int8())), memory(matrix(m, k, src), engine, nullptr),
               memory(plain(m, n), engine, nullptr), memory(plain(1, n), engine, nullptr), {}};
     made.args = {{DNNL_ARG_SRC, made.src}, {DNNL_ARG_DST, made.dst}};
@@ -165,10 +201,15 @@ struct PackedMatmul::Lane {
     return quantized_x.data();
   }
 
-  // Slice s of the product from `src` (input()'s) into y [m, n]'s columns of the slice.
+  static const memory& packed(const PackedWeight& w, int s) {
+    return s == kWhole ? w.impl_->whole : w.impl_->slices[static_cast<std::size_t>(s)].packed;
+  }
+
+  // Slice s (or kWhole) of the product from `src` (input()'s) into y [m, n]'s columns of the slice.
   void run(const dnnl::engine& engine, const void* src, std::int64_t m, const PackedWeight& w, int s,
            const float* bias, float* y, int team) {
-    const std::int64_t begin = w.slice_begin(s), count = w.slice_begin(s + 1) - begin, n = w.rows();
+    const std::int64_t begin = s == kWhole ? 0 : w.slice_begin(s), n = w.rows(),
+                       count = s == kWhole ? n : w.slice_begin(s + 1) - begin;
     float* dst = y;
     if (count < n) {
       slice_y.resize(static_cast<std::size_t>(m * count));
@@ -180,7 +221,7 @@ struct PackedMatmul::Lane {
       made.src.set_data_handle(const_cast<void*>(src));
       made.dst.set_data_handle(dst);
       if (bias && !w.int8()) made.bias.set_data_handle(const_cast<float*>(bias + begin));
-      made.args.insert_or_assign(DNNL_ARG_WEIGHTS, w.impl_->slices[static_cast<std::size_t>(s)].packed);
+      made.args.insert_or_assign(DNNL_ARG_WEIGHTS, packed(w, s));
       made.primitive.execute(stream, made.args);
       stream.wait();
     } catch (const dnnl::error& e) {
@@ -202,16 +243,22 @@ struct PackedMatmul::Impl {
     const bool int8 = type == DataType::s8;
     const std::size_t element = int8 ? sizeof(std::int8_t) : sizeof(float);
     const std::vector<std::int64_t> bounds = slice_bounds(n, slices);
+    const auto layout = [&](std::int64_t count) {
+      return describe(engine, kRepresentativeRows, k, count, {{k, count}, type, Tag::any}, false, int8).weights_desc();
+    };
     std::vector<memory::desc> layouts;
+    for (std::size_t s = 0; s + 1 < bounds.size(); ++s) layouts.push_back(layout(bounds[s + 1] - bounds[s]));
+    const memory::desc whole = layouts.size() == 1 ? layouts.front() : layout(n);
+    const bool side_by_side = packed_side_by_side(whole, layouts, bounds, element);
+    // Side by side: exactly the whole weight's bytes; otherwise each slice from a page boundary.
     std::vector<std::size_t> offsets{0};
-    for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
-      const std::int64_t count = bounds[s + 1] - bounds[s];
-      layouts.push_back(
-          describe(engine, kRepresentativeRows, k, count, {{k, count}, type, Tag::any}, false, int8).weights_desc());
-      offsets.push_back(offsets.back() + (layouts.back().get_size() + kPage - 1) / kPage * kPage);
+    for (const memory::desc& slice : layouts) {
+      const std::size_t size = slice.get_size();
+      offsets.push_back(offsets.back() + (side_by_side ? size : (size + kPage - 1) / kPage * kPage));
     }
     auto impl = std::make_unique<PackedWeight::Impl>();
     impl->storage = std::make_unique<PageBuffer>(offsets.back());
+    if (side_by_side) impl->whole = memory(whole, engine, impl->storage->data());
     omp_set_num_threads(1);
     for (std::size_t s = 0; s < layouts.size(); ++s) {
       const std::int64_t begin = bounds[s], count = bounds[s + 1] - begin;
@@ -275,7 +322,11 @@ void PackedMatmul::linear(const float* x, std::int64_t m, const PackedWeight& w,
   if (m == 0) return;
   Lane& lane = *impl_->lanes.at(static_cast<std::size_t>(lane_index));
   const void* src = lane.input(x, m, w, *impl_->rows);
-  for (int s = 0; s < w.slices(); ++s) lane.run(impl_->engine, src, m, w, s, bias, y, team);
+  if (w.impl_->whole) {
+    lane.run(impl_->engine, src, m, w, kWhole, bias, y, team);
+  } else {
+    for (int s = 0; s < w.slices(); ++s) lane.run(impl_->engine, src, m, w, s, bias, y, team);
+  }
   // Σ_p (q_rp − z_r) · w_jp is the int32 sum less z_r · Σ_p w_jp; then the row's and channel's scales.
   if (w.int8()) impl_->rows->rescale(y, m, w.rows(), lane.x_scales.data(), w.scales_.data(), w.sums_.data(), bias);
 }

@@ -33,6 +33,9 @@ class PackedWeight {
   int slices() const;
   // Slice s holds output channels [slice_begin(s), slice_begin(s + 1)); slice_begin(slices()) = n.
   std::int64_t slice_begin(int s) const;
+  // Whether the slices lie side by side as the whole weight packed (oneDNN's AVX-512 layouts), so
+  // that linear runs one product over all of them instead of one per slice and a copy of each.
+  bool side_by_side() const;
 
  private:
   friend class PackedMatmul;

@@ -123,6 +123,28 @@ TEST(PackedMatmulSlices, EachSliceWritesItsOwnChannels) {
   }
 }
 
+// Where oneDNN's layout keeps blocks of channels apart (its AVX-512 layouts: every CI machine), the
+// slices are packed side by side as the whole weight, and a product of many rows runs once over
+// them: the same bits as each slice's own product, f32 and int8.
+TEST(PackedMatmulSlices, SideBySideSlicesGiveEachSlicesBits) {
+  cpu::PackedMatmul packer;
+  packer.reserve_lanes(2);
+  const std::int64_t m = 150, n = 330, k = 48;
+  const auto w = random_values(n * k, 16), x = random_values(m * k, 17), bias = random_values(n, 18);
+  for (const bool int8 : {false, true}) {
+    SCOPED_TRACE(int8 ? "int8" : "f32");
+    const auto packed = int8 ? packer.pack_int8(w.data(), n, k, 2) : packer.pack(w.data(), n, k, 2);
+    ASSERT_EQ(packed->slices(), 2);
+    if (__builtin_cpu_supports("avx512f")) {
+      EXPECT_TRUE(packed->side_by_side());
+    }
+    std::vector<float> whole(static_cast<std::size_t>(m * n)), parts(whole.size());
+    packer.linear(x.data(), m, *packed, bias.data(), whole.data(), 0);
+    for (int s = 0; s < 2; ++s) packer.linear_slice(x.data(), m, *packed, s, bias.data(), parts.data(), s);
+    for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(whole[i], parts[i]) << "element " << i;
+  }
+}
+
 // Weights packed on 2 threads (two column slices each) still multiply right after the backend
 // drops to 1 thread or grows to 4.
 TEST(PackedLinear, SlicedWeightsSurviveAChangeOfThreads) {
