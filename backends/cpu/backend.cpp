@@ -471,8 +471,8 @@ class CpuBackend final : public Backend {
                      const Tensor& terms) override {
     const std::int64_t cols = cols_of(x);
     rows_parallel(rows_of(x), cols * 8, [&](std::int64_t begin, std::int64_t end) {
-      cpu::top_k_rows(ptr(x) + begin * cols, end - begin, cols, k, exclude, ptr(values) + begin * k,
-                      id_ptr(ids) + begin * k, ptr(terms) + begin * 2);
+      cpu::top_k_rows(ptr(x) + begin * cols, end - begin, cols, k, exclude, row_kernels().exp_sum,
+                      ptr(values) + begin * k, id_ptr(ids) + begin * k, ptr(terms) + begin * 2);
     });
   }
 
@@ -589,6 +589,9 @@ class CpuBackend final : public Backend {
   }
   // Batch-invariant row work when deterministic (cpu::Order).
   cpu::Order order() const { return deterministic_ ? cpu::Order::Fixed : cpu::Order::Fast; }
+  // The row kernels whose results may depend on the instruction set: the portable ones under
+  // --deterministic (the same bits on every x86-64 machine).
+  const cpu::RowKernels& row_kernels() const { return deterministic_ ? *portable_rows_ : *rows_; }
   static void activate(Activation act, float* x, std::int64_t n, cpu::Order order) {
     switch (act) {
       case Activation::None:
@@ -622,6 +625,7 @@ class CpuBackend final : public Backend {
   // and the attention softmax outside --deterministic (Order::Fixed keeps their portable code,
   // whose bits do not depend on the CPU).
   const cpu::RowKernels* rows_;
+  const cpu::RowKernels* portable_rows_ = cpu::supported_row_kernels().front();
   static constexpr int kMinTeam = 4;
   // Below this many rows a product sliced by columns runs one slice per thread (sliced_linear); at
   // and above it, blocks of rows, each through every slice. Measured on XLM-R base and the

@@ -181,27 +181,73 @@ void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t col
   }
 }
 
-void top_k_rows(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t k, std::int64_t exclude,
-                float* values, std::int32_t* ids, float* terms) {
+double exp_sum(const float* x, std::int64_t n, float max) {
+  constexpr std::int64_t kBlock = 1024;
+  alignas(64) float block[kBlock];
+  double lanes[8] = {};
+  for (std::int64_t begin = 0; begin < n; begin += kBlock) {
+    const std::int64_t count = std::min(kBlock, n - begin);
+    Array(block, count) = (ConstArray(x + begin, count) - max).exp();
+    std::int64_t i = 0;
+    for (; i + 8 <= count; i += 8)
+      for (int l = 0; l < 8; ++l) lanes[l] += block[i + l];
+    for (int l = 0; i + l < count; ++l) lanes[l] += block[i + l];
+  }
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+namespace {
+
+struct Candidate {
+  float value;
+  std::int32_t id;
+};
+
+// The k best of one row (NaN and `exclude` as −∞) into `best`, largest first, equal values in column
+// order: one pass, chunk by chunk; once k are kept, a chunk whose largest value does not beat the
+// last kept one is skipped after one vectorised max.
+void row_top_k(const float* row, std::int64_t cols, std::int64_t k, std::int64_t exclude, std::vector<Candidate>& best) {
+  constexpr std::int64_t kChunk = 256;
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  std::vector<std::int32_t> order(static_cast<std::size_t>(cols));
+  best.clear();
+  for (std::int64_t first = 0; first < cols; first += kChunk) {
+    const std::int64_t last = std::min(cols, first + kChunk);
+    if (static_cast<std::int64_t>(best.size()) == k) {
+      const float top = ConstArray(row + first, last - first).maxCoeff<Eigen::PropagateNaN>();
+      if (top <= best.back().value) continue;  // a NaN compares false: the chunk is read
+    }
+    for (std::int64_t c = first; c < last; ++c) {
+      const float v = c == exclude || std::isnan(row[c]) ? kNegInf : row[c];
+      if (static_cast<std::int64_t>(best.size()) == k && !(v > best.back().value)) continue;
+      const auto at = std::upper_bound(best.begin(), best.end(), v,
+                                       [](float value, const Candidate& kept) { return value > kept.value; });
+      best.insert(at, {v, static_cast<std::int32_t>(c)});
+      if (static_cast<std::int64_t>(best.size()) > k) best.pop_back();
+    }
+  }
+}
+
+}  // namespace
+
+void top_k_rows(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t k, std::int64_t exclude,
+                double (*exp_sum)(const float*, std::int64_t, float), float* values, std::int32_t* ids, float* terms) {
+  thread_local std::vector<Candidate> best;
+  // The columns before and after `exclude` (all of them when there is none).
+  const std::int64_t head = exclude >= 0 ? exclude : cols, tail = exclude >= 0 ? exclude + 1 : cols;
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
-    const auto value = [&](std::int32_t c) { return c == exclude || std::isnan(row[c]) ? kNegInf : row[c]; };
-    float max = kNegInf;
-    for (std::int32_t c = 0; c < cols; ++c) max = std::max(max, value(c));
-    double sum = 0.0;
-    if (std::isfinite(max))
-      for (std::int32_t c = 0; c < cols; ++c) sum += std::exp(static_cast<double>(c == exclude ? kNegInf : row[c]) - max);
-    terms[2 * r] = std::isfinite(max) ? max : 0.0f;
-    terms[2 * r + 1] = std::isfinite(max) ? static_cast<float>(std::log(sum)) : 0.0f;
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](std::int32_t a, std::int32_t b) {
-      return value(a) > value(b) || (value(a) == value(b) && a < b);
-    });
+    // The max of the numbers (NaN skipped, as the search's log_softmax_terms).
+    float max = -std::numeric_limits<float>::infinity();
+    if (head > 0) max = std::max(max, ConstArray(row, head).maxCoeff<Eigen::PropagateNumbers>());
+    if (tail < cols) max = std::max(max, ConstArray(row + tail, cols - tail).maxCoeff<Eigen::PropagateNumbers>());
+    const bool finite = std::isfinite(max);
+    const double sum = finite ? exp_sum(row, head, max) + exp_sum(row + tail, cols - tail, max) : 0.0;
+    terms[2 * r] = finite ? max : 0.0f;
+    terms[2 * r + 1] = finite ? static_cast<float>(std::log(sum)) : 0.0f;
+    row_top_k(row, cols, k, exclude, best);
     for (std::int64_t j = 0; j < k; ++j) {
-      ids[r * k + j] = order[static_cast<std::size_t>(j)];
-      values[r * k + j] = value(order[static_cast<std::size_t>(j)]);
+      values[r * k + j] = best[static_cast<std::size_t>(j)].value;
+      ids[r * k + j] = best[static_cast<std::size_t>(j)].id;
     }
   }
 }

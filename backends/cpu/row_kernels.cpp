@@ -34,8 +34,8 @@ void portable_attention_softmax_row(float* s, std::int64_t n, float scale, const
   attention_softmax_row(s, n, scale, bias, keep, limit, Order::Fast);
 }
 
-const RowKernels kPortable{"portable",       portable_bias_gelu_erf, portable_layer_norm, portable_attention_softmax_row,
-                           quantize_row_impl<range_with_zero>, rescale_impl};
+const RowKernels kPortable{"portable",          portable_bias_gelu_erf, portable_layer_norm, portable_attention_softmax_row,
+                           exp_sum,             quantize_row_impl<range_with_zero>, rescale_impl};
 
 }  // namespace
 

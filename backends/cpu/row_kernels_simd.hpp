@@ -247,6 +247,27 @@ void attention_softmax_row(float* s, std::int64_t n, float scale, const float* b
   }
 }
 
+// Blocks of exponentials in an L1-sized buffer, each block's sum added in eight double lanes.
+template <typename P>
+double exp_sum(const float* x, std::int64_t n, float max) {
+  constexpr std::int64_t kBlock = 1024;
+  alignas(64) float block[kBlock];
+  const P shift = pset1<P>(max);
+  double lanes[8] = {};
+  for (std::int64_t begin = 0; begin < n; begin += kBlock) {
+    const std::int64_t count = part(begin, n, kBlock);
+    for (std::int64_t i = 0; i < count; i += kWidth<P>) {
+      const std::int64_t c = part(i, count, kWidth<P>);
+      store(block + i, pexp(psub(load<P>(x + begin + i, c, max), shift)), c);
+    }
+    std::int64_t i = 0;
+    for (; i + 8 <= count; i += 8)
+      for (int l = 0; l < 8; ++l) lanes[l] += block[i + l];
+    for (int l = 0; i + l < count; ++l) lanes[l] += block[i + l];
+  }
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
 // range_with_zero on packets (GCC keeps the 16-lane loop's lanes in scalar registers).
 template <typename P>
 void range_with_zero(const float* values, std::int64_t count, float& low, float& high) {
@@ -274,6 +295,7 @@ RowKernels table(const char* name) {
           bias_gelu_erf<P>,
           layer_norm<P>,
           attention_softmax_row<P>,
+          exp_sum<P>,
           quantize_row_impl<range_with_zero<P>>,
           rescale_impl};
 }
