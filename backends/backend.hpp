@@ -264,9 +264,11 @@ class Backend {
   // backend's (float on OpenCL).
   void top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values, const Tensor& ids,
                   const Tensor& terms);
-  // Whether a search should ask top_k_rows for its candidates instead of downloading the logits
-  // (OpenCL: a download crosses the bus; CPU: the logits are in host memory already).
-  virtual bool prefers_top_k_rows() const { return false; }
+  // Whether a search should ask top_k_rows for its candidates instead of downloading the logits.
+  // Both backends do: on OpenCL a download crosses the bus, and on the CPU the backend's vector
+  // kernels on its threads beat the search's scans of downloaded rows (docs/performance.md); the
+  // benchmarks override it to measure the whole-row path.
+  virtual bool prefers_top_k_rows() const { return true; }
 
  protected:
   // Whether linear's w and gather_rows' table may be F16 (the backend's stores can make them).

@@ -181,7 +181,6 @@ class OpenClBackend final : public Backend {
   // between kernels.
   void set_threads(int threads) override { threads_ = std::max(threads, 1); }
   int threads() const override { return threads_; }
-  bool prefers_top_k_rows() const override { return true; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     return std::make_unique<OpenClWeightStore>(device_, weights_);
