@@ -2,9 +2,10 @@
 // against the portable ones, on every variant this CPU can run: GELU and the attention softmax
 // within the stated ulp bounds (the same Eigen approximations on wider packets, with fused
 // multiply-adds), the layer norm (Order::Fixed's) and the int8 quantization and rescaling bit for
-// bit; and INVAR_CPU_KERNELS's choice.
+// bit; exp_sum (every variant) against a double sum; and INVAR_CPU_KERNELS's choice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -143,6 +144,27 @@ TEST(RowKernels, AttentionSoftmaxWithinEightUlpsAndDropsTheSameKeys) {
           EXPECT_LE(std::fabs(a[j] - b[j]), 8 * kUlp * a[j]) << k->name << " n " << n << " key " << j;
         }
       }
+    }
+  }
+}
+
+// A decoding step's normalizer: every variant (the portable one included) within 4 ulp of Σ exp in
+// double, for rows across the 1024-value blocks and a vocabulary's length; a −∞ entry adds nothing
+// visible, a NaN spreads.
+TEST(RowKernels, ExpSumWithinFourUlpsOfTheDoubleSum) {
+  std::vector<std::int64_t> lengths = kLengths;
+  lengths.insert(lengths.end(), {1023, 1024, 1025, 58101});
+  for (const RowKernels* k : supported_row_kernels()) {
+    for (const std::int64_t n : lengths) {
+      std::vector<float> x = random_values(n, -20.0f, 5.0f, static_cast<unsigned>(n) + 7);
+      if (n > 1) x[static_cast<std::size_t>(n / 2)] = -std::numeric_limits<float>::infinity();
+      double max = -std::numeric_limits<double>::infinity(), want = 0.0;
+      for (float v : x) max = std::max<double>(max, v);
+      for (float v : x) want += std::exp(double(v) - max);
+      const double got = k->exp_sum(x.data(), n, static_cast<float>(max));
+      EXPECT_LE(std::fabs(got - want), 4 * kUlp * want) << k->name << " n " << n;
+      x.front() = std::numeric_limits<float>::quiet_NaN();
+      EXPECT_TRUE(std::isnan(k->exp_sum(x.data(), n, static_cast<float>(max)))) << k->name << " n " << n;
     }
   }
 }
