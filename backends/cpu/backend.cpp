@@ -575,6 +575,10 @@ class CpuBackend final : public Backend {
       rows_->bias_gelu_erf(rows, count, cols, bias);
       return;
     }
+    if (act == Activation::Silu && !deterministic_) {
+      rows_->bias_silu(rows, count, cols, bias);
+      return;
+    }
     if (bias) cpu::add_bias(rows, count, cols, bias);
     // Row by row: Eigen computes the elements before the first aligned address with scalar
     // functions, so a thread's range must start where a row does for results not to depend on

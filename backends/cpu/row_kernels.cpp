@@ -24,6 +24,11 @@ void portable_bias_gelu_erf(float* x, std::int64_t rows, std::int64_t cols, cons
   for (std::int64_t r = 0; r < rows; ++r) gelu_erf(x + r * cols, cols, Order::Fast);
 }
 
+void portable_bias_silu(float* x, std::int64_t rows, std::int64_t cols, const float* bias) {
+  if (bias) add_bias(x, rows, cols, bias);
+  for (std::int64_t r = 0; r < rows; ++r) silu(x + r * cols, cols, Order::Fast);
+}
+
 void portable_layer_norm(const float* x, const float* residual, const float* gamma, const float* beta, float eps,
                          float* out, std::int64_t rows, std::int64_t cols) {
   layer_norm(x, residual, gamma, beta, eps, out, rows, cols, Order::Fixed);
@@ -34,8 +39,14 @@ void portable_attention_softmax_row(float* s, std::int64_t n, float scale, const
   attention_softmax_row(s, n, scale, bias, keep, limit, Order::Fast);
 }
 
-const RowKernels kPortable{"portable",          portable_bias_gelu_erf, portable_layer_norm, portable_attention_softmax_row,
-                           exp_sum,             quantize_row_impl<range_with_zero>, rescale_impl};
+const RowKernels kPortable{"portable",
+                           portable_bias_gelu_erf,
+                           portable_bias_silu,
+                           portable_layer_norm,
+                           portable_attention_softmax_row,
+                           exp_sum,
+                           quantize_row_impl<range_with_zero>,
+                           rescale_impl};
 
 }  // namespace
 

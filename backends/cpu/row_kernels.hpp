@@ -10,7 +10,7 @@
 // instruction can reach a CPU without AVX through a shared inline function.
 //
 // Variants and their bits:
-// - bias_gelu_erf, attention_softmax_row and exp_sum compute what kernels.hpp's Order::Fast ones do with
+// - bias_gelu_erf, bias_silu, attention_softmax_row and exp_sum compute what kernels.hpp's Order::Fast ones do with
 //   Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds: within
 //   a few ulps of the portable results (tests/backends/test_row_kernels.cpp states the bounds), not
 //   bit-equal. A row's results depend only on its values and length. --deterministic does not use
@@ -39,6 +39,8 @@ struct RowKernels {
   const char* name;  // "portable", "avx2", "avx512"
   // x[r, c] = gelu_erf(x[r, c] + bias[c]) for r < rows (bias may be null).
   void (*bias_gelu_erf)(float* x, std::int64_t rows, std::int64_t cols, const float* bias);
+  // The same with silu (swish: Marian's, BART's, T5 v1.1's feed-forward) for gelu_erf.
+  void (*bias_silu)(float* x, std::int64_t rows, std::int64_t cols, const float* bias);
   // kernels.hpp's layer_norm, Order::Fixed (the same bits in every variant).
   void (*layer_norm)(const float* x, const float* residual, const float* gamma, const float* beta, float eps,
                      float* out, std::int64_t rows, std::int64_t cols);

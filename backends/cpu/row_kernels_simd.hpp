@@ -134,19 +134,32 @@ inline float sum_in_double(const float* x, std::int64_t n) {
 }
 inline std::int64_t part(std::int64_t i, std::int64_t n, std::int64_t width) { return n - i < width ? n - i : width; }
 
-template <typename P>
-void bias_gelu_erf(float* x, std::int64_t rows, std::int64_t cols, const float* bias) {
-  // HF "gelu": x/2 · (1 + erf(x/√2)), as kernels.cpp's gelu_erf.
-  const P half = pset1<P>(0.5f), one = pset1<P>(1.0f), root_half = pset1<P>(float(M_SQRT1_2));
+// x[r, c] = f(x[r, c] + bias[c]) on packets.
+template <typename P, typename F>
+void bias_activation(float* x, std::int64_t rows, std::int64_t cols, const float* bias, F f) {
   for (std::int64_t r = 0; r < rows; ++r) {
     float* row = x + r * cols;
     for (std::int64_t i = 0; i < cols; i += kWidth<P>) {
       const std::int64_t count = part(i, cols, kWidth<P>);
       P v = load<P>(row + i, count, 0.0f);
       if (bias) v = padd(v, load<P>(bias + i, count, 0.0f));
-      store(row + i, pmul(pmul(half, v), padd(one, perf(pmul(v, root_half)))), count);
+      store(row + i, f(v), count);
     }
   }
+}
+
+template <typename P>
+void bias_gelu_erf(float* x, std::int64_t rows, std::int64_t cols, const float* bias) {
+  // HF "gelu": x/2 · (1 + erf(x/√2)), as kernels.cpp's gelu_erf.
+  const P half = pset1<P>(0.5f), one = pset1<P>(1.0f), root_half = pset1<P>(float(M_SQRT1_2));
+  bias_activation<P>(x, rows, cols, bias, [&](const P& v) { return pmul(pmul(half, v), padd(one, perf(pmul(v, root_half)))); });
+}
+
+template <typename P>
+void bias_silu(float* x, std::int64_t rows, std::int64_t cols, const float* bias) {
+  // v / (1 + exp(−v)), as kernels.cpp's silu.
+  const P one = pset1<P>(1.0f);
+  bias_activation<P>(x, rows, cols, bias, [&](const P& v) { return pdiv(v, padd(one, pexp(pnegate(v)))); });
 }
 
 // Eight running sums in Order::Fixed's lanes (kernels.hpp), fed whole packets: lane l takes the
@@ -293,6 +306,7 @@ template <typename P>
 RowKernels table(const char* name) {
   return {name,
           bias_gelu_erf<P>,
+          bias_silu<P>,
           layer_norm<P>,
           attention_softmax_row<P>,
           exp_sum<P>,

@@ -1,5 +1,5 @@
 // The CPU backend's row kernels built for wider instruction sets (backends/cpu/row_kernels.hpp)
-// against the portable ones, on every variant this CPU can run: GELU and the attention softmax
+// against the portable ones, on every variant this CPU can run: GELU, SiLU and the attention softmax
 // within the stated ulp bounds (the same Eigen approximations on wider packets, with fused
 // multiply-adds), the layer norm (Order::Fixed's) and the int8 quantization and rescaling bit for
 // bit; exp_sum (every variant) against a double sum; and INVAR_CPU_KERNELS's choice.
@@ -61,11 +61,14 @@ TEST(RowKernels, PortableFirstAndSelectionHonoursTheVariable) {
     unsetenv("INVAR_CPU_KERNELS");
 }
 
-TEST(RowKernels, GeluWithinFourUlpsOfTheInput) {
-  // |wide − portable| ≤ 4 ulp of max(|x|, 1): erf's rational approximation evaluated with and
-  // without fused multiply-adds; 1 + erf cancels for x ≪ 0, hence the bound relative to x.
+TEST(RowKernels, GeluAndSiluWithinFourUlpsOfTheInput) {
+  // |wide − portable| ≤ 4 ulp of max(|x|, 1): erf's rational approximation (exp's, for SiLU)
+  // evaluated with and without fused multiply-adds; 1 + erf cancels for x ≪ 0, hence the bound
+  // relative to x.
   if (wider().empty()) GTEST_SKIP() << "this CPU runs the portable kernels only";
-  for (const RowKernels* k : wider()) {
+  using Kernel = void (*RowKernels::*)(float*, std::int64_t, std::int64_t, const float*);
+  for (const RowKernels* k : wider())
+    for (const Kernel kernel : {&RowKernels::bias_gelu_erf, &RowKernels::bias_silu}) {
     for (const std::int64_t cols : kLengths) {
       const std::int64_t rows = 3;
       std::vector<float> x = random_values(rows * cols, -9.0f, 9.0f, static_cast<unsigned>(cols));
@@ -74,8 +77,8 @@ TEST(RowKernels, GeluWithinFourUlpsOfTheInput) {
       const std::vector<float> bias = random_values(cols, -1.0f, 1.0f, 7);
       for (const bool with_bias : {false, true}) {
         std::vector<float> a = x, b = x;
-        portable().bias_gelu_erf(a.data(), rows, cols, with_bias ? bias.data() : nullptr);
-        k->bias_gelu_erf(b.data(), rows, cols, with_bias ? bias.data() : nullptr);
+        (portable().*kernel)(a.data(), rows, cols, with_bias ? bias.data() : nullptr);
+        (k->*kernel)(b.data(), rows, cols, with_bias ? bias.data() : nullptr);
         for (std::size_t i = 0; i < x.size(); ++i) {
           const float input = x[i] + (with_bias ? bias[i % static_cast<std::size_t>(cols)] : 0.0f);
           EXPECT_LE(std::fabs(a[i] - b[i]), 4 * kUlp * std::max(std::fabs(input), 1.0f))
