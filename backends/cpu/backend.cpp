@@ -184,7 +184,7 @@ CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTran
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options)
-      : pool_((require_threads(options.threads), options.threads)),
+      : pool_((require_threads(options.threads), options.threads), pool_spins(options.threads)),
         deterministic_(options.deterministic),
         int8_(options.weights == WeightType::Int8),
         rows_(&cpu::selected_row_kernels()) {
@@ -201,7 +201,7 @@ class CpuBackend final : public Backend {
     if (threads > pool_.threads()) require_threads(threads);
     if (packer_) packer_->reserve_lanes(threads);
     openblas_set_num_threads(threads);
-    pool_.set_threads(threads);
+    pool_.set_threads(threads, pool_spins(threads));
   }
   int threads() const override { return pool_.threads(); }
   // Below kMinTeam the products run on the pool and no OpenMP team exists: an OpenMP loop here
@@ -593,6 +593,10 @@ class CpuBackend final : public Backend {
   static void require_threads(int threads) {
     cpu::require_thread_budget(threads, 3 * (static_cast<std::int64_t>(std::max(threads, 1)) - 1));
   }
+  // From kMinTeam threads on, the products run on an OpenMP team whose threads spin on the cores
+  // the pool's run on: the pool then sleeps at once (spinning beside them made generation on 16
+  // cores of an H200 machine 2-10× slower, the main thread getting a quarter of a core).
+  static bool pool_spins(int threads) { return threads < kMinTeam; }
   // Batch-invariant row work when deterministic (cpu::Order).
   cpu::Order order() const { return deterministic_ ? cpu::Order::Fixed : cpu::Order::Fast; }
   // The row kernels whose results may depend on the instruction set: the portable ones under

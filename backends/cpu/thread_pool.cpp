@@ -63,20 +63,24 @@ void require_thread_budget(int threads, std::int64_t more) {
          threads, more, running, allowed);
 }
 
-ThreadPool::ThreadPool(int threads) { start(threads); }
+ThreadPool::ThreadPool(int threads, bool spin) { start(threads, spin); }
 
 ThreadPool::~ThreadPool() { stop(); }
 
-void ThreadPool::set_threads(int threads) {
-  if (std::max(threads, 1) == this->threads()) return;
+void ThreadPool::set_threads(int threads, bool spin) {
+  if (std::max(threads, 1) == this->threads() && spinning_ == (spin && spins_on_cores(threads))) return;
   stop();
-  start(threads);
+  start(threads, spin);
 }
 
-void ThreadPool::start(int threads) {
+bool ThreadPool::spins_on_cores(int threads) {
+  return std::max(threads, 1) <= static_cast<int>(std::thread::hardware_concurrency());
+}
+
+void ThreadPool::start(int threads, bool spin) {
   stopping_ = false;
   threads = std::max(threads, 1);
-  spinning_ = threads <= static_cast<int>(std::thread::hardware_concurrency());
+  spinning_ = spin && spins_on_cores(threads);
   workers_.reserve(static_cast<std::size_t>(threads - 1));
   // New workers wait for the next loop, not one an earlier set of workers already ran.
   const std::uint64_t seen = generation_.load();

@@ -23,16 +23,19 @@ void require_thread_budget(int threads, std::int64_t more);
 // and so does the caller waiting for them: an encoder pass or a decode step is a chain of loops of
 // tens of microseconds, and waking a sleeping thread (futex, scheduler) cost a fifth of a batch-1
 // int8 pass in `perf`. ONNX Runtime's and OpenMP's pools spin likewise. With more threads than
-// the machine has cores, nobody spins: a spinning thread would hold the core another one needs.
+// the machine has cores, nobody spins: a spinning thread would hold the core another one needs;
+// nor where the owner says not to (`spin`: the CPU backend, whose products run on an OpenMP team
+// from 4 threads on, whose threads spin on the same cores).
 class ThreadPool {
  public:
-  explicit ThreadPool(int threads);  // the calling thread counts as one
+  explicit ThreadPool(int threads, bool spin = true);  // the calling thread counts as one
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
-  void set_threads(int threads);
+  bool spinning() const { return spinning_; }
+  void set_threads(int threads, bool spin = true);
 
   // Calls body(begin, end) on disjoint ranges covering [0, n) and returns when all are done. Runs
   // inline when n * cost_per_item is below the point where waking threads pays off.
@@ -40,7 +43,8 @@ class ThreadPool {
                     const std::function<void(std::int64_t, std::int64_t)>& body);
 
  private:
-  void start(int threads);
+  void start(int threads, bool spin);
+  static bool spins_on_cores(int threads);  // no more threads than the machine has cores
   void stop();
   void work(int index, std::uint64_t seen);
   // Spins (when spinning_) until done() holds, then sleeps on `wake` until it does, counting itself

@@ -41,6 +41,19 @@ TEST(ThreadPool, LoopsAfterTheWorkersSleptStillRun) {
   }
 }
 
+// A pool told not to spin (the CPU backend's from 4 threads on, beside oneDNN's OpenMP team)
+// sleeps between loops and still covers every item; the setting follows set_threads.
+TEST(ThreadPool, APoolThatDoesNotSpinStillCoversEachItemOnce) {
+  ThreadPool pool(2, false);
+  EXPECT_FALSE(pool.spinning());
+  for (int loop = 0; loop < 300; ++loop) expect_each_item_once(pool, 1 + loop % 17);
+  pool.set_threads(2, true);
+  EXPECT_EQ(pool.spinning(), std::thread::hardware_concurrency() >= 2);
+  pool.set_threads(2, false);
+  EXPECT_FALSE(pool.spinning());
+  for (int loop = 0; loop < 300; ++loop) expect_each_item_once(pool, 1 + loop % 17);
+}
+
 TEST(ThreadPool, UsesEveryThread) {
   ThreadPool pool(2);
   std::atomic<int> inside{0}, most{0};
