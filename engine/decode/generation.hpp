@@ -15,7 +15,8 @@
 
 namespace invar {
 
-// A step's best logits per row (Backend::top_k_rows), for a model whose whole rows cost a download.
+// A step's best logits per row (Backend::top_k_rows): what the search needs of each row where its
+// logits processors only ban tokens.
 struct TopLogits {
   std::int64_t k = 0;
   std::vector<float> values;       // rows × k raw logits, largest first (equal ones: lower token first)
