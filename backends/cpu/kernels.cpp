@@ -180,21 +180,6 @@ void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t col
   }
 }
 
-double exp_sum(const float* x, std::int64_t n, float max) {
-  constexpr std::int64_t kBlock = 1024;
-  alignas(64) float block[kBlock];
-  double lanes[8] = {};
-  for (std::int64_t begin = 0; begin < n; begin += kBlock) {
-    const std::int64_t count = std::min(kBlock, n - begin);
-    Array(block, count) = (ConstArray(x + begin, count) - max).exp();
-    std::int64_t i = 0;
-    for (; i + 8 <= count; i += 8)
-      for (int l = 0; l < 8; ++l) lanes[l] += block[i + l];
-    for (int l = 0; i + l < count; ++l) lanes[l] += block[i + l];
-  }
-  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-}
-
 namespace {
 
 struct Candidate {

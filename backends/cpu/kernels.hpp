@@ -48,10 +48,6 @@ void attention_softmax_row(float* s, std::int64_t n, float scale, const float* b
 // out = log_softmax(x) per row; out may alias x.
 void log_softmax(const float* x, float* out, std::int64_t rows, std::int64_t cols, Order order);
 
-// Σ exp(x_i − max) over n values: Eigen's float exponentials in blocks, summed in eight double
-// lanes (the portable row kernel's exp_sum).
-double exp_sum(const float* x, std::int64_t n, float max);
-
 // Backend::top_k_rows over `rows` rows: values and ids [rows, k], terms [rows, 2], the sum of
 // exponentials by `exp_sum` (a row kernel's).
 void top_k_rows(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t k, std::int64_t exclude,

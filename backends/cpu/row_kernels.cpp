@@ -6,6 +6,7 @@
 #include "backends/cpu/kernels.hpp"
 #include "backends/cpu/row_kernels_simd.hpp"
 #include "core/error.hpp"
+#include "core/exp_sum.hpp"
 
 namespace invar::cpu {
 
@@ -44,7 +45,7 @@ const RowKernels kPortable{"portable",
                            portable_bias_silu,
                            portable_layer_norm,
                            portable_attention_softmax_row,
-                           exp_sum,
+                           invar::exp_sum,
                            quantize_row_impl<range_with_zero>,
                            rescale_impl};
 

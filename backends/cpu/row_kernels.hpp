@@ -10,8 +10,8 @@
 // instruction can reach a CPU without AVX through a shared inline function.
 //
 // Variants and their bits:
-// - bias_gelu_erf, bias_silu, attention_softmax_row and exp_sum compute what kernels.hpp's Order::Fast ones do with
-//   Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds: within
+// - bias_gelu_erf, bias_silu, attention_softmax_row and exp_sum compute what kernels.hpp's
+//   Order::Fast ones (and core/exp_sum.hpp) do with Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds: within
 //   a few ulps of the portable results (tests/backends/test_row_kernels.cpp states the bounds), not
 //   bit-equal. A row's results depend only on its values and length. --deterministic does not use
 //   them: its GELU and softmax stay Order::Fixed's portable code, whose bits are the same on every
@@ -47,8 +47,8 @@ struct RowKernels {
   // kernels.hpp's attention_softmax_row, Order::Fast.
   void (*attention_softmax_row)(float* s, std::int64_t n, float scale, const float* bias, const float* keep,
                                 std::int64_t limit);
-  // Σ exp(x_i − max) over n values: the exponentials in float (Eigen's), summed in double (a
-  // decoding step's log-softmax over the vocabulary, Backend::top_k_rows).
+  // Σ exp(x_i − max) over n values: core/exp_sum.hpp's (portable) on wider packets (a decoding
+  // step's log-softmax over the vocabulary, Backend::top_k_rows).
   double (*exp_sum)(const float* x, std::int64_t n, float max);
   // Asymmetric u8 quantization of one row over [min(v, 0), max(v, 0)] (packed_matmul.hpp has why).
   RowScale (*quantize_row)(const float* values, std::int64_t count, std::uint8_t* out);

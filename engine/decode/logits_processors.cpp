@@ -8,6 +8,8 @@
 #include <numeric>
 #include <vector>
 
+#include "core/exp_sum.hpp"
+
 namespace invar {
 
 namespace {
@@ -143,23 +145,7 @@ LogSoftmaxTerms log_softmax_terms(std::span<const float> scores) {
   // The max of the numbers: a NaN then spreads to every score through the sum.
   const float max = row.maxCoeff<Eigen::PropagateNumbers>();
   if (!std::isfinite(max)) return {};
-  // Σ exp(x - max) in double. The exponentials are Eigen's vectorised float exp (a few ulp from
-  // libm's), written block by block into a buffer that stays in L1: over the whole row as one
-  // expression, Eigen's cast to double turned it back into a scalar expf call per vocabulary entry.
-  // Eight running sums, not one: one sum's chain of dependent additions bounded the loop.
-  constexpr std::size_t kBlock = 1024, kLanes = 8;
-  alignas(64) float block[kBlock];
-  double lanes[kLanes] = {};
-  for (std::size_t begin = 0; begin < scores.size(); begin += kBlock) {
-    const std::size_t n = std::min(kBlock, scores.size() - begin);
-    Eigen::Map<Eigen::ArrayXf>(block, static_cast<Eigen::Index>(n)) =
-        (Floats(scores.data() + begin, static_cast<Eigen::Index>(n)) - max).exp();
-    std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      for (std::size_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(block[i + l]);
-    for (std::size_t l = 0; i < n; ++i, ++l) lanes[l] += static_cast<double>(block[i]);
-  }
-  const double sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  const double sum = exp_sum(scores.data(), static_cast<std::int64_t>(scores.size()), max);
   return {max, static_cast<float>(std::log(sum))};
 }
 
