@@ -34,7 +34,7 @@ onnx=$3
 onnx_int8=$4
 source "$(dirname "$0")/vs_common.sh"
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds; $tokens tokens per input"
+print_setup "; $tokens tokens per input"
 for batch in 1 32; do
   config="batch$batch"
   for round in $(seq "$rounds"); do
@@ -47,28 +47,9 @@ for batch in 1 32; do
 done
 summarize_runs <<'EOF'
 import sys
-import numpy as np
-from vs_summary import summarize
+from vs_summary import compare_embeddings, summarize
 work, rounds = sys.argv[1], int(sys.argv[2])
-
-
-def unit(v):
-    v = np.array(v)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
-def compare(side, runs):
-    if side == "ort":
-        return "", True
-    if side == "invar":
-        diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
-                   for r, t in zip(runs("invar"), runs("ort")))
-        return f"max |f32 - ONNX Runtime f32| {diff:.1e}", diff <= 1e-4
-    cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min())
-                 for r, f in zip(runs(side), runs("invar")))
-    return f"lowest cosine to invar f32 {cosine:.5f}", True
-
-
 sides = (("invar", "ort"), ("int8", "ort-int8"), ("ort", None), ("ort-int8", None))
-sys.exit(summarize(work, rounds, ["batch1", "batch32"], 14, "embeddings", compare, sides))
+sys.exit(summarize(work, rounds, ["batch1", "batch32"], 14, "embeddings", compare_embeddings("ort", "ONNX Runtime f32"),
+                   sides))
 EOF

@@ -28,7 +28,7 @@ tool=$1
 model=${2%/}
 source "$(dirname "$0")/vs_common.sh"
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds; $tokens tokens per input"
+print_setup "; $tokens tokens per input"
 for batch in 1 32; do
   config="batch$batch"
   for round in $(seq "$rounds"); do
@@ -39,25 +39,7 @@ for batch in 1 32; do
 done
 summarize_runs <<'EOF'
 import sys
-import numpy as np
-from vs_summary import summarize
+from vs_summary import compare_embeddings, summarize
 work, rounds = sys.argv[1], int(sys.argv[2])
-
-
-def compare(side, runs):
-    if side == "torch":
-        return "", True
-    if side == "invar":
-        diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
-                   for r, t in zip(runs("invar"), runs("torch")))
-        return f"max |f32 - PyTorch| {diff:.1e}", diff <= 1e-4
-    def unit(v):
-        v = np.array(v)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-    cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min())
-                 for r, f in zip(runs(side), runs("invar")))
-    return f"lowest cosine to f32 {cosine:.5f}", True
-
-
-sys.exit(summarize(work, rounds, ["batch1", "batch32"], 14, "embeddings", compare))
+sys.exit(summarize(work, rounds, ["batch1", "batch32"], 14, "embeddings", compare_embeddings("torch", "PyTorch")))
 EOF

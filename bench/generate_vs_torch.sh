@@ -28,7 +28,7 @@ model=${2%/}
 source "$(dirname "$0")/vs_common.sh"
 length=64
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds"
+print_setup
 for batch in 1 16; do
   for beams in 1 5; do
     config="batch${batch}_beams${beams}"

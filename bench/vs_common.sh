@@ -23,6 +23,11 @@ embed_with_invar() {
     >"$work/$config.int8.$round.json"
 }
 
+# print_setup [MORE]: the machine and the settings before the runs (MORE: e.g. "; 32 tokens per input").
+print_setup() {
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $threads threads per side; $rounds rounds${1:-}"
+}
+
 # summarize_runs <<'EOF' ... EOF: prints the load average, then runs the Python program given on
 # stdin with bench/ importable (vs_summary.py) and the work folder and round count as its arguments.
 summarize_runs() {

@@ -10,6 +10,29 @@ import statistics
 AGAINST_TORCH = (("invar", "torch"), ("int8", "torch"), ("torch", None))
 
 
+def compare_embeddings(reference, reference_name):
+    """compare() for the embedding scripts: the f32 baseline `reference` gets no note; invar's f32
+    embeddings are checked against it (≤ 1e-4, named `reference_name`); every other side gets its
+    lowest cosine to invar's f32."""
+    import numpy as np
+
+    def unit(v):
+        v = np.array(v)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    def compare(side, runs):
+        if side == reference:
+            return "", True
+        if side == "invar":
+            diff = max(float(np.abs(np.array(r["embeddings"]) - np.array(t["embeddings"])).max())
+                       for r, t in zip(runs("invar"), runs(reference)))
+            return f"max |f32 - {reference_name}| {diff:.1e}", diff <= 1e-4
+        cosine = min(float((unit(r["embeddings"]) * unit(f["embeddings"])).sum(1).min())
+                     for r, f in zip(runs(side), runs("invar")))
+        return f"lowest cosine to invar f32 {cosine:.5f}", True
+    return compare
+
+
 def summarize(work, rounds, configs, width, outputs_title, compare, sides=AGAINST_TORCH):
     """sides: (side, the baseline its speed-ups are taken against, or None for a baseline's row).
     compare(side, runs) -> (note, agrees) for every side, where runs(side) lists that side's JSON of
