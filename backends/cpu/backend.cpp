@@ -470,8 +470,8 @@ class CpuBackend final : public Backend {
   void do_top_k_rows(const Tensor& x, std::int64_t k, std::int64_t exclude, const Tensor& values, const Tensor& ids,
                      const Tensor& terms) override {
     const std::int64_t cols = cols_of(x);
-    // Where the search's own work on rows would run (parallel_rows): from kMinTeam threads on, the
-    // pool's threads beside the products' spinning OpenMP team made generation 2–10× slower.
+    // Where the search's own work on rows runs (parallel_rows): from kMinTeam threads on, that is
+    // the OpenMP team the products run on, not the pool beside it.
     parallel_rows(rows_of(x), [&](std::int64_t begin, std::int64_t end) {
       cpu::top_k_rows(ptr(x) + begin * cols, end - begin, cols, k, exclude, row_kernels().exp_sum,
                       ptr(values) + begin * k, id_ptr(ids) + begin * k, ptr(terms) + begin * 2);
@@ -573,12 +573,12 @@ class CpuBackend final : public Backend {
   }
   // rows [count, cols] += bias (may be null), then the activation, on the calling thread.
   void bias_act_rows(float* rows, std::int64_t count, std::int64_t cols, const float* bias, Activation act) const {
-    if (act == Activation::GeluErf && !deterministic_) {
-      rows_->bias_gelu_erf(rows, count, cols, bias);
-      return;
-    }
-    if (act == Activation::Silu && !deterministic_) {
-      rows_->bias_silu(rows, count, cols, bias);
+    // GELU and SiLU on this CPU's instruction set, outside --deterministic (row_kernels.hpp).
+    const auto wide = act == Activation::GeluErf ? rows_->bias_gelu_erf
+                      : act == Activation::Silu  ? rows_->bias_silu
+                                                 : nullptr;
+    if (wide && !deterministic_) {
+      wide(rows, count, cols, bias);
       return;
     }
     if (bias) cpu::add_bias(rows, count, cols, bias);
@@ -595,7 +595,7 @@ class CpuBackend final : public Backend {
   }
   // From kMinTeam threads on, the products run on an OpenMP team whose threads spin on the cores
   // the pool's run on: the pool then sleeps at once (spinning beside them made generation on 16
-  // cores of an H200 machine 2-10× slower, the main thread getting a quarter of a core).
+  // cores of an H200 machine 1.3–7× slower, the main thread getting a quarter of a core).
   static bool pool_spins(int threads) { return threads < kMinTeam; }
   // Batch-invariant row work when deterministic (cpu::Order).
   cpu::Order order() const { return deterministic_ ? cpu::Order::Fixed : cpu::Order::Fast; }
@@ -638,7 +638,8 @@ class CpuBackend final : public Backend {
   const cpu::RowKernels* portable_rows_ = cpu::supported_row_kernels().front();
   static constexpr int kMinTeam = 4;
   // Below this many rows a product sliced by columns runs one slice per thread (sliced_linear); at
-  // and above it, blocks of rows, each through every slice. Measured on XLM-R base and the
+  // and above it, blocks of rows, each over the whole weight (its slices side by side where the
+  // layout allows, else each slice in turn). Measured on XLM-R base and the
   // opus-mt-base Marian at 2 threads (docs/performance.md): slices took 0.67–0.92 of the time at 1 to
   // 32 rows, broke even at 80, and at 256 rows int8 took 1.3× (each slice quantizes every row).
   static constexpr std::int64_t kSliceRows = 128;
