@@ -24,15 +24,10 @@
 # by more than 1e-4 in any round.
 set -euo pipefail
 
-if [[ $# -ne 4 ]]; then
-  echo "usage: $0 TOOL_EMBED_IDS MODEL_FOLDER MODEL.onnx MODEL_INT8.onnx" >&2
-  exit 2
-fi
-tool=$1
-model=${2%/}
+source "$(dirname "$0")/vs_common.sh"
+take_arguments "TOOL_EMBED_IDS MODEL_FOLDER MODEL.onnx MODEL_INT8.onnx" "$@"
 onnx=$3
 onnx_int8=$4
-source "$(dirname "$0")/vs_common.sh"
 
 print_setup "; $tokens tokens per input"
 for batch in 1 32; do

@@ -20,13 +20,8 @@
 # invar's f32 embeddings differ from PyTorch's by more than 1e-4 in any round.
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 TOOL_EMBED_IDS MODEL_FOLDER" >&2
-  exit 2
-fi
-tool=$1
-model=${2%/}
 source "$(dirname "$0")/vs_common.sh"
+take_arguments "TOOL_EMBED_IDS MODEL_FOLDER" "$@"
 
 print_setup "; $tokens tokens per input"
 for batch in 1 32; do

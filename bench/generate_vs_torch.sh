@@ -19,13 +19,8 @@
 # invar's f32 ids differ from PyTorch's in any round.
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 TOOL_GENERATE_IDS MODEL_FOLDER" >&2
-  exit 2
-fi
-tool=$1
-model=${2%/}
 source "$(dirname "$0")/vs_common.sh"
+take_arguments "TOOL_GENERATE_IDS MODEL_FOLDER" "$@"
 length=64
 
 print_setup

@@ -1,6 +1,22 @@
 # Sourced by bench/embed_vs_torch.sh, bench/embed_vs_onnxruntime.sh and bench/generate_vs_torch.sh:
-# the settings each comparison takes from the environment (ROUNDS, THREADS, TOKENS, PYTHON, WORK),
-# its work folder (WORK, or a temporary one removed on exit), and invar's two embedding runs.
+# their arguments' check, the settings each comparison takes from the environment (ROUNDS, THREADS,
+# TOKENS, PYTHON, WORK), its work folder (WORK, or a temporary one removed on exit), and invar's two
+# embedding runs.
+# take_arguments USAGE "$@": unless there are as many arguments as USAGE names, prints the usage line
+# and exits 2; sets tool (the first) and model (the second, without a trailing /).
+take_arguments() {
+  local usage=$1
+  shift
+  local -a names
+  read -ra names <<<"$usage"
+  if [[ $# -ne ${#names[@]} ]]; then
+    echo "usage: $0 $usage" >&2
+    exit 2
+  fi
+  tool=$1
+  model=${2%/}
+}
+
 rounds=${ROUNDS:-3}
 threads=${THREADS:-2}
 tokens=${TOKENS:-32}
