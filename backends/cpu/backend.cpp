@@ -393,7 +393,15 @@ class CpuBackend final : public Backend {
       for (std::int64_t i = begin; i < end; ++i) {
         const float* from = src + id[i] * cols;
         float* to = dst + i * cols;
-        for (std::int64_t c = 0; c < cols; ++c) to[c] = accumulate ? to[c] + scale * from[c] : scale * from[c];
+        // Reordering (a beam step moves every cache row) is a plain copy; the branch stays out of
+        // the loops so that they vectorize.
+        if (accumulate) {
+          for (std::int64_t c = 0; c < cols; ++c) to[c] += scale * from[c];
+        } else if (scale == 1.0f) {
+          std::copy_n(from, cols, to);
+        } else {
+          for (std::int64_t c = 0; c < cols; ++c) to[c] = scale * from[c];
+        }
       }
     });
   }
@@ -402,11 +410,24 @@ class CpuBackend final : public Backend {
                        const std::array<std::int64_t, 4>& extent) override {
     const auto* from = reinterpret_cast<const std::uint32_t*>(ptr(src));
     auto* to = reinterpret_cast<std::uint32_t*>(ptr(dst));
+    // Runs contiguous on both sides (a step's keys into the cache: i2 with i3 of extent 1; rows
+    // moved between caches: i3) are one copy each, not an element loop.
+    const bool runs_of_i2 = extent[3] == 1 && sv.strides[2] == 1 && dv.strides[2] == 1;
+    const bool runs_of_i3 = sv.strides[3] == 1 && dv.strides[3] == 1;
     for (std::int64_t i0 = 0; i0 < extent[0]; ++i0) {
       for (std::int64_t i1 = 0; i1 < extent[1]; ++i1) {
+        const std::int64_t s01 = sv.offset + i0 * sv.strides[0] + i1 * sv.strides[1];
+        const std::int64_t d01 = dv.offset + i0 * dv.strides[0] + i1 * dv.strides[1];
+        if (runs_of_i2) {
+          std::copy_n(from + s01, extent[2], to + d01);
+          continue;
+        }
         for (std::int64_t i2 = 0; i2 < extent[2]; ++i2) {
-          const std::int64_t s = sv.offset + i0 * sv.strides[0] + i1 * sv.strides[1] + i2 * sv.strides[2];
-          const std::int64_t d = dv.offset + i0 * dv.strides[0] + i1 * dv.strides[1] + i2 * dv.strides[2];
+          const std::int64_t s = s01 + i2 * sv.strides[2], d = d01 + i2 * dv.strides[2];
+          if (runs_of_i3) {
+            std::copy_n(from + s, extent[3], to + d);
+            continue;
+          }
           for (std::int64_t i3 = 0; i3 < extent[3]; ++i3) to[d + i3 * dv.strides[3]] = from[s + i3 * sv.strides[3]];
         }
       }

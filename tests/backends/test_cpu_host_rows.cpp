@@ -3,6 +3,7 @@
 // (gemm_batched, spread over the pool) give the bits of one OpenBLAS call per matrix, on any count.
 // A product of one row runs as sgemv, within float rounding of sgemm in every operand layout.
 // top_k_rows (a device step's candidates) against a plain sort, on every thread count.
+// copy_strided and gather_rows (a step's keys into the cache, beam reorders) against element loops.
 #include <gtest/gtest.h>
 #include <cblas.h>
 
@@ -173,6 +174,67 @@ TEST(CpuHostRows, TopKRowsRejectsBadShapesAndColumns) {
   EXPECT_THROW(backend->top_k_rows(x, 3, 5, v3, i3, terms), Error);   // exclude outside the row
   EXPECT_THROW(backend->top_k_rows(x, 3, -1, v3, v3, terms), Error);  // ids not I32
   EXPECT_THROW(backend->top_k_rows(x, 2, -1, v3, i3, terms), Error);  // values not [2, 2]
+}
+
+// Every path of copy_strided: runs of i2 (a step's keys into the time-major cache), runs of i3
+// (rows moved between caches), and element by element (a transposition); nothing outside the view
+// is written.
+TEST(CpuHostRows, CopyStridedEqualsAnElementLoop) {
+  struct Case {
+    StridedView from, to;
+    std::array<std::int64_t, 4> extent;
+  };
+  const std::vector<Case> cases{
+      {{3, {60, 20, 1, 0}}, {5, {7, 140, 1, 0}}, {2, 3, 6, 1}},
+      {{1, {0, 40, 0, 1}}, {2, {0, 30, 100, 1}}, {1, 2, 3, 9}},
+      {{0, {0, 24, 1, 6}}, {4, {0, 36, 7, 1}}, {1, 2, 5, 4}},
+  };
+  const auto backend = make_cpu_backend({.threads = 2});
+  const auto arena = backend->make_arena();
+  std::vector<float> src(512);
+  std::iota(src.begin(), src.end(), 1.0f);
+  for (const Case& c : cases) {
+    std::vector<float> expected(512, -1.0f);
+    for (std::int64_t i0 = 0; i0 < c.extent[0]; ++i0)
+      for (std::int64_t i1 = 0; i1 < c.extent[1]; ++i1)
+        for (std::int64_t i2 = 0; i2 < c.extent[2]; ++i2)
+          for (std::int64_t i3 = 0; i3 < c.extent[3]; ++i3) {
+            const std::array<std::int64_t, 4> i{i0, i1, i2, i3};
+            std::int64_t s = c.from.offset, d = c.to.offset;
+            for (std::size_t k = 0; k < 4; ++k) s += i[k] * c.from.strides[k], d += i[k] * c.to.strides[k];
+            expected[static_cast<std::size_t>(d)] = src[static_cast<std::size_t>(s)];
+          }
+    const Tensor in = arena->alloc(DType::F32, Shape{512}), out = arena->alloc(DType::F32, Shape{512});
+    backend->upload(src.data(), in);
+    backend->upload(std::vector<float>(512, -1.0f).data(), out);
+    backend->copy_strided(in, c.from, out, c.to, c.extent);
+    EXPECT_EQ(backend->download_f32(out), expected) << "extent " << c.extent[2] << " × " << c.extent[3];
+  }
+}
+
+TEST(CpuHostRows, GatherRowsCopiesScalesAndAccumulates) {
+  const std::int64_t rows = 5, cols = 37;
+  const auto backend = make_cpu_backend({.threads = 2});
+  const auto arena = backend->make_arena();
+  std::vector<float> table(static_cast<std::size_t>(rows * cols));
+  std::iota(table.begin(), table.end(), -90.0f);
+  const std::vector<std::int32_t> ids{4, 0, 4, 2};
+  const Tensor t = arena->alloc(DType::F32, Shape{rows, cols}), id = arena->alloc(DType::I32, Shape{4}),
+               out = arena->alloc(DType::F32, Shape{4, cols});
+  backend->upload(table.data(), t);
+  backend->upload(ids.data(), id);
+  for (const auto& [scale, accumulate] : {std::pair{1.0f, false}, {0.5f, false}, {0.5f, true}, {1.0f, true}}) {
+    std::vector<float> before(static_cast<std::size_t>(4 * cols), 3.0f), expected = before;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        float& e = expected[i * cols + c];
+        const float v = scale * table[static_cast<std::size_t>(ids[i] * cols + c)];
+        e = accumulate ? e + v : v;
+      }
+    backend->upload(before.data(), out);
+    backend->gather_rows(t, id, scale, accumulate, out);
+    EXPECT_EQ(backend->download_f32(out), expected) << "scale " << scale << ", accumulate " << accumulate;
+  }
 }
 
 }  // namespace
