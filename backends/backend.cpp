@@ -294,6 +294,34 @@ void Backend::attention_softmax(const Tensor& scores, float scale, const Tensor&
   do_attention_softmax(scores, scale, key_mask, position_bias, causal, causal_offset);
 }
 
+void Backend::attention(const AttentionOperands& a) {
+  const char* op = "attention";
+  require(a.outer >= 0 && a.inner >= 0 && a.queries >= 0 && a.keys >= 0 && a.head_dim >= 0, op, "negative size");
+  require_view(a.q, a.q_view, a.queries, a.head_dim, a.outer, a.inner, op, "q");
+  require_view(a.k, a.k_view, a.keys, a.head_dim, a.outer, a.inner, op, "k");
+  require_view(a.v, a.v_view, a.keys, a.head_dim, a.outer, a.inner, op, "v");
+  require_view(a.context, a.context_view, a.queries, a.head_dim, a.outer, a.inner, op, "context");
+  if (!a.scores.empty() || attention_needs_scores(a.keys)) {
+    require_f32(a.scores, op, "scores");
+    const Shape want{a.outer, a.inner, a.queries, a.keys};
+    require(a.scores.shape == want, op, fmt::format("scores {} must be {}", a.scores.shape.str(), want.str()));
+  }
+  require_softmax_operands(a.outer, a.inner, a.queries, a.keys, a.key_mask, a.position_bias, op);
+  require(!a.causal || a.causal_offset >= 0, op, "negative causal offset");
+  for (const Tensor* input : {&a.q, &a.k, &a.v, &a.scores})
+    require(!overlaps(a.context, *input), op, "context overlaps q, k, v or scores");
+  do_attention(a);
+}
+
+void Backend::do_attention(const AttentionOperands& a) {
+  const MatrixView score_view{0, a.keys, a.inner * a.queries * a.keys, a.queries * a.keys};
+  gemm_batched(false, true, a.queries, a.keys, a.head_dim, 1.0f, a.q, a.q_view, a.k, a.k_view, 0.0f, a.scores,
+               score_view, a.outer, a.inner);
+  attention_softmax(a.scores, a.scale, a.key_mask, a.position_bias, a.causal, a.causal_offset);
+  gemm_batched(false, false, a.queries, a.head_dim, a.keys, 1.0f, a.scores, score_view, a.v, a.v_view, 0.0f, a.context,
+               a.context_view, a.outer, a.inner);
+}
+
 void Backend::self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
                              std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
                              const Tensor& scores, const Tensor& context) {
@@ -301,32 +329,17 @@ void Backend::self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t
   require(batch >= 0 && len >= 0 && heads >= 0 && head_dim >= 0, op, "negative size");
   require_f32(qkv, op, "qkv");
   require_f32(context, op, "context");
-  const std::int64_t inner = heads * head_dim;
+  const std::int64_t inner = heads * head_dim, width = 3 * inner;
   const Dims dq = matrix(qkv), dc = matrix(context);
-  require(dq.rows == batch * len && dq.cols == 3 * inner, op,
-          fmt::format("qkv {} must be [{}, {}]", qkv.shape.str(), batch * len, 3 * inner));
+  require(dq.rows == batch * len && dq.cols == width, op,
+          fmt::format("qkv {} must be [{}, {}]", qkv.shape.str(), batch * len, width));
   require(dc.rows == batch * len && dc.cols == inner, op,
           fmt::format("context {} must be [{}, {}]", context.shape.str(), batch * len, inner));
-  if (!scores.empty() || self_attention_needs_scores()) {
-    require_f32(scores, op, "scores");
-    require(scores.shape == Shape{batch, heads, len, len}, op,
-            fmt::format("scores {} must be [{}, {}, {}, {}]", scores.shape.str(), batch, heads, len, len));
-  }
-  require_softmax_operands(batch, heads, len, len, key_mask, bias, op);
-  require(!overlaps(context, qkv) && !overlaps(context, scores), op, "context overlaps qkv or scores");
-  do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
-}
-
-void Backend::do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                                std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                                const Tensor& scores, const Tensor& context) {
-  const std::int64_t inner = heads * head_dim, width = 3 * inner;
-  const MatrixView score_view{0, len, heads * len * len, len * len};
-  gemm_batched(false, true, len, len, head_dim, 1.0f, qkv, {0, width, len * width, head_dim}, qkv,
-               {inner, width, len * width, head_dim}, 0.0f, scores, score_view, batch, heads);
-  attention_softmax(scores, scale, key_mask, bias, false, 0);
-  gemm_batched(false, false, len, head_dim, len, 1.0f, scores, score_view, qkv, {2 * inner, width, len * width, head_dim},
-               0.0f, context, {0, inner, len * inner, head_dim}, batch, heads);
+  attention({.outer = batch, .inner = heads, .queries = len, .keys = len, .head_dim = head_dim,
+             .q = qkv, .k = qkv, .v = qkv, .context = context,
+             .q_view = {0, width, len * width, head_dim}, .k_view = {inner, width, len * width, head_dim},
+             .v_view = {2 * inner, width, len * width, head_dim}, .context_view = {0, inner, len * inner, head_dim},
+             .scale = scale, .key_mask = key_mask, .position_bias = bias, .scores = scores});
 }
 
 void Backend::gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate, const Tensor& out) {

@@ -124,6 +124,18 @@ struct StridedView {
   std::array<std::int64_t, 4> strides{};
 };
 
+// What Backend::attention reads and writes (documented there).
+struct AttentionOperands {
+  std::int64_t outer = 0, inner = 0, queries = 0, keys = 0, head_dim = 0;
+  Tensor q, k, v, context;
+  MatrixView q_view, k_view, v_view, context_view;
+  float scale = 1.0f;
+  Tensor key_mask, position_bias;
+  bool causal = false;
+  std::int64_t causal_offset = 0;
+  Tensor scores;
+};
+
 // body(i, i + 1) for every i in [0, n), on an OpenMP team of `threads` (the team oneDNN's products
 // share from 4 threads on); `body` must not throw.
 void openmp_rows(std::int64_t n, int threads, const std::function<void(std::int64_t, std::int64_t)>& body);
@@ -201,20 +213,29 @@ class Backend {
   void attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask, const Tensor& position_bias,
                          bool causal, std::int64_t causal_offset);
 
-  // Multi-head self-attention of `batch` sequences of `len` positions without copies: qkv
-  // [batch*len, 3*heads*head_dim] holds each position's query, key and value side by side; context
-  // [batch*len, heads*head_dim] receives softmax(scale·QKᵀ + bias) V per head, the softmax as
-  // attention_softmax computes it (key_mask [batch, len] and bias [heads, len, len] or
-  // [batch, heads, len, len] optional, not causal). scores [batch, heads, len, len] is scratch that a
-  // backend may use or leave alone (the default: QKᵀ and V products by gemm_batched around
-  // attention_softmax, in scores); it may be empty where !self_attention_needs_scores(), so that
-  // callers need not allocate it. context must not overlap qkv or scores.
+  // Multi-head attention on matrix views (see MatrixView), without copies: for every (o, i) with
+  // o < outer (a sequence, or a group of rows that share their keys) and i < inner (a head),
+  //   context_oi [queries, head_dim] = P_oi · V_oi,  P_oi the softmax of scale · Q_oi · K_oiᵀ,
+  // Q_oi [queries, head_dim], K_oi and V_oi [keys, head_dim], the softmax as attention_softmax
+  // computes it on scores [outer, inner, queries, keys] (key_mask [outer, keys], position_bias
+  // [inner, queries, keys] or [outer, inner, queries, keys], causal with causal_offset). scores is
+  // scratch of that shape which a backend may use or leave alone (the default: gemm_batched,
+  // attention_softmax and gemm_batched through it); it may be empty where
+  // !attention_needs_scores(keys), so that callers need not allocate it. context must not overlap
+  // the other tensors.
+  void attention(const AttentionOperands& a);
+  // Whether attention of `keys` keys uses its scores scratch (the default does; the CPU backend only
+  // with BackendOptions::deterministic, OpenCL past the keys its fused kernel holds).
+  virtual bool attention_needs_scores(std::int64_t keys) const {
+    (void)keys;
+    return true;
+  }
+  // attention() of `batch` sequences of `len` positions whose projections lie side by side in qkv
+  // [batch*len, 3*heads*head_dim] (each position's query, key and value), into context
+  // [batch*len, heads*head_dim]; scores [batch, heads, len, len] as attention's.
   void self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
                       std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
                       const Tensor& scores, const Tensor& context);
-  // Whether self_attention uses its scores scratch (the default does; the CPU backend only with
-  // BackendOptions::deterministic).
-  virtual bool self_attention_needs_scores() const { return true; }
 
   // out [M, N] = scale · table[ids[i], :] (+ out[i, :] when accumulate). table F32 [R, N], or F16 as
   // linear's w (widened to F32 before scaling), ids I32
@@ -289,10 +310,8 @@ class Backend {
   virtual void do_rms_norm(const Tensor& x, const Tensor& weight, float eps, const Tensor& out) = 0;
   virtual void do_attention_softmax(const Tensor& scores, float scale, const Tensor& key_mask,
                                     const Tensor& position_bias, bool causal, std::int64_t causal_offset) = 0;
-  // Default: gemm_batched, attention_softmax, gemm_batched on scores; backends may fuse.
-  virtual void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                                 std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                                 const Tensor& scores, const Tensor& context);
+  // Default: gemm_batched, attention_softmax, gemm_batched on a.scores; backends may fuse.
+  virtual void do_attention(const AttentionOperands& a);
   virtual void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
                               const Tensor& out) = 0;
   virtual void do_copy_strided(const Tensor& src, const StridedView& sv, const Tensor& dst, const StridedView& dv,

@@ -103,12 +103,8 @@ class OpTimedBackend final : public invar::bench::ForwardingBackend {
                             const invar::Tensor& bias, bool causal, std::int64_t offset) override {
     timed("attention softmax", [&] { inner_->attention_softmax(scores, scale, mask, bias, causal, offset); });
   }
-  void do_self_attention(const invar::Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                         std::int64_t head_dim, float scale, const invar::Tensor& key_mask, const invar::Tensor& bias,
-                         const invar::Tensor& scores, const invar::Tensor& context) override {
-    timed("attention", [&] {
-      inner_->self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
-    });
+  void do_attention(const invar::AttentionOperands& a) override {
+    timed("attention", [&] { inner_->attention(a); });
   }
   void do_layer_norm(const invar::Tensor& x, const invar::Tensor& residual, const invar::Tensor& gamma,
                      const invar::Tensor& beta, float eps, const invar::Tensor& out) override {

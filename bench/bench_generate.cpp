@@ -62,12 +62,8 @@ class TimedBackend final : public bench::ForwardingBackend {
                             std::int64_t offset) override {
     timed(attention_seconds, [&] { inner_->attention_softmax(scores, scale, mask, bias, causal, offset); });
   }
-  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                         const Tensor& scores, const Tensor& context) override {
-    timed(attention_seconds, [&] {
-      inner_->self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
-    });
+  void do_attention(const AttentionOperands& a) override {
+    timed(attention_seconds, [&] { inner_->attention(a); });
   }
 
  private:

@@ -41,21 +41,17 @@ std::unique_ptr<Backend> backend(std::int64_t which) {
 const char* label(std::int64_t which) { return which == 0 ? "cpu" : "opencl"; }
 
 // The ways of running what the device backend fuses, for comparisons in one process: as the
-// backend does (0), or as before it fused (1: self-attention through the scores tensor; search
-// steps downloading whole rows of logits).
+// backend does (0), or as before it fused (1: attention through the scores tensor; search steps
+// downloading whole rows of logits).
 class Unfused final : public bench::ForwardingBackend {
  public:
   using ForwardingBackend::ForwardingBackend;
   bool prefers_top_k_rows() const override { return false; }
 
  protected:
-  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                         const Tensor& scores, const Tensor& context) override {
-    // A backend that fuses without scores (the CPU's) has no unfused path to compare.
-    if (scores.empty()) return inner_->self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, {}, context);
-    Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
-  }
+  // Callers allocate the scores the default's path goes through.
+  bool attention_needs_scores(std::int64_t) const override { return true; }
+  void do_attention(const AttentionOperands& a) override { Backend::do_attention(a); }
 };
 
 std::unique_ptr<Backend> backend(std::int64_t which, std::int64_t unfused) {

@@ -22,7 +22,7 @@ class ForwardingBackend : public Backend {
   }
   std::unique_ptr<WeightStore> make_weight_store() override { return inner_->make_weight_store(); }
   std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
-  bool self_attention_needs_scores() const override { return inner_->self_attention_needs_scores(); }
+  bool attention_needs_scores(std::int64_t keys) const override { return inner_->attention_needs_scores(keys); }
   bool prefers_top_k_rows() const override { return inner_->prefers_top_k_rows(); }
   void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
   void download(const Tensor& src, void* host) override { inner_->download(src, host); }
@@ -43,11 +43,7 @@ class ForwardingBackend : public Backend {
                             std::int64_t offset) override {
     inner_->attention_softmax(scores, scale, mask, bias, causal, offset);
   }
-  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                         const Tensor& scores, const Tensor& context) override {
-    inner_->self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
-  }
+  void do_attention(const AttentionOperands& a) override { inner_->attention(a); }
   void do_bias_act(const Tensor& x, const Tensor& bias, Activation act) override { inner_->bias_act(x, bias, act); }
   void do_binary(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) override {
     inner_->binary(op, a, b, out);

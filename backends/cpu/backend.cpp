@@ -211,7 +211,7 @@ class CpuBackend final : public Backend {
     if (pool_.threads() >= kMinTeam) Backend::parallel_rows(n, body);
     else pool_.parallel_for(n, kHostRowCost, body);
   }
-  bool self_attention_needs_scores() const override { return deterministic_; }
+  bool attention_needs_scores(std::int64_t) const override { return deterministic_; }
 
   std::unique_ptr<WeightStore> make_weight_store() override {
     // One column slice per thread where the pool runs the products (packed_linear); set_threads
@@ -330,53 +330,88 @@ class CpuBackend final : public Backend {
     });
   }
 
-  // One pool hand-off for the whole attention: each task takes one (sequence, head, block of
-  // queries) through its scores, softmax and value product in a buffer of its thread, so no
-  // [batch, heads, len, len] tensor goes through memory, and the heads' products, which
+  // One pool hand-off for the whole attention: each task takes one (sequence or group, head, block
+  // of queries) through its scores, softmax and value product in a buffer of its thread, so no
+  // [outer, heads, queries, keys] tensor goes through memory, and the heads' products, which
   // gemm_batched runs one after another (each on one thread, or on OpenBLAS's team from
   // m·n·k > 262144 on, whose hand-offs cost more than they gave: docs/performance.md), run side by
-  // side on the pool. Deterministic runs keep the fixed-order products of the default.
-  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                         const Tensor& scores, const Tensor& context) override {
-    if (deterministic_ || len == 0 || head_dim == 0) {
-      Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
+  // side on the pool. One query per (outer, head) (a decoding step's self-attention, and greedy
+  // search's cross-attention) runs on attend_query's row kernel, all heads of a row in one task
+  // (two BLAS calls per head were most of a beam-5 batch-16 step's attention). More queries go
+  // through OpenBLAS around attention_softmax's row kernel: sgemm sums along the head in one chain
+  // of multiply-adds, as PyTorch's products do, and the row kernel's lane sums moved a T5
+  // teacher-forced logit 2.0e-4 from Hugging Face's (the test's bound: 1.6e-4). Deterministic runs
+  // keep the fixed-order products of the default.
+  void do_attention(const AttentionOperands& a) override {
+    if (deterministic_ || a.queries == 0 || a.head_dim == 0) {
+      Backend::do_attention(a);
       return;
     }
-    const std::int64_t inner = heads * head_dim, width = 3 * inner;
-    // Queries per task: the block's scores within L2 (kScoreBlock floats). OpenBLAS runs on one
-    // thread meanwhile: the pool's threads are the parallelism.
-    const std::int64_t block = std::clamp<std::int64_t>(kScoreBlock / len, 1, len);
-    const std::int64_t blocks = (len + block - 1) / block;
+    for (const Tensor* t : {&a.q, &a.k, &a.v}) require_unpacked(*t, "attention");
+    if (a.queries == 1) {
+      attend_one_query(a);
+      return;
+    }
+    // Queries per task: the block's scores within L2 (kScoreBlock floats).
+    const std::int64_t keys = a.keys, dh = a.head_dim;
+    const std::int64_t block = keys > 0 ? std::clamp<std::int64_t>(kScoreBlock / keys, 1, a.queries) : a.queries;
+    const std::int64_t blocks = (a.queries + block - 1) / block;
     // Checked before OpenBLAS is held to one thread: nothing below may throw.
-    const blasint n = blas_int(len), k = blas_int(head_dim), ld = blas_int(width), ld_out = blas_int(inner);
-    const float* q = ptr(qkv);
-    const float* mask = key_mask.empty() ? nullptr : ptr(key_mask);
-    const float* position_bias = bias.empty() ? nullptr : ptr(bias);
-    const bool bias_per_batch = !bias.empty() && bias.shape.rank == 4;
-    float* out = ptr(context);
+    for (const std::int64_t size : {keys, dh, block, a.q_view.ld, a.k_view.ld, a.v_view.ld, a.context_view.ld})
+      blas_int(size);
+    const float* mask = a.key_mask.empty() ? nullptr : ptr(a.key_mask);
+    const float* bias = a.position_bias.empty() ? nullptr : ptr(a.position_bias);
+    const bool bias_per_outer = bias && a.position_bias.shape.rank == 4;
     openblas_set_num_threads(1);
-    rows_parallel(batch * heads * blocks, block * len * head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
+    rows_parallel(a.outer * a.inner * blocks, block * keys * dh * 4, [&](std::int64_t begin, std::int64_t end) {
       thread_local std::vector<float> buffer;
-      buffer.resize(static_cast<std::size_t>(block * len));
+      buffer.resize(static_cast<std::size_t>(block * keys));
       float* s = buffer.data();
       for (std::int64_t task = begin; task < end; ++task) {
-        const std::int64_t b = task / (heads * blocks), h = task / blocks % heads, first = task % blocks * block;
-        const std::int64_t rows = std::min(block, len - first);
-        const float* sequence = q + b * len * width + h * head_dim;  // this head's query of position 0
-        const auto m = static_cast<blasint>(rows);  // ≤ len
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, sequence + first * width, ld,
-                    sequence + inner, ld, 0.0f, s, n);
-        for (std::int64_t r = 0; r < rows; ++r) {
-          const float* row_bias =
-              position_bias ? position_bias + (((bias_per_batch ? b * heads : 0) + h) * len + first + r) * len : nullptr;
-          rows_->attention_softmax_row(s + r * len, len, scale, row_bias, mask ? mask + b * len : nullptr, len);
-        }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.0f, s, n, sequence + 2 * inner, ld, 0.0f,
-                    out + (b * len + first) * inner + h * head_dim, ld_out);
+        const std::int64_t o = task / (a.inner * blocks), i = task / blocks % a.inner, first = task % blocks * block;
+        const std::int64_t rows = std::min(block, a.queries - first);
+        const float* q = ptr(a.q) + at(a.q_view, o, i) + first * a.q_view.ld;
+        const float *k = ptr(a.k) + at(a.k_view, o, i), *v = ptr(a.v) + at(a.v_view, o, i);
+        float* out = ptr(a.context) + at(a.context_view, o, i) + first * a.context_view.ld;
+        const float* keep = mask ? mask + o * keys : nullptr;
+        const auto row_bias = [&](std::int64_t r) {
+          return bias ? bias + (((bias_per_outer ? o * a.inner : 0) + i) * a.queries + first + r) * keys : nullptr;
+        };
+        const auto limit = [&](std::int64_t r) { return a.causal ? first + r + a.causal_offset + 1 : keys; };
+        product(false, true, rows, keys, dh, 1.0f, {q, a.q_view.ld}, {k, a.k_view.ld}, 0.0f, s, keys);
+        for (std::int64_t r = 0; r < rows; ++r)
+          rows_->attention_softmax_row(s + r * keys, keys, a.scale, row_bias(r), keep, limit(r));
+        product(false, false, rows, dh, keys, 1.0f, {s, keys}, {v, a.v_view.ld}, 0.0f, out, a.context_view.ld);
       }
     });
     openblas_set_num_threads(pool_.threads());
+  }
+
+  // attention() of one query per (outer, head): one task per outer for all heads, on attend_query's
+  // row kernel.
+  void attend_one_query(const AttentionOperands& a) {
+    const std::int64_t keys = a.keys, heads = a.inner;
+    const float* mask = a.key_mask.empty() ? nullptr : ptr(a.key_mask);
+    const float* bias = a.position_bias.empty() ? nullptr : ptr(a.position_bias);
+    const bool bias_per_outer = bias && a.position_bias.shape.rank == 4;
+    rows_parallel(a.outer, heads * keys * a.head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
+      thread_local std::vector<float> scores;
+      scores.resize(static_cast<std::size_t>(heads * keys));
+      for (std::int64_t o = begin; o < end; ++o) {
+        rows_->attend_query({.q = ptr(a.q) + at(a.q_view, o, 0),
+                             .k = ptr(a.k) + at(a.k_view, o, 0),
+                             .v = ptr(a.v) + at(a.v_view, o, 0),
+                             .bias = bias ? bias + (bias_per_outer ? o * heads * keys : 0) : nullptr,
+                             .keep = mask ? mask + o * keys : nullptr,
+                             .out = ptr(a.context) + at(a.context_view, o, 0),
+                             .heads = heads, .head_dim = a.head_dim, .keys = keys,
+                             .limit = a.causal ? a.causal_offset + 1 : keys,
+                             .q_head = a.q_view.inner_stride, .k_head = a.k_view.inner_stride,
+                             .v_head = a.v_view.inner_stride, .out_head = a.context_view.inner_stride,
+                             .bias_head = keys, .k_ld = a.k_view.ld, .v_ld = a.v_view.ld, .scale = a.scale},
+                            scores.data());
+      }
+    });
   }
 
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,

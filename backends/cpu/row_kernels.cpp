@@ -40,11 +40,26 @@ void portable_attention_softmax_row(float* s, std::int64_t n, float scale, const
   attention_softmax_row(s, n, scale, bias, keep, limit, Order::Fast);
 }
 
+void portable_attend_query(const QueryAttention& a, float* s) {
+  using Vector = Eigen::Map<const Eigen::VectorXf>;
+  for (std::int64_t h = 0; h < a.heads; ++h) {
+    const Vector q(a.q + h * a.q_head, a.head_dim);
+    float* scores = s + h * a.keys;
+    for (std::int64_t j = 0; j < a.keys; ++j) scores[j] = q.dot(Vector(a.k + j * a.k_ld + h * a.k_head, a.head_dim));
+    attention_softmax_row(scores, a.keys, a.scale, a.bias ? a.bias + h * a.bias_head : nullptr, a.keep, a.limit,
+                          Order::Fast);
+    Eigen::Map<Eigen::VectorXf> out(a.out + h * a.out_head, a.head_dim);
+    out.setZero();
+    for (std::int64_t j = 0; j < a.keys; ++j) out += scores[j] * Vector(a.v + j * a.v_ld + h * a.v_head, a.head_dim);
+  }
+}
+
 const RowKernels kPortable{"portable",
                            portable_bias_gelu_erf,
                            portable_bias_silu,
                            portable_layer_norm,
                            portable_attention_softmax_row,
+                           portable_attend_query,
                            invar::exp_sum,
                            quantize_row_impl<range_with_zero>,
                            rescale_impl};

@@ -10,7 +10,7 @@
 // instruction can reach a CPU without AVX through a shared inline function.
 //
 // Variants and their bits:
-// - bias_gelu_erf, bias_silu, attention_softmax_row and exp_sum compute what kernels.hpp's
+// - bias_gelu_erf, bias_silu, attention_softmax_row, attend_query and exp_sum compute what kernels.hpp's
 //   Order::Fast ones (and core/exp_sum.hpp) do with Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds: within
 //   a few ulps of the portable results (tests/backends/test_row_kernels.cpp states the bounds), not
 //   bit-equal. A row's results depend only on its values and length. --deterministic does not use
@@ -35,6 +35,18 @@ struct RowScale {
   float scale, zero;
 };
 
+// What attend_query reads and writes: head h's query at q + h · q_head, its key j at
+// k + j · k_ld + h · k_head, value j at v + j · v_ld + h · v_head, its context at out + h · out_head,
+// its position bias (null: none) at bias + h · bias_head; keep (null: none) and limit as
+// attention_softmax_row's, for every head.
+struct QueryAttention {
+  const float *q, *k, *v, *bias, *keep;
+  float* out;
+  std::int64_t heads, head_dim, keys, limit;
+  std::int64_t q_head, k_head, v_head, out_head, bias_head, k_ld, v_ld;
+  float scale;
+};
+
 struct RowKernels {
   const char* name;  // "portable", "avx2", "avx512"
   // x[r, c] = gelu_erf(x[r, c] + bias[c]) for r < rows (bias may be null).
@@ -47,6 +59,10 @@ struct RowKernels {
   // kernels.hpp's attention_softmax_row, Order::Fast.
   void (*attention_softmax_row)(float* s, std::int64_t n, float scale, const float* bias, const float* keep,
                                 std::int64_t limit);
+  // One query row's attention in every head (a decoding step's problems, without a BLAS call per
+  // head): for head h, s_h [keys] (s: heads × keys floats of scratch) = q_h · k_hj, through
+  // attention_softmax_row, then out_h [head_dim] = Σ_j s_hj · v_hj.
+  void (*attend_query)(const QueryAttention& a, float* s);
   // Σ exp(x_i − max) over n values: core/exp_sum.hpp's (portable) on wider packets (a decoding
   // step's log-softmax over the vocabulary, Backend::top_k_rows).
   double (*exp_sum)(const float* x, std::int64_t n, float max);

@@ -136,18 +136,18 @@ class OpenClArena final : public Arena {
 
 // The kernels of kernels.cl, in the order of kKernelNames.
 enum class Kernel { Scale, BiasAct, Binary, LayerNorm, RmsNorm, AttentionSoftmax, LogSoftmax, L2Normalize,
-                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, TopKRows, SelfAttention,
+                    GatherRows, GatherRowsHalf, CopyStrided, Pool, WidenHalf, RelativeGather, TopKRows, Attention,
                     Count };
 constexpr std::array<const char*, static_cast<std::size_t>(Kernel::Count)> kKernelNames = {
     "scale", "bias_act", "binary", "layer_norm", "rms_norm", "attention_softmax", "log_softmax", "l2_normalize",
     "gather_rows", "gather_rows_half", "copy_strided", "pool", "widen_half", "relative_gather", "top_k_rows",
-    "self_attention"};
+    "attention"};
 // Work-items per row in the row kernels, and per group in the others (fewer where the device or
 // kernel allows fewer).
 constexpr std::size_t kRowGroup = 128;
 constexpr std::size_t kElementGroup = 64;
-// Keys up to which self_attention runs fused (its scores in a work-group's __local memory: 8 KiB,
-// a quarter of the least OpenCL promises); longer sequences take the scores tensor.
+// Keys up to which attention runs fused (its scores in a work-group's __local memory: 8 KiB,
+// a quarter of the least OpenCL promises); more keys take the scores tensor.
 constexpr std::int64_t kFusedAttentionKeys = 2048;
 // Floats of the scratch buffer F16 weights are widened into before CLBlast multiplies them (16 MiB;
 // a weight with more elements goes through it in blocks of rows).
@@ -294,22 +294,26 @@ class OpenClBackend final : public Backend {
              cl_int(causal), u64(causal_offset));
   }
 
-  // Fused where the scores fit a work-group's __local memory; the scores tensor is still asked for
-  // (self_attention_needs_scores), for longer sequences.
-  void do_self_attention(const Tensor& qkv, std::int64_t batch, std::int64_t len, std::int64_t heads,
-                         std::int64_t head_dim, float scale, const Tensor& key_mask, const Tensor& bias,
-                         const Tensor& scores, const Tensor& context) override {
-    if (len > kFusedAttentionKeys)
-      return Backend::do_self_attention(qkv, batch, len, heads, head_dim, scale, key_mask, bias, scores, context);
-    if (batch * heads * len == 0 || head_dim == 0) return;
+  // Fused where the scores fit a work-group's __local memory.
+  bool attention_needs_scores(std::int64_t keys) const override { return keys > kFusedAttentionKeys; }
+  void do_attention(const AttentionOperands& a) override {
+    if (a.keys > kFusedAttentionKeys) return Backend::do_attention(a);
+    if (a.outer * a.inner * a.queries == 0 || a.head_dim == 0) return;
     // A group as wide as the longer of a query's keys and its head (a power of two for the reductions).
-    const std::size_t local =
-        std::min(row_group_, std::bit_ceil(static_cast<std::size_t>(std::max<std::int64_t>({len, head_dim, 32}))));
-    const std::size_t global = static_cast<std::size_t>(batch * heads * len) * local;
-    launch(Kernel::SelfAttention, 1, &global, &local, buffer(qkv), u64(len), u64(heads), u64(head_dim), scale,
-           buffer_or(key_mask, qkv), cl_int(!key_mask.empty()), buffer_or(bias, qkv), cl_int(!bias.empty()),
-           cl_int(bias.shape.rank == 4), buffer(context), LocalFloats{std::max(local, static_cast<std::size_t>(len))},
-           LocalFloats{local});
+    const std::size_t local = std::min(
+        row_group_, std::bit_ceil(static_cast<std::size_t>(std::max<std::int64_t>({a.keys, a.head_dim, 32}))));
+    const std::size_t global = static_cast<std::size_t>(a.outer * a.inner * a.queries) * local;
+    const auto view = [](const MatrixView& m) {
+      cl_ulong4 v;
+      v.s[0] = u64(m.offset), v.s[1] = u64(m.ld), v.s[2] = u64(m.outer_stride), v.s[3] = u64(m.inner_stride);
+      return v;
+    };
+    launch(Kernel::Attention, 1, &global, &local, buffer(a.q), view(a.q_view), buffer(a.k), view(a.k_view),
+           buffer(a.v), view(a.v_view), buffer(a.context), view(a.context_view), u64(a.inner), u64(a.queries),
+           u64(a.keys), u64(a.head_dim), a.scale, buffer_or(a.key_mask, a.q), cl_int(!a.key_mask.empty()),
+           buffer_or(a.position_bias, a.q), cl_int(!a.position_bias.empty()),
+           cl_int(a.position_bias.shape.rank == 4), cl_int(a.causal), u64(a.causal_offset),
+           LocalFloats{std::max(local, static_cast<std::size_t>(a.keys))}, LocalFloats{local});
   }
 
   void do_gather_rows(const Tensor& table, const Tensor& ids, float scale, bool accumulate,
@@ -371,7 +375,7 @@ class OpenClBackend final : public Backend {
     }
     // Powers of two: the reductions halve the group.
     row_group_ = group_size({Kernel::LayerNorm, Kernel::RmsNorm, Kernel::AttentionSoftmax, Kernel::LogSoftmax,
-                             Kernel::L2Normalize, Kernel::TopKRows, Kernel::SelfAttention},
+                             Kernel::L2Normalize, Kernel::TopKRows, Kernel::Attention},
                             kRowGroup);
     element_group_ = group_size({Kernel::Scale, Kernel::BiasAct, Kernel::Binary, Kernel::GatherRows,
                                  Kernel::GatherRowsHalf, Kernel::CopyStrided, Kernel::Pool, Kernel::WidenHalf},

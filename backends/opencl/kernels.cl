@@ -164,50 +164,52 @@ __kernel void attention_softmax(__global float* scores, ulong scores_off, float 
   for (ulong j = lid; j < tk; j += step) s[j] /= total;
 }
 
-// Backend::self_attention in one kernel: one work-group per (sequence b, head h, query i), its
-// scores in __local memory (len floats; the host uses this kernel only where they fit). Each score
-// is scale · q·k summed along the head in order, plus the bias; the softmax is attention_softmax's;
-// each work-item then sums its columns of the context over the keys in order. Range: groups in
-// (b · heads + h) · len + i order.
-__kernel void self_attention(__global const float* qkv, ulong qkv_off, ulong len, ulong heads, ulong head_dim,
-                             float scale, __global const float* key_mask, ulong mask_off, int has_mask,
-                             __global const float* position_bias, ulong bias_off, int has_bias, int bias_per_batch,
-                             __global float* context, ulong context_off, __local float* s, __local float* scratch) {
+// Backend::attention in one kernel: one work-group per (outer o, head h, query i), its scores in
+// __local memory (keys floats; the host uses this kernel only where they fit). Views are (offset,
+// ld, outer stride, inner stride), as MatrixView. Each score is scale · q·k summed along the head
+// in order, plus the bias; the softmax is attention_softmax's; each work-item then sums its columns
+// of the context over the keys in order. Range: groups in (o · heads + h) · queries + i order.
+__kernel void attention(__global const float* q, ulong q_off, ulong4 qv, __global const float* k, ulong k_off,
+                        ulong4 kv, __global const float* v, ulong v_off, ulong4 vv, __global float* context,
+                        ulong context_off, ulong4 cv, ulong heads, ulong queries, ulong keys, ulong head_dim,
+                        float scale, __global const float* key_mask, ulong mask_off, int has_mask,
+                        __global const float* position_bias, ulong bias_off, int has_bias, int bias_per_outer,
+                        int causal, ulong causal_offset, __local float* s, __local float* scratch) {
   const ulong group = get_group_id(0), lid = get_local_id(0), step = get_local_size(0);
-  const ulong query = group % len, head = (group / len) % heads, batch = group / (len * heads);
-  const ulong inner = heads * head_dim, width = 3 * inner;
-  __global const float* q = qkv + qkv_off + (batch * len + query) * width + head * head_dim;
-  __global const float* keys = qkv + qkv_off + batch * len * width + inner + head * head_dim;
-  __global const float* values = keys + inner;
+  const ulong query = group % queries, head = (group / queries) % heads, outer = group / (queries * heads);
+  __global const float* row = q + q_off + qv.s0 + outer * qv.s2 + head * qv.s3 + query * qv.s1;
+  __global const float* key = k + k_off + kv.s0 + outer * kv.s2 + head * kv.s3;
+  __global const float* value = v + v_off + vv.s0 + outer * vv.s2 + head * vv.s3;
   __global const float* bias =
-      position_bias + bias_off + ((bias_per_batch ? batch * heads : 0) + head) * len * len + query * len;
-  __global const float* keep = key_mask + mask_off + batch * len;
-  __global float* out = context + context_off + (batch * len + query) * inner + head * head_dim;
+      position_bias + bias_off + ((bias_per_outer ? outer * heads : 0) + head) * queries * keys + query * keys;
+  __global const float* keep = key_mask + mask_off + outer * keys;
+  __global float* out = context + context_off + cv.s0 + outer * cv.s2 + head * cv.s3 + query * cv.s1;
+  const ulong limit = causal ? min(query + causal_offset + 1, keys) : keys;
   float best = -INFINITY;
-  for (ulong j = lid; j < len; j += step) {
+  for (ulong j = lid; j < keys; j += step) {
     float dot = 0.0f;
-    for (ulong d = 0; d < head_dim; ++d) dot += q[d] * keys[j * width + d];
-    float v = scale * dot;
-    if (has_bias) v += bias[j];
-    if (has_mask && keep[j] == 0.0f) v = -INFINITY;
-    s[j] = v;
-    best = fmax(best, v);
+    for (ulong d = 0; d < head_dim; ++d) dot += row[d] * key[j * kv.s1 + d];
+    float x = scale * dot;
+    if (has_bias) x += bias[j];
+    if ((has_mask && keep[j] == 0.0f) || j >= limit) x = -INFINITY;
+    s[j] = x;
+    best = fmax(best, x);
   }
   best = group_max(best, scratch);
   // No key left: every probability 0 (no early return: the barriers below are the whole group's).
   const int none = best == -INFINITY;
   float sum = 0.0f;
-  for (ulong j = lid; j < len; j += step) {
+  for (ulong j = lid; j < keys; j += step) {
     const float e = none ? 0.0f : exp(s[j] - best);  // exp(−∞) = 0 exactly
     s[j] = e;
     sum += e;
   }
   const float total = group_sum(sum, scratch);
-  for (ulong j = lid; j < len; j += step) s[j] = none ? 0.0f : s[j] / total;
+  for (ulong j = lid; j < keys; j += step) s[j] = none ? 0.0f : s[j] / total;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (ulong d = lid; d < head_dim; d += step) {
     float acc = 0.0f;
-    for (ulong j = 0; j < len; ++j) acc += s[j] * values[j * width + d];
+    for (ulong j = 0; j < keys; ++j) acc += s[j] * value[j * vv.s1 + d];
     out[d] = acc;
   }
 }

@@ -85,7 +85,7 @@ std::vector<double> EncoderModel::pll_at(const Encoding& input, std::span<const 
   // backend materializes them, the attention scores (the fused CPU attention keeps its scores in
   // per-thread blocks that do not grow with the copies).
   const std::int64_t len = static_cast<std::int64_t>(input.ids.size());
-  const std::int64_t attention_scores = m.backend.self_attention_needs_scores() ? m.spec.heads * len * len : 0;
+  const std::int64_t attention_scores = m.backend.attention_needs_scores(len) ? m.spec.heads * len * len : 0;
   const std::int64_t per_copy = 4 * (len * (6 * m.spec.hidden + m.spec.ffn) + attention_scores + m.spec.vocab);
   const std::size_t per_pass = static_cast<std::size_t>(std::max<std::int64_t>(1, budget_bytes / per_copy));
   std::vector<double> scores;

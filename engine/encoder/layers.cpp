@@ -35,7 +35,7 @@ Tensor EncoderModel::Impl::run(std::span<const Encoding> inputs, std::int64_t st
   Tensor narrow = spec.project_embeddings ? arena->alloc(DType::F32, Shape{rows, spec.embedding_size}) : Tensor{};
   Tensor qkv = arena->alloc(DType::F32, Shape{rows, 3 * inner});
   Tensor scores =
-      backend.self_attention_needs_scores() ? arena->alloc(DType::F32, Shape{batch, heads, len, len}) : Tensor{};
+      backend.attention_needs_scores(len) ? arena->alloc(DType::F32, Shape{batch, heads, len, len}) : Tensor{};
   Tensor context = arena->alloc(DType::F32, Shape{rows, inner});
   Tensor delta = arena->alloc(DType::F32, Shape{rows, h});
   Tensor hidden = arena->alloc(DType::F32, Shape{rows, spec.ffn});

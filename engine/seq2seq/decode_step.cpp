@@ -27,9 +27,11 @@ Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
   Tensor x = arena.alloc(DType::F32, Shape{count, d});
   Tensor scratch = arena.alloc(DType::F32, Shape{count, d});
   Tensor qkv = arena.alloc(DType::F32, Shape{count, width});
-  Tensor self_scores = arena.alloc(DType::F32, Shape{rows, heads, n, total});
+  Tensor self_scores =
+      backend.attention_needs_scores(total) ? arena.alloc(DType::F32, Shape{rows, heads, n, total}) : Tensor{};
   Tensor query = arena.alloc(DType::F32, Shape{count, a});
-  Tensor cross_scores = arena.alloc(DType::F32, Shape{groups, heads, group_rows, len});
+  Tensor cross_scores =
+      backend.attention_needs_scores(len) ? arena.alloc(DType::F32, Shape{groups, heads, group_rows, len}) : Tensor{};
   Tensor context = arena.alloc(DType::F32, Shape{count, a});
   Tensor attended = arena.alloc(DType::F32, Shape{count, d});
   const seq2seq::Stack& decoder = stacks.decoder;
@@ -51,11 +53,12 @@ Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
     backend.copy_strided(qkv, {a, {n * width, width, 1, 0}}, keys, {start * cache_ld, {a, cache_ld, 1, 0}}, extent);
     backend.copy_strided(qkv, {2 * a, {n * width, width, 1, 0}}, values, {start * cache_ld, {a, cache_ld, 1, 0}},
                          extent);
-    backend.gemm_batched(false, true, n, total, dh, 1.0f, qkv, {0, width, n * width, dh}, keys, {0, cache_ld, a, dh},
-                         0.0f, self_scores, {0, total, heads * n * total, n * total}, rows, heads);
-    backend.attention_softmax(self_scores, scale, {}, bias, true, start);
-    backend.gemm_batched(false, false, n, dh, total, 1.0f, self_scores, {0, total, heads * n * total, n * total},
-                         values, {0, cache_ld, a, dh}, 0.0f, context, {0, a, n * a, dh}, rows, heads);
+    backend.attention({.outer = rows, .inner = heads, .queries = n, .keys = total, .head_dim = dh,
+                       .q = qkv, .k = keys, .v = values, .context = context,
+                       .q_view = {0, width, n * width, dh}, .k_view = {0, cache_ld, a, dh},
+                       .v_view = {0, cache_ld, a, dh}, .context_view = {0, a, n * a, dh},
+                       .scale = scale, .position_bias = bias, .causal = true, .causal_offset = start,
+                       .scores = self_scores});
     backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
     layers.sublayer_output(layer.self_norm, x, attended);
 
@@ -63,13 +66,11 @@ Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
     layers.sublayer_input(layer.cross_norm, x, scratch, input);
     backend.linear(input, layer.cross_q.weight, layer.cross_q.bias, Activation::None, query);
     const Tensor& kv = cache.cross_kv(l);
-    backend.gemm_batched(false, true, group_rows, len, dh, 1.0f, query, {0, a, group_rows * a, dh}, kv,
-                         {0, 2 * a, len * 2 * a, dh}, 0.0f, cross_scores,
-                         {0, len, heads * group_rows * len, group_rows * len}, groups, heads);
-    backend.attention_softmax(cross_scores, scale, cache.key_mask(), {}, false, 0);
-    backend.gemm_batched(false, false, group_rows, dh, len, 1.0f, cross_scores,
-                         {0, len, heads * group_rows * len, group_rows * len}, kv, {a, 2 * a, len * 2 * a, dh}, 0.0f,
-                         context, {0, a, group_rows * a, dh}, groups, heads);
+    backend.attention({.outer = groups, .inner = heads, .queries = group_rows, .keys = len, .head_dim = dh,
+                       .q = query, .k = kv, .v = kv, .context = context,
+                       .q_view = {0, a, group_rows * a, dh}, .k_view = {0, 2 * a, len * 2 * a, dh},
+                       .v_view = {a, 2 * a, len * 2 * a, dh}, .context_view = {0, a, group_rows * a, dh},
+                       .scale = scale, .key_mask = cache.key_mask(), .scores = cross_scores});
     backend.linear(context, layer.cross_out.weight, layer.cross_out.bias, Activation::None, attended);
     layers.sublayer_output(layer.cross_norm, x, attended);
 

@@ -41,7 +41,7 @@ void Seq2SeqModel::Impl::encode(const std::vector<TokenIds>& sources, std::vecto
   Tensor scratch = arena.alloc(DType::F32, Shape{rows, d});
   Tensor qkv = arena.alloc(DType::F32, Shape{rows, 3 * inner});
   Tensor scores =
-      backend.self_attention_needs_scores() ? arena.alloc(DType::F32, Shape{batch, heads, len, len}) : Tensor{};
+      backend.attention_needs_scores(len) ? arena.alloc(DType::F32, Shape{batch, heads, len, len}) : Tensor{};
   Tensor context = arena.alloc(DType::F32, Shape{rows, inner});
   Tensor attended = arena.alloc(DType::F32, Shape{rows, d});
   Tensor key_mask = arena.alloc(DType::F32, Shape{batch, len});

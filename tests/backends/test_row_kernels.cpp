@@ -2,7 +2,8 @@
 // against the portable ones, on every variant this CPU can run: GELU, SiLU and the attention softmax
 // within the stated ulp bounds (the same Eigen approximations on wider packets, with fused
 // multiply-adds), the layer norm (Order::Fixed's) and the int8 quantization and rescaling bit for
-// bit; exp_sum (every variant) against a double sum; and INVAR_CPU_KERNELS's choice.
+// bit; exp_sum and attend_query (every variant) against double sums; and INVAR_CPU_KERNELS's
+// choice.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -168,6 +169,52 @@ TEST(RowKernels, ExpSumWithinFourUlpsOfTheDoubleSum) {
       EXPECT_LE(std::fabs(got - want), 4 * kUlp * want) << k->name << " n " << n;
       x.front() = std::numeric_limits<float>::quiet_NaN();
       EXPECT_TRUE(std::isnan(k->exp_sum(x.data(), n, static_cast<float>(max)))) << k->name << " n " << n;
+    }
+  }
+}
+
+// A decoding step's one-query attention, every variant against the attention in double: heads side
+// by side in a time-major cache (keys a cache row apart), head sizes around the packet widths, key
+// counts around the kernel's groups, a bias, a masked key, keys past a causal limit, and a head
+// stride of its own for the context.
+TEST(RowKernels, AttendQueryMatchesTheAttentionSummedInDouble) {
+  for (const RowKernels* k : supported_row_kernels()) {
+    for (const std::int64_t dh : {1, 5, 16, 17, 64}) {
+      for (const std::int64_t keys : {1, 3, 4, 5, 21, 64}) {
+        const std::int64_t heads = 3, width = heads * dh, ld = 4 * width, out_head = dh + 2;
+        const auto seed = static_cast<unsigned>(dh * 100 + keys);
+        const auto q = random_values(width, -1.0f, 1.0f, seed), cache = random_values(keys * ld, -1.0f, 1.0f, seed + 1);
+        const auto bias = random_values(heads * keys, -2.0f, 2.0f, seed + 2);
+        std::vector<float> keep(static_cast<std::size_t>(keys), 1.0f);
+        if (keys > 2) keep[1] = 0.0f;
+        const std::int64_t limit = keys > 4 ? keys - 2 : keys;
+        std::vector<float> out(static_cast<std::size_t>(heads * out_head), -7.0f), s(static_cast<std::size_t>(heads * keys));
+        const float* v = cache.data() + 2 * width;  // values beside the keys in the cache's rows
+        k->attend_query({.q = q.data(), .k = cache.data(), .v = v, .bias = bias.data(), .keep = keep.data(),
+                         .out = out.data(), .heads = heads, .head_dim = dh, .keys = keys, .limit = limit,
+                         .q_head = dh, .k_head = dh, .v_head = dh, .out_head = out_head, .bias_head = keys,
+                         .k_ld = ld, .v_ld = ld, .scale = 0.5f},
+                        s.data());
+        for (std::int64_t h = 0; h < heads; ++h) {
+          std::vector<double> p(static_cast<std::size_t>(keys), 0.0);
+          double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
+          for (std::int64_t j = 0; j < limit; ++j) {
+            if (keep[j] == 0.0f) continue;
+            double dot = 0.0;
+            for (std::int64_t d = 0; d < dh; ++d) dot += double{q[h * dh + d]} * cache[j * ld + h * dh + d];
+            p[j] = 0.5 * dot + bias[h * keys + j];
+            max = std::max(max, p[j]);
+          }
+          for (std::int64_t j = 0; j < limit; ++j) sum += keep[j] == 0.0f ? 0.0 : (p[j] = std::exp(p[j] - max));
+          for (std::int64_t d = 0; d < dh; ++d) {
+            double want = 0.0;
+            for (std::int64_t j = 0; j < limit; ++j)
+              if (keep[j] != 0.0f) want += p[j] / sum * v[j * ld + h * dh + d];
+            EXPECT_NEAR(out[h * out_head + d], want, 2e-6) << k->name << " dh " << dh << " keys " << keys << " head " << h;
+          }
+          for (std::int64_t d = dh; d < out_head; ++d) EXPECT_EQ(out[h * out_head + d], -7.0f) << "between heads";
+        }
+      }
     }
   }
 }

@@ -1,9 +1,11 @@
-// Backend::self_attention against softmax(scale·QKᵀ + bias, masked) V summed in double on the host,
-// with padding, both bias shapes, a sequence whose every key is masked, and lengths that split a
-// head's queries into several blocks: on the CPU its fused path (one (sequence, head, block of
-// queries) per task, scores never in `scores`) and its deterministic one (gemm_batched and
-// attention_softmax through `scores`); on OpenCL the fused kernel (one work-group per query, its
-// scores in __local memory) and, past its 2048 keys, the path through `scores`.
+// Backend::attention against softmax(scale·QKᵀ + bias, masked) V summed in double on the host:
+// through self_attention (padding, both bias shapes, a sequence whose every key is masked, lengths
+// that split a head's queries into several blocks) and on the views a decoding step gives it (one
+// or two new queries against a time-major cache, causal, with a position bias; a group of rows
+// sharing their source's keys and values, masked). On the CPU its fused path (one (sequence, head,
+// block of queries) per task, scores never in `scores`) and its deterministic one (gemm_batched
+// and attention_softmax through `scores`); on OpenCL the fused kernel (one work-group per query,
+// its scores in __local memory) and, past its 2048 keys, the path through `scores`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,47 +29,113 @@ struct Case {
   int bias_rank;  // 0: none, 3: [heads, len, len], 4: [batch, heads, len, len]
 };
 
-// The attention of query i of head h of sequence b, in double.
-std::vector<double> reference(const Case& c, const std::vector<float>& qkv, const std::vector<float>& mask,
-                              const std::vector<float>& bias, float scale) {
-  const std::int64_t inner = c.heads * c.head_dim, width = 3 * inner;
-  std::vector<double> out(static_cast<std::size_t>(c.batch * c.len * inner), 0.0);
-  std::vector<double> p(static_cast<std::size_t>(c.len));
-  for (std::int64_t b = 0; b < c.batch; ++b)
-    for (std::int64_t h = 0; h < c.heads; ++h)
-      for (std::int64_t i = 0; i < c.len; ++i) {
+// attention()'s operands on the host: one storage per tensor, the views into them.
+struct Problem {
+  std::int64_t outer, inner, queries, keys, head_dim;
+  std::vector<float> q, k, v;  // k or v empty: the same storage as q (self-attention's qkv)
+  MatrixView q_view, k_view, v_view, context_view;
+  std::int64_t context_size;
+  std::vector<float> mask;  // [outer, keys], empty: none
+  int bias_rank;            // 0: none, 3: [inner, queries, keys], 4: [outer, inner, queries, keys]
+  std::vector<float> bias;
+  bool causal;
+  std::int64_t causal_offset;
+  float scale;
+};
+
+const std::vector<float>& keys_of(const Problem& p) { return p.k.empty() ? p.q : p.k; }
+const std::vector<float>& values_of(const Problem& p) { return p.v.empty() ? p.q : p.v; }
+
+std::int64_t at(const MatrixView& v, std::int64_t o, std::int64_t i, std::int64_t r) {
+  return v.offset + o * v.outer_stride + i * v.inner_stride + r * v.ld;
+}
+
+// The context in double, zeros outside the views.
+std::vector<double> reference(const Problem& p) {
+  std::vector<double> out(static_cast<std::size_t>(p.context_size), 0.0);
+  std::vector<double> s(static_cast<std::size_t>(p.keys));
+  const auto& k = keys_of(p);
+  const auto& v = values_of(p);
+  for (std::int64_t o = 0; o < p.outer; ++o)
+    for (std::int64_t h = 0; h < p.inner; ++h)
+      for (std::int64_t i = 0; i < p.queries; ++i) {
         double max = -std::numeric_limits<double>::infinity();
-        for (std::int64_t j = 0; j < c.len; ++j) {
-          if (mask[static_cast<std::size_t>(b * c.len + j)] == 0.0f) {
-            p[j] = -std::numeric_limits<double>::infinity();
+        for (std::int64_t j = 0; j < p.keys; ++j) {
+          const bool dropped = (!p.mask.empty() && p.mask[static_cast<std::size_t>(o * p.keys + j)] == 0.0f) ||
+                               (p.causal && j > i + p.causal_offset);
+          if (dropped) {
+            s[j] = -std::numeric_limits<double>::infinity();
             continue;
           }
           double dot = 0.0;
-          for (std::int64_t d = 0; d < c.head_dim; ++d)
-            dot += double{qkv[static_cast<std::size_t>((b * c.len + i) * width + h * c.head_dim + d)]} *
-                   qkv[static_cast<std::size_t>((b * c.len + j) * width + inner + h * c.head_dim + d)];
-          p[j] = scale * dot;
-          if (c.bias_rank > 0) {
-            const std::int64_t matrix = c.bias_rank == 4 ? b * c.heads + h : h;
-            p[j] += bias[static_cast<std::size_t>((matrix * c.len + i) * c.len + j)];
+          for (std::int64_t d = 0; d < p.head_dim; ++d)
+            dot += double{p.q[static_cast<std::size_t>(at(p.q_view, o, h, i) + d)]} *
+                   k[static_cast<std::size_t>(at(p.k_view, o, h, j) + d)];
+          s[j] = p.scale * dot;
+          if (p.bias_rank > 0) {
+            const std::int64_t matrix = p.bias_rank == 4 ? o * p.inner + h : h;
+            s[j] += p.bias[static_cast<std::size_t>((matrix * p.queries + i) * p.keys + j)];
           }
-          max = std::max(max, p[j]);
+          max = std::max(max, s[j]);
         }
         if (max == -std::numeric_limits<double>::infinity()) continue;  // no key: all zeros
         double sum = 0.0;
-        for (double& v : p) sum += (v = std::exp(v - max));
-        for (std::int64_t d = 0; d < c.head_dim; ++d) {
+        for (double& x : s) sum += (x = std::exp(x - max));
+        for (std::int64_t d = 0; d < p.head_dim; ++d) {
           double acc = 0.0;
-          for (std::int64_t j = 0; j < c.len; ++j)
-            acc += p[j] / sum * qkv[static_cast<std::size_t>((b * c.len + j) * width + 2 * inner + h * c.head_dim + d)];
-          out[static_cast<std::size_t>((b * c.len + i) * inner + h * c.head_dim + d)] = acc;
+          for (std::int64_t j = 0; j < p.keys; ++j) acc += s[j] / sum * v[static_cast<std::size_t>(at(p.v_view, o, h, j) + d)];
+          out[static_cast<std::size_t>(at(p.context_view, o, h, i) + d)] = acc;
         }
       }
   return out;
 }
 
+// Self-attention of c: qkv [batch·len, 3·inner]; sequence b keeps its first len − 3b keys (the last
+// sequence of a batch of 3 or more keeps none when len is small, every other one some).
+Problem self_problem(const Case& c) {
+  const std::int64_t inner = c.heads * c.head_dim, width = 3 * inner, rows = c.batch * c.len;
+  Problem p{c.batch, c.heads, c.len, c.len, c.head_dim, test::random_floats(rows * width, 5, 1.0f), {}, {},
+            {0, width, c.len * width, c.head_dim}, {inner, width, c.len * width, c.head_dim},
+            {2 * inner, width, c.len * width, c.head_dim}, {0, inner, c.len * inner, c.head_dim}, rows * inner,
+            std::vector<float>(static_cast<std::size_t>(rows), 0.0f), c.bias_rank, {}, false, 0,
+            1.0f / std::sqrt(static_cast<float>(c.head_dim))};
+  for (std::int64_t b = 0; b < c.batch; ++b)
+    for (std::int64_t j = 0; j < c.len - 3 * b; ++j) p.mask[static_cast<std::size_t>(b * c.len + j)] = 1.0f;
+  const std::int64_t bias_matrices = c.bias_rank == 4 ? c.batch * c.heads : c.heads;
+  p.bias = test::random_floats(bias_matrices * c.len * c.len, 6, 2.0f);
+  return p;
+}
+
+// A decoding step's self-attention: `n` new queries per row (qkv [rows·n, 3·a]) against `keys`
+// positions of a time-major cache [capacity, rows, a], causal from `offset`, with a bias [heads,
+// n, keys].
+Problem decode_problem(std::int64_t rows, std::int64_t heads, std::int64_t dh, std::int64_t n, std::int64_t keys,
+                       std::int64_t capacity) {
+  const std::int64_t a = heads * dh, width = 3 * a, ld = rows * a;
+  return {rows, heads, n, keys, dh, test::random_floats(rows * n * width, 7, 1.0f),
+          test::random_floats(capacity * ld, 8, 1.0f), test::random_floats(capacity * ld, 9, 1.0f),
+          {0, width, n * width, dh}, {0, ld, a, dh}, {0, ld, a, dh}, {0, a, n * a, dh}, rows * n * a, {}, 3,
+          test::random_floats(heads * n * keys, 10, 2.0f), true, keys - n, 0.125f};
+}
+
+// Cross-attention: `groups` groups of `group_rows` rows (query [groups·group_rows, a]) sharing their
+// source's keys and values (kv [groups·len, 2·a]); group g keeps its first len − 3g keys.
+Problem cross_problem(std::int64_t groups, std::int64_t group_rows, std::int64_t heads, std::int64_t dh,
+                      std::int64_t len) {
+  const std::int64_t a = heads * dh;
+  Problem p{groups, heads, group_rows, len, dh, test::random_floats(groups * group_rows * a, 11, 1.0f),
+            test::random_floats(groups * len * 2 * a, 12, 1.0f), {}, {0, a, group_rows * a, dh},
+            {0, 2 * a, len * 2 * a, dh}, {a, 2 * a, len * 2 * a, dh}, {0, a, group_rows * a, dh},
+            groups * group_rows * a, std::vector<float>(static_cast<std::size_t>(groups * len), 0.0f), 0, {}, false,
+            0, 0.25f};
+  p.v = p.k;
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (std::int64_t j = 0; j < len - 3 * g; ++j) p.mask[static_cast<std::size_t>(g * len + j)] = 1.0f;
+  return p;
+}
+
 // Which backend: "cpu", "cpu-deterministic" or "opencl".
-class SelfAttentionTest : public ::testing::TestWithParam<std::string> {
+class AttentionTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() == "opencl") {
@@ -78,39 +146,45 @@ class SelfAttentionTest : public ::testing::TestWithParam<std::string> {
     }
     arena_ = backend_->make_arena();
   }
-  // The fused CPU path needs no scores: it must not read or write them.
-  bool needs_scores() const { return GetParam() != "cpu"; }
+  // The fused paths need no scores: they must not read or write them.
+  bool needs_scores(std::int64_t keys) const {
+    return GetParam() == "cpu-deterministic" || (GetParam() == "opencl" && keys > 2048);
+  }
 
-  void expect_matches_reference(const Case& c) {
-    SCOPED_TRACE(testing::Message() << "batch " << c.batch << " len " << c.len << " heads " << c.heads << " dh "
-                                    << c.head_dim << " bias rank " << c.bias_rank);
-    const std::int64_t inner = c.heads * c.head_dim, rows = c.batch * c.len;
-    const auto qkv = test::random_floats(rows * 3 * inner, 5, 1.0f);
-    // Sequence b keeps its first len − 3b keys; the last sequence of a batch of 3 or more keeps none
-    // when len is small, every other one some.
-    std::vector<float> mask(static_cast<std::size_t>(rows), 0.0f);
-    for (std::int64_t b = 0; b < c.batch; ++b)
-      for (std::int64_t j = 0; j < c.len - 3 * b; ++j) mask[static_cast<std::size_t>(b * c.len + j)] = 1.0f;
-    const std::int64_t bias_matrices = c.bias_rank == 4 ? c.batch * c.heads : c.heads;
-    const auto bias = test::random_floats(bias_matrices * c.len * c.len, 6, 2.0f);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  Tensor upload(const std::vector<float>& host) {
+    const Tensor t = arena_->alloc(DType::F32, {static_cast<std::int64_t>(host.size())});
+    backend_->upload(host.data(), t);
+    return t;
+  }
 
+  // Through attention() (self = false) or self_attention() (the views of self_problem).
+  void expect_matches_reference(const Problem& p, bool self) {
+    SCOPED_TRACE(testing::Message() << "outer " << p.outer << " heads " << p.inner << " queries " << p.queries
+                                    << " keys " << p.keys << " dh " << p.head_dim << " bias rank " << p.bias_rank
+                                    << (p.causal ? " causal" : "") << (self ? " self" : ""));
     arena_->reset();
-    const Tensor tq = arena_->alloc(DType::F32, {rows, 3 * inner});
-    const Tensor tm = arena_->alloc(DType::F32, {c.batch, c.len});
-    Tensor tb;
-    if (c.bias_rank == 3) tb = arena_->alloc(DType::F32, {c.heads, c.len, c.len});
-    if (c.bias_rank == 4) tb = arena_->alloc(DType::F32, {c.batch, c.heads, c.len, c.len});
-    const Tensor scores = arena_->alloc(DType::F32, {c.batch, c.heads, c.len, c.len});
-    const Tensor context = arena_->alloc(DType::F32, {rows, inner});
-    backend_->upload(qkv.data(), tq);
-    backend_->upload(mask.data(), tm);
-    if (!tb.empty()) backend_->upload(bias.data(), tb);
-    ASSERT_EQ(backend_->self_attention_needs_scores(), needs_scores());
-    backend_->self_attention(tq, c.batch, c.len, c.heads, c.head_dim, scale, tm, tb,
-                             needs_scores() ? scores : Tensor{}, context);
+    const Tensor q = upload(p.q), k = p.k.empty() ? q : upload(p.k), v = p.v.empty() ? k : upload(p.v);
+    const Tensor mask = p.mask.empty() ? Tensor{} : upload(p.mask).reshaped({p.outer, p.keys});
+    Tensor bias;
+    if (p.bias_rank == 3) bias = upload(p.bias).reshaped({p.inner, p.queries, p.keys});
+    if (p.bias_rank == 4) bias = upload(p.bias).reshaped({p.outer, p.inner, p.queries, p.keys});
+    const Tensor scores = arena_->alloc(DType::F32, {p.outer, p.inner, p.queries, p.keys});
+    const Tensor context = upload(std::vector<float>(static_cast<std::size_t>(p.context_size), 0.0f));
+    ASSERT_EQ(backend_->attention_needs_scores(p.keys), needs_scores(p.keys));
+    const Tensor scratch = needs_scores(p.keys) ? scores : Tensor{};
+    if (self) {
+      const std::int64_t rows = p.outer * p.queries;
+      backend_->self_attention(q.reshaped({rows, p.q_view.ld}), p.outer, p.queries, p.inner, p.head_dim, p.scale, mask,
+                               bias, scratch, context.reshaped({rows, p.context_view.ld}));
+    } else {
+      backend_->attention({.outer = p.outer, .inner = p.inner, .queries = p.queries, .keys = p.keys,
+                           .head_dim = p.head_dim, .q = q, .k = k, .v = v, .context = context, .q_view = p.q_view,
+                           .k_view = p.k_view, .v_view = p.v_view, .context_view = p.context_view, .scale = p.scale,
+                           .key_mask = mask, .position_bias = bias, .causal = p.causal,
+                           .causal_offset = p.causal_offset, .scores = scratch});
+    }
     const auto got = backend_->download_f32(context);
-    const auto want = reference(c, qkv, mask, bias, scale);
+    const auto want = reference(p);
     ASSERT_EQ(got.size(), want.size());
     bool nonzero = false;
     for (std::size_t i = 0; i < got.size(); ++i) {
@@ -124,17 +198,32 @@ class SelfAttentionTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Arena> arena_;
 };
 
-TEST_P(SelfAttentionTest, MatchesTheAttentionSummedInDouble) {
-  expect_matches_reference({1, 5, 2, 4, 0});
-  expect_matches_reference({1, 2, 2, 1, 0});
-  expect_matches_reference({3, 7, 3, 8, 3});     // the third sequence keeps 1 key
-  expect_matches_reference({4, 3, 2, 4, 4});     // sequences 1 to 3 keep no key: zeros
-  expect_matches_reference({2, 300, 2, 16, 3});  // 218 queries per block: 2 blocks per head
-  expect_matches_reference({2, 1, 1, 1, 0});
-  expect_matches_reference({1, 2100, 1, 4, 3});  // past OpenCL's fused 2048 keys
+TEST_P(AttentionTest, SelfAttentionMatchesTheAttentionSummedInDouble) {
+  for (const Case& c : std::vector<Case>{
+           {1, 5, 2, 4, 0},
+           {1, 2, 2, 1, 0},
+           {3, 7, 3, 8, 3},     // the third sequence keeps 1 key
+           {4, 3, 2, 4, 4},     // sequences 1 to 3 keep no key: zeros
+           {2, 300, 2, 16, 3},  // 218 queries per block: 2 blocks per head
+           {2, 1, 1, 1, 0},
+           {1, 2100, 1, 4, 3},  // past OpenCL's fused 2048 keys
+       })
+    expect_matches_reference(self_problem(c), true);
 }
 
-TEST_P(SelfAttentionTest, RejectsScoresOfAnotherShape) {
+TEST_P(AttentionTest, DecodingStepsViewsMatchTheAttentionSummedInDouble) {
+  expect_matches_reference(decode_problem(3, 2, 8, 1, 6, 8), false);   // one new query per row
+  expect_matches_reference(decode_problem(2, 3, 4, 2, 5, 5), false);   // two: the first sees 4 keys
+  expect_matches_reference(decode_problem(1, 1, 4, 1, 2100, 2100), false);  // past OpenCL's fused keys
+  expect_matches_reference(cross_problem(2, 5, 2, 8, 7), false);       // beams of a source share keys
+  expect_matches_reference(cross_problem(3, 1, 4, 4, 9), false);       // greedy: a group per row
+  Problem per_outer = cross_problem(2, 3, 2, 4, 6);
+  per_outer.bias_rank = 4;
+  per_outer.bias = test::random_floats(2 * 2 * 3 * 6, 13, 2.0f);
+  expect_matches_reference(per_outer, false);
+}
+
+TEST_P(AttentionTest, RejectsScoresOfAnotherShape) {
   arena_->reset();
   const Tensor qkv = arena_->alloc(DType::F32, {2 * 4, 3 * 6});
   const Tensor scores = arena_->alloc(DType::F32, {2, 3, 4, 5});
@@ -144,11 +233,36 @@ TEST_P(SelfAttentionTest, RejectsScoresOfAnotherShape) {
   const Tensor right = arena_->alloc(DType::F32, {2, 3, 4, 4});
   EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, right, narrow), Error);
   // Without scores only where the backend does not use them.
-  if (needs_scores()) EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context), Error);
+  if (needs_scores(4)) EXPECT_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context), Error);
   else EXPECT_NO_THROW(backend_->self_attention(qkv, 2, 4, 3, 2, 1.0f, {}, {}, Tensor{}, context));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, SelfAttentionTest, ::testing::Values("cpu", "cpu-deterministic", "opencl"),
+TEST_P(AttentionTest, RejectsViewsOutsideTheirTensorsAndOverlaps) {
+  arena_->reset();
+  Problem p = cross_problem(2, 3, 2, 4, 6);
+  const Tensor q = upload(p.q), kv = upload(p.k), context = upload(std::vector<float>(p.context_size, 0.0f));
+  const Tensor scores = arena_->alloc(DType::F32, {p.outer, p.inner, p.queries, p.keys});
+  AttentionOperands ok{.outer = p.outer, .inner = p.inner, .queries = p.queries, .keys = p.keys,
+                       .head_dim = p.head_dim, .q = q, .k = kv, .v = kv, .context = context, .q_view = p.q_view,
+                       .k_view = p.k_view, .v_view = p.v_view, .context_view = p.context_view, .scores = scores};
+  EXPECT_NO_THROW(backend_->attention(ok));
+  AttentionOperands bad = ok;
+  bad.keys = p.keys + 1;  // the last group's keys run past kv, and scores no longer fit
+  EXPECT_THROW(backend_->attention(bad), Error);
+  bad = ok;
+  bad.v_view.offset += 1;  // the last group's last value reaches one past the end of kv
+  EXPECT_THROW(backend_->attention(bad), Error);
+  bad = ok;
+  bad.context = kv;  // writes over its own keys
+  bad.context_view = p.k_view;
+  EXPECT_THROW(backend_->attention(bad), Error);
+  bad = ok;
+  bad.causal = true;
+  bad.causal_offset = -1;
+  EXPECT_THROW(backend_->attention(bad), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, AttentionTest, ::testing::Values("cpu", "cpu-deterministic", "opencl"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
