@@ -187,19 +187,41 @@ struct Candidate {
   std::int32_t id;
 };
 
+constexpr std::int64_t kTopKChunk = 256;
+
+// The largest number of each kTopKChunk columns of a row (NaN skipped; NaN where a chunk has none),
+// and of the whole row but `exclude` (−∞ where it has none).
+float chunk_maxima(const float* row, std::int64_t cols, std::int64_t exclude, std::vector<float>& maxima) {
+  const auto numbers_max = [row](std::int64_t begin, std::int64_t end) {
+    return begin < end ? ConstArray(row + begin, end - begin).maxCoeff<Eigen::PropagateNumbers>()
+                       : -std::numeric_limits<float>::infinity();
+  };
+  float max = -std::numeric_limits<float>::infinity();
+  maxima.clear();
+  for (std::int64_t first = 0; first < cols; first += kTopKChunk) {
+    const std::int64_t last = std::min(cols, first + kTopKChunk);
+    maxima.push_back(numbers_max(first, last));
+    const float counted = exclude >= first && exclude < last
+                              ? std::max(numbers_max(first, exclude), numbers_max(exclude + 1, last))
+                              : maxima.back();
+    if (counted > max) max = counted;  // a NaN (no number in the chunk) is skipped
+  }
+  return max;
+}
+
 // The k best of one row (NaN and `exclude` as −∞) into `best`, largest first, equal values in column
-// order: one pass, chunk by chunk; once k are kept, a chunk whose largest value does not beat the
-// last kept one is skipped after one vectorised max.
-void row_top_k(const float* row, std::int64_t cols, std::int64_t k, std::int64_t exclude, std::vector<Candidate>& best) {
-  constexpr std::int64_t kChunk = 256;
+// order: one pass, chunk by chunk; once k are kept, a chunk whose largest number (chunk_maxima's)
+// does not beat the last kept one is skipped: nothing in it could enter (its NaNs and `exclude`
+// count as −∞).
+void row_top_k(const float* row, std::int64_t cols, std::int64_t k, std::int64_t exclude,
+               const std::vector<float>& maxima, std::vector<Candidate>& best) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   best.clear();
-  for (std::int64_t first = 0; first < cols; first += kChunk) {
-    const std::int64_t last = std::min(cols, first + kChunk);
-    if (static_cast<std::int64_t>(best.size()) == k) {
-      const float top = ConstArray(row + first, last - first).maxCoeff<Eigen::PropagateNaN>();
-      if (top <= best.back().value) continue;  // a NaN compares false: the chunk is read
-    }
+  for (std::int64_t first = 0; first < cols; first += kTopKChunk) {
+    const std::int64_t last = std::min(cols, first + kTopKChunk);
+    if (static_cast<std::int64_t>(best.size()) == k && !(maxima[static_cast<std::size_t>(first / kTopKChunk)] >
+                                                          best.back().value))
+      continue;
     for (std::int64_t c = first; c < last; ++c) {
       const float v = c == exclude || std::isnan(row[c]) ? kNegInf : row[c];
       if (static_cast<std::int64_t>(best.size()) == k && !(v > best.back().value)) continue;
@@ -216,19 +238,18 @@ void row_top_k(const float* row, std::int64_t cols, std::int64_t k, std::int64_t
 void top_k_rows(const float* x, std::int64_t rows, std::int64_t cols, std::int64_t k, std::int64_t exclude,
                 double (*exp_sum)(const float*, std::int64_t, float), float* values, std::int32_t* ids, float* terms) {
   thread_local std::vector<Candidate> best;
+  thread_local std::vector<float> maxima;
   // The columns before and after `exclude` (all of them when there is none).
   const std::int64_t head = exclude >= 0 ? exclude : cols, tail = exclude >= 0 ? exclude + 1 : cols;
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
     // The max of the numbers (NaN skipped, as the search's log_softmax_terms).
-    float max = -std::numeric_limits<float>::infinity();
-    if (head > 0) max = std::max(max, ConstArray(row, head).maxCoeff<Eigen::PropagateNumbers>());
-    if (tail < cols) max = std::max(max, ConstArray(row + tail, cols - tail).maxCoeff<Eigen::PropagateNumbers>());
+    const float max = chunk_maxima(row, cols, exclude, maxima);
     const bool finite = std::isfinite(max);
     const double sum = finite ? exp_sum(row, head, max) + exp_sum(row + tail, cols - tail, max) : 0.0;
     terms[2 * r] = finite ? max : 0.0f;
     terms[2 * r + 1] = finite ? static_cast<float>(std::log(sum)) : 0.0f;
-    row_top_k(row, cols, k, exclude, best);
+    row_top_k(row, cols, k, exclude, maxima, best);
     for (std::int64_t j = 0; j < k; ++j) {
       values[r * k + j] = best[static_cast<std::size_t>(j)].value;
       ids[r * k + j] = best[static_cast<std::size_t>(j)].id;
