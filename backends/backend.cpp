@@ -310,6 +310,7 @@ void Backend::attention(const AttentionOperands& a) {
   require(!a.causal || a.causal_offset >= 0, op, "negative causal offset");
   for (const Tensor* input : {&a.q, &a.k, &a.v, &a.scores})
     require(!overlaps(a.context, *input), op, "context overlaps q, k, v or scores");
+  if (a.outer * a.inner * a.queries == 0 || a.head_dim == 0) return;  // no context element to write
   do_attention(a);
 }
 

@@ -298,7 +298,6 @@ class OpenClBackend final : public Backend {
   bool attention_needs_scores(std::int64_t keys) const override { return keys > kFusedAttentionKeys; }
   void do_attention(const AttentionOperands& a) override {
     if (a.keys > kFusedAttentionKeys) return Backend::do_attention(a);
-    if (a.outer * a.inner * a.queries == 0 || a.head_dim == 0) return;
     // A group as wide as the longer of a query's keys and its head (a power of two for the reductions).
     const std::size_t local = std::min(
         row_group_, std::bit_ceil(static_cast<std::size_t>(std::max<std::int64_t>({a.keys, a.head_dim, 32}))));

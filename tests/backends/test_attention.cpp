@@ -223,6 +223,23 @@ TEST_P(AttentionTest, DecodingStepsViewsMatchTheAttentionSummedInDouble) {
   expect_matches_reference(per_outer, false);
 }
 
+// No query (an empty batch or sequence) writes nothing; queries without keys get zeros, as
+// attention_softmax's rows without a key.
+TEST_P(AttentionTest, NoQueryWritesNothingAndNoKeyGivesZeros) {
+  arena_->reset();
+  const Tensor qkv = arena_->alloc(DType::F32, {4, 3 * 6}), context = upload(std::vector<float>(24, 5.0f));
+  const Tensor no_scores = needs_scores(0) ? arena_->alloc(DType::F32, {2, 3, 0, 0}) : Tensor{};
+  EXPECT_NO_THROW(backend_->self_attention(qkv.rows(0, 0), 2, 0, 3, 2, 1.0f, {}, {}, no_scores,
+                                           context.reshaped({4, 6}).rows(0, 0)));
+  EXPECT_EQ(backend_->download_f32(context), std::vector<float>(24, 5.0f));
+  if (needs_scores(0)) return;  // the default's path needs a scores tensor of no element
+  const Tensor q = upload(test::random_floats(2 * 2 * 6, 3, 1.0f));
+  backend_->attention({.outer = 2, .inner = 3, .queries = 2, .keys = 0, .head_dim = 2, .q = q, .k = q, .v = q,
+                       .context = context, .q_view = {0, 6, 12, 2}, .k_view = {0, 6, 12, 2},
+                       .v_view = {0, 6, 12, 2}, .context_view = {0, 6, 12, 2}});
+  EXPECT_EQ(backend_->download_f32(context), std::vector<float>(24, 0.0f));
+}
+
 TEST_P(AttentionTest, RejectsScoresOfAnotherShape) {
   arena_->reset();
   const Tensor qkv = arena_->alloc(DType::F32, {2 * 4, 3 * 6});
