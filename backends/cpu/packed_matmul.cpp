@@ -212,7 +212,10 @@ struct PackedMatmul::Lane {
                        count = s == kWhole ? n : w.slice_begin(s + 1) - begin;
     float* dst = y;
     if (count < n) {
-      slice_y.resize(static_cast<std::size_t>(m * count));
+      // Grown, never shrunk: a resize back up after a narrower weight's product zero-filled the LM
+      // head's slice (9 MB a thread) at every step of a beam-5 batch-16 search.
+      const auto size = static_cast<std::size_t>(m * count);
+      if (slice_y.size() < size) slice_y.resize(size);
       dst = slice_y.data();
     }
     try {
