@@ -337,9 +337,9 @@ class CpuBackend final : public Backend {
   // m·n·k > 262144 on, whose hand-offs cost more than they gave: docs/performance.md), run side by
   // side on the pool. One query per (outer, head) (a decoding step's self-attention, and greedy
   // search's cross-attention) runs on attend_query's row kernel, all heads of a row in one task
-  // (two BLAS calls per head were most of a beam-5 batch-16 step's attention). More queries go
-  // through OpenBLAS around attention_softmax's row kernel: sgemm sums along the head in one chain
-  // of multiply-adds, as PyTorch's products do, and the row kernel's lane sums moved a T5
+  // (two BLAS calls per head took 1.4-1.6x its time at 16 rows: bench_decode_attention). More
+  // queries go through OpenBLAS around attention_softmax's row kernel: sgemm sums along the head in
+  // one chain of multiply-adds, as PyTorch's products do, and the row kernel's lane sums moved a T5
   // teacher-forced logit 2.0e-4 from Hugging Face's (the test's bound: 1.6e-4). Deterministic runs
   // keep the fixed-order products of the default.
   void do_attention(const AttentionOperands& a) override {

@@ -10,12 +10,15 @@
 // instruction can reach a CPU without AVX through a shared inline function.
 //
 // Variants and their bits:
-// - bias_gelu_erf, bias_silu, attention_softmax_row, attend_query and exp_sum compute what kernels.hpp's
+// - bias_gelu_erf, bias_silu, attention_softmax_row and exp_sum compute what kernels.hpp's
 //   Order::Fast ones (and core/exp_sum.hpp) do with Eigen's same erf and exp approximations, on wider packets and with fused multiply-adds: within
 //   a few ulps of the portable results (tests/backends/test_row_kernels.cpp states the bounds), not
 //   bit-equal. A row's results depend only on its values and length. --deterministic does not use
 //   them: its GELU and softmax stay Order::Fixed's portable code, whose bits are the same on every
 //   x86-64 machine.
+// - attend_query sums its dot products in each variant's own packets (the portable one: Eigen's),
+//   so its variants agree within float rounding of the attention in double (the test's bound), not
+//   to a few ulps; --deterministic does not use it either.
 // - layer_norm is Order::Fixed's layer norm in every variant, bit for bit (its sums in kernels.hpp's
 //   order, every other step exact per element), and quantize_row and rescale (int8 products) give
 //   the same bits in every variant (a row's range is exact whatever the grouping; the rest is one
