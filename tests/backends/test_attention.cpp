@@ -280,11 +280,7 @@ TEST_P(AttentionTest, RejectsViewsOutsideTheirTensorsAndOverlaps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AttentionTest, ::testing::Values("cpu", "cpu-deterministic", "opencl"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return test::param_name(info.param); });
 
 }  // namespace
 }  // namespace invar

@@ -78,11 +78,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, OpenClEncoderTest,
                          ::testing::Values("bert-wordpiece", "bert-pair-cls", "xlmr", "xlmr-pair-cls", "xlmr-regression",
                                            "xlmr-mlm", "distilbert", "distilbert-sst2", "electra", "electra-pair-cls",
                                            "albert", "albert-pair-cls", "deberta-v3", "deberta-v3-nli"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return test::param_name(info.param); });
 
 }  // namespace
 }  // namespace invar
