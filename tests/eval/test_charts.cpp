@@ -277,8 +277,9 @@ TEST(ChartBars, CategoryLabelsWrapRatherThanOverlap) {
     // The label runs from its anchor down-left at 40°: its lowest and leftmost points stay on the chart.
     EXPECT_LE(labels[i].number("y") + width_of(labels[i].text()) * std::sin(40 * std::numbers::pi / 180), height);
     EXPECT_GE(labels[i].number("x") - width_of(labels[i].text()) * std::cos(40 * std::numbers::pi / 180), 0);
-    if (i > 0)
+    if (i > 0) {
       EXPECT_GE((labels[i].number("x") - labels[i - 1].number("x")) * std::sin(40 * std::numbers::pi / 180), 12.0);
+    }
   }
   // Short labels stay on one line.
   report::BarChart short_labels;
