@@ -359,9 +359,6 @@ class CpuBackend final : public Backend {
     // Checked before OpenBLAS is held to one thread: nothing below may throw.
     for (const std::int64_t size : {keys, dh, block, a.q_view.ld, a.k_view.ld, a.v_view.ld, a.context_view.ld})
       blas_int(size);
-    const float* mask = a.key_mask.empty() ? nullptr : ptr(a.key_mask);
-    const float* bias = a.position_bias.empty() ? nullptr : ptr(a.position_bias);
-    const bool bias_per_outer = bias && a.position_bias.shape.rank == 4;
     openblas_set_num_threads(1);
     rows_parallel(a.outer * a.inner * blocks, block * keys * dh * 4, [&](std::int64_t begin, std::int64_t end) {
       thread_local std::vector<float> buffer;
@@ -373,14 +370,10 @@ class CpuBackend final : public Backend {
         const float* q = ptr(a.q) + at(a.q_view, o, i) + first * a.q_view.ld;
         const float *k = ptr(a.k) + at(a.k_view, o, i), *v = ptr(a.v) + at(a.v_view, o, i);
         float* out = ptr(a.context) + at(a.context_view, o, i) + first * a.context_view.ld;
-        const float* keep = mask ? mask + o * keys : nullptr;
-        const auto row_bias = [&](std::int64_t r) {
-          return bias ? bias + (((bias_per_outer ? o * a.inner : 0) + i) * a.queries + first + r) * keys : nullptr;
-        };
-        const auto limit = [&](std::int64_t r) { return a.causal ? first + r + a.causal_offset + 1 : keys; };
         product(false, true, rows, keys, dh, 1.0f, {q, a.q_view.ld}, {k, a.k_view.ld}, 0.0f, s, keys);
         for (std::int64_t r = 0; r < rows; ++r)
-          rows_->attention_softmax_row(s + r * keys, keys, a.scale, row_bias(r), keep, limit(r));
+          rows_->attention_softmax_row(s + r * keys, keys, a.scale, bias_row(a, o, i, first + r), key_mask_row(a, o),
+                                       key_limit(a, first + r));
         product(false, false, rows, dh, keys, 1.0f, {s, keys}, {v, a.v_view.ld}, 0.0f, out, a.context_view.ld);
       }
     });
@@ -391,9 +384,6 @@ class CpuBackend final : public Backend {
   // row kernel.
   void attend_one_query(const AttentionOperands& a) {
     const std::int64_t keys = a.keys, heads = a.inner;
-    const float* mask = a.key_mask.empty() ? nullptr : ptr(a.key_mask);
-    const float* bias = a.position_bias.empty() ? nullptr : ptr(a.position_bias);
-    const bool bias_per_outer = bias && a.position_bias.shape.rank == 4;
     rows_parallel(a.outer, heads * keys * a.head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
       thread_local std::vector<float> scores;
       scores.resize(static_cast<std::size_t>(heads * keys));
@@ -401,14 +391,14 @@ class CpuBackend final : public Backend {
         rows_->attend_query({.q = ptr(a.q) + at(a.q_view, o, 0),
                              .k = ptr(a.k) + at(a.k_view, o, 0),
                              .v = ptr(a.v) + at(a.v_view, o, 0),
-                             .bias = bias ? bias + (bias_per_outer ? o * heads * keys : 0) : nullptr,
-                             .keep = mask ? mask + o * keys : nullptr,
+                             .bias = bias_row(a, o, 0, 0),
+                             .keep = key_mask_row(a, o),
                              .out = ptr(a.context) + at(a.context_view, o, 0),
                              .heads = heads, .head_dim = a.head_dim, .keys = keys,
-                             .limit = a.causal ? a.causal_offset + 1 : keys,
+                             .limit = key_limit(a, 0),
                              .q_head = a.q_view.inner_stride, .k_head = a.k_view.inner_stride,
                              .v_head = a.v_view.inner_stride, .out_head = a.context_view.inner_stride,
-                             .bias_head = keys, .k_ld = a.k_view.ld, .v_ld = a.v_view.ld, .scale = a.scale},
+                             .bias_head = a.queries * keys, .k_ld = a.k_view.ld, .v_ld = a.v_view.ld, .scale = a.scale},
                             scores.data());
       }
     });
@@ -626,6 +616,20 @@ class CpuBackend final : public Backend {
   static blasint blas_ld(std::int64_t v) { return blas_int(std::max<std::int64_t>(v, 1)); }
   static std::int64_t at(const MatrixView& v, std::int64_t o, std::int64_t i) {
     return v.offset + o * v.outer_stride + i * v.inner_stride;
+  }
+  // attention()'s softmax operands for row `query` of head i of outer o, as attention_softmax_row
+  // takes them: the position bias row (null: none; heads follow `queries × keys` apart), the key
+  // mask row (null: none) and the keys the causal limit keeps.
+  static const float* bias_row(const AttentionOperands& a, std::int64_t o, std::int64_t i, std::int64_t query) {
+    if (a.position_bias.empty()) return nullptr;
+    const std::int64_t matrix = (a.position_bias.shape.rank == 4 ? o * a.inner : 0) + i;
+    return ptr(a.position_bias) + (matrix * a.queries + query) * a.keys;
+  }
+  static const float* key_mask_row(const AttentionOperands& a, std::int64_t o) {
+    return a.key_mask.empty() ? nullptr : ptr(a.key_mask) + o * a.keys;
+  }
+  static std::int64_t key_limit(const AttentionOperands& a, std::int64_t query) {
+    return a.causal ? query + a.causal_offset + 1 : a.keys;
   }
   // rows [count, cols] += bias (may be null), then the activation, on the calling thread.
   void bias_act_rows(float* rows, std::int64_t count, std::int64_t cols, const float* bias, Activation act) const {
