@@ -336,20 +336,23 @@ class CpuBackend final : public Backend {
   // gemm_batched runs one after another (each on one thread, or on OpenBLAS's team from
   // m·n·k > 262144 on, whose hand-offs cost more than they gave: docs/performance.md), run side by
   // side on the pool. One query per (outer, head) (a decoding step's self-attention, and greedy
-  // search's cross-attention) runs on attend_query's row kernel, all heads of a row in one task
-  // (two BLAS calls per head took 1.4-1.6x its time at 16 rows: bench_decode_attention). More
-  // queries go through OpenBLAS around attention_softmax's row kernel: sgemm sums along the head in
-  // one chain of multiply-adds, as PyTorch's products do, and the row kernel's lane sums moved a T5
-  // teacher-forced logit 2.0e-4 from Hugging Face's (the test's bound: 1.6e-4). Deterministic runs
-  // keep the fixed-order products of the default.
+  // search's cross-attention) and a few queries without a causal limit (beam search's
+  // cross-attention: a source's beams share its keys) run on attend_query's row kernel, query by
+  // query, all heads of a row in one task: two BLAS calls per head took 1.4-1.6x its time at 16
+  // rows, and a step's attention at 80 rows in beams of 5 took 1.4-1.5x as long with two sgemm calls
+  // per head for the cross-attention (bench_decode_attention, 16 keys). Causal blocks (teacher
+  // forcing) and more queries go through OpenBLAS around attention_softmax's row kernel: sgemm sums
+  // along the head in one chain of multiply-adds, as PyTorch's products do, and the row kernel's
+  // lane sums moved a T5 teacher-forced logit 2.0e-4 from Hugging Face's (the test's bound:
+  // 1.6e-4). Deterministic runs keep the fixed-order products of the default.
   void do_attention(const AttentionOperands& a) override {
     if (deterministic_) {
       Backend::do_attention(a);
       return;
     }
     for (const Tensor* t : {&a.q, &a.k, &a.v}) require_unpacked(*t, "attention");
-    if (a.queries == 1) {
-      attend_one_query(a);
+    if (a.queries == 1 || (a.queries <= kRowKernelQueries && !a.causal)) {
+      attend_each_query(a);
       return;
     }
     // Queries per task: the block's scores within L2 (kScoreBlock floats).
@@ -380,22 +383,23 @@ class CpuBackend final : public Backend {
     openblas_set_num_threads(pool_.threads());
   }
 
-  // attention() of one query per (outer, head): one task per outer for all heads, on attend_query's
-  // row kernel.
-  void attend_one_query(const AttentionOperands& a) {
-    const std::int64_t keys = a.keys, heads = a.inner;
-    rows_parallel(a.outer, heads * keys * a.head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
+  // attention() query by query: one task per (outer, query) for all heads, on attend_query's row
+  // kernel.
+  void attend_each_query(const AttentionOperands& a) {
+    const std::int64_t keys = a.keys, heads = a.inner, queries = a.queries;
+    rows_parallel(a.outer * queries, heads * keys * a.head_dim * 4, [&](std::int64_t begin, std::int64_t end) {
       thread_local std::vector<float> scores;
       scores.resize(static_cast<std::size_t>(heads * keys));
-      for (std::int64_t o = begin; o < end; ++o) {
-        rows_->attend_query({.q = ptr(a.q) + at(a.q_view, o, 0),
+      for (std::int64_t task = begin; task < end; ++task) {
+        const std::int64_t o = task / queries, query = task % queries;
+        rows_->attend_query({.q = ptr(a.q) + at(a.q_view, o, 0) + query * a.q_view.ld,
                              .k = ptr(a.k) + at(a.k_view, o, 0),
                              .v = ptr(a.v) + at(a.v_view, o, 0),
-                             .bias = bias_row(a, o, 0, 0),
+                             .bias = bias_row(a, o, 0, query),
                              .keep = key_mask_row(a, o),
-                             .out = ptr(a.context) + at(a.context_view, o, 0),
+                             .out = ptr(a.context) + at(a.context_view, o, 0) + query * a.context_view.ld,
                              .heads = heads, .head_dim = a.head_dim, .keys = keys,
-                             .limit = key_limit(a, 0),
+                             .limit = key_limit(a, query),
                              .q_head = a.q_view.inner_stride, .k_head = a.k_view.inner_stride,
                              .v_head = a.v_view.inner_stride, .out_head = a.context_view.inner_stride,
                              .bias_head = a.queries * keys, .k_ld = a.k_view.ld, .v_ld = a.v_view.ld, .scale = a.scale},
@@ -707,6 +711,9 @@ class CpuBackend final : public Backend {
   static constexpr std::int64_t kSmallProduct = 65536;
   static constexpr std::int64_t kHostRowCost = 1 << 20;  // a row of host work is worth a thread
   static constexpr std::int64_t kScoreBlock = 65536;  // floats: 256 KiB
+  // The most queries per (outer, head) attend_each_query takes without a causal limit; more share
+  // sgemm's packing of the keys among enough rows to pay for it.
+  static constexpr std::int64_t kRowKernelQueries = 8;
   std::unique_ptr<cpu::PackedMatmul> packer_;  // null when nothing is packed
   PackedIndex packed_;
   cpu::GemmScratch scratch_;
