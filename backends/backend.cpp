@@ -308,6 +308,13 @@ void Backend::attention(const AttentionOperands& a) {
   }
   require_softmax_operands(a.outer, a.inner, a.queries, a.keys, a.key_mask, a.position_bias, op);
   require(!a.causal || a.causal_offset >= 0, op, "negative causal offset");
+  if (!a.key_rows.empty()) {
+    require(attention_reads_key_rows(), op, fmt::format("the {} backend does not read key_rows", name()));
+    require(a.key_rows.dtype == DType::I32, op, "key_rows must be I32");
+    require(a.key_rows.shape == Shape{a.keys, a.outer}, op,
+            fmt::format("key_rows {} must be [{}, {}]", a.key_rows.shape.str(), a.keys, a.outer));
+    require(a.queries == 1, op, fmt::format("key_rows needs one query per outer, not {}", a.queries));
+  }
   for (const Tensor* input : {&a.q, &a.k, &a.v, &a.scores})
     require(!overlaps(a.context, *input), op, "context overlaps q, k, v or scores");
   if (a.outer * a.inner * a.queries == 0 || a.head_dim == 0) return;  // no context element to write

@@ -134,6 +134,11 @@ struct AttentionOperands {
   bool causal = false;
   std::int64_t causal_offset = 0;
   Tensor scores;
+  // I32 [keys, outer], optional, one query per outer only: key and value j of outer o are read from
+  // outer key_rows[j, o]'s matrices (k_view's and v_view's, same head, row j) instead of o's. A beam
+  // search's rows then keep their cached positions where they were written when beams change
+  // parents: each position records whose row holds it (Backend::attention_reads_key_rows).
+  Tensor key_rows;
 };
 
 // body(i, i + 1) for every i in [0, n), on an OpenMP team of `threads` (the team oneDNN's products
@@ -224,6 +229,9 @@ class Backend {
   // !attention_needs_scores(keys), so that callers need not allocate it. context must not overlap
   // the other tensors.
   void attention(const AttentionOperands& a);
+  // Whether attention takes AttentionOperands::key_rows (the CPU backend outside --deterministic;
+  // elsewhere a caller moves the rows themselves).
+  virtual bool attention_reads_key_rows() const { return false; }
   // Whether attention of `keys` keys uses its scores scratch (the default does; the CPU backend only
   // with BackendOptions::deterministic, OpenCL past the keys its fused kernel holds).
   virtual bool attention_needs_scores(std::int64_t keys) const {

@@ -24,6 +24,7 @@ class ForwardingBackend : public Backend {
   std::unique_ptr<Arena> make_arena() override { return inner_->make_arena(); }
   bool attention_needs_scores(std::int64_t keys) const override { return inner_->attention_needs_scores(keys); }
   bool prefers_top_k_rows() const override { return inner_->prefers_top_k_rows(); }
+  bool attention_reads_key_rows() const override { return inner_->attention_reads_key_rows(); }
   void upload(const void* host, const Tensor& dst) override { inner_->upload(host, dst); }
   void download(const Tensor& src, void* host) override { inner_->download(src, host); }
 

@@ -344,13 +344,21 @@ class CpuBackend final : public Backend {
   // forcing) and more queries go through OpenBLAS around attention_softmax's row kernel: sgemm sums
   // along the head in one chain of multiply-adds, as PyTorch's products do, and the row kernel's
   // lane sums moved a T5 teacher-forced logit 2.0e-4 from Hugging Face's (the test's bound:
-  // 1.6e-4). Deterministic runs keep the fixed-order products of the default.
+  // 1.6e-4). Deterministic runs keep the fixed-order products of the default. key_rows (a beam
+  // search's rows whose positions other rows of the cache hold) are read by the row kernel only;
+  // --deterministic says it does not read them, so its caches move the rows instead.
+  bool attention_reads_key_rows() const override { return !deterministic_; }
   void do_attention(const AttentionOperands& a) override {
     if (deterministic_) {
       Backend::do_attention(a);
       return;
     }
     for (const Tensor* t : {&a.q, &a.k, &a.v}) require_unpacked(*t, "attention");
+    if (!a.key_rows.empty()) {
+      const std::int32_t* row = id_ptr(a.key_rows);
+      for (std::int64_t i = 0; i < a.key_rows.numel(); ++i)
+        if (row[i] < 0 || row[i] >= a.outer) fail("attention: key row {} outside [0, {})", row[i], a.outer);
+    }
     if (a.queries == 1 || (a.queries <= kRowKernelQueries && !a.causal)) {
       attend_each_query(a);
       return;
@@ -391,10 +399,10 @@ class CpuBackend final : public Backend {
       thread_local std::vector<float> scores;
       scores.resize(static_cast<std::size_t>(heads * keys));
       for (std::int64_t task = begin; task < end; ++task) {
-        const std::int64_t o = task / queries, query = task % queries;
+        const std::int64_t o = task / queries, query = task % queries, keys_of = a.key_rows.empty() ? o : 0;
         rows_->attend_query({.q = ptr(a.q) + at(a.q_view, o, 0) + query * a.q_view.ld,
-                             .k = ptr(a.k) + at(a.k_view, o, 0),
-                             .v = ptr(a.v) + at(a.v_view, o, 0),
+                             .k = ptr(a.k) + at(a.k_view, keys_of, 0),
+                             .v = ptr(a.v) + at(a.v_view, keys_of, 0),
                              .bias = bias_row(a, o, 0, query),
                              .keep = key_mask_row(a, o),
                              .out = ptr(a.context) + at(a.context_view, o, 0) + query * a.context_view.ld,
@@ -402,7 +410,9 @@ class CpuBackend final : public Backend {
                              .limit = key_limit(a, query),
                              .q_head = a.q_view.inner_stride, .k_head = a.k_view.inner_stride,
                              .v_head = a.v_view.inner_stride, .out_head = a.context_view.inner_stride,
-                             .bias_head = a.queries * keys, .k_ld = a.k_view.ld, .v_ld = a.v_view.ld, .scale = a.scale},
+                             .bias_head = a.queries * keys, .k_ld = a.k_view.ld, .v_ld = a.v_view.ld, .scale = a.scale,
+                             .key_rows = a.key_rows.empty() ? nullptr : id_ptr(a.key_rows) + o,
+                             .key_rows_ld = a.outer, .k_row = a.k_view.outer_stride, .v_row = a.v_view.outer_stride},
                             scores.data());
       }
     });

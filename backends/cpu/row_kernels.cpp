@@ -42,15 +42,18 @@ void portable_attention_softmax_row(float* s, std::int64_t n, float scale, const
 
 void portable_attend_query(const QueryAttention& a, float* s) {
   using Vector = Eigen::Map<const Eigen::VectorXf>;
+  const auto row = [&](std::int64_t j) { return a.key_rows ? a.key_rows[j * a.key_rows_ld] : 0; };
+  const auto key = [&](std::int64_t j) { return a.k + j * a.k_ld + row(j) * a.k_row; };
+  const auto value = [&](std::int64_t j) { return a.v + j * a.v_ld + row(j) * a.v_row; };
   for (std::int64_t h = 0; h < a.heads; ++h) {
     const Vector q(a.q + h * a.q_head, a.head_dim);
     float* scores = s + h * a.keys;
-    for (std::int64_t j = 0; j < a.keys; ++j) scores[j] = q.dot(Vector(a.k + j * a.k_ld + h * a.k_head, a.head_dim));
+    for (std::int64_t j = 0; j < a.keys; ++j) scores[j] = q.dot(Vector(key(j) + h * a.k_head, a.head_dim));
     attention_softmax_row(scores, a.keys, a.scale, a.bias ? a.bias + h * a.bias_head : nullptr, a.keep, a.limit,
                           Order::Fast);
     Eigen::Map<Eigen::VectorXf> out(a.out + h * a.out_head, a.head_dim);
     out.setZero();
-    for (std::int64_t j = 0; j < a.keys; ++j) out += scores[j] * Vector(a.v + j * a.v_ld + h * a.v_head, a.head_dim);
+    for (std::int64_t j = 0; j < a.keys; ++j) out += scores[j] * Vector(value(j) + h * a.v_head, a.head_dim);
   }
 }
 

@@ -41,13 +41,16 @@ struct RowScale {
 // What attend_query reads and writes: head h's query at q + h · q_head, its key j at
 // k + j · k_ld + h · k_head, value j at v + j · v_ld + h · v_head, its context at out + h · out_head,
 // its position bias (null: none) at bias + h · bias_head; keep (null: none) and limit as
-// attention_softmax_row's, for every head.
+// attention_softmax_row's, for every head. With key_rows (null: none), key j is further
+// key_rows[j · key_rows_ld] · k_row along (value j: · v_row): Backend::attention's key_rows.
 struct QueryAttention {
   const float *q, *k, *v, *bias, *keep;
   float* out;
   std::int64_t heads, head_dim, keys, limit;
   std::int64_t q_head, k_head, v_head, out_head, bias_head, k_ld, v_ld;
   float scale;
+  const std::int32_t* key_rows = nullptr;
+  std::int64_t key_rows_ld = 0, k_row = 0, v_row = 0;
 };
 
 struct RowKernels {

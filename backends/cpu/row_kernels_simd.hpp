@@ -272,14 +272,19 @@ void attend_query(const QueryAttention& a, float* s) {
     for (std::int64_t h = 0; h < a.heads; ++h)
       for (std::int64_t d = 0; d < a.head_dim; d += 16) __builtin_prefetch(first + h * head_stride + d);
   };
+  // Row j's key and value (no helper shared with the portable kernel: code built with AVX flags
+  // shares no inline function with code built without them).
+  const auto row = [&](std::int64_t j) { return a.key_rows ? a.key_rows[j * a.key_rows_ld] : 0; };
+  const auto key = [&](std::int64_t j) { return a.k + j * a.k_ld + row(j) * a.k_row; };
+  const auto value = [&](std::int64_t j) { return a.v + j * a.v_ld + row(j) * a.v_row; };
   for (std::int64_t j = 0; j < a.keys; ++j) {
-    if (j + kAhead < a.keys) prefetch(a.k + (j + kAhead) * a.k_ld, a.k_head);
+    if (j + kAhead < a.keys) prefetch(key(j + kAhead), a.k_head);
     for (std::int64_t h = 0; h < a.heads; ++h) {
-      const float *q = a.q + h * a.q_head, *key = a.k + j * a.k_ld + h * a.k_head;
+      const float *q = a.q + h * a.q_head, *k = key(j) + h * a.k_head;
       P dot = pset1<P>(0.0f);
       for (std::int64_t d = 0; d < a.head_dim; d += kWidth<P>) {
         const std::int64_t count = part(d, a.head_dim, kWidth<P>);
-        dot = pmadd(load<P>(q + d, count, 0.0f), load<P>(key + d, count, 0.0f), dot);
+        dot = pmadd(load<P>(q + d, count, 0.0f), load<P>(k + d, count, 0.0f), dot);
       }
       s[h * a.keys + j] = predux(dot);
     }
@@ -290,14 +295,14 @@ void attend_query(const QueryAttention& a, float* s) {
     for (std::int64_t d = 0; d < a.head_dim; ++d) a.out[h * a.out_head + d] = 0.0f;
   }
   for (std::int64_t j = 0; j < a.keys; ++j) {
-    if (j + kAhead < a.keys) prefetch(a.v + (j + kAhead) * a.v_ld, a.v_head);
+    if (j + kAhead < a.keys) prefetch(value(j + kAhead), a.v_head);
     for (std::int64_t h = 0; h < a.heads; ++h) {
       const P weight = pset1<P>(s[h * a.keys + j]);
-      const float* value = a.v + j * a.v_ld + h * a.v_head;
+      const float* v = value(j) + h * a.v_head;
       float* out = a.out + h * a.out_head;
       for (std::int64_t d = 0; d < a.head_dim; d += kWidth<P>) {
         const std::int64_t count = part(d, a.head_dim, kWidth<P>);
-        store(out + d, pmadd(weight, load<P>(value + d, count, 0.0f), load<P>(out + d, count, 0.0f)), count);
+        store(out + d, pmadd(weight, load<P>(v + d, count, 0.0f), load<P>(out + d, count, 0.0f)), count);
       }
     }
   }

@@ -2,10 +2,11 @@
 // through self_attention (padding, both bias shapes, a sequence whose every key is masked, lengths
 // that split a head's queries into several blocks) and on the views a decoding step gives it (one
 // or two new queries against a time-major cache, causal, with a position bias; a group of rows
-// sharing their source's keys and values, masked). On the CPU its fused path (one (sequence, head,
-// block of queries) per task, scores never in `scores`) and its deterministic one (gemm_batched
-// and attention_softmax through `scores`); on OpenCL the fused kernel (one work-group per query,
-// its scores in __local memory) and, past its 2048 keys, the path through `scores`.
+// sharing their source's keys and values, masked; rows whose keys other rows hold, key_rows). On
+// the CPU its fused path (one (sequence, head, block of queries) per task, scores never in
+// `scores`) and its deterministic one (gemm_batched and attention_softmax through `scores`); on
+// OpenCL the fused kernel (one work-group per query, its scores in __local memory) and, past its
+// 2048 keys, the path through `scores`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,12 +51,16 @@ std::int64_t at(const MatrixView& v, std::int64_t o, std::int64_t i, std::int64_
   return v.offset + o * v.outer_stride + i * v.inner_stride + r * v.ld;
 }
 
-// The context in double, zeros outside the views.
-std::vector<double> reference(const Problem& p) {
+// The context in double, zeros outside the views; with key_rows ([keys, outer]), key and value j of
+// outer o from outer key_rows[j, o]'s views.
+std::vector<double> reference(const Problem& p, const std::vector<std::int32_t>& key_rows = {}) {
   std::vector<double> out(static_cast<std::size_t>(p.context_size), 0.0);
   std::vector<double> s(static_cast<std::size_t>(p.keys));
   const auto& k = keys_of(p);
   const auto& v = values_of(p);
+  const auto holder = [&](std::int64_t j, std::int64_t o) {
+    return key_rows.empty() ? o : std::int64_t{key_rows[static_cast<std::size_t>(j * p.outer + o)]};
+  };
   for (std::int64_t o = 0; o < p.outer; ++o)
     for (std::int64_t h = 0; h < p.inner; ++h)
       for (std::int64_t i = 0; i < p.queries; ++i) {
@@ -70,7 +75,7 @@ std::vector<double> reference(const Problem& p) {
           double dot = 0.0;
           for (std::int64_t d = 0; d < p.head_dim; ++d)
             dot += double{p.q[static_cast<std::size_t>(at(p.q_view, o, h, i) + d)]} *
-                   k[static_cast<std::size_t>(at(p.k_view, o, h, j) + d)];
+                   k[static_cast<std::size_t>(at(p.k_view, holder(j, o), h, j) + d)];
           s[j] = p.scale * dot;
           if (p.bias_rank > 0) {
             const std::int64_t matrix = p.bias_rank == 4 ? o * p.inner + h : h;
@@ -83,7 +88,8 @@ std::vector<double> reference(const Problem& p) {
         for (double& x : s) sum += (x = std::exp(x - max));
         for (std::int64_t d = 0; d < p.head_dim; ++d) {
           double acc = 0.0;
-          for (std::int64_t j = 0; j < p.keys; ++j) acc += s[j] / sum * v[static_cast<std::size_t>(at(p.v_view, o, h, j) + d)];
+          for (std::int64_t j = 0; j < p.keys; ++j)
+            acc += s[j] / sum * v[static_cast<std::size_t>(at(p.v_view, holder(j, o), h, j) + d)];
           out[static_cast<std::size_t>(at(p.context_view, o, h, i) + d)] = acc;
         }
       }
@@ -157,8 +163,15 @@ class AttentionTest : public ::testing::TestWithParam<std::string> {
     return t;
   }
 
-  // Through attention() (self = false) or self_attention() (the views of self_problem).
-  void expect_matches_reference(const Problem& p, bool self) {
+  Tensor upload_ids(const std::vector<std::int32_t>& host, Shape shape) {
+    const Tensor t = arena_->alloc(DType::I32, shape);
+    backend_->upload(host.data(), t);
+    return t;
+  }
+
+  // Through attention() (self = false) or self_attention() (the views of self_problem); key_rows
+  // ([keys, outer], attention() only) as AttentionOperands::key_rows.
+  void expect_matches_reference(const Problem& p, bool self, const std::vector<std::int32_t>& key_rows = {}) {
     SCOPED_TRACE(testing::Message() << "outer " << p.outer << " heads " << p.inner << " queries " << p.queries
                                     << " keys " << p.keys << " dh " << p.head_dim << " bias rank " << p.bias_rank
                                     << (p.causal ? " causal" : "") << (self ? " self" : ""));
@@ -181,10 +194,11 @@ class AttentionTest : public ::testing::TestWithParam<std::string> {
                            .head_dim = p.head_dim, .q = q, .k = k, .v = v, .context = context, .q_view = p.q_view,
                            .k_view = p.k_view, .v_view = p.v_view, .context_view = p.context_view, .scale = p.scale,
                            .key_mask = mask, .position_bias = bias, .causal = p.causal,
-                           .causal_offset = p.causal_offset, .scores = scratch});
+                           .causal_offset = p.causal_offset, .scores = scratch,
+                           .key_rows = key_rows.empty() ? Tensor{} : upload_ids(key_rows, {p.keys, p.outer})});
     }
     const auto got = backend_->download_f32(context);
-    const auto want = reference(p);
+    const auto want = reference(p, key_rows);
     ASSERT_EQ(got.size(), want.size());
     bool nonzero = false;
     for (std::size_t i = 0; i < got.size(); ++i) {
@@ -221,6 +235,52 @@ TEST_P(AttentionTest, DecodingStepsViewsMatchTheAttentionSummedInDouble) {
   per_outer.bias_rank = 4;
   per_outer.bias = test::random_floats(2 * 2 * 3 * 6, 13, 2.0f);
   expect_matches_reference(per_outer, false);
+}
+
+// Beams that changed parents: row o's key and value j lie in row key_rows[j, o] of the cache
+// (Backend::attention_reads_key_rows: the CPU's fast path). Backends that do not read key rows, a
+// value outside the rows, another shape and more than one query per row are refused.
+TEST_P(AttentionTest, KeyRowsReadEachPositionFromTheRowThatHoldsIt) {
+  const Problem p = decode_problem(4, 2, 8, 1, 6, 8);
+  std::vector<std::int32_t> key_rows(static_cast<std::size_t>(p.keys * p.outer));
+  for (std::size_t i = 0; i < key_rows.size(); ++i) key_rows[i] = static_cast<std::int32_t>((i * 7 + i / 4) % 4);
+  EXPECT_EQ(backend_->attention_reads_key_rows(), GetParam() == "cpu");
+  if (backend_->attention_reads_key_rows()) expect_matches_reference(p, false, key_rows);
+  arena_->reset();
+  const Tensor q = upload(p.q), k = upload(p.k), v = upload(p.v), context = upload(std::vector<float>(p.context_size));
+  const Tensor scores = arena_->alloc(DType::F32, {p.outer, p.inner, p.queries, p.keys});
+  const AttentionOperands ok{.outer = p.outer, .inner = p.inner, .queries = 1, .keys = p.keys,
+                             .head_dim = p.head_dim, .q = q, .k = k, .v = v, .context = context, .q_view = p.q_view,
+                             .k_view = p.k_view, .v_view = p.v_view, .context_view = p.context_view, .scale = p.scale,
+                             .scores = scores, .key_rows = upload_ids(key_rows, {p.keys, p.outer})};
+  if (!backend_->attention_reads_key_rows()) {
+    EXPECT_THROW(
+        {
+          try {
+            backend_->attention(ok);
+          } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("does not read key_rows"), std::string::npos) << e.what();
+            throw;
+          }
+        },
+        Error);
+    return;
+  }
+  EXPECT_NO_THROW(backend_->attention(ok));
+  AttentionOperands bad = ok;
+  std::vector<std::int32_t> outside = key_rows;
+  outside[5] = 4;
+  bad.key_rows = upload_ids(outside, {p.keys, p.outer});
+  EXPECT_THROW(backend_->attention(bad), Error);
+  bad = ok;
+  bad.key_rows = ok.key_rows.reshaped({p.outer, p.keys});
+  EXPECT_THROW(backend_->attention(bad), Error);
+  bad = ok;
+  bad.queries = 2;  // every row's two queries in rows 0 and 1 of q and context: the views fit
+  bad.q_view.outer_stride = bad.context_view.outer_stride = 0;
+  bad.context = upload(std::vector<float>(p.context_size));
+  bad.scores = {};
+  EXPECT_THROW(backend_->attention(bad), Error);
 }
 
 // No query (an empty batch or sequence) writes nothing; queries without keys get zeros, as
