@@ -18,7 +18,7 @@ Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
   if (spec.max_positions > 0 && total > spec.max_positions)
     fail("the target would have {} tokens, more than the model's {} positions (max_position_embeddings)", total,
          spec.max_positions);
-  cache.reserve(total);
+  cache.prepare(n);
 
   Arena& arena = *step_arena_;
   arena.reset();
@@ -58,7 +58,7 @@ Tensor Seq2SeqModel::Impl::run_decoder(const TokenIds& tokens, std::int64_t n) {
                        .q_view = {0, width, n * width, dh}, .k_view = {0, cache_ld, a, dh},
                        .v_view = {0, cache_ld, a, dh}, .context_view = {0, a, n * a, dh},
                        .scale = scale, .position_bias = bias, .causal = true, .causal_offset = start,
-                       .scores = self_scores});
+                       .scores = self_scores, .key_rows = cache.key_rows()});
     backend.linear(context, layer.self_out.weight, layer.self_out.bias, Activation::None, attended);
     layers.sublayer_output(layer.self_norm, x, attended);
 

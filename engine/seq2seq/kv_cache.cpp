@@ -21,6 +21,7 @@ KvCache::KvCache(Backend& backend, std::int64_t layers, std::int64_t width)
     : backend_(backend), layers_(layers), width_(width) {
   for (auto& arena : cross_arena_) arena = backend.make_arena();
   for (auto& arena : cache_arena_) arena = backend.make_arena();
+  key_rows_arena_ = backend.make_arena();
 }
 
 const std::vector<Tensor>& KvCache::begin_sources(std::int64_t groups, std::int64_t source_len,
@@ -48,6 +49,9 @@ void KvCache::alloc(Arena& arena, std::int64_t capacity, std::int64_t rows) {
   }
   capacity_ = capacity;
   rows_ = rows;
+  indirect_ = false;
+  key_rows_.clear();
+  key_rows_tensor_ = {};
 }
 
 void KvCache::start(std::int64_t groups, std::int64_t group_size, std::int64_t capacity) {
@@ -58,27 +62,41 @@ void KvCache::start(std::int64_t groups, std::int64_t group_size, std::int64_t c
   length_ = 0;
 }
 
-void KvCache::reserve(std::int64_t total) {
-  if (total <= capacity_) return;
-  std::vector<std::int32_t> identity(static_cast<std::size_t>(rows_));
-  std::iota(identity.begin(), identity.end(), 0);
-  copy(identity, ceil_pow2(total));
+void KvCache::prepare(std::int64_t n) {
+  const std::int64_t total = length_ + n;
+  // Key rows serve one query per row; a step of several positions reads the rows' own places.
+  if (total > capacity_ || (indirect_ && n > 1)) {
+    std::vector<std::int32_t> identity(static_cast<std::size_t>(rows_));
+    std::iota(identity.begin(), identity.end(), 0);
+    copy(identity, std::max(capacity_, ceil_pow2(total)));
+  }
+  key_rows_tensor_ = {};
+  if (!indirect_) return;
+  // The step's positions are written in the rows' own places.
+  key_rows_.resize(static_cast<std::size_t>(total * rows_));
+  for (std::int64_t p = length_; p < total; ++p)
+    std::iota(key_rows_.begin() + p * rows_, key_rows_.begin() + (p + 1) * rows_, 0);
+  key_rows_arena_->reset();
+  key_rows_tensor_ = key_rows_arena_->alloc(DType::I32, Shape{total, rows_});
+  backend_.upload(key_rows_.data(), key_rows_tensor_);
 }
 
 // Moves the filled cache positions into the other arena: rows[i] of the old rows becomes row i,
-// with room for new_capacity positions. Copies length × rows × d per layer, no more.
+// with room for new_capacity positions, every position in its row's own place. Copies
+// length × rows × d per layer, no more.
 void KvCache::copy(std::span<const std::int32_t> rows, std::int64_t new_capacity) {
   const std::int64_t old_rows = rows_, new_rows = static_cast<std::int64_t>(rows.size());
   const auto old_k = cache_k_, old_v = cache_v_;
   const std::int64_t old_capacity = capacity_, inner = width_;
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(length_ * new_rows));
+  for (std::int64_t p = 0; p < length_; ++p)
+    for (std::int64_t i = 0; i < new_rows; ++i)
+      ids[static_cast<std::size_t>(p * new_rows + i)] =
+          static_cast<std::int32_t>(p * old_rows + holder(p, rows[static_cast<std::size_t>(i)]));
   cache_current_ = 1 - cache_current_;
   Arena& arena = *cache_arena_[cache_current_];
   alloc(arena, new_capacity, new_rows);
   if (length_ == 0) return;
-  std::vector<std::int32_t> ids(static_cast<std::size_t>(length_ * new_rows));
-  for (std::int64_t p = 0; p < length_; ++p)
-    for (std::int64_t i = 0; i < new_rows; ++i)
-      ids[static_cast<std::size_t>(p * new_rows + i)] = static_cast<std::int32_t>(p * old_rows + rows[static_cast<std::size_t>(i)]);
   Tensor id_tensor = arena.alloc(DType::I32, Shape{static_cast<std::int64_t>(ids.size())});
   backend_.upload(ids.data(), id_tensor);
   for (std::size_t l = 0; l < cache_k_.size(); ++l) {
@@ -124,6 +142,17 @@ void KvCache::move_rows(std::span<const std::int32_t> rows, const std::vector<st
   }
 }
 
+// Row i continues old row rows[i]: its positions are where old row rows[i]'s are (the rows' count
+// unchanged). No cached value moves.
+void KvCache::follow_parents(std::span<const std::int32_t> rows) {
+  std::vector<std::int32_t> followed(static_cast<std::size_t>(length_ * rows_));
+  for (std::int64_t p = 0; p < length_; ++p)
+    for (std::int64_t i = 0; i < rows_; ++i)
+      followed[static_cast<std::size_t>(p * rows_ + i)] = holder(p, rows[static_cast<std::size_t>(i)]);
+  key_rows_ = std::move(followed);
+  indirect_ = true;
+}
+
 void KvCache::select_rows(std::span<const std::int32_t> rows, Arena& scratch) {
   for (std::int32_t r : rows)
     if (r < 0 || r >= rows_) fail("internal: select_rows row {} outside [0, {})", r, rows_);
@@ -167,6 +196,10 @@ void KvCache::select_rows(std::span<const std::int32_t> rows, Arena& scratch) {
   std::vector<std::int64_t> moved;
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i] != static_cast<std::int32_t>(i)) moved.push_back(static_cast<std::int64_t>(i));
+  if (new_rows == rows_ && backend_.attention_reads_key_rows()) {
+    if (!moved.empty()) follow_parents(rows);
+    return;
+  }
   // Beam search keeps its rows until a source finishes; often few beams change parents. Moving
   // fewer than half the rows in place copies less than rebuilding the cache.
   if (new_rows == rows_ && 2 * static_cast<std::int64_t>(moved.size()) < rows_) move_rows(rows, moved, scratch);

@@ -3,7 +3,10 @@
 // [capacity, rows, attention width] (time-major, so reordering beams copies exactly the filled
 // positions of the rows that move), and the cross-attention keys/values computed once per source,
 // [groups × source length, 2 × width], shared by that source's group of rows. Rows that finish
-// leave, and the groups with them.
+// leave, and the groups with them. Where the backend's attention reads key rows
+// (Backend::attention_reads_key_rows), beams that change parents move no cached position: a table
+// records, per position and row, the cache row that holds it (a step's keys are written in the
+// rows' own places), and the rows are moved only when some leave or the capacity grows.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -24,8 +27,9 @@ class KvCache {
                                            const std::vector<float>& mask);
   // Empty self-attention caches for `groups` × `group_size` rows, room for `capacity` positions.
   void start(std::int64_t groups, std::int64_t group_size, std::int64_t capacity);
-  // Room for `total` positions (grows to the next power of two).
-  void reserve(std::int64_t total);
+  // Room for a step of `n` positions per row (the capacity grows to the next power of two), and
+  // key_rows() for its attention.
+  void prepare(std::int64_t n);
   // The step's `n` positions are written: length() grows by n.
   void advance(std::int64_t n) { length_ += n; }
   // New row i continues old row rows[i]; `scratch` is free for the call.
@@ -42,10 +46,19 @@ class KvCache {
   const Tensor& values(std::size_t layer) const { return cache_v_[layer]; }
   const Tensor& cross_kv(std::size_t layer) const { return cross_kv_[layer]; }
   const Tensor& key_mask() const { return key_mask_; }
+  // The prepared step's AttentionOperands::key_rows [length() + n, rows()] for the self-attention:
+  // empty while every row's positions lie in its own row of the cache (and for steps of several
+  // positions, whose attention reads the rows' own places).
+  const Tensor& key_rows() const { return key_rows_tensor_; }
 
  private:
   void alloc(Arena& arena, std::int64_t capacity, std::int64_t rows);
   void copy(std::span<const std::int32_t> rows, std::int64_t new_capacity);
+  // The cache row holding row r's position p.
+  std::int32_t holder(std::int64_t p, std::int64_t r) const {
+    return indirect_ ? key_rows_[static_cast<std::size_t>(p * rows_ + r)] : static_cast<std::int32_t>(r);
+  }
+  void follow_parents(std::span<const std::int32_t> rows);
   void move_rows(std::span<const std::int32_t> rows, const std::vector<std::int64_t>& moved, Arena& scratch);
 
   Backend& backend_;
@@ -58,6 +71,11 @@ class KvCache {
   std::int64_t groups_ = 0, group_size_ = 0, source_len_ = 0;
   std::vector<Tensor> cache_k_, cache_v_;
   std::int64_t capacity_ = 0, rows_ = 0, length_ = 0;
+  // [positions, rows]: holder(p, r), kept only while indirect_ (some row's positions lie elsewhere).
+  std::vector<std::int32_t> key_rows_;
+  bool indirect_ = false;
+  std::unique_ptr<Arena> key_rows_arena_;
+  Tensor key_rows_tensor_;
 };
 
 }  // namespace invar::seq2seq
