@@ -6,7 +6,8 @@
 // leave, and the groups with them. Where the backend's attention reads key rows
 // (Backend::attention_reads_key_rows), beams that change parents move no cached position: a table
 // records, per position and row, the cache row that holds it (a step's keys are written in the
-// rows' own places), and the rows are moved only when some leave or the capacity grows.
+// rows' own places), and the rows are moved only when some leave, when the capacity grows, or
+// before a step of several positions (whose attention reads the rows' own places).
 #include <cstdint>
 #include <memory>
 #include <span>
