@@ -2,8 +2,8 @@
 // 8 heads, FFN 2048) with random weights built in memory: generated tokens per second for greedy
 // and beam 5 search at batch 1 and 16, and the share of the time spent in the weight GEMMs
 // (projections, FFN, LM head), in attention (score/context GEMMs and softmax) and in the rest
-// (log-softmax and top-k over the vocabulary, the beam cache reorder, norms, activations). Every
-// hypothesis runs to max_length (min_length = max_length), so lengths are exact.
+// (log-softmax and top-k over the vocabulary, the beam cache reorder where rows move, norms,
+// activations). Every hypothesis runs to max_length (min_length = max_length), so lengths are exact.
 //
 //   build/bench/bench_generate --benchmark_counters_tabular=true
 //
@@ -137,7 +137,7 @@ void BM_Generate(benchmark::State& state) {
   state.counters["attn_ms/step"] = 1e3 * f.backend.attention_seconds / steps;
   state.counters["gemm_share"] = f.backend.gemm_seconds / seconds;
   state.counters["attn_share"] = f.backend.attention_seconds / seconds;
-  // Everything else: log-softmax and top-k over the vocabulary, the cache reorder, norms, activations.
+  // Everything else: log-softmax and top-k over the vocabulary, the cache's rows moved, norms, activations.
   const double rest_seconds = seconds - f.backend.gemm_seconds - f.backend.attention_seconds;
   state.counters["rest_ms/step"] = 1e3 * rest_seconds / steps;
   state.counters["rest_share"] = rest_seconds / seconds;

@@ -4,7 +4,8 @@
 // adds the tokenizer.
 //
 // Generation keeps, per decoder layer, a self-attention cache laid out [capacity, rows, d_model]
-// (time-major, so reordering beams copies exactly the filled positions of the rows that move) and
+// (time-major: beams that change parents either read their positions where other rows hold them,
+// through a table, or copy exactly the filled positions of the rows that move; kv_cache.hpp) and
 // cross-attention keys/values computed once per source and shared by that source's beams. Sources
 // and rows that finish leave the batch, so the per-step cost depends only on the live rows and,
 // inside attention, on the length so far.

@@ -1,6 +1,6 @@
 #pragma once
 // The decoder's state between steps: per decoder layer the self-attention cache laid out
-// [capacity, rows, attention width] (time-major, so reordering beams copies exactly the filled
+// [capacity, rows, attention width] (time-major, so moving beams copies exactly the filled
 // positions of the rows that move), and the cross-attention keys/values computed once per source,
 // [groups × source length, 2 × width], shared by that source's group of rows. Rows that finish
 // leave, and the groups with them. Where the backend's attention reads key rows
