@@ -33,6 +33,11 @@ class KvCacheTest : public ::testing::TestWithParam<std::string> {
     cache_ = std::make_unique<seq2seq::KvCache>(*backend_, kLayers, kWidth);
   }
 
+  const Tensor& cache(std::int64_t l, int kind) const {
+    const auto layer = static_cast<std::size_t>(l);
+    return kind == 0 ? cache_->keys(layer) : cache_->values(layer);
+  }
+
   void start(std::int64_t groups, std::int64_t group_size, std::int64_t capacity) {
     cache_->begin_sources(groups, 1, std::vector<float>(static_cast<std::size_t>(groups), 1.0f));
     cache_->start(groups, group_size, capacity);
@@ -51,12 +56,12 @@ class KvCacheTest : public ::testing::TestWithParam<std::string> {
           for (std::int64_t r = 0; r < rows; ++r)
             for (std::int64_t c = 0; c < kWidth; ++c)
               host[static_cast<std::size_t>((p * rows + r) * kWidth + c)] = written(l, kind, start + p, r, c);
-        const Tensor& cache = kind == 0 ? cache_->keys(static_cast<std::size_t>(l)) : cache_->values(static_cast<std::size_t>(l));
         const std::int64_t size = n * rows * kWidth;
         scratch_->reset();
         const Tensor values = scratch_->alloc(DType::F32, {size});
         backend_->upload(host.data(), values);
-        backend_->copy_strided(values, {0, {0, 0, 0, 1}}, cache, {start * rows * kWidth, {0, 0, 0, 1}}, {1, 1, 1, size});
+        backend_->copy_strided(values, {0, {0, 0, 0, 1}}, cache(l, kind), {start * rows * kWidth, {0, 0, 0, 1}},
+                               {1, 1, 1, size});
       }
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t p = start; p < start + n; ++p) lineage_[static_cast<std::size_t>(r)].push_back({p, r});
@@ -84,15 +89,15 @@ class KvCacheTest : public ::testing::TestWithParam<std::string> {
     }
     for (std::int64_t l = 0; l < kLayers; ++l)
       for (int kind = 0; kind < 2; ++kind) {
-        const auto cache =
-            backend_->download_f32(kind == 0 ? cache_->keys(static_cast<std::size_t>(l)) : cache_->values(static_cast<std::size_t>(l)));
+        const auto held = backend_->download_f32(cache(l, kind));
         for (std::int64_t r = 0; r < rows; ++r) {
           ASSERT_EQ(static_cast<std::int64_t>(lineage_[static_cast<std::size_t>(r)].size()), length);
           for (std::int64_t p = 0; p < length; ++p) {
             const std::int64_t holder = key_rows.empty() ? r : key_rows[static_cast<std::size_t>(p * rows + r)];
             const Written& w = lineage_[static_cast<std::size_t>(r)][static_cast<std::size_t>(p)];
             for (std::int64_t c = 0; c < kWidth; ++c)
-              ASSERT_EQ(cache[static_cast<std::size_t>((p * rows + holder) * kWidth + c)], written(l, kind, w.position, w.row, c))
+              ASSERT_EQ(held[static_cast<std::size_t>((p * rows + holder) * kWidth + c)],
+                        written(l, kind, w.position, w.row, c))
                   << "layer " << l << " kind " << kind << " row " << r << " position " << p;
           }
         }
