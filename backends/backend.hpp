@@ -135,9 +135,10 @@ struct AttentionOperands {
   std::int64_t causal_offset = 0;
   Tensor scores;
   // I32 [keys, outer], optional, one query per outer only: key and value j of outer o are read from
-  // outer key_rows[j, o]'s matrices (k_view's and v_view's, same head, row j) instead of o's. A beam
-  // search's rows then keep their cached positions where they were written when beams change
-  // parents: each position records whose row holds it (Backend::attention_reads_key_rows).
+  // outer key_rows[j, o]'s matrices (k_view's and v_view's, same head, row j) instead of o's (each
+  // value in [0, outer), checked by the backends that read them). A beam search's rows then keep
+  // their cached positions where they were written when beams change parents: each position
+  // records whose row holds it (Backend::attention_reads_key_rows).
   Tensor key_rows;
 };
 
