@@ -49,7 +49,6 @@ void KvCache::alloc(Arena& arena, std::int64_t capacity, std::int64_t rows) {
   }
   capacity_ = capacity;
   rows_ = rows;
-  indirect_ = false;
   key_rows_.clear();
   key_rows_tensor_ = {};
 }
@@ -65,13 +64,13 @@ void KvCache::start(std::int64_t groups, std::int64_t group_size, std::int64_t c
 void KvCache::prepare(std::int64_t n) {
   const std::int64_t total = length_ + n;
   // Key rows serve one query per row; a step of several positions reads the rows' own places.
-  if (total > capacity_ || (indirect_ && n > 1)) {
+  if (total > capacity_ || (!key_rows_.empty() && n > 1)) {
     std::vector<std::int32_t> identity(static_cast<std::size_t>(rows_));
     std::iota(identity.begin(), identity.end(), 0);
     copy(identity, std::max(capacity_, ceil_pow2(total)));
   }
   key_rows_tensor_ = {};
-  if (!indirect_) return;
+  if (key_rows_.empty()) return;
   // The step's positions are written in the rows' own places.
   key_rows_.resize(static_cast<std::size_t>(total * rows_));
   for (std::int64_t p = length_; p < total; ++p)
@@ -150,7 +149,6 @@ void KvCache::follow_parents(std::span<const std::int32_t> rows) {
     for (std::int64_t i = 0; i < rows_; ++i)
       followed[static_cast<std::size_t>(p * rows_ + i)] = holder(p, rows[static_cast<std::size_t>(i)]);
   key_rows_ = std::move(followed);
-  indirect_ = true;
 }
 
 void KvCache::select_rows(std::span<const std::int32_t> rows, Arena& scratch) {

@@ -57,7 +57,7 @@ class KvCache {
   void copy(std::span<const std::int32_t> rows, std::int64_t new_capacity);
   // The cache row holding row r's position p.
   std::int32_t holder(std::int64_t p, std::int64_t r) const {
-    return indirect_ ? key_rows_[static_cast<std::size_t>(p * rows_ + r)] : static_cast<std::int32_t>(r);
+    return key_rows_.empty() ? static_cast<std::int32_t>(r) : key_rows_[static_cast<std::size_t>(p * rows_ + r)];
   }
   void follow_parents(std::span<const std::int32_t> rows);
   void move_rows(std::span<const std::int32_t> rows, const std::vector<std::int64_t>& moved, Arena& scratch);
@@ -72,9 +72,8 @@ class KvCache {
   std::int64_t groups_ = 0, group_size_ = 0, source_len_ = 0;
   std::vector<Tensor> cache_k_, cache_v_;
   std::int64_t capacity_ = 0, rows_ = 0, length_ = 0;
-  // [positions, rows]: holder(p, r), kept only while indirect_ (some row's positions lie elsewhere).
+  // [positions, rows]: holder(p, r); empty while every row's positions lie in its own row.
   std::vector<std::int32_t> key_rows_;
-  bool indirect_ = false;
   std::unique_ptr<Arena> key_rows_arena_;
   Tensor key_rows_tensor_;
 };
