@@ -432,8 +432,8 @@ class CpuBackend final : public Backend {
       for (std::int64_t i = begin; i < end; ++i) {
         const float* from = src + id[i] * cols;
         float* to = dst + i * cols;
-        // Reordering (a beam step moves every cache row) is a plain copy; the branch stays out of
-        // the loops so that they vectorize.
+        // Moving cache rows (KvCache's copies, beam reorders where attention does not read key
+        // rows) is a plain copy; the branch stays out of the loops so that they vectorize.
         if (accumulate) {
           for (std::int64_t c = 0; c < cols; ++c) to[c] += scale * from[c];
         } else if (scale == 1.0f) {
